@@ -1,0 +1,27 @@
+//! The submission side of an mcfed cluster.
+//!
+//! - [`view`]: the remote view of every queue named in SNDJOBS_TO, its local
+//!   increments and the reconciliation with counter updates;
+//! - [`policy`]: `decide`, the forwarding policy under every
+//!   MC_PLUGIN_SCHEDULE_ENHANCE [`mode`], with every candidate's figures and
+//!   verdict;
+//! - [`record`]: decisions as reported (words and JSON);
+//! - [`node`]: the sans-IO submission endpoint (jobs, sessions, returns);
+//! - [`actor`]: the actix actor around a node.
+
+pub mod actor;
+pub mod mode;
+pub mod node;
+pub mod policy;
+pub mod record;
+pub mod view;
+
+pub use actor::ForwarderActor;
+pub use mode::{ModeParseError, ScheduleMode};
+pub use node::{
+    DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode, SendQueueConfig,
+    SourceState,
+};
+pub use policy::{Decision, JobRequest, Outcome, PendReason, decide, decide_into};
+pub use record::{CandidateRecord, DecisionRecord, OutcomeKind};
+pub use view::{Figures, RemoteQueueId, RemoteView, UpdateOutcome};

@@ -1,0 +1,176 @@
+//! Jobs and the messages that forward them between clusters.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::names::QueueName;
+use crate::time::SimTime;
+
+/// What a job asks for and how it behaves once it runs: everything about a
+/// job that travels with it when it is forwarded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// The job's name (as `bsub -J`), used in reports.
+    pub name: String,
+    /// The submitting user.
+    pub user: String,
+    /// Slots the job needs (`bsub -n`).
+    pub slots: u32,
+    /// How long the job runs once started (emulated).
+    pub run_time: Duration,
+    /// The run limit (`bsub -W`), if any.
+    pub run_limit: Option<Duration>,
+    /// Boolean resources every host of the job must have (`bsub -R`).
+    pub resources: Vec<String>,
+    /// Fraction of its slots' CPU the job keeps busy while running
+    /// (1.0 = fully busy), so CPU time can differ from run time.
+    pub cpu_utilisation: f32,
+    /// Memory the job uses while running, in MB.
+    pub memory_mb: u64,
+}
+
+impl JobSpec {
+    /// A one-slot job of `user` named `name` running for `run_time`, with no
+    /// resource needs.
+    pub fn simple(name: impl Into<String>, user: impl Into<String>, run_time: Duration) -> Self {
+        JobSpec {
+            name: name.into(),
+            user: user.into(),
+            slots: 1,
+            run_time,
+            run_limit: None,
+            resources: Vec::new(),
+            cpu_utilisation: 1.0,
+            memory_mb: 0,
+        }
+    }
+}
+
+/// A job sent from a submission cluster's send queue to a receive queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobForward {
+    /// Numbers the forwards from one submission cluster to one execution
+    /// cluster: 1, 2, 3, ... Counter updates report the last one received.
+    pub forward_seq: u64,
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The receive queue it is sent to.
+    pub queue: QueueName,
+    /// The job itself.
+    pub spec: JobSpec,
+    /// When it was submitted at the submission cluster.
+    pub submitted_at: SimTime,
+    /// How many times this job has been forwarded before (0 on the first).
+    pub attempt: u32,
+}
+
+/// Why an execution cluster refused a forwarded job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RejectReason {
+    /// The queue does not exist in the receiving cluster.
+    UnknownQueue,
+    /// The queue does not receive jobs from the sending cluster (RCVJOBS_FROM).
+    NotAllowed,
+    /// The queue already holds IMPT_JOBBKLG imported pending jobs.
+    BacklogFull {
+        /// The queue's IMPT_JOBBKLG.
+        limit: u32,
+    },
+    /// No host of the queue offers a resource the job needs.
+    MissingResource(String),
+    /// The job needs more slots than the queue's hosts have in all.
+    TooManySlots {
+        /// Slots the job asked for.
+        asked: u32,
+        /// Slots the queue has on all its hosts.
+        total: u32,
+    },
+}
+
+impl fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RejectReason::UnknownQueue => f.write_str("no such queue"),
+            RejectReason::NotAllowed => {
+                f.write_str("the queue does not receive jobs from this cluster (RCVJOBS_FROM)")
+            }
+            RejectReason::BacklogFull { limit } => {
+                write!(
+                    f,
+                    "imported pending job threshold reached (IMPT_JOBBKLG={limit})"
+                )
+            }
+            RejectReason::MissingResource(resource) => {
+                write!(f, "no host of the queue offers resource `{resource}`")
+            }
+            RejectReason::TooManySlots { asked, total } => {
+                write!(f, "the job asks for {asked} slots; the queue has {total}")
+            }
+        }
+    }
+}
+
+/// The receiving cluster took a forwarded job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobAccept {
+    /// The forward being answered.
+    pub forward_seq: u64,
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The job's id at the receiving cluster.
+    pub dest_job: u64,
+}
+
+/// The receiving cluster refused a forwarded job; it goes back to the
+/// submission cluster to be decided again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobReject {
+    /// The forward being answered.
+    pub forward_seq: u64,
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// Why it was refused.
+    pub reason: RejectReason,
+}
+
+/// A job the execution cluster had accepted is sent back to its submission
+/// cluster (it cannot run there, or it was recalled).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobReturn {
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The job's id at the execution cluster.
+    pub dest_job: u64,
+    /// Why it comes back.
+    pub reason: String,
+}
+
+/// Something that happened to a forwarded job at its execution cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum JobEvent {
+    /// The job started running.
+    Started,
+    /// The job was suspended by preemption.
+    Suspended,
+    /// The job resumed after a suspension.
+    Resumed,
+    /// The job was terminated by preemption and requeued.
+    Requeued,
+    /// The job finished.
+    Finished,
+}
+
+/// A forwarded job's state change, reported to its submission cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobStatus {
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The job's id at the execution cluster.
+    pub dest_job: u64,
+    /// What happened.
+    pub event: JobEvent,
+    /// When, in the execution cluster's emulated time.
+    pub at: SimTime,
+}

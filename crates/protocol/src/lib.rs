@@ -1,0 +1,26 @@
+//! Everything that crosses between mcfed clusters: names, emulated time,
+//! per-queue counters, counter updates, job forwarding messages, and the
+//! length-prefixed postcard framing that carries them.
+//!
+//! The types here are plain data with serde derives. They are shared by the
+//! sans-IO scheduling cores (which produce and consume them), the in-process
+//! engines (which pass them between cores without encoding them) and the QUIC
+//! transport (which encodes them with [`frame`]).
+
+#[cfg(feature = "actors")]
+pub mod clock;
+pub mod counters;
+pub mod frame;
+pub mod job;
+pub mod message;
+pub mod names;
+pub mod time;
+
+pub use counters::{CounterUpdate, ForwardWatermark, QueueCounters};
+pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
+pub use job::{
+    JobAccept, JobEvent, JobForward, JobReject, JobReturn, JobSpec, JobStatus, RejectReason,
+};
+pub use message::{Envelope, Hello, Message, PROTOCOL_VERSION};
+pub use names::{ClusterName, NameError, QueueName, QueueRef};
+pub use time::SimTime;

@@ -1,0 +1,130 @@
+//! Printing decisions: a readable table per decision, or JSON lines.
+
+use std::fmt::Write as _;
+
+use comfy_table::{Cell, CellAlignment, Table, presets};
+use mcfed_forwarder::{DecisionRecord, OutcomeKind};
+use mcfed_protocol::SimTime;
+
+use crate::expect::CheckResult;
+
+fn number(value: Option<u32>) -> String {
+    value.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+fn seconds(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |secs| format!("{secs:.0}s"))
+}
+
+fn clock(secs: f64) -> SimTime {
+    SimTime::from_millis((secs * 1000.0).round().max(0.0) as u64)
+}
+
+/// One decision as text: a heading line, the reason, and a table of the
+/// candidates with their figures and verdicts.
+pub fn decision_text(record: &DecisionRecord) -> String {
+    let mut text = String::new();
+    let outcome = match record.outcome {
+        OutcomeKind::Forwarded => {
+            format!("forwarded to {}", record.target.as_deref().unwrap_or("?"))
+        }
+        OutcomeKind::Pending => "pending at the submission cluster".to_owned(),
+    };
+    let _ = writeln!(
+        text,
+        "{}  {} (job {}@{}, {} slot{}, queue {})  {}  =>  {}",
+        clock(record.time),
+        record.job,
+        record.job_id,
+        record.cluster,
+        record.slots,
+        if record.slots == 1 { "" } else { "s" },
+        record.send_queue,
+        record.mode,
+        outcome
+    );
+    if let Some(note) = &record.note {
+        let _ = writeln!(text, "  again, after: {note}");
+    }
+    let _ = writeln!(text, "  reason: {}", record.reason);
+    let _ = writeln!(
+        text,
+        "  view age: {}{}",
+        seconds(record.view_age),
+        record
+            .tier
+            .as_ref()
+            .map(|tier| format!("   decided among: {tier}"))
+            .unwrap_or_default()
+    );
+    if record.candidates.is_empty() {
+        return text;
+    }
+    let mut table = Table::new();
+    table.load_preset(presets::ASCII_MARKDOWN);
+    table.set_header(vec![
+        "candidate",
+        "prio",
+        "total",
+        "avail",
+        "run",
+        "pend",
+        "preempt",
+        "victim",
+        "backlog",
+        "score",
+        "verdict",
+    ]);
+    for candidate in &record.candidates {
+        let backlog = match (candidate.imported_pending, candidate.impt_jobbklg) {
+            (Some(pending), Some(limit)) => format!("{pending}/{limit}"),
+            (Some(pending), None) => format!("{pending}/inf"),
+            _ => "-".to_owned(),
+        };
+        let verdict = if candidate.why.is_empty() {
+            candidate.verdict.clone()
+        } else {
+            format!("{}: {}", candidate.verdict, candidate.why)
+        };
+        let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+        table.add_row(vec![
+            Cell::new(&candidate.queue),
+            right(number(candidate.priority)),
+            right(number(candidate.total)),
+            right(number(candidate.available)),
+            right(number(candidate.running)),
+            right(number(candidate.pending)),
+            right(number(candidate.preemptable_available)),
+            right(number(candidate.victim_priority)),
+            right(backlog),
+            right(
+                candidate
+                    .score
+                    .map_or_else(|| "-".to_owned(), |s| s.to_string()),
+            ),
+            Cell::new(verdict),
+        ]);
+    }
+    for line in table.lines() {
+        let _ = writeln!(text, "  {line}");
+    }
+    text
+}
+
+/// One decision as a JSON line (no trailing newline).
+pub fn decision_json(record: &DecisionRecord) -> Result<String, serde_json::Error> {
+    serde_json::to_string(record)
+}
+
+/// Expectation results as text, failures first named.
+pub fn checks_text(results: &[CheckResult]) -> String {
+    let mut text = String::new();
+    for result in results {
+        let mark = if result.held { "ok  " } else { "FAIL" };
+        let _ = writeln!(text, "{mark} {}: {}", result.origin, result.expected);
+        if !result.held {
+            let _ = writeln!(text, "     actual: {}", result.actual);
+        }
+    }
+    text
+}
