@@ -22,6 +22,8 @@ pub use node::{
     DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode, SendQueueConfig,
     SourceState,
 };
-pub use policy::{Decision, JobRequest, Outcome, PendReason, decide, decide_into};
+pub use policy::{
+    Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,
+};
 pub use record::{CandidateRecord, DecisionRecord, OutcomeKind};
 pub use view::{Figures, RemoteQueueId, RemoteView, UpdateOutcome};

@@ -179,13 +179,7 @@ impl ForwarderNode {
             session_due: false,
             records: Vec::new(),
             gave_up: Vec::new(),
-            scratch: Decision {
-                outcome: Outcome::Pend(PendReason::NoRemoteQueues),
-                mode: config.mode,
-                tier: None,
-                view_age: None,
-                candidates: Vec::new(),
-            },
+            scratch: Decision::empty(config.mode),
         }
     }
 
@@ -401,15 +395,12 @@ impl ForwarderNode {
     /// waiting job, appends the forwards to `out` and records decisions.
     pub fn schedule(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
         for id in std::mem::take(&mut self.gave_up) {
-            let decision = Decision {
-                outcome: Outcome::Pend(PendReason::ForwardCapReached {
+            let decision = Decision::pend_without_candidates(
+                self.mode,
+                PendReason::ForwardCapReached {
                     cap: self.max_forwards,
-                }),
-                mode: self.mode,
-                tier: None,
-                view_age: None,
-                candidates: Vec::new(),
-            };
+                },
+            );
             self.record(now, id, &decision);
         }
         if !self.session_due {
@@ -434,16 +425,7 @@ impl ForwarderNode {
                 decision.clone()
             } else {
                 let targets = &self.send_queues[job.send_queue].targets;
-                let mut decision = std::mem::replace(
-                    &mut self.scratch,
-                    Decision {
-                        outcome: Outcome::Pend(PendReason::NoRemoteQueues),
-                        mode: self.mode,
-                        tier: None,
-                        view_age: None,
-                        candidates: Vec::new(),
-                    },
-                );
+                let mut decision = std::mem::replace(&mut self.scratch, Decision::empty(self.mode));
                 decide_into(
                     &self.view,
                     self.mode,

@@ -115,6 +115,47 @@ pub enum LostOn {
     Order,
 }
 
+/// Where an eligible candidate stands: its tier and its slot score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Standing {
+    /// The tier it falls in.
+    pub tier: Tier,
+    /// Its slot score within the tier (see the module docs).
+    pub score: i64,
+}
+
+impl Candidate {
+    /// Its tier, when eligible.
+    pub fn tier(&self) -> Option<Tier> {
+        self.standing.map(|standing| standing.tier)
+    }
+
+    /// Its slot score, when eligible.
+    pub fn score(&self) -> Option<i64> {
+        self.standing.map(|standing| standing.score)
+    }
+
+    /// The comparison keys of an eligible candidate at `index` in its
+    /// decision (its place in SNDJOBS_TO).
+    fn rank_key(&self, index: usize) -> Option<RankKey> {
+        let figures = self.figures?;
+        let standing = self.standing?;
+        Some(RankKey {
+            tier: standing.tier,
+            priority: figures.priority,
+            victim: figures.victim_priority,
+            score: standing.score,
+            position: u32::try_from(index).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// The age of the candidate's figures when decision `at` was made.
+    pub fn view_age(&self, at: SimTime) -> Option<Duration> {
+        self.figures
+            .map(|figures| at.saturating_since(figures.taken_at))
+    }
+}
+
 /// How a candidate fared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -134,20 +175,12 @@ pub enum Verdict {
 pub struct Candidate {
     /// The queue.
     pub queue: RemoteQueueId,
-    /// Its place in the send queue's SNDJOBS_TO (0 first).
-    pub position: u32,
     /// Its figures at decision time (`None`: unknown).
     pub figures: Option<Figures>,
-    /// Age of those figures.
-    pub view_age: Option<Duration>,
     /// Whether it could take the job.
     pub eligibility: Eligibility,
-    /// Its tier, when eligible.
-    pub tier: Option<Tier>,
-    /// Its slot score, when eligible.
-    pub score: Option<i64>,
-    /// How it fared.
-    pub verdict: Verdict,
+    /// Its tier and slot score, when eligible.
+    pub standing: Option<Standing>,
 }
 
 /// Why a job stays at the submission cluster.
@@ -186,13 +219,57 @@ pub struct Decision {
     pub mode: ScheduleMode,
     /// The winner's tier.
     pub tier: Option<Tier>,
+    /// When the decision was made.
+    pub at: SimTime,
     /// Age of the oldest view consulted (`None`: no view known).
     pub view_age: Option<Duration>,
     /// Every remote queue of the send queue, in SNDJOBS_TO order.
     pub candidates: Vec<Candidate>,
+    /// The winner's index in `candidates` and its keys.
+    best: Option<(usize, RankKey)>,
 }
 
 impl Decision {
+    /// An empty decision, to pass to [`decide_into`].
+    pub fn empty(mode: ScheduleMode) -> Self {
+        Decision {
+            outcome: Outcome::Pend(PendReason::NoRemoteQueues),
+            mode,
+            tier: None,
+            at: SimTime::ZERO,
+            view_age: None,
+            candidates: Vec::new(),
+            best: None,
+        }
+    }
+
+    /// A decision made without looking at any candidate (the job is held
+    /// back for another reason).
+    pub fn pend_without_candidates(mode: ScheduleMode, reason: PendReason) -> Self {
+        Decision {
+            outcome: Outcome::Pend(reason),
+            ..Decision::empty(mode)
+        }
+    }
+
+    /// How the candidate at `index` fared. Worked out on demand from the
+    /// figures, so deciding does not pay for explanations nobody reads.
+    pub fn verdict(&self, index: usize) -> Verdict {
+        let Some(candidate) = self.candidates.get(index) else {
+            return Verdict::Ineligible;
+        };
+        let (Some(key), Some((winner_index, winner_key))) = (candidate.rank_key(index), &self.best)
+        else {
+            return Verdict::Ineligible;
+        };
+        if matches!(self.outcome, Outcome::Pend(_)) {
+            return Verdict::Held;
+        }
+        if index == *winner_index {
+            return Verdict::Won;
+        }
+        Verdict::Lost(compare(self.mode, winner_key, &key).1)
+    }
     /// The chosen queue, if the job is forwarded.
     pub fn target(&self) -> Option<RemoteQueueId> {
         match self.outcome {
@@ -201,16 +278,17 @@ impl Decision {
         }
     }
 
-    /// The winning candidate.
+    /// The winning candidate, if the job is forwarded.
     pub fn winner(&self) -> Option<&Candidate> {
-        self.candidates
-            .iter()
-            .find(|candidate| candidate.verdict == Verdict::Won)
+        match (&self.outcome, &self.best) {
+            (Outcome::Forward(_), Some((index, _))) => self.candidates.get(*index),
+            _ => None,
+        }
     }
 }
 
 /// The comparison keys of an eligible candidate; see the module docs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct RankKey {
     tier: Tier,
     priority: u32,
@@ -221,6 +299,7 @@ struct RankKey {
 
 /// Compares two keys: `Less` means `a` is better. Returns the key that
 /// decided it.
+#[inline]
 fn compare(mode: ScheduleMode, a: &RankKey, b: &RankKey) -> (Ordering, LostOn) {
     let tier = a.tier.cmp(&b.tier);
     if tier != Ordering::Equal {
@@ -267,36 +346,17 @@ fn compare(mode: ScheduleMode, a: &RankKey, b: &RankKey) -> (Ordering, LostOn) {
     (a.position.cmp(&b.position), LostOn::Order)
 }
 
-fn tier_of(mode: ScheduleMode, figures: &Figures, slots: u32) -> Tier {
-    if !mode.counts_preemptable() {
-        Tier::Any
-    } else if figures.available >= slots {
-        Tier::FreeSlots
-    } else if figures.preemptable_available >= slots {
-        Tier::AfterPreemption
-    } else {
-        Tier::Backlog
-    }
-}
-
-fn score_of(mode: ScheduleMode, tier: Tier, figures: &Figures) -> i64 {
-    let available = i64::from(figures.available);
-    let pending = i64::from(figures.pending);
-    match (mode, tier) {
-        (ScheduleMode::Default, _) => available,
-        (ScheduleMode::ResourceOnly, _) | (_, Tier::FreeSlots) => available - pending,
-        _ => i64::from(figures.preemptable_available) - pending,
-    }
-}
-
+#[inline(always)]
 fn eligibility(
     view: &RemoteView,
     queue: RemoteQueueId,
     figures: &Figures,
     job: &JobRequest,
 ) -> Eligibility {
-    if let Some(missing) = view.missing_resource(queue, &job.resources) {
-        return Eligibility::MissingResource(missing);
+    if !job.resources.is_empty() {
+        if let Some(missing) = view.missing_resource(queue, &job.resources) {
+            return Eligibility::MissingResource(missing);
+        }
     }
     if figures.total < job.slots {
         return Eligibility::TooFewSlots {
@@ -320,13 +380,8 @@ pub fn decide(
     job: &JobRequest,
     now: SimTime,
 ) -> Decision {
-    let mut decision = Decision {
-        outcome: Outcome::Pend(PendReason::NoRemoteQueues),
-        mode,
-        tier: None,
-        view_age: None,
-        candidates: Vec::with_capacity(queues.len()),
-    };
+    let mut decision = Decision::empty(mode);
+    decision.candidates.reserve_exact(queues.len());
     decide_into(view, mode, queues, job, now, &mut decision);
     decision
 }
@@ -340,56 +395,139 @@ pub fn decide_into(
     now: SimTime,
     decision: &mut Decision,
 ) {
-    decision.mode = mode;
-    decision.tier = None;
-    decision.view_age = None;
-    decision.candidates.clear();
-    let mut best: Option<(usize, RankKey)> = None;
-    let mut any_known = false;
-    for (position, &queue) in queues.iter().enumerate() {
-        let position = u32::try_from(position).unwrap_or(u32::MAX);
-        let figures = view.figures(queue).copied();
-        let view_age = view.view_age(queue, now);
-        let mut candidate = Candidate {
-            queue,
-            position,
-            figures,
-            view_age,
-            eligibility: Eligibility::Unknown,
-            tier: None,
-            score: None,
-            verdict: Verdict::Ineligible,
-        };
-        if let Some(figures) = &figures {
-            any_known = true;
-            if let Some(age) = view_age {
-                decision.view_age = Some(decision.view_age.map_or(age, |oldest| oldest.max(age)));
-            }
-            candidate.eligibility = eligibility(view, queue, figures, job);
-            if candidate.eligibility == Eligibility::Eligible {
-                let tier = tier_of(mode, figures, job.slots);
-                let key = RankKey {
-                    tier,
-                    priority: figures.priority,
-                    victim: figures.victim_priority,
-                    score: score_of(mode, tier, figures),
-                    position,
-                };
-                candidate.tier = Some(tier);
-                candidate.score = Some(key.score);
-                let better = match &best {
-                    None => true,
-                    Some((_, best_key)) => compare(mode, &key, best_key).0 == Ordering::Less,
-                };
-                if better {
-                    best = Some((decision.candidates.len(), key));
-                }
-            }
+    // One monomorphised loop per mode keeps mode tests out of the hot loop.
+    match mode {
+        ScheduleMode::Default => {
+            scan::<false, false, false, true>(view, queues, job, now, decision)
         }
-        decision.candidates.push(candidate);
+        ScheduleMode::ResourceOnly => {
+            scan::<false, false, false, false>(view, queues, job, now, decision)
+        }
+        ScheduleMode::CountPreemptable {
+            high_queue_priority,
+            preemptable_queue_priority,
+            ..
+        } => match (high_queue_priority, preemptable_queue_priority) {
+            (false, false) => scan::<true, false, false, false>(view, queues, job, now, decision),
+            (true, false) => scan::<true, true, false, false>(view, queues, job, now, decision),
+            (false, true) => scan::<true, false, true, false>(view, queues, job, now, decision),
+            (true, true) => scan::<true, true, true, false>(view, queues, job, now, decision),
+        },
     }
+    finish(mode, queues, now, decision);
+}
 
-    let Some((winner_index, winner_key)) = best else {
+/// The tier, slot score and packed rank of an eligible queue. The packed
+/// rank is larger for a better queue and orders exactly as [`compare`] does
+/// except for the SNDJOBS_TO position, which the scan handles by keeping the
+/// first of equal ranks. Bits, high to low: tier (2), queue priority (32,
+/// HIGH_QUEUE_PRIORITY), victim priority inverted (33,
+/// PREEMPTABLE_QUEUE_PRIORITY outside the free tier), score offset by 2^33
+/// (35).
+#[inline(always)]
+fn rank<const CP: bool, const HQP: bool, const PQP: bool, const DEFAULT: bool>(
+    figures: &Figures,
+    slots: u32,
+) -> (Tier, i64, u128) {
+    let available = i64::from(figures.available);
+    let pending = i64::from(figures.pending);
+    let (tier, score) = if !CP {
+        (
+            Tier::Any,
+            if DEFAULT {
+                available
+            } else {
+                available - pending
+            },
+        )
+    } else if figures.available >= slots {
+        (Tier::FreeSlots, available - pending)
+    } else if figures.preemptable_available >= slots {
+        (
+            Tier::AfterPreemption,
+            i64::from(figures.preemptable_available) - pending,
+        )
+    } else {
+        (
+            Tier::Backlog,
+            i64::from(figures.preemptable_available) - pending,
+        )
+    };
+    let tier_good: u128 = match tier {
+        Tier::Any | Tier::FreeSlots => 3,
+        Tier::AfterPreemption => 2,
+        Tier::Backlog => 1,
+    };
+    let priority = if HQP { u128::from(figures.priority) } else { 0 };
+    let victim_good = if PQP && tier != Tier::FreeSlots {
+        figures
+            .victim_priority
+            .map_or(0, |victim| (1u128 << 32) - u128::from(victim))
+    } else {
+        0
+    };
+    let score_bits = (i128::from(score) + (1i128 << 33)).clamp(0, (1i128 << 35) - 1) as u128;
+    let packed = (tier_good << 100) | (priority << 68) | (victim_good << 35) | score_bits;
+    (tier, score, packed)
+}
+
+fn scan<const CP: bool, const HQP: bool, const PQP: bool, const DEFAULT: bool>(
+    view: &RemoteView,
+    queues: &[RemoteQueueId],
+    job: &JobRequest,
+    now: SimTime,
+    decision: &mut Decision,
+) {
+    // Every valid packed rank is at least 2^100 (its tier bits are never
+    // zero), so zero means "no winner yet".
+    let mut best_packed = 0u128;
+    let mut best_index = usize::MAX;
+    let mut oldest = SimTime::MAX;
+    decision.candidates.clear();
+    decision
+        .candidates
+        .extend(queues.iter().enumerate().map(|(index, &queue)| {
+            let Some(figures) = view.figures(queue) else {
+                return Candidate {
+                    queue,
+                    figures: None,
+                    eligibility: Eligibility::Unknown,
+                    standing: None,
+                };
+            };
+            oldest = oldest.min(figures.taken_at);
+            let eligibility = eligibility(view, queue, figures, job);
+            let standing = if eligibility == Eligibility::Eligible {
+                let (tier, score, packed) = rank::<CP, HQP, PQP, DEFAULT>(figures, job.slots);
+                if packed > best_packed {
+                    best_packed = packed;
+                    best_index = index;
+                }
+                Some(Standing { tier, score })
+            } else {
+                None
+            };
+            Candidate {
+                queue,
+                figures: Some(*figures),
+                eligibility,
+                standing,
+            }
+        }));
+    decision.view_age = (oldest != SimTime::MAX).then(|| now.saturating_since(oldest));
+    decision.best = decision
+        .candidates
+        .get(best_index)
+        .and_then(|candidate| Some((best_index, candidate.rank_key(best_index)?)));
+}
+
+/// Sets the outcome from the scan's winner.
+fn finish(mode: ScheduleMode, queues: &[RemoteQueueId], now: SimTime, decision: &mut Decision) {
+    decision.mode = mode;
+    decision.at = now;
+    decision.tier = None;
+    let Some((winner_index, winner_key)) = decision.best else {
+        let any_known = decision.candidates.iter().any(|c| c.figures.is_some());
         decision.outcome = Outcome::Pend(if queues.is_empty() {
             PendReason::NoRemoteQueues
         } else if !any_known {
@@ -400,33 +538,11 @@ pub fn decide_into(
         return;
     };
     decision.tier = Some(winner_key.tier);
-    let held = mode.pending_when_noslots() && winner_key.tier == Tier::Backlog;
-    decision.outcome = if held {
+    decision.outcome = if mode.pending_when_noslots() && winner_key.tier == Tier::Backlog {
         Outcome::Pend(PendReason::NoSlotsEvenAfterPreemption)
     } else {
         Outcome::Forward(decision.candidates[winner_index].queue)
     };
-    for (index, candidate) in decision.candidates.iter_mut().enumerate() {
-        let (Some(tier), Some(score), Some(figures)) =
-            (candidate.tier, candidate.score, &candidate.figures)
-        else {
-            continue;
-        };
-        candidate.verdict = if held {
-            Verdict::Held
-        } else if index == winner_index {
-            Verdict::Won
-        } else {
-            let key = RankKey {
-                tier,
-                priority: figures.priority,
-                victim: figures.victim_priority,
-                score,
-                position: candidate.position,
-            };
-            Verdict::Lost(compare(mode, &winner_key, &key).1)
-        };
-    }
 }
 
 #[cfg(test)]

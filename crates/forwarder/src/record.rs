@@ -155,7 +155,7 @@ fn lost_why(mode: ScheduleMode, candidate: &Candidate, lost: LostOn) -> String {
     let Some(figures) = candidate.figures else {
         return String::new();
     };
-    let tier = candidate.tier.unwrap_or(Tier::Any);
+    let tier = candidate.tier().unwrap_or(Tier::Any);
     match lost {
         LostOn::Tier { winner } => format!(
             "the winner has {}; this queue has {}",
@@ -174,7 +174,7 @@ fn lost_why(mode: ScheduleMode, candidate: &Candidate, lost: LostOn) -> String {
         LostOn::Score { winner } => format!(
             "{} is {}, the winner's is {winner}",
             score_name(mode, tier),
-            candidate.score.unwrap_or_default()
+            candidate.score().unwrap_or_default()
         ),
         LostOn::Order => "tied with the winner, which comes first in SNDJOBS_TO".to_owned(),
     }
@@ -184,18 +184,20 @@ fn lost_why(mode: ScheduleMode, candidate: &Candidate, lost: LostOn) -> String {
 /// closest other eligible queue.
 fn won_why(decision: &Decision, view: &RemoteView, winner: &Candidate) -> String {
     let mode = decision.mode;
-    let tier = winner.tier.unwrap_or(Tier::Any);
+    let tier = winner.tier().unwrap_or(Tier::Any);
     let Some(figures) = winner.figures else {
         return String::new();
     };
     let closest = decision
         .candidates
         .iter()
-        .filter_map(|candidate| match candidate.verdict {
-            Verdict::Lost(lost) => Some((candidate, lost)),
+        .enumerate()
+        .filter_map(|(index, candidate)| match decision.verdict(index) {
+            Verdict::Lost(lost) => Some((index, candidate, lost)),
             _ => None,
         })
-        .max_by_key(|(candidate, lost)| (key_depth(*lost), std::cmp::Reverse(candidate.position)));
+        .max_by_key(|(index, _, lost)| (key_depth(*lost), std::cmp::Reverse(*index)))
+        .map(|(_, candidate, lost)| (candidate, lost));
     let scope = match tier {
         Tier::Any => String::new(),
         other => format!(" among queues with {}", other.describe()),
@@ -208,7 +210,7 @@ fn won_why(decision: &Decision, view: &RemoteView, winner: &Candidate) -> String
         LostOn::Tier { .. } => format!(
             "it has {}, {other} only {}",
             tier.describe(),
-            runner_up.tier.unwrap_or(Tier::Any).describe()
+            runner_up.tier().unwrap_or(Tier::Any).describe()
         ),
         LostOn::QueuePriority { .. } => format!(
             "highest queue priority{scope}: {} against {} at {other} (HIGH_QUEUE_PRIORITY)",
@@ -223,8 +225,8 @@ fn won_why(decision: &Decision, view: &RemoteView, winner: &Candidate) -> String
         LostOn::Score { .. } => format!(
             "largest {}{scope}: {} against {} at {other}",
             score_name(mode, tier),
-            winner.score.unwrap_or_default(),
-            runner_up.score.unwrap_or_default()
+            winner.score().unwrap_or_default(),
+            runner_up.score().unwrap_or_default()
         ),
         LostOn::Order => format!("tied with {other}{scope}; comes first in SNDJOBS_TO"),
     }
@@ -297,9 +299,10 @@ impl DecisionRecord {
         let candidates = decision
             .candidates
             .iter()
-            .map(|candidate| {
+            .enumerate()
+            .map(|(index, candidate)| {
                 let figures = candidate.figures;
-                let (verdict, why) = match candidate.verdict {
+                let (verdict, why) = match decision.verdict(index) {
                     Verdict::Won => ("won", won_why(decision, view, candidate)),
                     Verdict::Ineligible => (
                         "ineligible",
@@ -323,10 +326,10 @@ impl DecisionRecord {
                     victim_priority: figures.and_then(|f| f.victim_priority),
                     imported_pending: figures.map(|f| f.imported_pending),
                     impt_jobbklg: figures.and_then(|f| f.impt_jobbklg),
-                    view_age: candidate.view_age.map(secs),
+                    view_age: candidate.view_age(decision.at).map(secs),
                     eligible: candidate.eligibility == Eligibility::Eligible,
-                    tier: candidate.tier.map(|tier| tier.describe().to_owned()),
-                    score: candidate.score,
+                    tier: candidate.tier().map(|tier| tier.describe().to_owned()),
+                    score: candidate.score(),
                     verdict: verdict.to_owned(),
                     why,
                 }

@@ -60,11 +60,14 @@ pub struct Figures {
     pub impt_jobbklg: Option<u32>,
     /// Imported jobs pending in the queue.
     pub imported_pending: u32,
+    /// When the execution cluster took the snapshot these figures start from.
+    pub taken_at: SimTime,
 }
 
 impl Figures {
-    fn from_counters(counters: &QueueCounters) -> Self {
+    fn from_counters(counters: &QueueCounters, taken_at: SimTime) -> Self {
         Figures {
+            taken_at,
             priority: counters.priority,
             total: counters.total_slots,
             available: counters.available_slots,
@@ -117,8 +120,6 @@ struct RemoteQueue {
     cluster: usize,
     /// Figures of the last applied update.
     base: Option<Figures>,
-    /// `base` plus the forwards it does not reflect.
-    current: Option<Figures>,
     /// Resources the queue's hosts offer, sorted.
     resources: Vec<ResourceId>,
 }
@@ -154,6 +155,11 @@ pub enum UpdateOutcome {
 #[derive(Clone, Debug, Default)]
 pub struct RemoteView {
     queues: Vec<RemoteQueue>,
+    /// Per queue: the base figures plus the forwards they do not reflect.
+    /// Kept apart from [`RemoteQueue`] so `decide` reads one dense array.
+    current: Vec<Option<Figures>>,
+    /// Per queue: whether it offers any resource at all.
+    offers_resources: Vec<bool>,
     clusters: Vec<RemoteCluster>,
     by_ref: FxHashMap<QueueRef, RemoteQueueId>,
     cluster_by_name: FxHashMap<ClusterName, usize>,
@@ -193,9 +199,10 @@ impl RemoteView {
             at: at.clone(),
             cluster,
             base: None,
-            current: None,
             resources: Vec::new(),
         });
+        self.current.push(None);
+        self.offers_resources.push(false);
         self.clusters[cluster].queues.push(id);
         self.by_ref.insert(at.clone(), id);
         id
@@ -223,16 +230,19 @@ impl RemoteView {
 
     /// The current figures of a remote queue, or `None` before the first
     /// update from its cluster (or when the last update did not list it).
+    #[inline]
     pub fn figures(&self, id: RemoteQueueId) -> Option<&Figures> {
-        self.queues[id.index()].current.as_ref()
+        self.current[id.index()].as_ref()
     }
 
     /// When the snapshot behind a remote queue's figures was taken.
+    #[inline]
     pub fn taken_at(&self, id: RemoteQueueId) -> Option<SimTime> {
-        self.clusters[self.queues[id.index()].cluster].taken_at
+        self.current[id.index()].map(|figures| figures.taken_at)
     }
 
     /// The age at `now` of the snapshot behind a remote queue's figures.
+    #[inline]
     pub fn view_age(&self, id: RemoteQueueId, now: SimTime) -> Option<Duration> {
         self.taken_at(id).map(|taken| now.saturating_since(taken))
     }
@@ -260,7 +270,12 @@ impl RemoteView {
 
     /// The first of `needed` (sorted or not) that remote queue `id` does not
     /// offer.
+    #[inline]
     pub fn missing_resource(&self, id: RemoteQueueId, needed: &[ResourceId]) -> Option<ResourceId> {
+        let first = *needed.first()?;
+        if !self.offers_resources[id.index()] {
+            return Some(first);
+        }
         let offered = &self.queues[id.index()].resources;
         needed
             .iter()
@@ -311,8 +326,9 @@ impl RemoteView {
                         .collect();
                     resources.sort_unstable();
                     resources.dedup();
+                    self.offers_resources[id.index()] = !resources.is_empty();
                     let queue = &mut self.queues[id.index()];
-                    queue.base = Some(Figures::from_counters(counters));
+                    queue.base = Some(Figures::from_counters(counters, update.taken_at));
                     queue.resources = resources;
                 }
                 None => self.queues[id.index()].base = None,
@@ -326,11 +342,10 @@ impl RemoteView {
     /// and the forwards logged since.
     fn recompute(&mut self, cluster_index: usize) {
         for &id in &self.clusters[cluster_index].queues {
-            let queue = &mut self.queues[id.index()];
-            queue.current = queue.base;
+            self.current[id.index()] = self.queues[id.index()].base;
         }
         for logged in &self.clusters[cluster_index].log {
-            if let Some(figures) = self.queues[logged.queue.index()].current.as_mut() {
+            if let Some(figures) = self.current[logged.queue.index()].as_mut() {
                 figures.count_forward(logged.slots);
             }
         }
@@ -344,7 +359,7 @@ impl RemoteView {
         let seq = cluster.next_forward_seq;
         cluster.next_forward_seq += 1;
         cluster.log.push_back(LoggedForward { seq, queue, slots });
-        if let Some(figures) = self.queues[queue.index()].current.as_mut() {
+        if let Some(figures) = self.current[queue.index()].as_mut() {
             figures.count_forward(slots);
         }
         seq
@@ -494,7 +509,7 @@ mod tests {
 
     #[test]
     fn forwards_beyond_free_slots_pend_and_fill_the_backlog() {
-        let mut figures = Figures::from_counters(&counters(2, 0));
+        let mut figures = Figures::from_counters(&counters(2, 0), SimTime::ZERO);
         figures.count_forward(1);
         assert_eq!((figures.available, figures.running), (1, 99));
         figures.count_forward(2);
@@ -505,7 +520,7 @@ mod tests {
     fn forwards_that_preempt_take_preemptable_slots() {
         let mut base = counters(0, 0);
         base.preemptable_available_slots = 5;
-        let mut figures = Figures::from_counters(&base);
+        let mut figures = Figures::from_counters(&base, SimTime::ZERO);
         figures.count_forward(3);
         assert_eq!((figures.preemptable_available, figures.pending), (2, 0));
     }
