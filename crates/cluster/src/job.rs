@@ -118,8 +118,12 @@ pub struct Job {
     pub running_since: SimTime,
     /// Where it runs or, when suspended, where it will resume.
     pub placement: Vec<Placement>,
-    /// Why it pends.
-    pub pending_reason: PendingReason,
+    /// Why it pended when a dispatch pass last looked at it; read it with
+    /// [`crate::Cluster::pending_reason`], which also covers jobs a pass
+    /// did not reach.
+    pub(crate) pending_reason: PendingReason,
+    /// The dispatch pass that set `pending_reason`.
+    pub(crate) reason_pass: u64,
     /// Order of arrival in its queue (first come, first served).
     pub(crate) arrival: u64,
     /// Bumped whenever the job stops running, so stale finish events are

@@ -31,6 +31,9 @@ use crate::job::{
 };
 use crate::preemption::{QueueFacts, can_preempt, preference};
 
+/// Dispatch passes one [`Cluster::advance`] may run at one instant.
+const MAX_PASSES_PER_INSTANT: usize = 64;
+
 /// Something that happened to a job during [`Cluster::advance`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Transition {
@@ -99,6 +102,9 @@ pub(crate) struct Queue {
     pub(crate) suspended_slots: u32,
     pub(crate) pending_slots: u32,
     pub(crate) imported_pending_jobs: u32,
+    /// Where the last dispatch pass stopped looking at this queue's pending
+    /// jobs (arrival order) and why: every later job pends for that reason.
+    stopped: Option<(u64, PendingReason)>,
     /// Queues this one may preempt, most preferred victim first.
     pub(crate) victims: Vec<QueueIndex>,
     /// Queues that may preempt this one.
@@ -128,6 +134,12 @@ pub struct Cluster {
     next_arrival: u64,
     finish_events: BinaryHeap<Reverse<(SimTime, JobId, u32)>>,
     dirty: bool,
+    /// Dispatch passes run so far.
+    pass: u64,
+    /// Set when a pass started or resumed a job that a higher queue may
+    /// preempt: a queue served earlier in the pass may now find a victim, so
+    /// another pass runs at the same instant.
+    new_victims: bool,
     finished_jobs: u64,
     update_interval: Option<Duration>,
 }
@@ -301,6 +313,7 @@ impl Cluster {
                     suspended_slots: 0,
                     pending_slots: 0,
                     imported_pending_jobs: 0,
+                    stopped: None,
                     victims,
                     preemptors,
                     resources,
@@ -324,6 +337,8 @@ impl Cluster {
             next_arrival: 0,
             finish_events: BinaryHeap::new(),
             dirty: false,
+            pass: 0,
+            new_victims: false,
             finished_jobs: 0,
             update_interval,
         })
@@ -481,6 +496,7 @@ impl Cluster {
                 running_since: now,
                 placement: Vec::new(),
                 pending_reason: PendingReason::NewJob,
+                reason_pass: 0,
                 arrival,
                 run_epoch: 0,
             },
@@ -516,6 +532,9 @@ impl Cluster {
     /// then runs a dispatch pass if anything changed. Appends what happened
     /// to `transitions`.
     pub fn advance(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
+        // Preemption chains are finite (a queue only preempts lower ones),
+        // so passes settle; the cap only guards against a bug looping.
+        let mut passes = 0;
         loop {
             while let Some(Reverse((at, job, epoch))) = self.finish_events.peek().copied() {
                 if at > now {
@@ -530,7 +549,16 @@ impl Cluster {
                 break;
             }
             self.dirty = false;
+            self.new_victims = false;
             self.dispatch(now, transitions);
+            passes += 1;
+            if self.new_victims {
+                if passes < MAX_PASSES_PER_INSTANT {
+                    self.dirty = true;
+                } else {
+                    tracing::warn!(cluster = %self.name, %now, "dispatch did not settle; deferring");
+                }
+            }
         }
     }
 
@@ -555,6 +583,7 @@ impl Cluster {
     /// resume first (seed 001), then pending jobs start first come, first
     /// served, preempting lower-priority work where the queue may.
     fn dispatch(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
+        self.pass += 1;
         for order in 0..self.queue_order.len() {
             let queue = self.queue_order[order];
             self.resume_suspended(queue, now, transitions);
@@ -593,6 +622,7 @@ impl Cluster {
         // resource needs fails for want of slots, any job as large fails too.
         let mut smallest_failure = u32::MAX;
         let can_preempt_any = !self.queues[queue].victims.is_empty();
+        self.queues[queue].stopped = None;
         let mut cursor = Bound::Unbounded;
         loop {
             let state = &self.queues[queue];
@@ -608,6 +638,7 @@ impl Cluster {
                 if held + slots > limit {
                     self.set_reason(id, PendingReason::QueueJobLimit);
                     if held >= limit {
+                        self.queues[queue].stopped = Some((arrival, PendingReason::QueueJobLimit));
                         break;
                     }
                     continue;
@@ -632,6 +663,7 @@ impl Cluster {
                 }
                 let set = &self.host_sets[self.queues[queue].host_set];
                 if set.free_slots == 0 && !can_preempt_any {
+                    self.queues[queue].stopped = Some((arrival, PendingReason::NotEnoughSlots));
                     break;
                 }
             }
@@ -639,8 +671,26 @@ impl Cluster {
     }
 
     fn set_reason(&mut self, id: JobId, reason: PendingReason) {
+        let pass = self.pass;
         if let Some(job) = self.jobs.get_mut(&id) {
             job.pending_reason = reason;
+            job.reason_pass = pass;
+        }
+    }
+
+    /// Why a pending job has not started, as of the last dispatch pass.
+    /// Jobs the pass did not reach (it stops at a queue's job limit, or when
+    /// no slot is left) share the reason it stopped for.
+    pub fn pending_reason(&self, job: &Job) -> PendingReason {
+        if job.state != JobState::Pending {
+            return PendingReason::NewJob;
+        }
+        if job.reason_pass == self.pass && self.pass > 0 {
+            return job.pending_reason;
+        }
+        match self.queues[job.queue].stopped {
+            Some((arrival, reason)) if job.arrival > arrival => reason,
+            _ => job.pending_reason,
         }
     }
 
@@ -869,6 +919,9 @@ impl Cluster {
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
             queue.imported_pending_jobs -= 1;
         }
+        if !self.queues[job.queue].preemptors.is_empty() {
+            self.new_victims = true;
+        }
         job.state = JobState::Running;
         job.started_at = Some(now);
         job.running_since = now;
@@ -923,6 +976,9 @@ impl Cluster {
         queue.suspended.remove(&job.arrival);
         queue.suspended_slots -= job.spec.slots;
         queue.running_slots += job.spec.slots;
+        if !self.queues[job.queue].preemptors.is_empty() {
+            self.new_victims = true;
+        }
         job.state = JobState::Running;
         job.running_since = now;
         self.finish_events

@@ -61,7 +61,7 @@ impl Tier {
             Tier::Any => "any eligible queue",
             Tier::FreeSlots => "free slots",
             Tier::AfterPreemption => "slots after preemption",
-            Tier::Backlog => "no slots, room to pend",
+            Tier::Backlog => "no slots even after preemption",
         }
     }
 }

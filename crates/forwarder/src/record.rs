@@ -208,7 +208,7 @@ fn won_why(decision: &Decision, view: &RemoteView, winner: &Candidate) -> String
     let other = view.queue_ref(runner_up.queue);
     match lost {
         LostOn::Tier { .. } => format!(
-            "it has {}, {other} only {}",
+            "it has {}; {other} has {}",
             tier.describe(),
             runner_up.tier().unwrap_or(Tier::Any).describe()
         ),

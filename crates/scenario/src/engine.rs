@@ -176,8 +176,7 @@ impl<'a> EventLoop<'a> {
     /// Runs to the scenario's end (or `until`, if earlier).
     pub fn run(mut self, until: Option<SimTime>) -> RunOutput {
         let end = until.map_or(self.scenario.end, |until| until.min(self.scenario.end));
-        loop {
-            let Some(top) = self.heap.peek() else { break };
+        while let Some(top) = self.heap.peek() {
             if !self.dirty_list.is_empty() && (top.at > self.now || top.phase > PHASE_EVENTS) {
                 self.settle();
                 continue;

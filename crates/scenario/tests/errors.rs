@@ -1,0 +1,267 @@
+//! Bad scenarios are refused with a message naming the file, the line and
+//! the field, and never panic.
+
+use mcfed_scenario::{ScenarioError, parse};
+
+/// A valid two-cluster scenario to break in the tests below.
+const GOOD: &str = r#"
+name = "good"
+
+[params]
+MC_PLUGIN_UPDATE_INTERVAL = "30s"
+
+[[cluster]]
+name = "C1"
+params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
+
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = ["high@C2"]
+
+[[cluster]]
+name = "C2"
+
+[[cluster.host]]
+name = "h"
+count = 2
+MXJ = 4
+
+[[cluster.queue]]
+name = "high"
+PRIORITY = 40
+RCVJOBS_FROM = "C1"
+
+[[submit]]
+at = "45s"
+cluster = "C1"
+queue = "send"
+name = "job1"
+slots = 2
+
+[[expect]]
+job = "job1"
+forwarded_to = "high@C2"
+"#;
+
+fn problems(source: &str) -> Vec<(usize, String, String)> {
+    match parse("bad.toml", source) {
+        Ok(_) => panic!("the scenario should be refused"),
+        Err(error) => {
+            let rendered = error.to_string();
+            assert!(
+                rendered.starts_with("bad.toml:"),
+                "names the file: {rendered}"
+            );
+            error
+                .problems()
+                .iter()
+                .map(|problem| {
+                    (
+                        problem.line,
+                        problem.field.to_string(),
+                        problem.message.clone(),
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+fn line_of(source: &str, needle: &str) -> usize {
+    source
+        .lines()
+        .position(|line| line.contains(needle))
+        .map(|index| index + 1)
+        .expect("needle is in the source")
+}
+
+#[test]
+fn the_good_scenario_is_accepted() {
+    let scenario = parse("good.toml", GOOD).expect("valid");
+    assert_eq!(scenario.clusters.len(), 2);
+    assert_eq!(scenario.submissions.len(), 1);
+    assert_eq!(scenario.expectations.len(), 1);
+}
+
+#[test]
+fn misspelt_key() {
+    let source = GOOD.replace("PRIORITY = 40", "PRIORTY = 40");
+    let found = problems(&source);
+    assert_eq!(found.len(), 1);
+    let (line, field, message) = &found[0];
+    assert_eq!(*line, line_of(&source, "PRIORTY"));
+    assert_eq!(field, "cluster[1].queue[0].PRIORTY");
+    assert!(message.contains("unknown field `PRIORTY`"), "{message}");
+    assert!(
+        message.contains("PRIORITY"),
+        "lists the valid keys: {message}"
+    );
+}
+
+#[test]
+fn unknown_mode_keyword() {
+    let source = GOOD.replace(
+        "\"COUNT_PREEMPTABLE\"",
+        "\"COUNT_PREEMPTABLE HIGH_PRIORITY\"",
+    );
+    let found = problems(&source);
+    assert_eq!(found.len(), 1);
+    let (line, field, message) = &found[0];
+    assert_eq!(*line, line_of(&source, "HIGH_PRIORITY"));
+    assert_eq!(field, "cluster[0].params.MC_PLUGIN_SCHEDULE_ENHANCE");
+    assert!(message.contains("`HIGH_PRIORITY`"), "{message}");
+}
+
+#[test]
+fn queue_sending_to_an_unknown_cluster() {
+    let source = GOOD.replace(
+        "SNDJOBS_TO = [\"high@C2\"]",
+        "SNDJOBS_TO = [\"high@C2\", \"high@C9\"]",
+    );
+    let found = problems(&source);
+    assert_eq!(found.len(), 1);
+    let (line, field, message) = &found[0];
+    assert_eq!(*line, line_of(&source, "high@C9"));
+    assert_eq!(field, "cluster[0].queue[0].SNDJOBS_TO[1]");
+    assert!(message.contains("unknown cluster `C9`"), "{message}");
+}
+
+#[test]
+fn negative_slot_count() {
+    let source = GOOD.replace("slots = 2", "slots = -2");
+    let found = problems(&source);
+    assert_eq!(found.len(), 1);
+    let (line, field, message) = &found[0];
+    assert_eq!(*line, line_of(&source, "slots = -2"));
+    assert_eq!(field, "submit[0].slots");
+    assert!(message.contains("-2"), "{message}");
+}
+
+#[test]
+fn negative_mxj_and_zero_slots() {
+    let source = GOOD.replace("MXJ = 4", "MXJ = -4");
+    let (line, field, _) = &problems(&source)[0];
+    assert_eq!(
+        (*line, field.as_str()),
+        (line_of(&source, "MXJ = -4"), "cluster[1].host[0].MXJ")
+    );
+    let source = GOOD.replace("slots = 2", "slots = 0");
+    let (_, field, message) = &problems(&source)[0];
+    assert_eq!(field, "submit[0].slots");
+    assert!(message.contains("at least one slot"));
+}
+
+#[test]
+fn semantic_problems_are_all_reported_at_once() {
+    let source = GOOD
+        .replace("RCVJOBS_FROM = \"C1\"", "RCVJOBS_FROM = \"C7\"")
+        .replace(
+            "PRIORITY = 40",
+            "PRIORITY = 40\nPREEMPTION = \"PREEMPTIVE[nosuch]\"",
+        );
+    let found = problems(&source);
+    let fields: Vec<&str> = found.iter().map(|(_, field, _)| field.as_str()).collect();
+    assert!(
+        fields.contains(&"cluster[1].queue[0].RCVJOBS_FROM[0]"),
+        "{fields:?}"
+    );
+    assert!(
+        fields.contains(&"cluster[0].queue[0].SNDJOBS_TO[0]"),
+        "{fields:?}"
+    );
+    assert!(
+        fields.contains(&"cluster[1].queue[0].PREEMPTION"),
+        "{fields:?}"
+    );
+}
+
+#[test]
+fn expectation_that_can_never_hold() {
+    let source = GOOD.replace("forwarded_to = \"high@C2\"", "forwarded_to = \"low@C2\"");
+    let (line, field, message) = &problems(&source)[0];
+    assert_eq!(*line, line_of(&source, "low@C2"));
+    assert_eq!(field, "expect[0].forwarded_to");
+    assert!(message.contains("SNDJOBS_TO"), "{message}");
+}
+
+#[test]
+fn bad_values_of_lsf_parameters() {
+    for (from, to, field) in [
+        ("count = 2", "count = 0", "cluster[1].host[0].count"),
+        ("at = \"45s\"", "at = \"soon\"", "submit[0].at"),
+        (
+            "RCVJOBS_FROM = \"C1\"",
+            "RCVJOBS_FROM = \"C1\"\nIMPT_JOBBKLG = \"lots\"",
+            "cluster[1].queue[0].IMPT_JOBBKLG",
+        ),
+        (
+            "RCVJOBS_FROM = \"C1\"",
+            "RCVJOBS_FROM = \"C1\"\nIMPT_JOBBKLG = -1",
+            "cluster[1].queue[0].IMPT_JOBBKLG",
+        ),
+        (
+            "RCVJOBS_FROM = \"C1\"",
+            "RCVJOBS_FROM = \"C1\"\nQJOB_LIMIT = 0",
+            "cluster[1].queue[0].QJOB_LIMIT",
+        ),
+        (
+            "PRIORITY = 40",
+            "PRIORITY = 40\nPREEMPTION = \"PREEMPT\"",
+            "cluster[1].queue[0].PREEMPTION",
+        ),
+        (
+            "MC_PLUGIN_UPDATE_INTERVAL = \"30s\"",
+            "MC_PLUGIN_UPDATE_INTERVAL = \"0s\"",
+            "params.MC_PLUGIN_UPDATE_INTERVAL",
+        ),
+        ("queue = \"send\"", "queue = \"nosuch\"", "submit[0].queue"),
+        (
+            "name = \"job1\"",
+            "name = \"job1\"\nstate = \"running\"",
+            "submit[0].state",
+        ),
+        (
+            "SNDJOBS_TO = [\"high@C2\"]",
+            "SNDJOBS_TO = [\"high\"]",
+            "cluster[0].queue[0].SNDJOBS_TO[0]",
+        ),
+    ] {
+        let source = GOOD.replace(from, to);
+        let found = problems(&source);
+        assert!(
+            found.iter().any(|(line, f, _)| f == field && *line > 0),
+            "{to}: expected a located problem at {field}, got {found:?}"
+        );
+    }
+}
+
+#[test]
+fn not_toml_at_all() {
+    let found = problems("name = \"x\"\n[[cluster]\nname = 3");
+    assert_eq!(found[0].0, 2);
+    assert!(found[0].2.contains("not valid TOML"));
+}
+
+#[test]
+fn unreadable_file() {
+    let error = mcfed_scenario::load(std::path::Path::new("/nonexistent/scenario.toml"))
+        .expect_err("missing file");
+    assert!(matches!(error, ScenarioError::Read { .. }));
+    assert!(error.to_string().contains("/nonexistent/scenario.toml"));
+}
+
+mod fuzz {
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// Mangled scenarios are refused or accepted, never a panic.
+        #[test]
+        fn mangled_scenarios_never_panic(cut in 0usize..super::GOOD.len(), insert in "[ -~\n]{0,12}") {
+            let mut source = super::GOOD.to_owned();
+            let cut = (0..=cut).rev().find(|&i| source.is_char_boundary(i)).unwrap_or(0);
+            source.insert_str(cut, &insert);
+            let _ = mcfed_scenario::parse("fuzz.toml", &source);
+        }
+    }
+}
