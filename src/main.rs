@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcfed_protocol::SimTime;
+use mcfed_scenario::chaos::ChaosConfig;
+use mcfed_scenario::engine::RunOptions;
 use mcfed_scenario::{RunOutput, ScenarioError, render};
 
 /// Emulates an LSF-style multi-cluster federation and explains every job
@@ -46,6 +48,90 @@ struct RunArgs {
     /// Stop at this emulated time (e.g. 10m) if earlier than the scenario's end.
     #[arg(long, value_parser = humantime::parse_duration)]
     until: Option<std::time::Duration>,
+    /// With `--report json`, also print job events and slot usage samples
+    /// (the input `mcfed report` reads).
+    #[arg(long)]
+    events: bool,
+    /// Compare every decision with what the true counters would have chosen
+    /// (on by default when faults are injected).
+    #[arg(long)]
+    oracle: bool,
+    #[command(flatten)]
+    chaos: ChaosArgs,
+}
+
+/// Faults on every link, added to the scenario's own `[chaos]`.
+#[derive(Debug, Default, clap::Args)]
+struct ChaosArgs {
+    /// Fixed one-way delay of every message (e.g. 40s).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    delay: Option<std::time::Duration>,
+    /// Extra random delay, up to this.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    jitter: Option<std::time::Duration>,
+    /// Probability that a counter update is lost.
+    #[arg(long, value_parser = probability)]
+    loss: Option<f64>,
+    /// Probability that a counter update arrives twice.
+    #[arg(long, value_parser = probability)]
+    duplicate: Option<f64>,
+    /// Probability that a counter update is held back so later ones overtake it.
+    #[arg(long, value_parser = probability)]
+    reorder: Option<f64>,
+    /// How long a reordered update is held back.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    reorder_delay: Option<std::time::Duration>,
+    /// Seed of the fault generator (default: the scenario's).
+    #[arg(long)]
+    chaos_seed: Option<u64>,
+}
+
+fn probability(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("a probability is between 0 and 1, not {value}"))
+    }
+}
+
+impl ChaosArgs {
+    fn is_set(&self) -> bool {
+        self.delay.is_some()
+            || self.jitter.is_some()
+            || self.loss.is_some()
+            || self.duplicate.is_some()
+            || self.reorder.is_some()
+            || self.chaos_seed.is_some()
+    }
+
+    /// The scenario's faults with these flags applied to every link.
+    fn apply(&self, scenario: &mcfed_scenario::Scenario) -> Option<ChaosConfig> {
+        if !self.is_set() {
+            return scenario.chaos.clone();
+        }
+        let mut config = scenario.chaos.clone().unwrap_or(ChaosConfig {
+            seed: scenario.seed,
+            ..ChaosConfig::default()
+        });
+        let link = &mut config.default_link;
+        if let Some(delay) = self.delay {
+            link.delay = delay;
+            link.reorder_delay = delay * 2 + std::time::Duration::from_secs(1);
+        }
+        link.jitter = self.jitter.unwrap_or(link.jitter);
+        link.loss = self.loss.unwrap_or(link.loss);
+        link.duplicate = self.duplicate.unwrap_or(link.duplicate);
+        link.reorder = self.reorder.unwrap_or(link.reorder);
+        link.reorder_delay = self.reorder_delay.unwrap_or(link.reorder_delay);
+        if link.retransmit.is_zero() {
+            link.retransmit = mcfed_scenario::chaos::DEFAULT_RETRANSMIT;
+        }
+        config.seed = self.chaos_seed.unwrap_or(config.seed);
+        Some(config)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -75,6 +161,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match execute(cli) {
         Ok(code) => code,
+        // A reader that stops early (`| head`) is not an error.
+        Err(error)
+            if error
+                .downcast_ref::<io::Error>()
+                .is_some_and(|error| error.kind() == io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             // A scenario's problems are already one per line with file:line.
             match error.downcast_ref::<ScenarioError>() {
@@ -109,18 +203,37 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = mcfed_scenario::load(&args.scenario)?;
     let until = args.until.map(SimTime::from);
+    let chaos = args.chaos.apply(&scenario);
+    let faulty = chaos.as_ref().is_some_and(ChaosConfig::is_active);
+    let options = RunOptions {
+        until,
+        chaos,
+        oracle: args.oracle || faulty || scenario.wants_oracle(),
+        events: args.events,
+    };
     let output: RunOutput = match args.engine {
-        Engine::Events => mcfed_scenario::engine::run(&scenario, until)
+        Engine::Events => mcfed_scenario::engine::run(&scenario, &options)
             .context("cannot build the scenario's clusters")?,
         Engine::Actors => {
+            if faulty || args.oracle || args.events || scenario.wants_oracle() {
+                anyhow::bail!(
+                    "faults, --oracle and --events need the events engine (drop --engine actors)"
+                );
+            }
             mcfed_scenario::actors::run(&scenario, until).context("the actor engine failed")?
         }
     };
     let mut out = BufWriter::new(io::stdout().lock());
     match args.report {
         Report::Json => {
-            for record in &output.decisions {
-                writeln!(out, "{}", render::decision_json(record)?)?;
+            if args.events {
+                for line in render::run_json_lines(&output)? {
+                    writeln!(out, "{line}")?;
+                }
+            } else {
+                for record in &output.decisions {
+                    writeln!(out, "{}", render::decision_json(record)?)?;
+                }
             }
         }
         Report::Text => {

@@ -63,3 +63,34 @@ impl Cluster {
         )
     }
 }
+
+impl Cluster {
+    /// Slots in use by running jobs and slots on open hosts, over the whole
+    /// cluster: `(in_use, total)`. Costs O(hosts).
+    pub fn slot_usage(&self) -> (u64, u64) {
+        self.hosts
+            .iter()
+            .filter(|host| !host.config.closed)
+            .fold((0, 0), |(used, total), host| {
+                (
+                    used + u64::from(host.used),
+                    total + u64::from(host.config.max_slots),
+                )
+            })
+    }
+
+    /// Receive queues holding more imported pending jobs than their
+    /// IMPT_JOBBKLG (there should never be any).
+    pub fn backlog_overflows(&self) -> usize {
+        self.queues
+            .iter()
+            .filter(|queue| {
+                queue.config.receive_from.is_some()
+                    && queue
+                        .config
+                        .impt_jobbklg
+                        .is_some_and(|limit| queue.imported_pending_jobs > limit)
+            })
+            .count()
+    }
+}

@@ -173,36 +173,49 @@ impl ClusterNode {
             return;
         }
         self.update_seq += 1;
-        let forwards_received: Vec<ForwardWatermark> = self
-            .last_forward
-            .iter()
-            .map(|(cluster, &seq)| ForwardWatermark {
-                submission_cluster: cluster.clone(),
-                last_forward_seq: seq,
-            })
-            .collect();
         for subscriber in &self.subscribers {
-            let queues = subscriber
-                .queues
-                .iter()
-                .map(|&queue| self.cluster.queue_counters(queue))
-                .collect();
-            let forwards_received = forwards_received
-                .iter()
-                .filter(|mark| mark.submission_cluster == subscriber.cluster)
-                .cloned()
-                .collect();
             out.push(Envelope {
                 from: self.cluster.name().clone(),
                 to: subscriber.cluster.clone(),
-                message: Message::CounterUpdate(CounterUpdate {
-                    sender: self.cluster.name().clone(),
-                    seq: self.update_seq,
-                    taken_at: now,
-                    queues,
-                    forwards_received,
-                }),
+                message: Message::CounterUpdate(self.snapshot(subscriber, self.update_seq, now)),
             });
+        }
+    }
+
+    /// The true counters `submission_cluster` would get if a snapshot were
+    /// taken now, numbered `seq` (for the oracle; sends nothing and does not
+    /// advance the node's own update numbering).
+    pub fn true_counters(
+        &self,
+        submission_cluster: &ClusterName,
+        seq: u64,
+        now: SimTime,
+    ) -> Option<CounterUpdate> {
+        self.subscribers
+            .iter()
+            .find(|subscriber| &subscriber.cluster == submission_cluster)
+            .map(|subscriber| self.snapshot(subscriber, seq, now))
+    }
+
+    fn snapshot(&self, subscriber: &Subscriber, seq: u64, now: SimTime) -> CounterUpdate {
+        CounterUpdate {
+            sender: self.cluster.name().clone(),
+            seq,
+            taken_at: now,
+            queues: subscriber
+                .queues
+                .iter()
+                .map(|&queue| self.cluster.queue_counters(queue))
+                .collect(),
+            forwards_received: self
+                .last_forward
+                .get(&subscriber.cluster)
+                .map(|&seq| ForwardWatermark {
+                    submission_cluster: subscriber.cluster.clone(),
+                    last_forward_seq: seq,
+                })
+                .into_iter()
+                .collect(),
         }
     }
 }

@@ -405,6 +405,21 @@ impl Cluster {
                 total: u32::try_from(queue.configured_slots).unwrap_or(u32::MAX),
             });
         }
+        if !spec.resources.is_empty() {
+            let qualified: u64 = self.host_sets[queue.host_set]
+                .members
+                .iter()
+                .map(|&host| &self.hosts[host])
+                .filter(|host| host.has_resources(&spec.resources))
+                .map(|host| u64::from(host.config.max_slots))
+                .sum();
+            if qualified < u64::from(spec.slots) {
+                return Err(RejectReason::NotEnoughQualifiedSlots {
+                    asked: spec.slots,
+                    qualified: u32::try_from(qualified).unwrap_or(u32::MAX),
+                });
+            }
+        }
         Ok(())
     }
 

@@ -13,13 +13,14 @@
 use std::collections::BTreeMap;
 
 use mcfed_protocol::{
-    ClusterName, Envelope, JobEvent, JobForward, JobSpec, Message, QueueName, QueueRef, SimTime,
+    ClusterName, CounterUpdate, Envelope, JobEvent, JobForward, JobSpec, Message, QueueName,
+    QueueRef, SimTime,
 };
 use rustc_hash::FxHashMap;
 
 use crate::mode::ScheduleMode;
-use crate::policy::{Decision, JobRequest, Outcome, PendReason, decide_into};
-use crate::record::{DecisionContext, DecisionRecord};
+use crate::policy::{Decision, JobRequest, Outcome, PendReason, decide, decide_into};
+use crate::record::{DecisionContext, DecisionRecord, OracleVerdict};
 use crate::view::{RemoteQueueId, RemoteView, ResourceId, UpdateOutcome};
 
 /// Default cap on how many times one job is forwarded before it is left
@@ -145,6 +146,9 @@ pub struct ForwarderNode {
     /// Jobs that reached MAX_FORWARDS since the last session.
     gave_up: Vec<u64>,
     scratch: Decision,
+    /// The oracle's view: the same remote queues fed with the true counters
+    /// at each session (see [`ForwarderNode::enable_oracle`]).
+    oracle: Option<RemoteView>,
 }
 
 impl ForwarderNode {
@@ -179,6 +183,7 @@ impl ForwarderNode {
             session_due: false,
             records: Vec::new(),
             gave_up: Vec::new(),
+            oracle: None,
             scratch: Decision::empty(config.mode),
         }
     }
@@ -341,6 +346,9 @@ impl ForwarderNode {
                     return;
                 }
                 self.view.forget_forward(from, forward_seq);
+                if let Some(oracle) = &mut self.oracle {
+                    oracle.forget_forward(from, forward_seq);
+                }
                 let note = format!("refused by {}: {}", self.view.queue_ref(to), reject.reason);
                 self.requeue(reject.source_job, note);
             }
@@ -422,6 +430,11 @@ impl ForwarderNode {
                 job.request.resources.clone(),
             );
             let decision = if let Some(decision) = pended.get(&shape) {
+                if let Outcome::Pend(reason) = &decision.outcome {
+                    if job.last_pend.as_ref() == Some(reason) {
+                        continue;
+                    }
+                }
                 decision.clone()
             } else {
                 let targets = &self.send_queues[job.send_queue].targets;
@@ -462,6 +475,9 @@ impl ForwarderNode {
             return;
         };
         let forward_seq = self.view.record_forward(target, job.request.slots);
+        if let Some(oracle) = &mut self.oracle {
+            oracle.record_forward(target, job.request.slots);
+        }
         let at = self.view.queue_ref(target);
         let attempt = job.forwards;
         job.forwards += 1;
@@ -505,11 +521,40 @@ impl ForwarderNode {
             },
         );
         record.note = job.note.clone();
+        if let Some(oracle) = &self.oracle {
+            let targets = &self.send_queues[job.send_queue].targets;
+            let truth = decide(oracle, self.mode, targets, &job.request, now);
+            record.oracle = Some(OracleVerdict::compare(decision, &self.view, &truth, oracle));
+        }
         self.records.push(record);
     }
 
     /// Takes the decision records written since the last call.
     pub fn take_records(&mut self) -> Vec<DecisionRecord> {
         std::mem::take(&mut self.records)
+    }
+
+    /// Turns on the oracle: from now on every recorded decision is compared
+    /// with what the same mode would have chosen from the true counters at
+    /// that instant, which the engine feeds with
+    /// [`ForwarderNode::refresh_oracle`] before each session.
+    pub fn enable_oracle(&mut self) {
+        if self.oracle.is_none() {
+            // Same queues, same forward log, no figures yet.
+            self.oracle = Some(self.view.clone());
+        }
+    }
+
+    /// Whether the oracle is on.
+    pub fn has_oracle(&self) -> bool {
+        self.oracle.is_some()
+    }
+
+    /// Gives the oracle the true counters of one execution cluster (a
+    /// snapshot taken now, with the true watermark of received forwards).
+    pub fn refresh_oracle(&mut self, truth: &CounterUpdate) {
+        if let Some(oracle) = &mut self.oracle {
+            oracle.apply_update(&self.cluster, truth);
+        }
     }
 }

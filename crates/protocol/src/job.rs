@@ -87,6 +87,15 @@ pub enum RejectReason {
         /// Slots the queue has on all its hosts.
         total: u32,
     },
+    /// Some hosts of the queue have the job's resources, but too few slots
+    /// among them (seed 004's pitfall: a host group whose hosts do not all
+    /// have the boolean resource).
+    NotEnoughQualifiedSlots {
+        /// Slots the job asked for.
+        asked: u32,
+        /// Slots on the queue's hosts that have every resource it needs.
+        qualified: u32,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -108,6 +117,10 @@ impl fmt::Display for RejectReason {
             RejectReason::TooManySlots { asked, total } => {
                 write!(f, "the job asks for {asked} slots; the queue has {total}")
             }
+            RejectReason::NotEnoughQualifiedSlots { asked, qualified } => write!(
+                f,
+                "the job asks for {asked} slots on hosts with its resources; the queue's hosts with them have {qualified}"
+            ),
         }
     }
 }

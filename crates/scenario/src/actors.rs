@@ -194,5 +194,6 @@ pub fn run(scenario: &Scenario, until: Option<SimTime>) -> Result<RunOutput, Act
             end,
             ..Default::default()
         },
+        ..RunOutput::default()
     })
 }

@@ -3,29 +3,53 @@
 //!
 //! Events sit in a binary heap ordered by (time, phase, sequence number), so
 //! a run is deterministic. At each instant, submissions, deliveries and job
-//! finishes are handled first (phase 0); then every touched cluster
-//! advances (dispatch) and every touched forwarder runs one session, which
-//! may deliver more messages at the same instant; counter snapshots are
-//! taken last (phase 1), so an update reflects everything that happened at
-//! its instant. docs/architecture.md says why this engine, not the actors,
-//! runs `mcfed run` by default.
+//! finishes are handled first (phase 0); then every touched cluster advances
+//! (dispatch), then every touched forwarder runs one session, which may
+//! deliver more messages at the same instant; counter snapshots are taken
+//! last (phase 1), so an update reflects everything that happened at its
+//! instant. docs/architecture.md says why this engine, not the actors, runs
+//! `mcfed run` by default.
+//!
+//! With [`RunOptions::chaos`] every message passes through the seeded fault
+//! generator of [`crate::chaos`]; with [`RunOptions::oracle`] every recorded
+//! decision is compared with the one the true counters would have given.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use mcfed_cluster::Transition;
+use mcfed_cluster::{JobId, JobOrigin, Transition};
 use mcfed_forwarder::DecisionRecord;
-use mcfed_protocol::{Envelope, JobEvent, SimTime};
+use mcfed_protocol::{ClusterName, Envelope, JobEvent, Message, SimTime};
+use rustc_hash::FxHashMap;
 
 use crate::build::{BuildError, Federation, GroupState, build};
+use crate::chaos::{Chaos, ChaosConfig, Fate};
 use crate::model::Scenario;
+use crate::records::{EventRecord, UsageRecord};
+
+/// How to run a scenario.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Stop here if earlier than the scenario's end.
+    pub until: Option<SimTime>,
+    /// Faults to inject (`None`: the scenario's own `[chaos]`, if any).
+    pub chaos: Option<ChaosConfig>,
+    /// Compare every decision with the oracle's.
+    pub oracle: bool,
+    /// Record job events and slot usage.
+    pub events: bool,
+}
 
 /// What a run produced.
 #[derive(Clone, Debug, Default)]
 pub struct RunOutput {
     /// Every decision record, in the order decisions were made.
     pub decisions: Vec<DecisionRecord>,
+    /// Job events (with [`RunOptions::events`]).
+    pub events: Vec<EventRecord>,
+    /// Slot usage samples (with [`RunOptions::events`]).
+    pub usage: Vec<UsageRecord>,
     /// Per cluster, per initial job group, states after the first pass.
     pub initial_states: Vec<Vec<GroupState>>,
     /// Counts of what happened.
@@ -45,6 +69,16 @@ pub struct RunStats {
     pub messages: u64,
     /// Counter updates sent.
     pub updates: u64,
+    /// Counter updates lost on the way (chaos).
+    pub updates_lost: u64,
+    /// Counter updates a forwarder ignored as not newer than one applied.
+    pub updates_ignored: u64,
+    /// Counter updates applied although older than one already applied
+    /// (checked independently of the view; must stay zero).
+    pub update_regressions: u64,
+    /// Samples in which a receive queue held more imported pending jobs than
+    /// its IMPT_JOBBKLG (must stay zero).
+    pub backlog_overflows: u64,
     /// Jobs started (local and forwarded).
     pub started: u64,
     /// Jobs finished.
@@ -58,6 +92,7 @@ enum EventKind {
     Deliver(Envelope),
     Wake(usize),
     Publish(usize),
+    Sample,
 }
 
 struct Event {
@@ -88,10 +123,15 @@ impl Ord for Event {
 const PHASE_EVENTS: u8 = 0;
 const PHASE_PUBLISH: u8 = 1;
 
+fn secs(time: SimTime) -> f64 {
+    time.as_secs_f64()
+}
+
 /// The event loop over a built federation.
 pub struct EventLoop<'a> {
     scenario: &'a Scenario,
     federation: Federation,
+    names: Vec<ClusterName>,
     heap: BinaryHeap<Event>,
     next_seq: u64,
     now: SimTime,
@@ -100,17 +140,39 @@ pub struct EventLoop<'a> {
     wake_at: Vec<Option<SimTime>>,
     out: Vec<Envelope>,
     transitions: Vec<Transition>,
+    chaos: Option<Chaos>,
+    oracle_seq: u64,
+    events: bool,
+    /// How often slot usage is sampled (the shortest update interval).
+    sample_interval: Option<Duration>,
+    /// Name and queue of running jobs, for events once they are gone.
+    job_names: FxHashMap<(usize, JobId), (String, String)>,
     output: RunOutput,
 }
 
 impl<'a> EventLoop<'a> {
     /// Builds the scenario's clusters and schedules its submissions and
     /// counter updates.
-    pub fn new(scenario: &'a Scenario) -> Result<Self, BuildError> {
-        let federation = build(scenario)?;
+    pub fn new(scenario: &'a Scenario, options: &RunOptions) -> Result<Self, BuildError> {
+        let mut federation = build(scenario)?;
         let count = federation.members.len();
+        let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
+        let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);
+        if options.oracle {
+            for member in &mut federation.members {
+                if let Some(forwarder) = &mut member.forwarder {
+                    forwarder.enable_oracle();
+                }
+            }
+        }
+        let names = federation
+            .members
+            .iter()
+            .map(|member| member.node.name().clone())
+            .collect();
         let mut engine = EventLoop {
             scenario,
+            names,
             heap: BinaryHeap::new(),
             next_seq: 0,
             now: SimTime::ZERO,
@@ -119,6 +181,11 @@ impl<'a> EventLoop<'a> {
             wake_at: vec![None; count],
             out: Vec::new(),
             transitions: Vec::new(),
+            chaos,
+            oracle_seq: 0,
+            events: options.events,
+            sample_interval: None,
+            job_names: FxHashMap::default(),
             output: RunOutput {
                 initial_states: federation.initial_states.clone(),
                 ..RunOutput::default()
@@ -128,19 +195,36 @@ impl<'a> EventLoop<'a> {
         for (index, submission) in scenario.submissions.iter().enumerate() {
             engine.push(submission.at, PHASE_EVENTS, EventKind::Submit(index));
         }
+        let mut shortest_interval: Option<Duration> = None;
         for index in 0..count {
             let member = &engine.federation.members[index];
-            if let (Some(interval), true) = (
-                member.node.cluster().update_interval(),
-                member.node.has_subscribers(),
-            ) {
+            let interval = member.node.cluster().update_interval();
+            if let (Some(interval), true) = (interval, member.node.has_subscribers()) {
                 engine.push(
                     SimTime::ZERO + interval,
                     PHASE_PUBLISH,
                     EventKind::Publish(index),
                 );
             }
+            if let Some(interval) = interval {
+                shortest_interval = Some(shortest_interval.map_or(interval, |s| s.min(interval)));
+            }
             engine.reschedule_wake(index);
+        }
+        if engine.events {
+            engine.record_initial_jobs();
+            engine.push(SimTime::ZERO, PHASE_PUBLISH, EventKind::Sample);
+            engine.sample_interval = shortest_interval;
+        }
+        let edges = engine
+            .chaos
+            .as_ref()
+            .map(Chaos::outage_edges)
+            .unwrap_or_default();
+        for (cluster, at) in edges {
+            if let Some(&index) = engine.federation.index.get(&cluster) {
+                engine.push(at, PHASE_EVENTS, EventKind::Wake(index));
+            }
         }
         Ok(engine)
     }
@@ -173,6 +257,19 @@ impl<'a> EventLoop<'a> {
         }
     }
 
+    fn down_until(&self, index: usize) -> Option<SimTime> {
+        self.chaos
+            .as_ref()
+            .and_then(|chaos| chaos.down_until(&self.names[index], self.now))
+    }
+
+    fn local_time(&self, index: usize) -> SimTime {
+        match &self.chaos {
+            Some(chaos) => chaos.local_time(&self.names[index], self.now),
+            None => self.now,
+        }
+    }
+
     /// Runs to the scenario's end (or `until`, if earlier).
     pub fn run(mut self, until: Option<SimTime>) -> RunOutput {
         let end = until.map_or(self.scenario.end, |until| until.min(self.scenario.end));
@@ -197,80 +294,156 @@ impl<'a> EventLoop<'a> {
     }
 
     fn handle(&mut self, kind: EventKind) {
-        let now = self.now;
         match kind {
-            EventKind::Submit(index) => {
-                let submission = &self.scenario.submissions[index];
-                let Some(&member_index) = self.federation.index.get(&submission.cluster) else {
-                    return;
-                };
-                let member = &mut self.federation.members[member_index];
-                let result = match (&mut member.forwarder, submission.forwarded) {
-                    (Some(forwarder), true) => forwarder
-                        .submit(now, &submission.queue, submission.spec.clone())
-                        .map(|_| ())
-                        .map_err(|error| error.to_string()),
-                    _ => member
-                        .node
-                        .submit(now, &submission.queue, submission.spec.clone())
-                        .map(|_| ())
-                        .map_err(|error| error.to_string()),
-                };
-                match result {
-                    Ok(()) => self.output.stats.submitted += 1,
-                    Err(error) => {
-                        self.output.stats.refused += 1;
-                        tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, %error, "submission refused");
-                    }
-                }
-                self.touch(member_index);
-            }
-            EventKind::Deliver(envelope) => {
-                let Some(&member_index) = self.federation.index.get(&envelope.to) else {
-                    tracing::warn!(to = %envelope.to, "message to an unknown cluster dropped");
-                    return;
-                };
-                self.output.stats.messages += 1;
-                let member = &mut self.federation.members[member_index];
-                if envelope.message.is_for_forwarder() {
-                    match &mut member.forwarder {
-                        Some(forwarder) => forwarder.handle(now, &envelope.from, envelope.message),
-                        None => tracing::debug!(to = %envelope.to, "no forwarder for message"),
-                    }
-                } else {
-                    member
-                        .node
-                        .handle(now, &envelope.from, envelope.message, &mut self.out);
-                    self.deliver_out();
-                }
-                self.touch(member_index);
-            }
+            EventKind::Submit(index) => self.submit(index),
+            EventKind::Deliver(envelope) => self.deliver(envelope),
             EventKind::Wake(index) => {
-                if self.wake_at[index] == Some(now) {
+                if self.wake_at[index] == Some(self.now) {
                     self.wake_at[index] = None;
-                    self.touch(index);
                 }
+                self.touch(index);
             }
-            EventKind::Publish(index) => {
-                let member = &mut self.federation.members[index];
-                member.node.publish_counters(now, &mut self.out);
-                self.output.stats.updates += self.out.len() as u64;
-                if let Some(interval) = member.node.cluster().update_interval() {
-                    self.push(now + interval, PHASE_PUBLISH, EventKind::Publish(index));
-                }
-                self.deliver_out();
-            }
+            EventKind::Publish(index) => self.publish(index),
+            EventKind::Sample => self.sample(),
         }
     }
 
-    /// Advances every touched cluster and runs every touched forwarder's
-    /// session, in cluster order.
+    fn submit(&mut self, index: usize) {
+        let now = self.now;
+        let submission = &self.scenario.submissions[index];
+        let Some(&member_index) = self.federation.index.get(&submission.cluster) else {
+            return;
+        };
+        if let Some(until) = self.down_until(member_index) {
+            // bsub waits for mbatchd to come back.
+            self.push(until, PHASE_EVENTS, EventKind::Submit(index));
+            return;
+        }
+        let member = &mut self.federation.members[member_index];
+        let result = match (&mut member.forwarder, submission.forwarded) {
+            (Some(forwarder), true) => forwarder
+                .submit(now, &submission.queue, submission.spec.clone())
+                .map_err(|error| error.to_string()),
+            _ => member
+                .node
+                .submit(now, &submission.queue, submission.spec.clone())
+                .map(|id| id.0)
+                .map_err(|error| error.to_string()),
+        };
+        match result {
+            Ok(id) => {
+                self.output.stats.submitted += 1;
+                if self.events {
+                    let event = self.event(member_index, &submission.spec.name, id, "submitted");
+                    let event = EventRecord {
+                        queue: Some(submission.queue.clone()),
+                        ..event
+                    };
+                    self.output.events.push(event);
+                }
+            }
+            Err(error) => {
+                self.output.stats.refused += 1;
+                tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, %error, "submission refused");
+            }
+        }
+        self.touch(member_index);
+    }
+
+    fn deliver(&mut self, envelope: Envelope) {
+        let Some(&member_index) = self.federation.index.get(&envelope.to) else {
+            tracing::warn!(to = %envelope.to, "message to an unknown cluster dropped");
+            return;
+        };
+        let is_update = matches!(envelope.message, Message::CounterUpdate(_));
+        if let Some(until) = self.down_until(member_index) {
+            if is_update {
+                self.output.stats.updates_lost += 1;
+            } else {
+                self.push(until, PHASE_EVENTS, EventKind::Deliver(envelope));
+            }
+            return;
+        }
+        self.output.stats.messages += 1;
+        let local = self.local_time(member_index);
+        if envelope.message.is_for_forwarder() {
+            if self.events {
+                self.forwarder_event(member_index, &envelope);
+            }
+            let member = &mut self.federation.members[member_index];
+            let Some(forwarder) = &mut member.forwarder else {
+                tracing::debug!(to = %envelope.to, "no forwarder for message");
+                return;
+            };
+            let sender = envelope.from.clone();
+            let before = forwarder.view().applied_seq(&sender);
+            forwarder.handle(local, &envelope.from, envelope.message);
+            if is_update {
+                let after = forwarder.view().applied_seq(&sender);
+                match (before, after) {
+                    (Some(before), Some(after)) if after == before => {
+                        self.output.stats.updates_ignored += 1
+                    }
+                    (Some(before), Some(after)) if after < before => {
+                        self.output.stats.update_regressions += 1
+                    }
+                    _ => {}
+                }
+            }
+        } else {
+            let member = &mut self.federation.members[member_index];
+            member
+                .node
+                .handle(self.now, &envelope.from, envelope.message, &mut self.out);
+            self.deliver_out();
+        }
+        self.touch(member_index);
+    }
+
+    fn publish(&mut self, index: usize) {
+        let interval = self.federation.members[index]
+            .node
+            .cluster()
+            .update_interval();
+        if let Some(interval) = interval {
+            self.push(
+                self.now + interval,
+                PHASE_PUBLISH,
+                EventKind::Publish(index),
+            );
+        }
+        let overflows = self.federation.members[index]
+            .node
+            .cluster()
+            .backlog_overflows();
+        self.output.stats.backlog_overflows += overflows as u64;
+        if self.down_until(index).is_some() {
+            return;
+        }
+        let local = self.local_time(index);
+        let member = &mut self.federation.members[index];
+        member.node.publish_counters(local, &mut self.out);
+        self.output.stats.updates += self.out.len() as u64;
+        self.deliver_out();
+    }
+
+    /// Advances every touched cluster, then runs every touched forwarder's
+    /// session, in cluster order. A cluster that is down waits.
     fn settle(&mut self) {
         let now = self.now;
         let mut touched = std::mem::take(&mut self.dirty_list);
         touched.sort_unstable();
-        for index in touched {
+        for &index in &touched {
             self.dirty[index] = false;
+        }
+        touched.retain(|&index| match self.down_until(index) {
+            Some(until) => {
+                self.push(until, PHASE_EVENTS, EventKind::Wake(index));
+                false
+            }
+            None => true,
+        });
+        for &index in &touched {
             let member = &mut self.federation.members[index];
             self.transitions.clear();
             member
@@ -283,27 +456,207 @@ impl<'a> EventLoop<'a> {
                     _ => {}
                 }
             }
-            if let Some(forwarder) = &mut member.forwarder {
-                forwarder.schedule(now, &mut self.out);
-                self.output.decisions.extend(forwarder.take_records());
+            if self.events {
+                self.transition_events(index);
             }
             self.deliver_out();
             self.reschedule_wake(index);
         }
+        for &index in &touched {
+            let needs_session = self.federation.members[index]
+                .forwarder
+                .as_ref()
+                .is_some_and(|forwarder| forwarder.needs_session());
+            if !needs_session {
+                continue;
+            }
+            self.refresh_oracle(index);
+            let local = self.local_time(index);
+            if let Some(forwarder) = &mut self.federation.members[index].forwarder {
+                forwarder.schedule(local, &mut self.out);
+                self.output.decisions.extend(forwarder.take_records());
+            }
+            self.deliver_out();
+        }
     }
 
-    /// Schedules delivery of everything in `out` (no link delay yet).
+    /// Feeds the oracle of forwarder `index` with the true counters of every
+    /// cluster it sends to.
+    fn refresh_oracle(&mut self, index: usize) {
+        let Some(forwarder) = &self.federation.members[index].forwarder else {
+            return;
+        };
+        if !forwarder.has_oracle() {
+            return;
+        }
+        let receiver = self.names[index].clone();
+        let remotes: Vec<usize> = forwarder
+            .remote_clusters()
+            .filter_map(|name| self.federation.index.get(name).copied())
+            .collect();
+        let mut truths = Vec::with_capacity(remotes.len());
+        for remote in remotes {
+            self.oracle_seq += 1;
+            let local = self.local_time(remote);
+            if let Some(truth) = self.federation.members[remote].node.true_counters(
+                &receiver,
+                self.oracle_seq,
+                local,
+            ) {
+                truths.push(truth);
+            }
+        }
+        if let Some(forwarder) = &mut self.federation.members[index].forwarder {
+            for truth in &truths {
+                forwarder.refresh_oracle(truth);
+            }
+        }
+    }
+
+    /// Schedules delivery of everything in `out`, through the faults if any.
     fn deliver_out(&mut self) {
-        let at = self.now + Duration::ZERO;
+        let now = self.now;
         let mut envelopes = std::mem::take(&mut self.out);
         for envelope in envelopes.drain(..) {
-            self.push(at, PHASE_EVENTS, EventKind::Deliver(envelope));
+            let fate = match &mut self.chaos {
+                None => Fate::Deliver(vec![now]),
+                Some(chaos) => {
+                    let update = matches!(envelope.message, Message::CounterUpdate(_));
+                    chaos.fate(&envelope.from, &envelope.to, update, now)
+                }
+            };
+            match fate {
+                Fate::Lost => self.output.stats.updates_lost += 1,
+                Fate::Deliver(times) => {
+                    if let Some((&last, copies)) = times.split_last() {
+                        for &at in copies {
+                            self.push(at, PHASE_EVENTS, EventKind::Deliver(envelope.clone()));
+                        }
+                        self.push(last, PHASE_EVENTS, EventKind::Deliver(envelope));
+                    }
+                }
+            }
         }
         self.out = envelopes;
+    }
+
+    fn event(&self, cluster: usize, job: &str, job_id: u64, event: &str) -> EventRecord {
+        EventRecord {
+            record: "event".to_owned(),
+            time: secs(self.now),
+            cluster: self.names[cluster].to_string(),
+            job: job.to_owned(),
+            job_id,
+            event: event.to_owned(),
+            queue: None,
+            source_cluster: None,
+            source_job_id: None,
+            detail: None,
+        }
+    }
+
+    fn record_initial_jobs(&mut self) {
+        for index in 0..self.federation.members.len() {
+            let cluster = self.federation.members[index].node.cluster();
+            for job in cluster.jobs() {
+                if job.state == mcfed_cluster::JobState::Running {
+                    let queue = cluster.queue_config(job.queue).name.to_string();
+                    self.job_names
+                        .insert((index, job.id), (job.spec.name.clone(), queue));
+                }
+            }
+        }
+    }
+
+    /// Events for what a forwarder hears about its jobs.
+    fn forwarder_event(&mut self, index: usize, envelope: &Envelope) {
+        let (source_job, event, detail) = match &envelope.message {
+            Message::JobAccept(accept) => (accept.source_job, "accepted", None),
+            Message::JobReject(reject) => (
+                reject.source_job,
+                "refused",
+                Some(reject.reason.to_string()),
+            ),
+            Message::JobReturn(returned) => (
+                returned.source_job,
+                "returned",
+                Some(returned.reason.clone()),
+            ),
+            _ => return,
+        };
+        let name = self.federation.members[index]
+            .forwarder
+            .as_ref()
+            .and_then(|forwarder| forwarder.job(source_job))
+            .map(|job| job.spec.name.clone())
+            .unwrap_or_default();
+        let mut record = self.event(index, &name, source_job, event);
+        record.detail = detail.map(|detail| format!("{}: {detail}", envelope.from));
+        if event == "accepted" {
+            record.detail = Some(envelope.from.to_string());
+        }
+        self.output.events.push(record);
+    }
+
+    /// Events for the transitions the last advance of cluster `index` made.
+    fn transition_events(&mut self, index: usize) {
+        let transitions = std::mem::take(&mut self.transitions);
+        for transition in &transitions {
+            let key = (index, transition.job);
+            let cluster = self.federation.members[index].node.cluster();
+            if let Some(job) = cluster.job(transition.job) {
+                let queue = cluster.queue_config(job.queue).name.to_string();
+                self.job_names
+                    .entry(key)
+                    .or_insert_with(|| (job.spec.name.clone(), queue));
+            }
+            let (name, queue) = if transition.event == JobEvent::Finished {
+                self.job_names.remove(&key)
+            } else {
+                self.job_names.get(&key).cloned()
+            }
+            .unwrap_or_default();
+            let event = match transition.event {
+                JobEvent::Started => "started",
+                JobEvent::Suspended => "suspended",
+                JobEvent::Resumed => "resumed",
+                JobEvent::Requeued => "requeued",
+                JobEvent::Finished => "finished",
+            };
+            let mut record = self.event(index, &name, transition.job.0, event);
+            record.time = secs(transition.at);
+            record.queue = Some(queue);
+            if let JobOrigin::Forwarded { from, source_job } = &transition.origin {
+                record.source_cluster = Some(from.to_string());
+                record.source_job_id = Some(*source_job);
+            }
+            self.output.events.push(record);
+        }
+        self.transitions = transitions;
+    }
+
+    fn sample(&mut self) {
+        for index in 0..self.federation.members.len() {
+            let (slots_in_use, total_slots) =
+                self.federation.members[index].node.cluster().slot_usage();
+            if total_slots == 0 {
+                continue;
+            }
+            self.output.usage.push(UsageRecord {
+                record: "usage".to_owned(),
+                time: secs(self.now),
+                cluster: self.names[index].to_string(),
+                slots_in_use,
+                total_slots,
+            });
+        }
+        if let Some(interval) = self.sample_interval {
+            self.push(self.now + interval, PHASE_PUBLISH, EventKind::Sample);
+        }
     }
 }
 
 /// Runs `scenario` with the event-loop engine.
-pub fn run(scenario: &Scenario, until: Option<SimTime>) -> Result<RunOutput, BuildError> {
-    Ok(EventLoop::new(scenario)?.run(until))
+pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, BuildError> {
+    Ok(EventLoop::new(scenario, options)?.run(options.until))
 }

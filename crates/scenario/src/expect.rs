@@ -4,7 +4,7 @@ use mcfed_forwarder::{DecisionRecord, OutcomeKind};
 use mcfed_protocol::SimTime;
 
 use crate::engine::RunOutput;
-use crate::model::{ExpectKind, Expectation, Scenario};
+use crate::model::{ExpectKind, Expectation, Metric, Scenario};
 
 /// Whether one expectation held.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,6 +89,35 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
                 None => (expected, false, "no decision was made for it".to_owned()),
             }
         }
+        ExpectKind::EndsPending { job } => {
+            let expected = format!("job {job}'s last decision leaves it pending{reason_note}");
+            match decisions_of(output, job).last() {
+                Some(record) => (
+                    expected,
+                    record.outcome == OutcomeKind::Pending && reason_ok(expectation, record),
+                    describe_decision(record),
+                ),
+                None => (expected, false, "no decision was made for it".to_owned()),
+            }
+        }
+        ExpectKind::Metric {
+            metric,
+            at_least,
+            at_most,
+        } => {
+            let value = metric_value(output, *metric);
+            let bounds = match (at_least, at_most) {
+                (Some(low), Some(high)) => format!("between {low} and {high}"),
+                (Some(low), None) => format!("at least {low}"),
+                (None, Some(high)) => format!("at most {high}"),
+                (None, None) => "anything".to_owned(),
+            };
+            (
+                format!("{} is {bounds}", metric.name()),
+                at_least.is_none_or(|low| value >= low) && at_most.is_none_or(|high| value <= high),
+                format!("{} = {value}", metric.name()),
+            )
+        }
         ExpectKind::InitialState {
             cluster,
             group,
@@ -123,6 +152,28 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
         expected,
         held,
         actual,
+    }
+}
+
+/// The value of `metric` in a run.
+pub fn metric_value(output: &RunOutput, metric: Metric) -> f64 {
+    let decisions = &output.decisions;
+    let count = |keep: &dyn Fn(&DecisionRecord) -> bool| {
+        decisions.iter().filter(|r| keep(r)).count() as f64
+    };
+    let stats = &output.stats;
+    match metric {
+        Metric::Decisions => decisions.len() as f64,
+        Metric::Forwarded => count(&|r| r.outcome == OutcomeKind::Forwarded),
+        Metric::Pending => count(&|r| r.outcome == OutcomeKind::Pending),
+        Metric::StaleDecisions => count(&|r| r.oracle.as_ref().is_some_and(|oracle| oracle.stale)),
+        Metric::Returned => count(&|r| r.note.is_some()),
+        Metric::Reforwarded => count(&|r| r.outcome == OutcomeKind::Forwarded && r.attempt > 0),
+        Metric::UpdatesLost => stats.updates_lost as f64,
+        Metric::UpdatesIgnored => stats.updates_ignored as f64,
+        Metric::UpdateRegressions => stats.update_regressions as f64,
+        Metric::BacklogOverflows => stats.backlog_overflows as f64,
+        Metric::Finished => stats.finished as f64,
     }
 }
 

@@ -37,6 +37,92 @@ pub struct RawScenario {
     /// Outcomes the scenario expects.
     #[serde(default)]
     pub expect: Vec<RawExpect>,
+    /// Faults to inject.
+    pub chaos: Option<RawChaos>,
+}
+
+/// `[chaos]`: seeded faults.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawChaos {
+    /// Seed of the fault generator (default: the scenario's seed).
+    pub seed: Option<u64>,
+    /// `[chaos.links]`: faults of every link without its own entry.
+    pub links: Option<RawLink>,
+    /// `[[chaos.link]]`: faults of the link from one cluster to another.
+    #[serde(default)]
+    pub link: Vec<RawLink>,
+    /// Partitions between two clusters.
+    #[serde(default)]
+    pub partition: Vec<RawPartition>,
+    /// Clusters going down and coming back.
+    #[serde(default)]
+    pub outage: Vec<RawOutage>,
+    /// Clock skew per cluster.
+    #[serde(default)]
+    pub skew: Vec<RawSkew>,
+}
+
+/// Faults of a link: `[chaos.links]` (every link; no `from`/`to`) or one
+/// `[[chaos.link]]` (with `from` and `to`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLink {
+    /// Sender (`[[chaos.link]]` only).
+    pub from: Option<String>,
+    /// Receiver (`[[chaos.link]]` only).
+    pub to: Option<String>,
+    /// Fixed one-way delay.
+    pub delay: Option<DurationValue>,
+    /// Extra delay, uniform between zero and this.
+    pub jitter: Option<DurationValue>,
+    /// Probability a counter update is lost (job messages are retransmitted
+    /// instead).
+    pub loss: Option<f64>,
+    /// Probability a counter update arrives twice.
+    pub duplicate: Option<f64>,
+    /// Probability a counter update is held back by `reorder_delay`.
+    pub reorder: Option<f64>,
+    /// How long a reordered update is held back (default: 2 × delay + 1s).
+    pub reorder_delay: Option<DurationValue>,
+    /// Retransmission delay of a lost job message (default 1s).
+    pub retransmit: Option<DurationValue>,
+}
+
+/// `[[chaos.partition]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPartition {
+    /// The two clusters that cannot reach each other.
+    pub between: Vec<String>,
+    /// When it starts.
+    pub from: DurationValue,
+    /// When it heals.
+    pub until: DurationValue,
+}
+
+/// `[[chaos.outage]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutage {
+    /// The cluster.
+    pub cluster: String,
+    /// When it goes down.
+    pub at: DurationValue,
+    /// How long it stays down.
+    pub down_for: DurationValue,
+}
+
+/// `[[chaos.skew]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSkew {
+    /// The cluster.
+    pub cluster: String,
+    /// Its clock runs this much ahead.
+    pub ahead: Option<DurationValue>,
+    /// Its clock runs this much behind.
+    pub behind: Option<DurationValue>,
 }
 
 /// lsb.params: federation-wide in `[params]`, per cluster in
@@ -164,8 +250,17 @@ pub struct RawExpect {
     pub forwarded_to: Option<String>,
     /// The job's first decision leaves it pending (`true`).
     pub pends: Option<bool>,
+    /// The job's last decision leaves it pending (`true`).
+    pub ends_pending: Option<bool>,
     /// The decision's reason contains this text.
     pub reason_contains: Option<String>,
+    /// A figure of the whole run (see `Metric`), bounded by `at_least` /
+    /// `at_most`.
+    pub metric: Option<String>,
+    /// The metric is at least this.
+    pub at_least: Option<f64>,
+    /// The metric is at most this.
+    pub at_most: Option<f64>,
 }
 
 /// A duration: `"30s"`, `"1h 30m"`, or a number of seconds.

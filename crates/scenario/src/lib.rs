@@ -7,11 +7,13 @@
 
 pub mod actors;
 pub mod build;
+pub mod chaos;
 pub mod engine;
 pub mod expect;
 pub mod format;
 pub mod locate;
 pub mod model;
+pub mod records;
 pub mod render;
 pub mod validate;
 

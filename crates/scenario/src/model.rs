@@ -22,6 +22,26 @@ pub struct Scenario {
     pub submissions: Vec<Submission>,
     /// Expected outcomes.
     pub expectations: Vec<Expectation>,
+    /// Faults to inject (`[chaos]`), if any.
+    pub chaos: Option<crate::chaos::ChaosConfig>,
+}
+
+impl Scenario {
+    /// Whether runs of this scenario should compare decisions with the
+    /// oracle: it has a `[chaos]` table, or expects something of stale
+    /// decisions.
+    pub fn wants_oracle(&self) -> bool {
+        self.chaos.is_some()
+            || self.expectations.iter().any(|expectation| {
+                matches!(
+                    expectation.kind,
+                    ExpectKind::Metric {
+                        metric: Metric::StaleDecisions,
+                        ..
+                    }
+                )
+            })
+    }
 }
 
 /// One cluster of a scenario.
@@ -76,6 +96,20 @@ pub enum ExpectKind {
         /// The job's name.
         job: String,
     },
+    /// The job's last decision leaves it pending at its submission cluster.
+    EndsPending {
+        /// The job's name.
+        job: String,
+    },
+    /// A figure of the whole run lies within bounds.
+    Metric {
+        /// Which figure.
+        metric: Metric,
+        /// Lower bound, inclusive.
+        at_least: Option<f64>,
+        /// Upper bound, inclusive.
+        at_most: Option<f64>,
+    },
     /// After the first dispatch pass, the jobs of an initial group are all in
     /// `state`.
     InitialState {
@@ -97,4 +131,64 @@ pub struct Expectation {
     pub reason_contains: Option<String>,
     /// Where it was written (`expect[2]`, `cluster[1].job[0].state`).
     pub origin: String,
+}
+
+/// A figure of a whole run that an `[[expect]]` can bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Decision records.
+    Decisions,
+    /// Decisions that forwarded a job.
+    Forwarded,
+    /// Decisions that left a job pending.
+    Pending,
+    /// Decisions the oracle marked stale.
+    StaleDecisions,
+    /// Decisions made again after a refusal or a return.
+    Returned,
+    /// Forward decisions for jobs forwarded before.
+    Reforwarded,
+    /// Counter updates lost on the way.
+    UpdatesLost,
+    /// Counter updates ignored as not newer than one applied.
+    UpdatesIgnored,
+    /// Counter updates applied although older than one applied (never).
+    UpdateRegressions,
+    /// Samples with a receive queue over its IMPT_JOBBKLG (never).
+    BacklogOverflows,
+    /// Jobs finished.
+    Finished,
+}
+
+impl Metric {
+    /// Every metric with its scenario name.
+    pub const ALL: [(Metric, &'static str); 11] = [
+        (Metric::Decisions, "decisions"),
+        (Metric::Forwarded, "forwarded"),
+        (Metric::Pending, "pending"),
+        (Metric::StaleDecisions, "stale_decisions"),
+        (Metric::Returned, "returned"),
+        (Metric::Reforwarded, "reforwarded"),
+        (Metric::UpdatesLost, "updates_lost"),
+        (Metric::UpdatesIgnored, "updates_ignored"),
+        (Metric::UpdateRegressions, "update_regressions"),
+        (Metric::BacklogOverflows, "backlog_overflows"),
+        (Metric::Finished, "finished"),
+    ];
+
+    /// The metric's scenario name.
+    pub fn name(self) -> &'static str {
+        Metric::ALL
+            .iter()
+            .find(|(metric, _)| *metric == self)
+            .map_or("?", |(_, name)| name)
+    }
+
+    /// The metric named `name`.
+    pub fn from_name(name: &str) -> Option<Metric> {
+        Metric::ALL
+            .iter()
+            .find(|(_, known)| *known == name)
+            .map(|(metric, _)| *metric)
+    }
 }

@@ -57,6 +57,33 @@ pub fn decision_text(record: &DecisionRecord) -> String {
             .map(|tier| format!("   decided among: {tier}"))
             .unwrap_or_default()
     );
+    if let Some(oracle) = &record.oracle {
+        if oracle.stale {
+            let differences: Vec<String> = oracle
+                .differences
+                .iter()
+                .map(|d| {
+                    let value =
+                        |v: Option<i64>| v.map_or_else(|| "unknown".to_owned(), |v| v.to_string());
+                    format!(
+                        "{} {} {} (true {})",
+                        d.queue,
+                        d.field,
+                        value(d.seen),
+                        value(d.actual)
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                text,
+                "  STALE: the true counters pick {}; seen: {}",
+                oracle.target.as_deref().unwrap_or("pending"),
+                differences.join(", ")
+            );
+        } else {
+            let _ = writeln!(text, "  oracle: the true counters agree");
+        }
+    }
     if record.candidates.is_empty() {
         return text;
     }
@@ -127,4 +154,23 @@ pub fn checks_text(results: &[CheckResult]) -> String {
         }
     }
     text
+}
+
+/// Every record of a run as JSON lines in time order: decisions, job events
+/// and slot usage samples (what `mcfed report` reads). At equal times,
+/// usage samples come first, then events, then decisions.
+pub fn run_json_lines(output: &crate::RunOutput) -> Result<Vec<String>, serde_json::Error> {
+    let mut lines: Vec<(f64, u8, usize, String)> =
+        Vec::with_capacity(output.decisions.len() + output.events.len() + output.usage.len());
+    for (index, usage) in output.usage.iter().enumerate() {
+        lines.push((usage.time, 0, index, serde_json::to_string(usage)?));
+    }
+    for (index, event) in output.events.iter().enumerate() {
+        lines.push((event.time, 1, index, serde_json::to_string(event)?));
+    }
+    for (index, decision) in output.decisions.iter().enumerate() {
+        lines.push((decision.time, 2, index, serde_json::to_string(decision)?));
+    }
+    lines.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    Ok(lines.into_iter().map(|(_, _, _, line)| line).collect())
 }

@@ -13,9 +13,12 @@ use mcfed_forwarder::{DEFAULT_MAX_FORWARDS, ForwarderConfig, ScheduleMode, SendQ
 use mcfed_protocol::{ClusterName, JobSpec, QueueName, QueueRef, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::format::{RawCluster, RawJob, RawParams, RawScenario};
+use crate::chaos::{ChaosConfig, DEFAULT_RETRANSMIT, LinkFaults, Outage, Partition};
+use crate::format::{RawChaos, RawCluster, RawJob, RawLink, RawParams, RawScenario};
 use crate::locate::{FieldPath, Locator, Problem, ScenarioError};
-use crate::model::{ClusterSpec, ExpectKind, Expectation, InitialJobs, Scenario, Submission};
+use crate::model::{
+    ClusterSpec, ExpectKind, Expectation, InitialJobs, Metric, Scenario, Submission,
+};
 
 /// MC_PLUGIN_UPDATE_INTERVAL when no `params` table sets it.
 pub const DEFAULT_UPDATE_INTERVAL: Duration = Duration::from_secs(30);
@@ -302,10 +305,17 @@ impl Checker<'_> {
                 last + longest * 3
             }
         };
+        let seed = raw.seed.unwrap_or(0);
+        let chaos = raw.chaos.as_ref().map(|chaos| {
+            let known: Vec<ClusterName> =
+                specs.iter().map(|spec| spec.config.name.clone()).collect();
+            self.chaos(&root.key("chaos"), chaos, seed, &known)
+        });
         Scenario {
             name: raw.name.unwrap_or_else(|| "unnamed scenario".to_owned()),
             description: raw.description.unwrap_or_default(),
-            seed: raw.seed.unwrap_or(0),
+            seed,
+            chaos,
             end,
             clusters: specs,
             submissions,
@@ -558,6 +568,143 @@ impl Checker<'_> {
         }
     }
 
+    fn known_cluster(
+        &mut self,
+        path: FieldPath,
+        text: &str,
+        known: &[ClusterName],
+    ) -> Option<ClusterName> {
+        let name: ClusterName = self.name(path.clone(), text)?;
+        if known.contains(&name) {
+            Some(name)
+        } else {
+            self.problem(path, format!("unknown cluster `{name}`"));
+            None
+        }
+    }
+
+    fn probability(&mut self, path: FieldPath, value: Option<f64>) -> f64 {
+        match value {
+            None => 0.0,
+            Some(p) if p.is_finite() && (0.0..=1.0).contains(&p) => p,
+            Some(p) => {
+                self.problem(
+                    path,
+                    format!("a probability must be between 0 and 1, not {p}"),
+                );
+                0.0
+            }
+        }
+    }
+
+    fn link_faults(&mut self, path: &FieldPath, raw: &RawLink) -> LinkFaults {
+        let delay = raw.delay.map_or(Duration::ZERO, |d| d.0);
+        LinkFaults {
+            delay,
+            jitter: raw.jitter.map_or(Duration::ZERO, |d| d.0),
+            loss: self.probability(path.key("loss"), raw.loss),
+            duplicate: self.probability(path.key("duplicate"), raw.duplicate),
+            reorder: self.probability(path.key("reorder"), raw.reorder),
+            reorder_delay: raw
+                .reorder_delay
+                .map_or(delay * 2 + Duration::from_secs(1), |d| d.0),
+            retransmit: raw.retransmit.map_or(DEFAULT_RETRANSMIT, |d| d.0),
+        }
+    }
+
+    fn chaos(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawChaos,
+        seed: u64,
+        known: &[ClusterName],
+    ) -> ChaosConfig {
+        let mut config = ChaosConfig {
+            seed: raw.seed.unwrap_or(seed),
+            ..ChaosConfig::default()
+        };
+        if let Some(links) = &raw.links {
+            let links_path = path.key("links");
+            if links.from.is_some() || links.to.is_some() {
+                self.problem(links_path.clone(), "[chaos.links] applies to every link; name one link in a [[chaos.link]] with `from` and `to`");
+            }
+            config.default_link = self.link_faults(&links_path, links);
+        }
+        for (index, link) in raw.link.iter().enumerate() {
+            let link_path = path.key("link").index(index);
+            let faults = self.link_faults(&link_path, link);
+            let ends = match (&link.from, &link.to) {
+                (Some(from), Some(to)) => (
+                    self.known_cluster(link_path.key("from"), from, known),
+                    self.known_cluster(link_path.key("to"), to, known),
+                ),
+                _ => {
+                    self.problem(link_path.clone(), "a [[chaos.link]] needs `from` and `to`");
+                    (None, None)
+                }
+            };
+            if let (Some(from), Some(to)) = ends {
+                config.links.push((from, to, faults));
+            }
+        }
+        for (index, partition) in raw.partition.iter().enumerate() {
+            let entry = path.key("partition").index(index);
+            if partition.between.len() != 2 {
+                self.problem(entry.key("between"), "`between` names exactly two clusters");
+                continue;
+            }
+            let a = self.known_cluster(entry.key("between").index(0), &partition.between[0], known);
+            let b = self.known_cluster(entry.key("between").index(1), &partition.between[1], known);
+            if partition.until.0 <= partition.from.0 {
+                self.problem(entry.key("until"), "a partition must heal after it starts");
+                continue;
+            }
+            if let (Some(a), Some(b)) = (a, b) {
+                config.partitions.push(Partition {
+                    a,
+                    b,
+                    from: SimTime::from(partition.from.0),
+                    until: SimTime::from(partition.until.0),
+                });
+            }
+        }
+        for (index, outage) in raw.outage.iter().enumerate() {
+            let entry = path.key("outage").index(index);
+            if outage.down_for.0.is_zero() {
+                self.problem(entry.key("down_for"), "an outage lasts longer than zero");
+                continue;
+            }
+            if let Some(cluster) = self.known_cluster(entry.key("cluster"), &outage.cluster, known)
+            {
+                let at = SimTime::from(outage.at.0);
+                config.outages.push(Outage {
+                    cluster,
+                    at,
+                    until: at + outage.down_for.0,
+                });
+            }
+        }
+        for (index, skew) in raw.skew.iter().enumerate() {
+            let entry = path.key("skew").index(index);
+            let millis = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+            let offset = match (skew.ahead, skew.behind) {
+                (Some(ahead), None) => millis(ahead.0),
+                (None, Some(behind)) => -millis(behind.0),
+                _ => {
+                    self.problem(
+                        entry.clone(),
+                        "a [[chaos.skew]] needs exactly one of `ahead` and `behind`",
+                    );
+                    continue;
+                }
+            };
+            if let Some(cluster) = self.known_cluster(entry.key("cluster"), &skew.cluster, known) {
+                config.skews.push((cluster, offset));
+            }
+        }
+        config
+    }
+
     /// Expands a job entry into job specs, checking its fields.
     fn jobs(
         &mut self,
@@ -750,6 +897,43 @@ impl Checker<'_> {
         job_names: &FxHashMap<String, usize>,
         specs: &[ClusterSpec],
     ) -> Option<Expectation> {
+        if let Some(metric) = &raw.metric {
+            if raw.job.is_some() || raw.forwarded_to.is_some() || raw.pends.is_some() {
+                self.problem(
+                    path.key("metric"),
+                    "an [[expect]] is either about a `job` or about a `metric`, not both",
+                );
+                return None;
+            }
+            let Some(known) = Metric::from_name(metric) else {
+                let names: Vec<&str> = Metric::ALL.iter().map(|(_, name)| *name).collect();
+                self.problem(
+                    path.key("metric"),
+                    format!("unknown metric `{metric}` (known: {})", names.join(", ")),
+                );
+                return None;
+            };
+            if raw.at_least.is_none() && raw.at_most.is_none() {
+                self.problem(
+                    path.clone(),
+                    "a metric [[expect]] needs `at_least`, `at_most` or both",
+                );
+                return None;
+            }
+            return Some(Expectation {
+                kind: ExpectKind::Metric {
+                    metric: known,
+                    at_least: raw.at_least,
+                    at_most: raw.at_most,
+                },
+                reason_contains: None,
+                origin: path.to_string(),
+            });
+        }
+        if raw.at_least.is_some() || raw.at_most.is_some() {
+            self.problem(path.clone(), "`at_least` and `at_most` bound a `metric`");
+            return None;
+        }
         let Some(job) = &raw.job else {
             self.problem(
                 path.key("job"),
@@ -774,6 +958,17 @@ impl Checker<'_> {
                 ),
             );
             return None;
+        }
+        if raw.ends_pending == Some(true) {
+            if raw.forwarded_to.is_some() || raw.pends.is_some() {
+                self.problem(path.clone(), "an [[expect]] on a job needs exactly one of `forwarded_to`, `pends` or `ends_pending`");
+                return None;
+            }
+            return Some(Expectation {
+                kind: ExpectKind::EndsPending { job: job.clone() },
+                reason_contains: raw.reason_contains.clone(),
+                origin: path.to_string(),
+            });
         }
         let kind = match (&raw.forwarded_to, raw.pends) {
             (Some(target), None | Some(false)) => {

@@ -265,3 +265,39 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn bad_chaos_tables_are_located() {
+    for (addition, field) in [
+        ("[chaos.links]\nloss = 2.0\n", "chaos.links.loss"),
+        (
+            "[[chaos.link]]\nfrom = \"C1\"\nto = \"C9\"\n",
+            "chaos.link[0].to",
+        ),
+        (
+            "[[chaos.partition]]\nbetween = [\"C1\"]\nfrom = \"1m\"\nuntil = \"2m\"\n",
+            "chaos.partition[0].between",
+        ),
+        (
+            "[[chaos.outage]]\ncluster = \"C2\"\nat = \"1m\"\ndown_for = \"0s\"\n",
+            "chaos.outage[0].down_for",
+        ),
+        ("[[chaos.skew]]\ncluster = \"C2\"\n", "chaos.skew[0]"),
+        ("[chaos]\nsed = 3\n", "chaos.sed"),
+    ] {
+        let source = format!("{GOOD}\n{addition}");
+        let found = problems(&source);
+        assert!(
+            found.iter().any(|(line, f, _)| f == field && *line > 0),
+            "{addition}: expected a located problem at {field}, got {found:?}"
+        );
+    }
+    let source = format!("{GOOD}\n[[expect]]\nmetric = \"stale\"\nat_least = 1\n");
+    let found = problems(&source);
+    assert!(
+        found
+            .iter()
+            .any(|(_, f, m)| f == "expect[1].metric" && m.contains("stale_decisions")),
+        "{found:?}"
+    );
+}

@@ -1,0 +1,50 @@
+//! The records a run writes besides decisions, for `--events` and
+//! `mcfed report`: what happened to each job, and slots in use over time.
+//!
+//! Every record is one JSON object per line with a `record` field saying
+//! its kind: `decision` ([`mcfed_forwarder::DecisionRecord`]), `event`
+//! ([`EventRecord`]) or `usage` ([`UsageRecord`]). The field names are a
+//! public contract: add fields, never rename them.
+
+use serde::{Deserialize, Serialize};
+
+/// Something that happened to a job.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventRecord {
+    /// Always `event`.
+    pub record: String,
+    /// Emulated time, in seconds.
+    pub time: f64,
+    /// The cluster where it happened.
+    pub cluster: String,
+    /// The job's name.
+    pub job: String,
+    /// The job's id in `cluster`.
+    pub job_id: u64,
+    /// `submitted`, `accepted`, `refused`, `returned`, `started`,
+    /// `suspended`, `resumed`, `requeued` or `finished`.
+    pub event: String,
+    /// The queue, when known.
+    pub queue: Option<String>,
+    /// For a forwarded job: its submission cluster.
+    pub source_cluster: Option<String>,
+    /// For a forwarded job: its id at the submission cluster.
+    pub source_job_id: Option<u64>,
+    /// More about it (a refusal's reason, ...).
+    pub detail: Option<String>,
+}
+
+/// Slots in use in one cluster at one time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UsageRecord {
+    /// Always `usage`.
+    pub record: String,
+    /// Emulated time, in seconds.
+    pub time: f64,
+    /// The cluster.
+    pub cluster: String,
+    /// Slots running jobs.
+    pub slots_in_use: u64,
+    /// Slots on open hosts.
+    pub total_slots: u64,
+}
