@@ -30,6 +30,61 @@ enum Command {
         /// The scenario file (TOML).
         scenario: PathBuf,
     },
+    /// Summarise run records (`mcfed run --report json --events`): figures,
+    /// per-job timelines and SVG plots.
+    Report(ReportArgs),
+    /// Run a scenario over a grid of update intervals × modes × seeds.
+    Sweep(SweepArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Markdown, for pasting into a ticket.
+    Markdown,
+    /// JSON, for scripts.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+struct ReportArgs {
+    /// JSON-lines files of one or more runs.
+    #[arg(required = true)]
+    runs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    format: Format,
+    /// Write SVG plots into this directory.
+    #[arg(long)]
+    plots: Option<PathBuf>,
+    /// How many job timelines to show in Markdown.
+    #[arg(long, default_value_t = 20)]
+    jobs: usize,
+}
+
+#[derive(Debug, clap::Args)]
+struct SweepArgs {
+    /// The scenario file (TOML).
+    scenario: PathBuf,
+    /// Update intervals to try, e.g. 1s,5s,15s,60s.
+    #[arg(long, value_delimiter = ',', required = true, value_parser = humantime::parse_duration)]
+    interval: Vec<std::time::Duration>,
+    /// Modes to try, comma-separated (default: the scenario's).
+    #[arg(long, value_delimiter = ',')]
+    mode: Vec<String>,
+    /// Seeds per cell.
+    #[arg(long, default_value_t = 1)]
+    seeds: u64,
+    /// Output format of the table.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    format: Format,
+    /// Write the plot (SVG) here.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[command(flatten)]
+    chaos: ChaosArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -197,7 +252,171 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(args) => run(args),
+        Command::Report(args) => report(args),
+        Command::Sweep(args) => sweep(args),
     }
+}
+
+fn write_file(path: &std::path::Path, contents: &str) -> anyhow::Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let runs = mcfed_report::read_runs(&args.runs)?;
+    // Stale rate per run, against its update interval.
+    let per_run: Vec<(String, f64, f64)> = runs
+        .iter()
+        .filter_map(|run| {
+            let header = run.runs.first()?;
+            let summary = mcfed_report::Summary::of(run);
+            (summary.oracle_decisions > 0).then(|| {
+                (
+                    header.modes.join(" + "),
+                    header.update_interval,
+                    100.0 * summary.stale_rate,
+                )
+            })
+        })
+        .collect();
+    let mut records = mcfed_report::Records::default();
+    for run in runs {
+        records.extend(run);
+    }
+    let summary = mcfed_report::Summary::of(&records);
+    let timelines = mcfed_report::timelines(&records);
+    let mut plots = Vec::new();
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let mut drawn = vec![
+            (
+                "slots-in-use.svg",
+                mcfed_report::plots::slots_in_use(&records)?,
+            ),
+            ("view-age.svg", mcfed_report::plots::view_age(&records)?),
+        ];
+        if !per_run.is_empty() {
+            drawn.push((
+                "stale-by-interval.svg",
+                mcfed_report::plots::stale_rate_by_interval(&per_run)?,
+            ));
+        }
+        for (name, svg) in drawn {
+            let path = dir.join(name);
+            write_file(&path, &svg)?;
+            plots.push(path);
+        }
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        Format::Json => {
+            let value = serde_json::json!({
+                "summary": summary,
+                "timelines": timelines,
+                "stale_by_run": per_run
+                    .iter()
+                    .map(|(mode, interval, stale)| serde_json::json!({
+                        "mode": mode, "update_interval": interval, "stale_percent": stale
+                    }))
+                    .collect::<Vec<_>>(),
+                "plots": plots,
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        }
+        Format::Markdown => {
+            writeln!(
+                out,
+                "# mcfed report
+"
+            )?;
+            write!(out, "{}", mcfed_report::markdown::summary(&summary))?;
+            if !plots.is_empty() {
+                writeln!(
+                    out,
+                    "
+## Plots
+"
+                )?;
+                for path in &plots {
+                    writeln!(out, "![{}]({})", path.display(), path.display())?;
+                }
+            }
+            writeln!(out)?;
+            write!(
+                out,
+                "{}",
+                mcfed_report::markdown::timelines(&timelines, args.jobs)
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let scenario = mcfed_scenario::load(&args.scenario)?;
+    let modes = if args.mode.is_empty() {
+        let mut modes: Vec<mcfed_forwarder::ScheduleMode> = scenario
+            .clusters
+            .iter()
+            .filter_map(|spec| spec.forwarder.as_ref().map(|f| f.mode))
+            .collect();
+        modes.dedup();
+        modes
+    } else {
+        args.mode
+            .iter()
+            .map(|text| match text.trim() {
+                "DEFAULT" | "" => Ok(mcfed_forwarder::ScheduleMode::Default),
+                text => text.parse().with_context(|| format!("--mode {text}")),
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let spec = mcfed_report::sweep::SweepSpec {
+        intervals: args.interval.clone(),
+        modes,
+        seeds: args.seeds,
+        chaos: args.chaos.apply(&scenario),
+        threads,
+    };
+    let total = (spec.intervals.len() * spec.modes.len()) as u64 * spec.seeds.max(1);
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let cells = mcfed_report::sweep::run_sweep(&scenario, &spec, &|done, _| {
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    if let Some(path) = &args.plot {
+        write_file(path, &mcfed_report::sweep::cells_svg(&cells)?)?;
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&cells)?)?,
+        Format::Markdown => {
+            writeln!(
+                out,
+                "# Sweep of {}
+",
+                scenario.name
+            )?;
+            write!(out, "{}", mcfed_report::sweep::cells_markdown(&cells))?;
+            if let Some(path) = &args.plot {
+                writeln!(
+                    out,
+                    "
+![sweep]({})",
+                    path.display()
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -227,7 +446,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     match args.report {
         Report::Json => {
             if args.events {
-                for line in render::run_json_lines(&output)? {
+                for line in render::run_json_lines(&scenario.run_record(faulty), &output)? {
                     writeln!(out, "{line}")?;
                 }
             } else {

@@ -26,7 +26,7 @@ use rustc_hash::FxHashMap;
 use crate::build::{BuildError, Federation, GroupState, build};
 use crate::chaos::{Chaos, ChaosConfig, Fate};
 use crate::model::Scenario;
-use crate::records::{EventRecord, UsageRecord};
+use crate::records::{EventRecord, RecordRef, UsageRecord};
 
 /// How to run a scenario.
 #[derive(Clone, Debug, Default)]
@@ -50,6 +50,9 @@ pub struct RunOutput {
     pub events: Vec<EventRecord>,
     /// Slot usage samples (with [`RunOptions::events`]).
     pub usage: Vec<UsageRecord>,
+    /// The order in which decisions, events and samples happened (with
+    /// [`RunOptions::events`]).
+    pub order: Vec<RecordRef>,
     /// Per cluster, per initial job group, states after the first pass.
     pub initial_states: Vec<Vec<GroupState>>,
     /// Counts of what happened.
@@ -334,12 +337,15 @@ impl<'a> EventLoop<'a> {
             Ok(id) => {
                 self.output.stats.submitted += 1;
                 if self.events {
-                    let event = self.event(member_index, &submission.spec.name, id, "submitted");
-                    let event = EventRecord {
-                        queue: Some(submission.queue.clone()),
-                        ..event
-                    };
-                    self.output.events.push(event);
+                    let mut event =
+                        self.event(member_index, &submission.spec.name, id, "submitted");
+                    event.queue = Some(submission.queue.clone());
+                    if submission.forwarded {
+                        // A job of a send queue is its own source.
+                        event.source_cluster = Some(event.cluster.clone());
+                        event.source_job_id = Some(id);
+                    }
+                    self.push_event(event);
                 }
             }
             Err(error) => {
@@ -474,7 +480,8 @@ impl<'a> EventLoop<'a> {
             let local = self.local_time(index);
             if let Some(forwarder) = &mut self.federation.members[index].forwarder {
                 forwarder.schedule(local, &mut self.out);
-                self.output.decisions.extend(forwarder.take_records());
+                let records = forwarder.take_records();
+                self.push_decisions(records);
             }
             self.deliver_out();
         }
@@ -540,6 +547,23 @@ impl<'a> EventLoop<'a> {
         self.out = envelopes;
     }
 
+    fn push_event(&mut self, record: EventRecord) {
+        self.output
+            .order
+            .push(RecordRef::Event(self.output.events.len()));
+        self.output.events.push(record);
+    }
+
+    fn push_decisions(&mut self, records: Vec<DecisionRecord>) {
+        if self.events {
+            let start = self.output.decisions.len();
+            self.output
+                .order
+                .extend((start..start + records.len()).map(RecordRef::Decision));
+        }
+        self.output.decisions.extend(records);
+    }
+
     fn event(&self, cluster: usize, job: &str, job_id: u64, event: &str) -> EventRecord {
         EventRecord {
             record: "event".to_owned(),
@@ -591,11 +615,13 @@ impl<'a> EventLoop<'a> {
             .map(|job| job.spec.name.clone())
             .unwrap_or_default();
         let mut record = self.event(index, &name, source_job, event);
+        record.source_cluster = Some(record.cluster.clone());
+        record.source_job_id = Some(source_job);
         record.detail = detail.map(|detail| format!("{}: {detail}", envelope.from));
         if event == "accepted" {
             record.detail = Some(envelope.from.to_string());
         }
-        self.output.events.push(record);
+        self.push_event(record);
     }
 
     /// Events for the transitions the last advance of cluster `index` made.
@@ -630,7 +656,7 @@ impl<'a> EventLoop<'a> {
                 record.source_cluster = Some(from.to_string());
                 record.source_job_id = Some(*source_job);
             }
-            self.output.events.push(record);
+            self.push_event(record);
         }
         self.transitions = transitions;
     }
@@ -642,6 +668,9 @@ impl<'a> EventLoop<'a> {
             if total_slots == 0 {
                 continue;
             }
+            self.output
+                .order
+                .push(RecordRef::Usage(self.output.usage.len()));
             self.output.usage.push(UsageRecord {
                 record: "usage".to_owned(),
                 time: secs(self.now),

@@ -27,6 +27,29 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The record that heads this scenario's JSON lines.
+    pub fn run_record(&self, chaos: bool) -> crate::records::RunRecord {
+        let update_interval = self
+            .clusters
+            .iter()
+            .filter_map(|spec| spec.config.update_interval)
+            .max()
+            .unwrap_or_default();
+        crate::records::RunRecord {
+            record: "run".to_owned(),
+            scenario: self.name.clone(),
+            seed: self.seed,
+            update_interval: update_interval.as_secs_f64(),
+            modes: self
+                .clusters
+                .iter()
+                .filter_map(|spec| spec.forwarder.as_ref())
+                .map(|forwarder| forwarder.mode.to_string())
+                .collect(),
+            chaos,
+        }
+    }
+
     /// Whether runs of this scenario should compare decisions with the
     /// oracle: it has a `[chaos]` table, or expects something of stale
     /// decisions.

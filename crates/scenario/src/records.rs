@@ -8,6 +8,23 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The first line of a run's records: what was run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Always `run`.
+    pub record: String,
+    /// The scenario's name.
+    pub scenario: String,
+    /// The scenario's seed.
+    pub seed: u64,
+    /// The longest MC_PLUGIN_UPDATE_INTERVAL of the run, in seconds.
+    pub update_interval: f64,
+    /// Each submission cluster's MC_PLUGIN_SCHEDULE_ENHANCE.
+    pub modes: Vec<String>,
+    /// Whether faults were injected.
+    pub chaos: bool,
+}
+
 /// Something that happened to a job.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EventRecord {
@@ -47,4 +64,17 @@ pub struct UsageRecord {
     pub slots_in_use: u64,
     /// Slots on open hosts.
     pub total_slots: u64,
+}
+
+/// Where a record sits in a run's output vectors: runs write decisions,
+/// events and usage samples to separate lists, and this keeps the order in
+/// which they happened across the lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordRef {
+    /// The decision at this index.
+    Decision(usize),
+    /// The event at this index.
+    Event(usize),
+    /// The usage sample at this index.
+    Usage(usize),
 }

@@ -156,21 +156,30 @@ pub fn checks_text(results: &[CheckResult]) -> String {
     text
 }
 
-/// Every record of a run as JSON lines in time order: decisions, job events
-/// and slot usage samples (what `mcfed report` reads). At equal times,
-/// usage samples come first, then events, then decisions.
-pub fn run_json_lines(output: &crate::RunOutput) -> Result<Vec<String>, serde_json::Error> {
-    let mut lines: Vec<(f64, u8, usize, String)> =
-        Vec::with_capacity(output.decisions.len() + output.events.len() + output.usage.len());
-    for (index, usage) in output.usage.iter().enumerate() {
-        lines.push((usage.time, 0, index, serde_json::to_string(usage)?));
+/// Every record of a run as JSON lines: a `run` record first, then
+/// decisions, job events and slot usage samples in the order they happened
+/// (what `mcfed report` reads).
+pub fn run_json_lines(
+    run: &crate::records::RunRecord,
+    output: &crate::RunOutput,
+) -> Result<Vec<String>, serde_json::Error> {
+    use crate::records::RecordRef;
+    let mut lines = Vec::with_capacity(1 + output.order.len());
+    lines.push(serde_json::to_string(run)?);
+    let order: Vec<RecordRef> = if output.order.is_empty() {
+        (0..output.decisions.len())
+            .map(RecordRef::Decision)
+            .collect()
+    } else {
+        output.order.clone()
+    };
+    for reference in order {
+        let line = match reference {
+            RecordRef::Decision(index) => serde_json::to_string(&output.decisions[index])?,
+            RecordRef::Event(index) => serde_json::to_string(&output.events[index])?,
+            RecordRef::Usage(index) => serde_json::to_string(&output.usage[index])?,
+        };
+        lines.push(line);
     }
-    for (index, event) in output.events.iter().enumerate() {
-        lines.push((event.time, 1, index, serde_json::to_string(event)?));
-    }
-    for (index, decision) in output.decisions.iter().enumerate() {
-        lines.push((decision.time, 2, index, serde_json::to_string(decision)?));
-    }
-    lines.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    Ok(lines.into_iter().map(|(_, _, _, line)| line).collect())
+    Ok(lines)
 }

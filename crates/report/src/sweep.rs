@@ -1,0 +1,251 @@
+//! Sweeps: one scenario run over a grid of update intervals × forwarding
+//! modes × seeds, in emulated time, on every core, and the figures of each
+//! cell (stale decisions, returns, mean wait).
+//!
+//! Every run of the grid is independent and seeded (the seed drives the
+//! fault generator), so a sweep gives the same table whatever the number of
+//! threads.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use mcfed_forwarder::ScheduleMode;
+use mcfed_scenario::Scenario;
+use mcfed_scenario::chaos::ChaosConfig;
+use mcfed_scenario::engine::{RunOptions, RunOutput};
+use serde::{Deserialize, Serialize};
+
+use crate::input::Records;
+use crate::summary::Summary;
+
+/// What to sweep.
+#[derive(Clone, Debug)]
+pub struct SweepSpec {
+    /// MC_PLUGIN_UPDATE_INTERVAL values, given to every cluster.
+    pub intervals: Vec<Duration>,
+    /// MC_PLUGIN_SCHEDULE_ENHANCE values, given to every submission cluster.
+    pub modes: Vec<ScheduleMode>,
+    /// Seeds per cell: 0, 1, ... added to the faults' seed.
+    pub seeds: u64,
+    /// Faults for every run (`None`: the scenario's own).
+    pub chaos: Option<ChaosConfig>,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// The figures of one cell of the grid, averaged over its seeds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// The update interval, in seconds.
+    pub interval: f64,
+    /// The mode.
+    pub mode: String,
+    /// Runs in the cell.
+    pub runs: u64,
+    /// Mean decisions per run.
+    pub decisions: f64,
+    /// Mean stale decisions per run.
+    pub stale_decisions: f64,
+    /// Stale decisions over decisions checked, over the cell's runs.
+    pub stale_rate: f64,
+    /// Mean decisions made again after a refusal or return, per run.
+    pub returns: f64,
+    /// Mean wait from submission to start, over every job of the cell's
+    /// runs that started, in seconds.
+    pub mean_wait: Option<f64>,
+}
+
+/// Why a sweep could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// Nothing to sweep.
+    #[error("a sweep needs at least one interval and one mode")]
+    EmptyGrid,
+    /// A run of the grid could not be built.
+    #[error("run with interval {interval:?} and mode {mode}: {message}")]
+    Run {
+        /// Its interval.
+        interval: Duration,
+        /// Its mode.
+        mode: ScheduleMode,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// `scenario` with every cluster's update interval and every submission
+/// cluster's mode replaced.
+pub fn variant(scenario: &Scenario, interval: Duration, mode: ScheduleMode) -> Scenario {
+    let mut variant = scenario.clone();
+    for cluster in &mut variant.clusters {
+        cluster.config.update_interval = Some(interval);
+        if let Some(forwarder) = &mut cluster.forwarder {
+            forwarder.mode = mode;
+        }
+    }
+    // Leave room for at least three updates after the last submission.
+    let last = variant
+        .submissions
+        .last()
+        .map_or(mcfed_protocol::SimTime::ZERO, |s| s.at);
+    variant.end = variant.end.max(last + interval * 3);
+    variant
+}
+
+struct Job {
+    interval: Duration,
+    mode: ScheduleMode,
+    seed: u64,
+}
+
+fn summary_of(output: RunOutput) -> Summary {
+    Summary::of(&Records {
+        runs: Vec::new(),
+        decisions: output.decisions,
+        events: output.events,
+        usage: Vec::new(),
+        order: output.order,
+    })
+}
+
+/// Runs the grid; `progress(done, total)` is called after each run.
+pub fn run_sweep(
+    scenario: &Scenario,
+    spec: &SweepSpec,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<Cell>, SweepError> {
+    if spec.intervals.is_empty() || spec.modes.is_empty() {
+        return Err(SweepError::EmptyGrid);
+    }
+    let seeds = spec.seeds.max(1);
+    let mut jobs = Vec::new();
+    for &interval in &spec.intervals {
+        for &mode in &spec.modes {
+            for seed in 0..seeds {
+                jobs.push(Job {
+                    interval,
+                    mode,
+                    seed,
+                });
+            }
+        }
+    }
+    let base_chaos = spec.chaos.clone().or_else(|| scenario.chaos.clone());
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Summary, SweepError>>>> =
+        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..spec.threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(index) else { break };
+                    let variant = variant(scenario, job.interval, job.mode);
+                    let chaos = base_chaos.clone().map(|mut chaos| {
+                        chaos.seed = chaos.seed.wrapping_add(job.seed);
+                        chaos
+                    });
+                    let options = RunOptions {
+                        until: None,
+                        chaos,
+                        oracle: true,
+                        events: true,
+                    };
+                    let result = mcfed_scenario::engine::run(&variant, &options)
+                        .map(summary_of)
+                        .map_err(|error| SweepError::Run {
+                            interval: job.interval,
+                            mode: job.mode,
+                            message: error.to_string(),
+                        });
+                    if let Ok(mut results) = results.lock() {
+                        results[index] = Some(result);
+                    }
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+                }
+            });
+        }
+    });
+    let results = results.into_inner().unwrap_or_default();
+    let mut cells = Vec::new();
+    for (chunk, cell_jobs) in results
+        .chunks(seeds as usize)
+        .zip(jobs.chunks(seeds as usize))
+    {
+        let mut summaries = Vec::with_capacity(chunk.len());
+        for result in chunk {
+            match result {
+                Some(Ok(summary)) => summaries.push(summary),
+                Some(Err(error)) => {
+                    return Err(SweepError::Run {
+                        interval: cell_jobs[0].interval,
+                        mode: cell_jobs[0].mode,
+                        message: error.to_string(),
+                    });
+                }
+                None => {}
+            }
+        }
+        let runs = summaries.len() as f64;
+        let mean = |f: &dyn Fn(&Summary) -> f64| {
+            summaries.iter().map(|s| f(s)).sum::<f64>() / runs.max(1.0)
+        };
+        let checked: usize = summaries.iter().map(|s| s.oracle_decisions).sum();
+        let stale: usize = summaries.iter().map(|s| s.stale_decisions).sum();
+        let (wait_total, wait_jobs) = summaries
+            .iter()
+            .flat_map(|s| s.wait_per_cluster.values())
+            .fold((0.0, 0usize), |(total, jobs), spread| {
+                (
+                    total + spread.mean * spread.count as f64,
+                    jobs + spread.count,
+                )
+            });
+        cells.push(Cell {
+            interval: cell_jobs[0].interval.as_secs_f64(),
+            mode: cell_jobs[0].mode.to_string(),
+            runs: summaries.len() as u64,
+            decisions: mean(&|s| s.decisions as f64),
+            stale_decisions: mean(&|s| s.stale_decisions as f64),
+            stale_rate: if checked == 0 {
+                0.0
+            } else {
+                stale as f64 / checked as f64
+            },
+            returns: mean(&|s| s.returned as f64),
+            mean_wait: (wait_jobs > 0).then(|| wait_total / wait_jobs as f64),
+        });
+    }
+    Ok(cells)
+}
+
+/// The cells as a Markdown table.
+pub fn cells_markdown(cells: &[Cell]) -> String {
+    let mut out = String::from(
+        "| interval | mode | runs | decisions | stale | stale rate | returns | mean wait |\n|---|---|---|---|---|---|---|---|\n",
+    );
+    for cell in cells {
+        let wait = cell
+            .mean_wait
+            .map_or_else(|| "—".to_owned(), |wait| format!("{wait:.1} s"));
+        out.push_str(&format!(
+            "| {}s | {} | {} | {:.1} | {:.1} | {:.1}% | {:.1} | {wait} |\n",
+            cell.interval,
+            cell.mode,
+            cell.runs,
+            cell.decisions,
+            cell.stale_decisions,
+            100.0 * cell.stale_rate,
+            cell.returns
+        ));
+    }
+    out
+}
+
+/// The cells as an SVG: stale-decision rate, returns and mean wait against
+/// the update interval, one line per mode.
+pub fn cells_svg(cells: &[Cell]) -> Result<String, crate::ReportError> {
+    crate::plots::sweep_panels(cells)
+}

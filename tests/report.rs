@@ -1,0 +1,149 @@
+//! End-to-end: `mcfed report` on a run's records, and `mcfed sweep`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn mcfed(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcfed"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("mcfed runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcfed-report-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+#[test]
+fn report_summarises_a_chaos_run() {
+    let dir = scratch("run");
+    let run = mcfed(&[
+        "run",
+        "scenarios/chaos/reordered-updates.toml",
+        "--report",
+        "json",
+        "--events",
+    ]);
+    assert!(run.status.success());
+    let jsonl = String::from_utf8_lossy(&run.stdout).into_owned();
+    let stale_lines = jsonl
+        .lines()
+        .filter(|l| l.contains("\"stale\":true"))
+        .count();
+    let decisions = jsonl
+        .lines()
+        .filter(|l| l.starts_with("{\"record\":\"decision\""))
+        .count();
+    let path = dir.join("run.jsonl");
+    std::fs::write(&path, &jsonl).expect("write run");
+
+    let plots = dir.join("plots");
+    let output = mcfed(&[
+        "report",
+        path.to_str().expect("utf-8"),
+        "--format",
+        "json",
+        "--plots",
+        plots.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(report["summary"]["decisions"], decisions);
+    assert_eq!(report["summary"]["stale_decisions"], stale_lines);
+    assert!(report["summary"]["stale_decisions"].as_u64() > Some(0));
+    assert!(report["summary"]["wait_per_cluster"]["Cluster2"]["count"].as_u64() > Some(0));
+    assert_eq!(report["timelines"].as_array().map(Vec::len), Some(120));
+    for name in ["slots-in-use.svg", "view-age.svg", "stale-by-interval.svg"] {
+        let svg = std::fs::read_to_string(plots.join(name)).expect("plot written");
+        assert!(svg.starts_with("<svg"), "{name}");
+    }
+
+    let markdown = mcfed(&["report", path.to_str().expect("utf-8"), "--jobs", "1"]);
+    let text = String::from_utf8_lossy(&markdown.stdout);
+    assert!(
+        text.contains("## Summary") && text.contains("## Job timelines"),
+        "{text}"
+    );
+    assert!(text.contains("| stale decisions |"), "{text}");
+}
+
+#[test]
+fn report_refuses_a_bad_file_naming_the_line() {
+    let dir = scratch("bad");
+    let path = dir.join("bad.jsonl");
+    std::fs::write(&path, "{\"record\":\"usage\",\"time\":0,\"cluster\":\"C\",\"slots_in_use\":1,\"total_slots\":2}\nnot json\n")
+        .expect("write");
+    let output = mcfed(&["report", path.to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.jsonl:2:"), "{stderr}");
+}
+
+#[test]
+fn sweep_runs_the_grid_and_plots_it() {
+    let dir = scratch("sweep");
+    let plot = dir.join("sweep.svg");
+    let output = mcfed(&[
+        "sweep",
+        "scenarios/chaos/churn.toml",
+        "--interval",
+        "1s,60s",
+        "--mode",
+        "RESOURCE_ONLY,COUNT_PREEMPTABLE",
+        "--seeds",
+        "2",
+        "--format",
+        "json",
+        "--plot",
+        plot.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let cells: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON cells");
+    let cells = cells.as_array().expect("array");
+    assert_eq!(cells.len(), 4);
+    assert!(cells.iter().all(|cell| cell["runs"] == 2));
+    let rate = |interval: f64, mode: &str| {
+        cells
+            .iter()
+            .find(|c| c["interval"] == interval && c["mode"] == mode)
+            .and_then(|c| c["stale_rate"].as_f64())
+            .expect("cell")
+    };
+    assert!(
+        rate(60.0, "RESOURCE_ONLY") > rate(1.0, "RESOURCE_ONLY"),
+        "longer intervals, staler views"
+    );
+    assert!(
+        std::fs::read_to_string(&plot)
+            .expect("plot")
+            .starts_with("<svg")
+    );
+
+    // The same sweep on one thread gives the same table.
+    let single = mcfed(&[
+        "sweep",
+        "scenarios/chaos/churn.toml",
+        "--interval",
+        "1s,60s",
+        "--mode",
+        "RESOURCE_ONLY,COUNT_PREEMPTABLE",
+        "--seeds",
+        "2",
+        "--format",
+        "json",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(single.stdout, output.stdout);
+}
