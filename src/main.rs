@@ -195,6 +195,8 @@ enum Report {
     Text,
     /// One JSON object per decision, one per line.
     Json,
+    /// Only the run's totals and how fast it ran.
+    Summary,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -430,6 +432,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         oracle: args.oracle || faulty || scenario.wants_oracle(),
         events: args.events,
     };
+    let started = std::time::Instant::now();
     let output: RunOutput = match args.engine {
         Engine::Events => mcfed_scenario::engine::run(&scenario, &options)
             .context("cannot build the scenario's clusters")?,
@@ -442,6 +445,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             mcfed_scenario::actors::run(&scenario, until).context("the actor engine failed")?
         }
     };
+    let wall = started.elapsed();
     let mut out = BufWriter::new(io::stdout().lock());
     match args.report {
         Report::Json => {
@@ -454,6 +458,36 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     writeln!(out, "{}", render::decision_json(record)?)?;
                 }
             }
+        }
+        Report::Summary => {
+            let stats = &output.stats;
+            let forwarded = output.decisions.iter().filter(|r| r.target.is_some()).count();
+            let stale = output
+                .decisions
+                .iter()
+                .filter(|r| r.oracle.as_ref().is_some_and(|o| o.stale))
+                .count();
+            writeln!(out, "scenario: {}", scenario.name)?;
+            writeln!(out, "emulated: {}", stats.end)?;
+            writeln!(out, "wall: {:.3} s", wall.as_secs_f64())?;
+            writeln!(
+                out,
+                "jobs submitted: {} ({:.0} per wall second)",
+                stats.submitted,
+                stats.submitted as f64 / wall.as_secs_f64().max(1e-9)
+            )?;
+            writeln!(out, "jobs started: {}, finished: {}", stats.started, stats.finished)?;
+            writeln!(
+                out,
+                "decisions: {} ({forwarded} forwarded, {} pending, {stale} stale)",
+                output.decisions.len(),
+                output.decisions.len() - forwarded
+            )?;
+            writeln!(
+                out,
+                "events: {}, messages: {}, counter updates: {} ({} lost, {} ignored)",
+                stats.events, stats.messages, stats.updates, stats.updates_lost, stats.updates_ignored
+            )?;
         }
         Report::Text => {
             writeln!(out, "# {}", scenario.name)?;

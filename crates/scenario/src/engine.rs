@@ -98,11 +98,14 @@ enum EventKind {
     Sample,
 }
 
+/// A heap entry: the ordering key and where the event's payload sits. The
+/// payload (often a whole job message) stays put in a slab while the heap
+/// moves these small entries around.
 struct Event {
     at: SimTime,
     phase: u8,
     seq: u64,
-    kind: EventKind,
+    slot: u32,
 }
 
 impl PartialEq for Event {
@@ -136,6 +139,10 @@ pub struct EventLoop<'a> {
     federation: Federation,
     names: Vec<ClusterName>,
     heap: BinaryHeap<Event>,
+    /// Payloads of pending events, by slot.
+    slab: Vec<Option<EventKind>>,
+    /// Free slots of `slab`.
+    free_slots: Vec<u32>,
     next_seq: u64,
     now: SimTime,
     dirty: Vec<bool>,
@@ -177,6 +184,8 @@ impl<'a> EventLoop<'a> {
             scenario,
             names,
             heap: BinaryHeap::new(),
+            slab: Vec::new(),
+            free_slots: Vec::new(),
             next_seq: 0,
             now: SimTime::ZERO,
             dirty: vec![false; count],
@@ -235,11 +244,21 @@ impl<'a> EventLoop<'a> {
     fn push(&mut self, at: SimTime, phase: u8, kind: EventKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
+        let slot = match self.free_slots.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(kind);
+                slot
+            }
+            None => {
+                self.slab.push(Some(kind));
+                u32::try_from(self.slab.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
         self.heap.push(Event {
             at,
             phase,
             seq,
-            kind,
+            slot,
         });
     }
 
@@ -287,7 +306,11 @@ impl<'a> EventLoop<'a> {
             let Some(event) = self.heap.pop() else { break };
             self.now = event.at;
             self.output.stats.events += 1;
-            self.handle(event.kind);
+            let kind = self.slab.get_mut(event.slot as usize).and_then(Option::take);
+            self.free_slots.push(event.slot);
+            if let Some(kind) = kind {
+                self.handle(kind);
+            }
         }
         if !self.dirty_list.is_empty() {
             self.settle();
