@@ -461,7 +461,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         Report::Summary => {
             let stats = &output.stats;
-            let forwarded = output.decisions.iter().filter(|r| r.target.is_some()).count();
+            let forwarded = output
+                .decisions
+                .iter()
+                .filter(|r| r.target.is_some())
+                .count();
             let stale = output
                 .decisions
                 .iter()
@@ -476,7 +480,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                 stats.submitted,
                 stats.submitted as f64 / wall.as_secs_f64().max(1e-9)
             )?;
-            writeln!(out, "jobs started: {}, finished: {}", stats.started, stats.finished)?;
+            writeln!(
+                out,
+                "jobs started: {}, finished: {}",
+                stats.started, stats.finished
+            )?;
             writeln!(
                 out,
                 "decisions: {} ({forwarded} forwarded, {} pending, {stale} stale)",
@@ -486,7 +494,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             writeln!(
                 out,
                 "events: {}, messages: {}, counter updates: {} ({} lost, {} ignored)",
-                stats.events, stats.messages, stats.updates, stats.updates_lost, stats.updates_ignored
+                stats.events,
+                stats.messages,
+                stats.updates,
+                stats.updates_lost,
+                stats.updates_ignored
             )?;
         }
         Report::Text => {

@@ -1,14 +1,9 @@
 //! End-to-end: seeded faults in in-process runs.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn mcfed(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcfed"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("mcfed runs")
-}
+mod common;
+use common::mcfed;
 
 fn stdout(output: &Output) -> String {
     assert!(

@@ -1,17 +1,12 @@
 //! End-to-end: the `mcfed` binary on the seed's four forwarding examples.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn mcfed(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcfed"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("mcfed runs")
-}
+mod common;
+use common::mcfed;
 
 fn example(name: &str) -> String {
     format!("scenarios/forwarding/{name}.toml")

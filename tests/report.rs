@@ -1,15 +1,9 @@
 //! End-to-end: `mcfed report` on a run's records, and `mcfed sweep`.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn mcfed(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcfed"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("mcfed runs")
-}
+mod common;
+use common::mcfed;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcfed-report-{}-{name}", std::process::id()));

@@ -306,7 +306,10 @@ impl<'a> EventLoop<'a> {
             let Some(event) = self.heap.pop() else { break };
             self.now = event.at;
             self.output.stats.events += 1;
-            let kind = self.slab.get_mut(event.slot as usize).and_then(Option::take);
+            let kind = self
+                .slab
+                .get_mut(event.slot as usize)
+                .and_then(Option::take);
             self.free_slots.push(event.slot);
             if let Some(kind) = kind {
                 self.handle(kind);
