@@ -38,6 +38,7 @@ pub struct ForwarderActor {
     outbox: Recipient<Envelope>,
     records: Recipient<DecisionsMade>,
     session_queued: bool,
+    wakeup: Option<(mcfed_protocol::SimTime, SpawnHandle)>,
     out: Vec<Envelope>,
 }
 
@@ -55,6 +56,7 @@ impl ForwarderActor {
             outbox,
             records,
             session_queued: false,
+            wakeup: None,
             out: Vec::new(),
         }
     }
@@ -73,7 +75,7 @@ impl Actor for ForwarderActor {
 
 impl Handler<Session> for ForwarderActor {
     type Result = ();
-    fn handle(&mut self, _: Session, _: &mut Self::Context) {
+    fn handle(&mut self, _: Session, ctx: &mut Self::Context) {
         self.session_queued = false;
         let now = self.clock.now();
         self.node.schedule(now, &mut self.out);
@@ -83,6 +85,22 @@ impl Handler<Session> for ForwarderActor {
         let records = self.node.take_records();
         if !records.is_empty() {
             self.records.do_send(DecisionsMade(records));
+        }
+        // Wake for the next recall (MAX_RSCHED_TIME), if any.
+        let next = self.node.next_event_time();
+        let current = self.wakeup.as_ref().map(|(at, _)| *at);
+        if next != current {
+            if let Some((_, handle)) = self.wakeup.take() {
+                ctx.cancel_future(handle);
+            }
+            if let Some(at) = next {
+                let delay = self.clock.real_delay_until(at);
+                let handle = ctx.run_later(delay, |actor, ctx| {
+                    actor.wakeup = None;
+                    actor.queue_session(ctx);
+                });
+                self.wakeup = Some((at, handle));
+            }
         }
     }
 }

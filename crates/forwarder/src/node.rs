@@ -9,11 +9,22 @@
 //! submission order. A job that stays pending is decided again in the next
 //! session (after a counter update or a returned job); a record is written
 //! for its first decision and whenever its outcome or reason changes.
+//!
+//! Jobs that cannot stay where they went come back and are decided again:
+//! one the receiving queue refuses ([`Message::JobReject`]), one it returns
+//! ([`Message::JobReturn`], for instance when this cluster recalls it after
+//! it pended there longer than its send queue's MAX_RSCHED_TIME), and one the
+//! execution cluster turns out not to hold ([`Message::JobLost`], the answer
+//! to the [`JobSync`] sent whenever a connection to it is made, so jobs held
+//! by a cluster that restarted come back). Messages about a job are only
+//! believed from the cluster the job is at.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use mcfed_protocol::{
-    ClusterName, Envelope, JobEvent, JobForward, JobSpec, Message, QueueName, QueueRef, SimTime,
+    ClusterName, Envelope, HeldJob, JobEvent, JobForward, JobRecall, JobSpec, JobSync, Message,
+    QueueName, QueueRef, SimTime,
 };
 use rustc_hash::FxHashMap;
 
@@ -33,6 +44,9 @@ pub struct SendQueueConfig {
     pub name: QueueName,
     /// SNDJOBS_TO, in order.
     pub send_to: Vec<QueueRef>,
+    /// MAX_RSCHED_TIME: how long a job forwarded from this queue may pend at
+    /// the execution cluster before it is recalled (`None`: never).
+    pub max_rsched_time: Option<Duration>,
 }
 
 /// The submission side's configuration.
@@ -119,12 +133,50 @@ pub struct SourceJob {
     /// The pend reason last recorded, to record only changes.
     last_pend: Option<PendReason>,
     waiting_key: u64,
+    /// The sequence number of its current forward.
+    forward_seq: u64,
+    /// When it was last forwarded.
+    pub forwarded_at: SimTime,
+    /// Whether its current forward has been recalled.
+    recalled: bool,
+    /// The queues it was forwarded to, in order.
+    pub previous_targets: Vec<RemoteQueueId>,
+}
+
+impl SourceJob {
+    /// The remote queue the job is at (forwarded, accepted, running or
+    /// suspended there), if any.
+    pub fn remote_queue(&self) -> Option<RemoteQueueId> {
+        match self.state {
+            SourceState::Forwarded { to, .. }
+            | SourceState::Accepted { to, .. }
+            | SourceState::Running { to, .. }
+            | SourceState::Suspended { to, .. } => Some(to),
+            SourceState::Waiting | SourceState::Done | SourceState::GaveUp => None,
+        }
+    }
+
+    /// The job's id at the execution cluster, once it has been accepted.
+    pub fn dest_job(&self) -> Option<u64> {
+        match self.state {
+            SourceState::Accepted { dest_job, .. }
+            | SourceState::Running { dest_job, .. }
+            | SourceState::Suspended { dest_job, .. } => Some(dest_job),
+            _ => None,
+        }
+    }
+
+    /// The send queue's index in the forwarder.
+    pub fn send_queue_index(&self) -> usize {
+        self.send_queue
+    }
 }
 
 #[derive(Clone, Debug)]
 struct SendQueue {
     name: QueueName,
     targets: Vec<RemoteQueueId>,
+    max_rsched_time: Option<Duration>,
 }
 
 /// The submission side of one cluster.
@@ -145,6 +197,12 @@ pub struct ForwarderNode {
     /// Jobs that reached MAX_FORWARDS since the last session.
     gave_up: Vec<u64>,
     scratch: Decision,
+    /// Messages produced while handling messages, sent at the next session.
+    outgoing: Vec<Envelope>,
+    /// Recall deadlines (MAX_RSCHED_TIME) of accepted jobs: (when, job).
+    recalls: BTreeMap<(SimTime, u64), u64>,
+    /// The incarnation each execution cluster last said hello with.
+    incarnations: FxHashMap<ClusterName, u64>,
 }
 
 impl ForwarderNode {
@@ -163,6 +221,7 @@ impl ForwarderNode {
             send_queues.push(SendQueue {
                 name: send_queue.name,
                 targets,
+                max_rsched_time: send_queue.max_rsched_time,
             });
         }
         ForwarderNode {
@@ -180,6 +239,9 @@ impl ForwarderNode {
             records: Vec::new(),
             gave_up: Vec::new(),
             scratch: Decision::empty(config.mode),
+            outgoing: Vec::new(),
+            recalls: BTreeMap::new(),
+            incarnations: FxHashMap::default(),
         }
     }
 
@@ -218,9 +280,38 @@ impl ForwarderNode {
         self.waiting.len()
     }
 
-    /// Whether a forwarding session is due.
+    /// Whether a forwarding session is due (or messages wait to be sent).
     pub fn needs_session(&self) -> bool {
-        self.session_due
+        self.session_due || !self.outgoing.is_empty() || !self.gave_up.is_empty()
+    }
+
+    /// Every job submitted here that has not finished, in no particular
+    /// order.
+    pub fn jobs(&self) -> impl Iterator<Item = &SourceJob> {
+        self.jobs.values()
+    }
+
+    /// The name of send queue `index`.
+    pub fn send_queue_name(&self, index: usize) -> &QueueName {
+        &self.send_queues[index].name
+    }
+
+    /// The send queues' names, with the remote queues each sends to.
+    pub fn send_queues(&self) -> impl Iterator<Item = (&QueueName, &[RemoteQueueId])> {
+        self.send_queues
+            .iter()
+            .map(|queue| (&queue.name, queue.targets.as_slice()))
+    }
+
+    /// The incarnation execution cluster `cluster` last said hello with.
+    pub fn incarnation_of(&self, cluster: &ClusterName) -> Option<u64> {
+        self.incarnations.get(cluster).copied()
+    }
+
+    /// When the node next needs [`ForwarderNode::schedule`] on its own (the
+    /// next MAX_RSCHED_TIME recall), if ever.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.recalls.keys().next().map(|(at, _)| *at)
     }
 
     /// Submits a job to send queue `queue`; it is decided in the next
@@ -264,6 +355,10 @@ impl ForwarderNode {
                 note: None,
                 last_pend: None,
                 waiting_key: 0,
+                forward_seq: 0,
+                forwarded_at: SimTime::ZERO,
+                recalled: false,
+                previous_targets: Vec::new(),
             },
         );
         self.enqueue_waiting(id);
@@ -299,10 +394,25 @@ impl ForwarderNode {
         self.enqueue_waiting(id);
     }
 
+    /// The job `id` if it is at a queue of cluster `from`, with that queue.
+    fn job_at(&self, id: u64, from: &ClusterName) -> Option<(&SourceJob, RemoteQueueId)> {
+        let job = self.jobs.get(&id)?;
+        let to = job.remote_queue()?;
+        if self.view.cluster_of(to) != from {
+            tracing::debug!(cluster = %self.cluster, job = id, from = %from, "message about a job that is not at the sender: ignored");
+            return None;
+        }
+        Some((job, to))
+    }
+
     /// Handles a message from execution cluster `from`.
     pub fn handle(&mut self, now: SimTime, from: &ClusterName, message: Message) {
         match message {
             Message::CounterUpdate(update) => {
+                if &update.sender != from {
+                    tracing::warn!(cluster = %self.cluster, from = %from, sender = %update.sender, "counter update under another cluster's name ignored");
+                    return;
+                }
                 match self.view.apply_update(&self.cluster, &update) {
                     UpdateOutcome::Applied => {
                         if !self.waiting.is_empty() {
@@ -319,22 +429,33 @@ impl ForwarderNode {
                 }
             }
             Message::JobAccept(accept) => {
+                let Some((job, to)) = self.job_at(accept.source_job, from) else {
+                    return;
+                };
+                let SourceState::Forwarded { forward_seq, .. } = job.state else {
+                    return;
+                };
+                if forward_seq != accept.forward_seq {
+                    return;
+                }
+                let deadline = self.send_queues[job.send_queue]
+                    .max_rsched_time
+                    .map(|limit| job.forwarded_at + limit);
                 if let Some(job) = self.jobs.get_mut(&accept.source_job) {
-                    if let SourceState::Forwarded { to, forward_seq } = job.state {
-                        if forward_seq == accept.forward_seq {
-                            job.state = SourceState::Accepted {
-                                to,
-                                dest_job: accept.dest_job,
-                            };
-                        }
+                    job.state = SourceState::Accepted {
+                        to,
+                        dest_job: accept.dest_job,
+                    };
+                    if let (Some(deadline), false) = (deadline, job.recalled) {
+                        self.recalls.insert((deadline, job.id), job.id);
                     }
                 }
             }
             Message::JobReject(reject) => {
-                let Some(job) = self.jobs.get(&reject.source_job) else {
+                let Some((job, to)) = self.job_at(reject.source_job, from) else {
                     return;
                 };
-                let SourceState::Forwarded { to, forward_seq } = job.state else {
+                let SourceState::Forwarded { forward_seq, .. } = job.state else {
                     return;
                 };
                 if forward_seq != reject.forward_seq {
@@ -345,16 +466,17 @@ impl ForwarderNode {
                 self.requeue(reject.source_job, note);
             }
             Message::JobReturn(returned) => {
-                let Some(job) = self.jobs.get(&returned.source_job) else {
+                let Some((job, to)) = self.job_at(returned.source_job, from) else {
                     return;
                 };
-                let to = match job.state {
-                    SourceState::Accepted { to, .. }
-                    | SourceState::Running { to, .. }
-                    | SourceState::Suspended { to, .. }
-                    | SourceState::Forwarded { to, .. } => to,
-                    _ => return,
-                };
+                if job
+                    .dest_job()
+                    .is_some_and(|dest_job| dest_job != returned.dest_job)
+                {
+                    return;
+                }
+                let forward_seq = job.forward_seq;
+                self.view.forget_forward(from, forward_seq);
                 let note = format!(
                     "returned by {}: {}",
                     self.view.queue_ref(to),
@@ -362,16 +484,29 @@ impl ForwarderNode {
                 );
                 self.requeue(returned.source_job, note);
             }
-            Message::JobStatus(status) => {
-                let Some(job) = self.jobs.get_mut(&status.source_job) else {
+            Message::JobLost(lost) => {
+                let Some((job, to)) = self.job_at(lost.source_job, from) else {
                     return;
                 };
-                let to = match job.state {
-                    SourceState::Forwarded { to, .. }
-                    | SourceState::Accepted { to, .. }
-                    | SourceState::Running { to, .. }
-                    | SourceState::Suspended { to, .. } => to,
-                    _ => return,
+                if job.forward_seq != lost.forward_seq {
+                    return;
+                }
+                self.view.forget_forward(from, lost.forward_seq);
+                let note = format!("lost by {}: {}", self.view.queue_ref(to), lost.reason);
+                self.requeue(lost.source_job, note);
+            }
+            Message::JobStatus(status) => {
+                let Some((job, to)) = self.job_at(status.source_job, from) else {
+                    return;
+                };
+                if job
+                    .dest_job()
+                    .is_some_and(|dest_job| dest_job != status.dest_job)
+                {
+                    return;
+                }
+                let Some(job) = self.jobs.get_mut(&status.source_job) else {
+                    return;
                 };
                 let dest_job = status.dest_job;
                 match status.event {
@@ -385,15 +520,91 @@ impl ForwarderNode {
                     }
                 }
             }
-            Message::Hello(_) | Message::JobForward(_) => {
+            Message::Hello(hello) => self.hello(now, from, hello.incarnation),
+            Message::JobForward(_) | Message::JobRecall(_) | Message::JobSync(_) => {
                 tracing::debug!(kind = message.kind(), "message not for the forwarder");
             }
+        }
+    }
+
+    /// An execution cluster said hello (a connection to it was made). If it
+    /// restarted (a new incarnation), what this cluster knew of it is void:
+    /// its queues are unknown until its next counter update. Either way it
+    /// is told which jobs this cluster believes it holds ([`JobSync`]); it
+    /// answers for each, and the ones it does not hold come back.
+    fn hello(&mut self, now: SimTime, from: &ClusterName, incarnation: u64) {
+        if !self.view.clusters().any(|cluster| cluster == from) {
+            return;
+        }
+        if incarnation != 0 {
+            let previous = self.incarnations.insert(from.clone(), incarnation);
+            if previous.is_some_and(|previous| previous != incarnation) {
+                tracing::info!(at = %now, cluster = %self.cluster, peer = %from, "execution cluster restarted; its counters are unknown until its next update");
+                self.view.reset_cluster(from);
+            }
+        }
+        let mut jobs: Vec<HeldJob> = self
+            .jobs
+            .values()
+            .filter(|job| {
+                job.remote_queue()
+                    .is_some_and(|to| self.view.cluster_of(to) == from)
+            })
+            .map(|job| HeldJob {
+                source_job: job.id,
+                forward_seq: job.forward_seq,
+            })
+            .collect();
+        jobs.sort_unstable_by_key(|held| held.source_job);
+        self.outgoing.push(Envelope {
+            from: self.cluster.clone(),
+            to: from.clone(),
+            message: Message::JobSync(JobSync { jobs }),
+        });
+    }
+
+    /// Sends the recalls due at `now` (MAX_RSCHED_TIME).
+    fn send_recalls(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
+        while let Some((&(at, id), _)) = self.recalls.iter().next() {
+            if at > now {
+                break;
+            }
+            self.recalls.remove(&(at, id));
+            let Some(job) = self.jobs.get_mut(&id) else {
+                continue;
+            };
+            let SourceState::Accepted { to, dest_job } = job.state else {
+                continue;
+            };
+            if job.recalled {
+                continue;
+            }
+            job.recalled = true;
+            let limit = self.send_queues[job.send_queue]
+                .max_rsched_time
+                .unwrap_or_default();
+            let at_queue = self.view.queue_ref(to);
+            tracing::debug!(cluster = %self.cluster, job = id, at = %at_queue, "recall");
+            out.push(Envelope {
+                from: self.cluster.clone(),
+                to: at_queue.cluster.clone(),
+                message: Message::JobRecall(JobRecall {
+                    source_job: id,
+                    dest_job,
+                    reason: format!(
+                        "recalled after pending there longer than MAX_RSCHED_TIME ({})",
+                        humanize(limit)
+                    ),
+                }),
+            });
         }
     }
 
     /// Runs a forwarding session at `now` if one is due: decides every
     /// waiting job, appends the forwards to `out` and records decisions.
     pub fn schedule(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
+        out.append(&mut self.outgoing);
+        self.send_recalls(now, out);
         for id in std::mem::take(&mut self.gave_up) {
             let decision = Decision::pend_without_candidates(
                 self.mode,
@@ -467,6 +678,10 @@ impl ForwarderNode {
         job.forwards += 1;
         job.note = None;
         job.last_pend = None;
+        job.forward_seq = forward_seq;
+        job.forwarded_at = now;
+        job.recalled = false;
+        job.previous_targets.push(target);
         job.state = SourceState::Forwarded {
             to: target,
             forward_seq,
@@ -505,6 +720,11 @@ impl ForwarderNode {
             },
         );
         record.note = job.note.clone();
+        record.forwarded_before = job
+            .previous_targets
+            .iter()
+            .map(|&queue| self.view.queue_ref(queue).to_string())
+            .collect();
         self.records.push(record);
     }
 
@@ -512,4 +732,21 @@ impl ForwarderNode {
     pub fn take_records(&mut self) -> Vec<DecisionRecord> {
         std::mem::take(&mut self.records)
     }
+}
+
+/// A duration as `1h 30m`, `2m`, `45s`.
+fn humanize(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    let (hours, minutes, seconds) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    let mut parts = Vec::new();
+    if hours > 0 {
+        parts.push(format!("{hours}h"));
+    }
+    if minutes > 0 {
+        parts.push(format!("{minutes}m"));
+    }
+    if seconds > 0 || parts.is_empty() {
+        parts.push(format!("{seconds}s"));
+    }
+    parts.join(" ")
 }

@@ -94,6 +94,10 @@ pub struct DecisionRecord {
     pub candidates: Vec<CandidateRecord>,
     /// Why the job is being decided again (refused or returned), if it is.
     pub note: Option<String>,
+    /// The queues the job was forwarded to before this decision, in order
+    /// (`queue@cluster`), so a job going back and forth shows its loop.
+    #[serde(default)]
+    pub forwarded_before: Vec<String>,
 }
 
 /// Who and what a decision was about.
@@ -359,6 +363,7 @@ impl DecisionRecord {
             view_age: decision.view_age.map(secs),
             candidates,
             note: None,
+            forwarded_before: Vec::new(),
         }
     }
 }

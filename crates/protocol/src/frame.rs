@@ -170,8 +170,24 @@ mod tests {
             submitted_at: SimTime::from_secs(5),
             attempt: 0,
         });
-        let hello = Message::Hello(Hello::new(name("Cluster1")));
-        for message in [sample_update(), forward, hello] {
+        let hello = Message::Hello(Hello::with_incarnation(name("Cluster1"), 77));
+        let recall = Message::JobRecall(crate::job::JobRecall {
+            source_job: 3,
+            dest_job: 9,
+            reason: "pending longer than MAX_RSCHED_TIME".into(),
+        });
+        let sync = Message::JobSync(crate::job::JobSync {
+            jobs: vec![crate::job::HeldJob {
+                source_job: 3,
+                forward_seq: 4,
+            }],
+        });
+        let lost = Message::JobLost(crate::job::JobLost {
+            source_job: 3,
+            forward_seq: 4,
+            reason: "restarted".into(),
+        });
+        for message in [sample_update(), forward, hello, recall, sync, lost] {
             let mut out = Vec::new();
             encode_frame(&message, &mut out, MAX_FRAME_SIZE).expect("encodes");
             let (decoded, used) = decode_frame(&out, MAX_FRAME_SIZE)

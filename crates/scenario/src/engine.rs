@@ -164,7 +164,15 @@ impl<'a> EventLoop<'a> {
     }
 
     fn reschedule_wake(&mut self, index: usize) {
-        let next = self.federation.members[index].node.next_event_time();
+        let member = &mut self.federation.members[index];
+        let forwarder_next = member
+            .forwarder
+            .as_ref()
+            .and_then(|forwarder| forwarder.next_event_time());
+        let next = match (member.node.next_event_time(), forwarder_next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if next != self.wake_at[index] {
             self.wake_at[index] = next;
             if let Some(at) = next {
