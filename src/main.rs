@@ -1,14 +1,16 @@
 //! `mcfed`: the command-line front end. It parses arguments, wires the
 //! libraries together and prints; everything else lives in the crates.
 
-use std::io::{self, BufWriter, Write};
+mod cli;
+
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcfed_protocol::SimTime;
-use mcfed_scenario::{RunOutput, ScenarioError, render};
+use mcfed_scenario::{RunOutput, ScenarioError};
 
 /// Emulates an LSF-style multi-cluster federation and explains every job
 /// forwarding decision.
@@ -28,6 +30,23 @@ enum Command {
         /// The scenario file (TOML).
         scenario: PathBuf,
     },
+    /// Run one cluster of a scenario as a process, talking QUIC to its peers.
+    Cluster(cli::processes::ClusterArgs),
+    /// Run a scenario as one process per cluster and report their decisions.
+    Launch(cli::processes::LaunchArgs),
+    /// Make the federation's certificates.
+    #[command(subcommand)]
+    Certs(cli::processes::CertsCommand),
+    /// Submit a job to a running cluster.
+    Bsub(cli::lsf::BsubArgs),
+    /// Show a running cluster's jobs.
+    Bjobs(cli::lsf::BjobsArgs),
+    /// Show a running cluster's queues.
+    Bqueues(cli::lsf::BqueuesArgs),
+    /// Show a running cluster's hosts.
+    Bhosts(cli::lsf::ListArgs),
+    /// Show a running cluster's MultiCluster links.
+    Bclusters(cli::lsf::ListArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -72,7 +91,7 @@ fn main() -> ExitCode {
         )
         .with_writer(io::stderr)
         .init();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(cli::lsf_spellings(std::env::args_os()));
     match execute(cli) {
         Ok(code) => code,
         Err(error) => {
@@ -103,6 +122,14 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(args) => run(args),
+        Command::Cluster(args) => cli::processes::cluster(args),
+        Command::Launch(args) => cli::processes::launch(args),
+        Command::Certs(command) => cli::processes::certs(command),
+        Command::Bsub(args) => cli::lsf::bsub(args),
+        Command::Bjobs(args) => cli::lsf::bjobs(args),
+        Command::Bqueues(args) => cli::lsf::bqueues(args),
+        Command::Bhosts(args) => cli::lsf::bhosts(args),
+        Command::Bclusters(args) => cli::lsf::bclusters(args),
     }
 }
 
@@ -116,60 +143,5 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             mcfed_scenario::actors::run(&scenario, until).context("the actor engine failed")?
         }
     };
-    let mut out = BufWriter::new(io::stdout().lock());
-    match args.report {
-        Report::Json => {
-            for record in &output.decisions {
-                writeln!(out, "{}", render::decision_json(record)?)?;
-            }
-        }
-        Report::Text => {
-            writeln!(out, "# {}", scenario.name)?;
-            if !scenario.description.is_empty() {
-                writeln!(out, "# {}", scenario.description.trim())?;
-            }
-            writeln!(out)?;
-            for record in &output.decisions {
-                writeln!(out, "{}", render::decision_text(record))?;
-            }
-            let forwarded = output
-                .decisions
-                .iter()
-                .filter(|record| record.target.is_some())
-                .count();
-            writeln!(
-                out,
-                "{} decisions ({} forwarded, {} pending); ran to {}",
-                output.decisions.len(),
-                forwarded,
-                output.decisions.len() - forwarded,
-                output.stats.end
-            )?;
-        }
-    }
-    out.flush()?;
-    drop(out);
-    if !args.check {
-        return Ok(ExitCode::SUCCESS);
-    }
-    let results = mcfed_scenario::check(&scenario, &output);
-    let failed = results.iter().filter(|result| !result.held).count();
-    let summary = format!(
-        "{}{} of {} expectations held",
-        render::checks_text(&results),
-        results.len() - failed,
-        results.len()
-    );
-    // Keep stdout pure JSON lines when JSON is asked for.
-    if args.report == Report::Json {
-        eprintln!("{summary}");
-    } else {
-        let mut out = io::stdout().lock();
-        writeln!(out, "{summary}")?;
-    }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    cli::report::print(&scenario, &output, args.report == Report::Json, args.check)
 }

@@ -384,6 +384,12 @@ impl Cluster {
         self.finished_jobs
     }
 
+    /// Every host's configuration, in configuration order (a host's index
+    /// is its place here).
+    pub fn host_configs(&self) -> impl Iterator<Item = &HostConfig> {
+        self.hosts.iter().map(|host| &host.config)
+    }
+
     /// The name of the host at `index`.
     pub fn host_name(&self, index: HostIndex) -> &str {
         &self.hosts[index].config.name

@@ -7,7 +7,7 @@
 
 use actix::prelude::*;
 use mcfed_protocol::clock::EmulatedClock;
-use mcfed_protocol::{Envelope, JobSpec};
+use mcfed_protocol::{Envelope, JobSpec, SimTime};
 
 use crate::node::{ForwardSubmitError, ForwarderNode};
 use crate::record::DecisionRecord;
@@ -31,6 +31,12 @@ pub struct DecisionsMade(pub Vec<DecisionRecord>);
 #[rtype(result = "()")]
 struct Session;
 
+/// Runs `f` with the actor's node and the current emulated time (for
+/// inspection commands).
+#[derive(Message)]
+#[rtype(result = "R")]
+pub struct Inspect<R: 'static, F: FnOnce(&ForwarderNode, SimTime) -> R + Send + 'static>(pub F);
+
 /// A submission cluster's forwarder as an actor.
 pub struct ForwarderActor {
     node: ForwarderNode,
@@ -38,7 +44,7 @@ pub struct ForwarderActor {
     outbox: Recipient<Envelope>,
     records: Recipient<DecisionsMade>,
     session_queued: bool,
-    wakeup: Option<(mcfed_protocol::SimTime, SpawnHandle)>,
+    wakeup: Option<(SimTime, SpawnHandle)>,
     out: Vec<Envelope>,
 }
 
@@ -123,5 +129,16 @@ impl Handler<SubmitForward> for ForwarderActor {
         let id = self.node.submit(now, &submit.queue, submit.spec)?;
         self.queue_session(ctx);
         Ok(id)
+    }
+}
+
+impl<R: 'static, F: FnOnce(&ForwarderNode, SimTime) -> R + Send + 'static> Handler<Inspect<R, F>>
+    for ForwarderActor
+where
+    R: actix::dev::MessageResponse<ForwarderActor, Inspect<R, F>>,
+{
+    type Result = R;
+    fn handle(&mut self, inspect: Inspect<R, F>, _: &mut Self::Context) -> R {
+        (inspect.0)(&self.node, self.clock.now())
     }
 }
