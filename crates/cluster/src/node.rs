@@ -171,7 +171,11 @@ impl ClusterNode {
     /// restarted: the jobs its earlier run forwarded here are nobody's now,
     /// and it numbers its forwards from 1 again.
     fn hello(&mut self, from: &ClusterName, hello: &Hello) {
-        if hello.incarnation == 0 {
+        let is_subscriber = self
+            .subscribers
+            .iter()
+            .any(|subscriber| &subscriber.cluster == from);
+        if hello.incarnation == 0 || !is_subscriber {
             return;
         }
         let previous = self.incarnations.insert(from.clone(), hello.incarnation);

@@ -35,7 +35,7 @@ use mcfed_protocol::{
     encode_frame,
 };
 use rustc_hash::FxHashMap;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::certs::Role;
 use crate::tls::{self, FederationTls, TlsError};
@@ -221,6 +221,9 @@ struct Shared {
     peers: FxHashMap<ClusterName, Peer>,
     events: mpsc::UnboundedSender<Event>,
     status: Mutex<FxHashMap<ClusterName, PeerStatus>>,
+    /// Per peer: the incarnation this process's connection to it reached,
+    /// and how to tell its writer to reconnect (the peer restarted).
+    outbound: FxHashMap<ClusterName, (Mutex<Option<u64>>, Notify)>,
     max_frame: usize,
     timeouts: Timeouts,
 }
@@ -313,6 +316,11 @@ impl Transport {
                     .map(|peer| (peer.name.clone(), PeerStatus::default()))
                     .collect(),
             ),
+            outbound: config
+                .peers
+                .iter()
+                .map(|peer| (peer.name.clone(), (Mutex::new(None), Notify::new())))
+                .collect(),
             max_frame: config.max_frame,
             timeouts: config.timeouts,
         });
@@ -439,13 +447,26 @@ async fn writer(
                     status.connects += 1;
                     status.last_error = None;
                 });
+                if let Some((incarnation, _)) = shared.outbound.get(&peer.name) {
+                    if let Ok(mut incarnation) = incarnation.lock() {
+                        *incarnation = Some(hello.incarnation);
+                    }
+                }
                 tracing::info!(cluster = %shared.cluster, peer = %peer.name, address = %connection.remote_address(), "connected");
                 shared.emit(Event::PeerUp {
                     peer: peer.name.clone(),
                     hello,
                     direction: Direction::Outbound,
                 });
-                let end = write_loop(&shared, &connection, send, &mut outgoing, &mut pending).await;
+                let end = write_loop(
+                    &shared,
+                    &peer.name,
+                    &connection,
+                    send,
+                    &mut outgoing,
+                    &mut pending,
+                )
+                .await;
                 shared.update_status(&peer.name, |status| status.outbound = false);
                 match end {
                     WriterEnd::Shutdown => {
@@ -590,6 +611,7 @@ async fn dial(
 
 async fn write_loop(
     shared: &Shared,
+    peer: &ClusterName,
     connection: &quinn::Connection,
     mut send: quinn::SendStream,
     outgoing: &mut mpsc::UnboundedReceiver<Envelope>,
@@ -597,9 +619,19 @@ async fn write_loop(
 ) -> WriterEnd {
     const BATCH: usize = 1024;
     let mut buffer = Vec::with_capacity(64 * 1024);
+    let restarted = shared.outbound.get(peer).map(|(_, notify)| notify);
     loop {
         if pending.is_empty() {
             tokio::select! {
+                () = async {
+                    match restarted {
+                        Some(notify) => notify.notified().await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    close_connection(connection, close::SHUTDOWN, "you restarted");
+                    return WriterEnd::Lost("the peer restarted".to_owned());
+                }
                 envelope = outgoing.recv() => match envelope {
                     Some(envelope) => pending.push_back(envelope),
                     None => {
@@ -779,6 +811,18 @@ async fn serve_peer(shared: &Shared, connection: quinn::Connection, name: String
         status.inbound += 1;
         status.incarnation = Some(hello.incarnation);
     });
+    // A new incarnation means the peer restarted: this process's own
+    // connection to it is to a dead process; make it again now rather than
+    // when it times out.
+    if let Some((incarnation, notify)) = shared.outbound.get(&peer) {
+        let stale = incarnation
+            .lock()
+            .map(|known| known.is_some_and(|known| known != hello.incarnation))
+            .unwrap_or(false);
+        if stale {
+            notify.notify_one();
+        }
+    }
     tracing::info!(cluster = %shared.cluster, peer = %peer, %remote, "peer connected");
     shared.emit(Event::PeerUp {
         peer: peer.clone(),
