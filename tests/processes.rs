@@ -91,12 +91,21 @@ fn timeless(mut record: Value) -> Value {
     record
 }
 
+/// The four worked examples, a job refused on arrival (IMPT_JOBBKLG filled
+/// by another submission cluster) and a job recalled back and forth
+/// (MAX_RSCHED_TIME, MAX_FORWARDS): launched as one process per cluster,
+/// each reaches the same decisions as in-process `mcfed run`.
 #[test]
-fn launch_reaches_the_same_decisions_as_run_on_the_four_examples() {
-    let handles: Vec<_> = EXAMPLES
+fn launch_reaches_the_same_decisions_as_run() {
+    let mut files: Vec<String> = EXAMPLES
         .iter()
-        .map(|name| {
-            let file = format!("scenarios/forwarding/{name}.toml");
+        .map(|name| format!("scenarios/forwarding/{name}.toml"))
+        .collect();
+    files.push("scenarios/forwarding/backlog-refusal.toml".to_owned());
+    files.push("scenarios/forwarding/recall-max-rsched-time.toml".to_owned());
+    let handles: Vec<_> = files
+        .into_iter()
+        .map(|file| {
             std::thread::spawn(move || {
                 let launched = mcfed_within(
                     &[
@@ -132,7 +141,7 @@ fn launch_reaches_the_same_decisions_as_run_on_the_four_examples() {
                 - in_process["time"].as_f64().expect("time");
             // Emulated time runs 40 times faster than the wall clock: a
             // few milliseconds of scheduling are a fraction of a second.
-            assert!((0.0..3.0).contains(&late), "{file}: decided {late}s late");
+            assert!((0.0..5.0).contains(&late), "{file}: decided {late}s late");
             assert_eq!(
                 timeless(over_quic.clone()),
                 timeless(in_process.clone()),

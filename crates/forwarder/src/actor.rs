@@ -92,7 +92,13 @@ impl Handler<Session> for ForwarderActor {
         if !records.is_empty() {
             self.records.do_send(DecisionsMade(records));
         }
-        // Wake for the next recall (MAX_RSCHED_TIME), if any.
+        self.rearm_wakeup(ctx);
+    }
+}
+
+impl ForwarderActor {
+    /// Wakes for the next recall (MAX_RSCHED_TIME), if any.
+    fn rearm_wakeup(&mut self, ctx: &mut Context<Self>) {
         let next = self.node.next_event_time();
         let current = self.wakeup.as_ref().map(|(at, _)| *at);
         if next != current {
@@ -119,6 +125,7 @@ impl Handler<Envelope> for ForwarderActor {
         if self.node.needs_session() {
             self.queue_session(ctx);
         }
+        self.rearm_wakeup(ctx);
     }
 }
 

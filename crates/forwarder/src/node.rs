@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use mcfed_protocol::{
     ClusterName, Envelope, HeldJob, JobEvent, JobForward, JobRecall, JobSpec, JobSync, Message,
-    QueueName, QueueRef, SimTime,
+    QueueName, QueueRef, RejectReason, SimTime,
 };
 use rustc_hash::FxHashMap;
 
@@ -462,6 +462,9 @@ impl ForwarderNode {
                     return;
                 }
                 self.view.forget_forward(from, forward_seq);
+                if let RejectReason::BacklogFull { .. } = reject.reason {
+                    self.view.mark_backlog_full(to);
+                }
                 let note = format!("refused by {}: {}", self.view.queue_ref(to), reject.reason);
                 self.requeue(reject.source_job, note);
             }

@@ -383,6 +383,19 @@ impl RemoteView {
         self.recompute(cluster_index);
     }
 
+    /// Notes that remote queue `id` refused a job because its IMPT_JOBBKLG
+    /// is full: until the next update from its cluster, it counts as full
+    /// (so the refused job is not sent straight back to it).
+    pub fn mark_backlog_full(&mut self, id: RemoteQueueId) {
+        let cluster_index = self.queues[id.index()].cluster;
+        if let Some(base) = self.queues[id.index()].base.as_mut() {
+            if let Some(limit) = base.impt_jobbklg {
+                base.imported_pending = base.imported_pending.max(limit);
+            }
+        }
+        self.recompute(cluster_index);
+    }
+
     /// Forgets forward `seq` to `cluster` (it was refused), undoing its local
     /// increment.
     pub fn forget_forward(&mut self, cluster: &ClusterName, seq: u64) {
