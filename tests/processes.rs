@@ -189,7 +189,10 @@ impl Process {
     fn restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let stdout = self.stdout.as_ref().map(|path| path.with_extension("restarted"));
+        let stdout = self
+            .stdout
+            .as_ref()
+            .map(|path| path.with_extension("restarted"));
         *self = Process::start(self.args.clone(), stdout);
     }
 
@@ -344,7 +347,8 @@ fn eventually(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
 fn links_up_with_updates(links: &Value) -> bool {
     links.as_array().is_some_and(|rows| {
         rows.iter().all(|row| {
-            row["status"] == "ok" && (row["job_flow"] == "recv" || !row["last_update_seq"].is_null())
+            row["status"] == "ok"
+                && (row["job_flow"] == "recv" || !row["last_update_seq"].is_null())
         })
     })
 }
@@ -367,12 +371,17 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
     let scenario = federation(dir.path());
     let certs = dir.path().join("certs");
     let decisions = dir.path().join("cluster1.jsonl");
-    let _one = Process::start(cluster_args(&scenario, &certs, "Cluster1"), Some(decisions.clone()));
+    let _one = Process::start(
+        cluster_args(&scenario, &certs, "Cluster1"),
+        Some(decisions.clone()),
+    );
     let mut two = Process::start(cluster_args(&scenario, &certs, "Cluster2"), None);
     let _three = Process::start(cluster_args(&scenario, &certs, "Cluster3"), None);
-    eventually(Duration::from_secs(30), "Cluster1 is connected and has counters", || {
-        links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[]))
-    });
+    eventually(
+        Duration::from_secs(30),
+        "Cluster1 is connected and has counters",
+        || links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[])),
+    );
     let clusters = text(&scenario, &certs, &["bclusters"], "Cluster1");
     assert!(
         clusters.contains("LOCAL_QUEUE  JOB_FLOW  REMOTE  CLUSTER   STATUS"),
@@ -390,16 +399,23 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
         assert_eq!(submitted["job_id"], n);
     }
     // Cluster2 has 16 free slots against Cluster3's 5: all four go there.
-    eventually(Duration::from_secs(20), "the four jobs run at Cluster2", || {
-        let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
-        let rows = jobs.as_array().expect("array");
-        rows.len() == 4
-            && rows
-                .iter()
-                .all(|job| job["stat"] == "RUN" && job["forwarded_to"]["cluster"] == "Cluster2")
-    });
+    eventually(
+        Duration::from_secs(20),
+        "the four jobs run at Cluster2",
+        || {
+            let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
+            let rows = jobs.as_array().expect("array");
+            rows.len() == 4
+                && rows
+                    .iter()
+                    .all(|job| job["stat"] == "RUN" && job["forwarded_to"]["cluster"] == "Cluster2")
+        },
+    );
     assert_eq!(
-        jobs_from(&ask(&scenario, &certs, "bjobs", "Cluster2", &[]), "Cluster1"),
+        jobs_from(
+            &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
+            "Cluster1"
+        ),
         vec![1, 2, 3, 4],
         "Cluster2 keeps each job's source id"
     );
@@ -433,15 +449,29 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
     );
     // None lost, none run twice: each runs at exactly one cluster, where
     // Cluster1 says it does.
-    let at_two = jobs_from(&ask(&scenario, &certs, "bjobs", "Cluster2", &[]), "Cluster1");
-    let at_three = jobs_from(&ask(&scenario, &certs, "bjobs", "Cluster3", &[]), "Cluster1");
+    let at_two = jobs_from(
+        &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
+        "Cluster1",
+    );
+    let at_three = jobs_from(
+        &ask(&scenario, &certs, "bjobs", "Cluster3", &[]),
+        "Cluster1",
+    );
     let mut everywhere = [at_two.clone(), at_three.clone()].concat();
     everywhere.sort_unstable();
-    assert_eq!(everywhere, vec![1, 2, 3, 4], "at Cluster2 {at_two:?}, at Cluster3 {at_three:?}");
+    assert_eq!(
+        everywhere,
+        vec![1, 2, 3, 4],
+        "at Cluster2 {at_two:?}, at Cluster3 {at_three:?}"
+    );
     let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
     for job in jobs.as_array().expect("array") {
         let id = job["job_id"].as_u64().expect("id");
-        let at = if at_two.contains(&id) { "Cluster2" } else { "Cluster3" };
+        let at = if at_two.contains(&id) {
+            "Cluster2"
+        } else {
+            "Cluster3"
+        };
         assert_eq!(job["forwarded_to"]["cluster"], at, "{job}");
     }
     // The restarted Cluster2's updates reach Cluster1 again.
@@ -471,7 +501,10 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
                 .is_some_and(|note| note.starts_with("lost by high@Cluster2")),
             "{again}"
         );
-        assert_eq!(again["forwarded_before"], serde_json::json!(["high@Cluster2"]));
+        assert_eq!(
+            again["forwarded_before"],
+            serde_json::json!(["high@Cluster2"])
+        );
     }
 }
 
@@ -486,9 +519,11 @@ fn a_listening_process_survives_garbage_and_oversized_frames() {
     let _one = Process::start(cluster_args(&scenario, &certs, "Cluster1"), None);
     let mut two = Process::start(cluster_args(&scenario, &certs, "Cluster2"), None);
     let _three = Process::start(cluster_args(&scenario, &certs, "Cluster3"), None);
-    eventually(Duration::from_secs(30), "the federation is connected", || {
-        links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[]))
-    });
+    eventually(
+        Duration::from_secs(30),
+        "the federation is connected",
+        || links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[])),
+    );
     let seq_before = ask(&scenario, &certs, "bclusters", "Cluster1", &[])[0]["last_update_seq"]
         .as_u64()
         .expect("seq");
@@ -519,7 +554,9 @@ fn a_listening_process_survives_garbage_and_oversized_frames() {
         let mut reasons = Vec::new();
         let mut bad_frame = 3u32.to_be_bytes().to_vec();
         bad_frame.extend_from_slice(&[0xff, 0xff, 0xff]);
-        let oversized = (u32::try_from(MAX_FRAME_SIZE).expect("fits") * 4).to_be_bytes().to_vec();
+        let oversized = (u32::try_from(MAX_FRAME_SIZE).expect("fits") * 4)
+            .to_be_bytes()
+            .to_vec();
         for payload in [bad_frame, oversized] {
             let connection = endpoint
                 .connect_with(
@@ -554,16 +591,36 @@ fn a_listening_process_survives_garbage_and_oversized_frames() {
 
     // It still serves its peers: Cluster1 gets newer counters from it, and
     // a job forwarded to it runs there.
-    eventually(Duration::from_secs(20), "Cluster2's updates keep coming", || {
-        let links = ask(&scenario, &certs, "bclusters", "Cluster1", &[]);
-        links[0]["status"] == "ok" && links[0]["last_update_seq"].as_u64() > Some(seq_before)
-    });
-    ask(&scenario, &certs, "bsub", "Cluster1", &["-q", "send", "-J", "after"]);
-    eventually(Duration::from_secs(20), "a new job runs at Cluster2", || {
-        jobs_from(&ask(&scenario, &certs, "bjobs", "Cluster2", &[]), "Cluster1") == vec![1]
-    });
+    eventually(
+        Duration::from_secs(20),
+        "Cluster2's updates keep coming",
+        || {
+            let links = ask(&scenario, &certs, "bclusters", "Cluster1", &[]);
+            links[0]["status"] == "ok" && links[0]["last_update_seq"].as_u64() > Some(seq_before)
+        },
+    );
+    ask(
+        &scenario,
+        &certs,
+        "bsub",
+        "Cluster1",
+        &["-q", "send", "-J", "after"],
+    );
+    eventually(
+        Duration::from_secs(20),
+        "a new job runs at Cluster2",
+        || {
+            jobs_from(
+                &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
+                "Cluster1",
+            ) == vec![1]
+        },
+    );
     let hosts = text(&scenario, &certs, &["bhosts"], "Cluster2");
-    assert!(hosts.starts_with("HOST_NAME  STATUS  JL/U  MAX  NJOBS  RUN  SSUSP  USUSP  RSV"), "{hosts}");
+    assert!(
+        hosts.starts_with("HOST_NAME  STATUS  JL/U  MAX  NJOBS  RUN  SSUSP  USUSP  RSV"),
+        "{hosts}"
+    );
     let queues = text(&scenario, &certs, &["bqueues"], "Cluster2");
     assert!(queues.starts_with("QUEUE_NAME  PRIO  STATUS"), "{queues}");
 }
@@ -589,7 +646,9 @@ fn a_process_refuses_to_run_under_another_clusters_certificate() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("this process is cluster `Cluster3` but its certificate names cluster `Cluster2`"),
+        stderr.contains(
+            "this process is cluster `Cluster3` but its certificate names cluster `Cluster2`"
+        ),
         "{stderr}"
     );
 }

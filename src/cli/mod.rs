@@ -9,7 +9,9 @@ pub(crate) mod report;
 
 /// LSF spells some long options with one dash (`bjobs -fwd`); clap wants
 /// two. Rewrites them before parsing.
-pub(crate) fn lsf_spellings(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+pub(crate) fn lsf_spellings(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
     args.into_iter()
         .map(|arg| if arg == "-fwd" { "--fwd".into() } else { arg })
         .collect()

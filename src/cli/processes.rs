@@ -147,7 +147,12 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     options.connect_timeout = args.connect_timeout;
     let output = mcfed_node::launch::launch(&options)?;
     let scenario = mcfed_scenario::load(&args.scenario)?;
-    super::report::print(&scenario, &output, args.report == LaunchReport::Json, args.check)
+    super::report::print(
+        &scenario,
+        &output,
+        args.report == LaunchReport::Json,
+        args.check,
+    )
 }
 
 /// `mcfed certs`.

@@ -135,9 +135,7 @@ impl Actor for ClusterActor {
             // The first update comes one interval after emulated time zero
             // (not after the actor started), so processes sharing a clock
             // origin publish at the same emulated instants.
-            let first = self
-                .clock
-                .real_delay_until(SimTime::ZERO + interval);
+            let first = self.clock.real_delay_until(SimTime::ZERO + interval);
             ctx.run_later(first, move |actor, ctx| {
                 actor.publish();
                 ctx.run_interval(actor.clock.real_delay(interval), |actor, _| actor.publish());

@@ -289,7 +289,9 @@ impl ClusterNode {
                     Message::JobLost(JobLost {
                         source_job: held.source_job,
                         forward_seq: held.forward_seq,
-                        reason: format!("{at} does not hold the job (it restarted, or the forward was lost)"),
+                        reason: format!(
+                            "{at} does not hold the job (it restarted, or the forward was lost)"
+                        ),
                     }),
                     out,
                 ),

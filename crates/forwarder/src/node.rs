@@ -815,7 +815,11 @@ mod tests {
         node.handle(now, &name("C2"), update("C2", 1, 5));
         node.handle(now, &name("C3"), update("C3", 1, 2));
         let id = node
-            .submit(now, "send", JobSpec::simple("j", "u", Duration::from_secs(60)))
+            .submit(
+                now,
+                "send",
+                JobSpec::simple("j", "u", Duration::from_secs(60)),
+            )
             .expect("submit");
         let mut out = Vec::new();
         node.schedule(now, &mut out);
@@ -866,11 +870,28 @@ mod tests {
     fn a_restarted_cluster_is_unknown_until_its_update_and_its_lost_jobs_come_back() {
         let (mut node, id) = with_job_at_c2(None);
         let now = SimTime::from_secs(40);
-        node.handle(now, &name("C2"), Message::Hello(Hello::with_incarnation(name("C2"), 5)));
-        let c2 = node.view().queue_id(&"high@C2".parse().expect("valid")).expect("queue");
-        assert!(node.view().figures(c2).is_some(), "first hello: nothing to forget");
-        node.handle(now, &name("C2"), Message::Hello(Hello::with_incarnation(name("C2"), 6)));
-        assert!(node.view().figures(c2).is_none(), "a new incarnation is unknown");
+        node.handle(
+            now,
+            &name("C2"),
+            Message::Hello(Hello::with_incarnation(name("C2"), 5)),
+        );
+        let c2 = node
+            .view()
+            .queue_id(&"high@C2".parse().expect("valid"))
+            .expect("queue");
+        assert!(
+            node.view().figures(c2).is_some(),
+            "first hello: nothing to forget"
+        );
+        node.handle(
+            now,
+            &name("C2"),
+            Message::Hello(Hello::with_incarnation(name("C2"), 6)),
+        );
+        assert!(
+            node.view().figures(c2).is_none(),
+            "a new incarnation is unknown"
+        );
         // Its first update (sequence numbers start again) is applied.
         node.handle(now, &name("C2"), update("C2", 1, 5));
         assert!(node.view().figures(c2).is_some());
@@ -884,15 +905,24 @@ mod tests {
         };
         node.handle(now, &name("C3"), lost(1));
         node.handle(now, &name("C2"), lost(2));
-        assert!(matches!(node.job(id).map(|job| job.state), Some(SourceState::Accepted { .. })));
+        assert!(matches!(
+            node.job(id).map(|job| job.state),
+            Some(SourceState::Accepted { .. })
+        ));
         node.handle(now, &name("C2"), lost(1));
-        assert_eq!(node.job(id).map(|job| job.state), Some(SourceState::Waiting));
+        assert_eq!(
+            node.job(id).map(|job| job.state),
+            Some(SourceState::Waiting)
+        );
         let mut out = Vec::new();
         node.schedule(now, &mut out);
         let records = node.take_records();
         assert_eq!(records.len(), 1);
         assert!(
-            records[0].note.as_deref().is_some_and(|note| note.starts_with("lost by high@C2")),
+            records[0]
+                .note
+                .as_deref()
+                .is_some_and(|note| note.starts_with("lost by high@C2")),
             "{:?}",
             records[0].note
         );
@@ -916,8 +946,7 @@ mod tests {
                 message: Message::JobRecall(JobRecall {
                     source_job: id,
                     dest_job: 77,
-                    reason: "recalled after pending there longer than MAX_RSCHED_TIME (2m)"
-                        .into(),
+                    reason: "recalled after pending there longer than MAX_RSCHED_TIME (2m)".into(),
                 }),
             }]
         );
@@ -935,7 +964,10 @@ mod tests {
                 reason: "recalled".into(),
             }),
         );
-        assert_eq!(node.job(id).map(|job| job.state), Some(SourceState::Waiting));
+        assert_eq!(
+            node.job(id).map(|job| job.state),
+            Some(SourceState::Waiting)
+        );
     }
 
     #[test]
@@ -988,7 +1020,10 @@ mod tests {
                 reason: "not this one".into(),
             }),
         );
-        assert!(matches!(node.job(id).map(|job| job.state), Some(SourceState::Accepted { dest_job: 77, .. })));
+        assert!(matches!(
+            node.job(id).map(|job| job.state),
+            Some(SourceState::Accepted { dest_job: 77, .. })
+        ));
         // A counter update under another name is ignored too.
         node.handle(now, &name("C3"), update("C2", 9, 0));
         assert_eq!(node.view().applied_seq(&name("C2")), Some(1));

@@ -132,7 +132,8 @@ pub fn ask_once(target: &Target, request: &AdminRequest) -> Result<AdminResponse
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let session = Session::connect(&tls, &target.cluster, &address, Duration::from_secs(5)).await?;
+        let session =
+            Session::connect(&tls, &target.cluster, &address, Duration::from_secs(5)).await?;
         let answer = session.ask(request).await;
         session.close().await;
         answer

@@ -127,10 +127,8 @@ pub fn launch(options: &LaunchOptions) -> Result<RunOutput, LaunchError> {
             let nanos = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |elapsed| elapsed.subsec_nanos());
-            let dir = std::env::temp_dir().join(format!(
-                "mcfed-launch-{}-{nanos}",
-                std::process::id()
-            ));
+            let dir =
+                std::env::temp_dir().join(format!("mcfed-launch-{}-{nanos}", std::process::id()));
             let names: Vec<String> = scenario
                 .clusters
                 .iter()
@@ -220,8 +218,7 @@ async fn run(
         });
     }
     let ctrl_c = tokio::signal::ctrl_c();
-    let mut terminate =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let targets: Vec<(String, String)> = running
         .iter()
         .map(|process| (process.cluster.clone(), process.address.clone()))
@@ -261,8 +258,13 @@ async fn first_exit(running: &mut [Running]) -> (String, std::io::Result<ExitSta
 /// while.
 async fn stop_all(tls: &FederationTls, running: &mut [Running]) {
     for process in running.iter() {
-        if let Ok(session) =
-            Session::connect(tls, &process.cluster, &process.address, Duration::from_secs(1)).await
+        if let Ok(session) = Session::connect(
+            tls,
+            &process.cluster,
+            &process.address,
+            Duration::from_secs(1),
+        )
+        .await
         {
             let _ = session.ask(&AdminRequest::Shutdown).await;
             session.close().await;
@@ -323,7 +325,11 @@ async fn connect_all(
         let mut missing = Vec::new();
         for session in &sessions {
             if let AdminResponse::Status(status) = session.ask(&AdminRequest::Status).await? {
-                for peer in status.peers.iter().filter(|peer| !(peer.outbound && peer.inbound > 0)) {
+                for peer in status
+                    .peers
+                    .iter()
+                    .filter(|peer| !(peer.outbound && peer.inbound > 0))
+                {
                     missing.push(format!(
                         "{} <-> {}{}",
                         status.cluster,
@@ -406,9 +412,7 @@ async fn drive(
     // Time order; cluster order, then each cluster's own order, within an
     // instant (as the event loop settles clusters).
     decisions.sort_by(|(a_index, a), (b_index, b)| {
-        a.time
-            .total_cmp(&b.time)
-            .then_with(|| a_index.cmp(b_index))
+        a.time.total_cmp(&b.time).then_with(|| a_index.cmp(b_index))
     });
     Ok(RunOutput {
         decisions: decisions.into_iter().map(|(_, record)| record).collect(),

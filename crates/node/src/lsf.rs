@@ -75,7 +75,11 @@ pub fn jobs(rows: &[JobRow], forwarded_only: bool, long: bool) -> String {
         return "No unfinished job found\n".to_owned();
     }
     if long {
-        return rows.iter().map(|row| job_long(row)).collect::<Vec<_>>().join("\n");
+        return rows
+            .iter()
+            .map(|row| job_long(row))
+            .collect::<Vec<_>>()
+            .join("\n");
     }
     if forwarded_only {
         let table: Vec<Vec<String>> = rows
@@ -208,7 +212,8 @@ pub fn queues(rows: &[QueueRow], long: bool) -> String {
                 row.queue_name.clone(),
                 row.prio.to_string(),
                 row.status.clone(),
-                row.max.map_or_else(|| "-".to_owned(), |max| max.to_string()),
+                row.max
+                    .map_or_else(|| "-".to_owned(), |max| max.to_string()),
                 "-".to_owned(),
                 "-".to_owned(),
                 "-".to_owned(),
@@ -249,7 +254,8 @@ fn queue_long(row: &QueueRow) -> String {
             &[vec![
                 row.prio.to_string(),
                 row.status.clone(),
-                row.max.map_or_else(|| "-".to_owned(), |max| max.to_string()),
+                row.max
+                    .map_or_else(|| "-".to_owned(), |max| max.to_string()),
                 row.njobs.to_string(),
                 row.pend.to_string(),
                 row.run.to_string(),
@@ -310,7 +316,15 @@ pub fn hosts(rows: &[HostRow]) -> String {
         .collect();
     columns(
         &[
-            "HOST_NAME", "STATUS", "JL/U", "MAX", "NJOBS", "RUN", "SSUSP", "USUSP", "RSV",
+            "HOST_NAME",
+            "STATUS",
+            "JL/U",
+            "MAX",
+            "NJOBS",
+            "RUN",
+            "SSUSP",
+            "USUSP",
+            "RSV",
         ],
         &table,
     )
@@ -357,7 +371,13 @@ mod tests {
         }]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "[Job Forwarding Information ]");
-        assert_eq!(lines[1], "LOCAL_QUEUE  JOB_FLOW  REMOTE        CLUSTER   STATUS");
-        assert_eq!(lines[2], "send         send      HighPriority  Cluster2  ok");
+        assert_eq!(
+            lines[1],
+            "LOCAL_QUEUE  JOB_FLOW  REMOTE        CLUSTER   STATUS"
+        );
+        assert_eq!(
+            lines[2],
+            "send         send      HighPriority  Cluster2  ok"
+        );
     }
 }

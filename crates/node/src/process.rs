@@ -246,9 +246,17 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     let listen = resolve(&format!("cluster `{name}`"), &listen_text)?;
     let mut peers = Vec::new();
     for peer in peers_of(&spec) {
-        let address = match options.peers.iter().find(|(cluster, _)| cluster == peer.as_str()) {
+        let address = match options
+            .peers
+            .iter()
+            .find(|(cluster, _)| cluster == peer.as_str())
+        {
             Some((_, address)) => address.clone(),
-            None => default_address(&scenario, cluster_index(&scenario, peer.as_str())?, options.base_port),
+            None => default_address(
+                &scenario,
+                cluster_index(&scenario, peer.as_str())?,
+                options.base_port,
+            ),
         };
         peers.push(Peer {
             name: peer,
@@ -293,7 +301,9 @@ impl Local {
         } else if envelope.message.is_for_forwarder() {
             match &self.forwarder {
                 Some(forwarder) => forwarder.do_send(envelope),
-                None => tracing::debug!(cluster = %self.name, kind = envelope.message.kind(), "no forwarder for the message"),
+                None => {
+                    tracing::debug!(cluster = %self.name, kind = envelope.message.kind(), "no forwarder for the message")
+                }
             }
         } else {
             self.cluster.do_send(envelope);
@@ -319,7 +329,11 @@ impl Handler<SetLocal> for Outbox {
 impl Handler<Envelope> for Outbox {
     type Result = ();
     fn handle(&mut self, envelope: Envelope, _: &mut Self::Context) {
-        if let Some(local) = self.local.as_ref().filter(|local| local.name == envelope.to) {
+        if let Some(local) = self
+            .local
+            .as_ref()
+            .filter(|local| local.name == envelope.to)
+        {
             local.deliver(envelope);
             return;
         }
@@ -365,7 +379,12 @@ struct RecordsFrom(usize);
 impl Handler<RecordsFrom> for Collector {
     type Result = MessageResult<RecordsFrom>;
     fn handle(&mut self, RecordsFrom(from): RecordsFrom, _: &mut Self::Context) -> Self::Result {
-        MessageResult(self.records.get(from..).map(<[_]>::to_vec).unwrap_or_default())
+        MessageResult(
+            self.records
+                .get(from..)
+                .map(<[_]>::to_vec)
+                .unwrap_or_default(),
+        )
     }
 }
 
@@ -449,8 +468,7 @@ async fn serve(
     }
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
-    let mut terminate =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tracing::info!(cluster = %name, incarnation, address = %transport.local_addr(), speed = options.speed, "cluster process running");
     loop {
         tokio::select! {
@@ -512,7 +530,8 @@ async fn answer(process: Process, call: AdminCall) {
 }
 
 async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
-    let mailbox = |error: MailboxError| AdminResponse::Error(format!("the cluster's actor stopped: {error}"));
+    let mailbox =
+        |error: MailboxError| AdminResponse::Error(format!("the cluster's actor stopped: {error}"));
     match request {
         AdminRequest::Submit { queue, spec } => {
             let is_send_queue = process.spec.forwarder.as_ref().is_some_and(|forwarder| {

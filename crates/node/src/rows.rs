@@ -167,7 +167,9 @@ pub fn queues(node: &ClusterNode, spec: &ClusterSpec) -> Vec<QueueRow> {
                 susp,
                 sndjobs_to: config.send_to.iter().map(ToString::to_string).collect(),
                 rcvjobs_from,
-                impt_jobbklg: config.impt_jobbklg.filter(|_| config.receive_from.is_some()),
+                impt_jobbklg: config
+                    .impt_jobbklg
+                    .filter(|_| config.receive_from.is_some()),
                 preemption: config.preemption.to_string(),
                 counters: config
                     .receive_from
@@ -257,7 +259,8 @@ pub fn links(
             "disc"
         }
     };
-    let incarnation = |cluster: &ClusterName| peer(cluster).and_then(|(_, status)| status.incarnation);
+    let incarnation =
+        |cluster: &ClusterName| peer(cluster).and_then(|(_, status)| status.incarnation);
     let mut rows = Vec::new();
     if let Some(forwarder) = &spec.forwarder {
         for queue in &forwarder.send_queues {

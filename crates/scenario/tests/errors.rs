@@ -269,19 +269,38 @@ mod fuzz {
 #[test]
 fn addresses_and_max_rsched_time_are_read_and_checked() {
     let source = GOOD
-        .replace("name = \"C2\"\n", "name = \"C2\"\naddress = \"127.0.0.1:7202\"\n")
+        .replace(
+            "name = \"C2\"\n",
+            "name = \"C2\"\naddress = \"127.0.0.1:7202\"\n",
+        )
         .replace(
             "SNDJOBS_TO = [\"high@C2\"]",
             "SNDJOBS_TO = [\"high@C2\"]\nMAX_RSCHED_TIME = \"5m\"",
         );
     let scenario = parse("good.toml", &source).expect("valid");
-    assert_eq!(scenario.clusters[1].address.as_deref(), Some("127.0.0.1:7202"));
-    let send = &scenario.clusters[0].forwarder.as_ref().expect("forwarder").send_queues[0];
-    assert_eq!(send.max_rsched_time, Some(std::time::Duration::from_secs(300)));
+    assert_eq!(
+        scenario.clusters[1].address.as_deref(),
+        Some("127.0.0.1:7202")
+    );
+    let send = &scenario.clusters[0]
+        .forwarder
+        .as_ref()
+        .expect("forwarder")
+        .send_queues[0];
+    assert_eq!(
+        send.max_rsched_time,
+        Some(std::time::Duration::from_secs(300))
+    );
 
     let source = GOOD
-        .replace("name = \"C2\"\n", "name = \"C2\"\naddress = \"localhost\"\n")
-        .replace("RCVJOBS_FROM = \"C1\"", "RCVJOBS_FROM = \"C1\"\nMAX_RSCHED_TIME = \"5m\"");
+        .replace(
+            "name = \"C2\"\n",
+            "name = \"C2\"\naddress = \"localhost\"\n",
+        )
+        .replace(
+            "RCVJOBS_FROM = \"C1\"",
+            "RCVJOBS_FROM = \"C1\"\nMAX_RSCHED_TIME = \"5m\"",
+        );
     let found = problems(&source);
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!(found[0].1, "cluster[1].address");

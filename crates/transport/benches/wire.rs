@@ -12,6 +12,8 @@
 //! Run: `cargo bench -p mcfed-transport --bench wire` (optional arguments
 //! after `--`: the number of updates and of forwards).
 
+#![allow(clippy::print_stdout)] // a benchmark reports on stdout
+
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -86,19 +88,35 @@ fn submission_side() -> ForwarderNode {
 /// Waits for both endpoints to be connected both ways.
 async fn connect(a: &Transport, b: &Transport) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !(a.status().iter().all(|(_, s)| s.is_up()) && b.status().iter().all(|(_, s)| s.is_up())) {
+    while !(a.status().iter().all(|(_, s)| s.is_up()) && b.status().iter().all(|(_, s)| s.is_up()))
+    {
         assert!(Instant::now() < deadline, "the endpoints did not connect");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 
 async fn update_latency(dir: &std::path::Path, updates: usize) {
-    let (exec, _exec_events) = endpoint(dir, "Cluster2", "Cluster1", "127.0.0.1:47311".into(), "127.0.0.1:47312");
-    let (submit, mut events) = endpoint(dir, "Cluster1", "Cluster2", exec.local_addr().to_string(), "127.0.0.1:47311");
+    let (exec, _exec_events) = endpoint(
+        dir,
+        "Cluster2",
+        "Cluster1",
+        "127.0.0.1:47311".into(),
+        "127.0.0.1:47312",
+    );
+    let (submit, mut events) = endpoint(
+        dir,
+        "Cluster1",
+        "Cluster2",
+        exec.local_addr().to_string(),
+        "127.0.0.1:47311",
+    );
     connect(&exec, &submit).await;
     let mut node = execution_cluster();
     let mut forwarder = submission_side();
-    let queue = forwarder.view().queue_id(&"high@Cluster2".parse().expect("ref")).expect("queue");
+    let queue = forwarder
+        .view()
+        .queue_id(&"high@Cluster2".parse().expect("ref"))
+        .expect("queue");
     let mut histogram = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
     let mut out = Vec::new();
     let mut transitions = Vec::new();
@@ -107,8 +125,12 @@ async fn update_latency(dir: &std::path::Path, updates: usize) {
         let now = SimTime::from_millis(round as u64 + 1);
         let started = Instant::now();
         // A counter change: a job arrives and pends; counters published.
-        node.submit(now, "high", JobSpec::simple("j", "u", Duration::from_secs(3600)))
-            .expect("submit");
+        node.submit(
+            now,
+            "high",
+            JobSpec::simple("j", "u", Duration::from_secs(3600)),
+        )
+        .expect("submit");
         node.advance(now, &mut out, &mut transitions);
         node.publish_counters(now, &mut out);
         for envelope in out.drain(..) {
@@ -123,7 +145,10 @@ async fn update_latency(dir: &std::path::Path, updates: usize) {
                 _ => continue,
             }
         }
-        let pending = forwarder.view().figures(queue).map(|figures| figures.pending);
+        let pending = forwarder
+            .view()
+            .figures(queue)
+            .map(|figures| figures.pending);
         assert!(pending.is_some(), "the view holds the update");
         if round >= warmup {
             histogram
@@ -142,8 +167,20 @@ async fn update_latency(dir: &std::path::Path, updates: usize) {
 }
 
 async fn forward_throughput(dir: &std::path::Path, forwards: u64) {
-    let (exec, mut exec_events) = endpoint(dir, "Cluster2", "Cluster1", "127.0.0.1:47321".into(), "127.0.0.1:47322");
-    let (submit, mut events) = endpoint(dir, "Cluster1", "Cluster2", exec.local_addr().to_string(), "127.0.0.1:47321");
+    let (exec, mut exec_events) = endpoint(
+        dir,
+        "Cluster2",
+        "Cluster1",
+        "127.0.0.1:47321".into(),
+        "127.0.0.1:47322",
+    );
+    let (submit, mut events) = endpoint(
+        dir,
+        "Cluster1",
+        "Cluster2",
+        exec.local_addr().to_string(),
+        "127.0.0.1:47321",
+    );
     connect(&exec, &submit).await;
     let exec = std::sync::Arc::new(exec);
     let replier = exec.clone();

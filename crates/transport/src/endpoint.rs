@@ -31,8 +31,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcfed_protocol::{
-    ClusterName, Envelope, FrameDecoder, FrameError, Hello, Message, PROTOCOL_VERSION,
-    encode_frame,
+    ClusterName, Envelope, FrameDecoder, FrameError, Hello, Message, PROTOCOL_VERSION, encode_frame,
 };
 use rustc_hash::FxHashMap;
 use tokio::sync::{Notify, mpsc, oneshot};
@@ -430,11 +429,7 @@ enum WriterEnd {
     Shutdown,
 }
 
-async fn writer(
-    shared: Arc<Shared>,
-    peer: Peer,
-    mut outgoing: mpsc::UnboundedReceiver<Envelope>,
-) {
+async fn writer(shared: Arc<Shared>, peer: Peer, mut outgoing: mpsc::UnboundedReceiver<Envelope>) {
     let mut pending: VecDeque<Envelope> = VecDeque::new();
     let mut backoff = shared.timeouts.backoff_min;
     loop {
@@ -578,14 +573,15 @@ async fn dial(
             .await
             .map_err(|error| DialError::Failed(error.to_string()))?;
         let mut decoder = FrameDecoder::new(shared.max_frame);
-        let reply = read_message(&mut recv, &mut decoder).await.map_err(|error| {
-            match connection.close_reason() {
-                Some(quinn::ConnectionError::ApplicationClosed(close)) => DialError::Refused(
-                    format!("refused: {}", String::from_utf8_lossy(&close.reason)),
-                ),
-                _ => DialError::Failed(format!("no hello from the peer: {error}")),
-            }
-        })?;
+        let reply =
+            read_message(&mut recv, &mut decoder)
+                .await
+                .map_err(|error| match connection.close_reason() {
+                    Some(quinn::ConnectionError::ApplicationClosed(close)) => DialError::Refused(
+                        format!("refused: {}", String::from_utf8_lossy(&close.reason)),
+                    ),
+                    _ => DialError::Failed(format!("no hello from the peer: {error}")),
+                })?;
         Ok::<_, DialError>((send, reply))
     };
     let (send, reply) = tokio::time::timeout(shared.timeouts.handshake, handshake)
@@ -795,7 +791,10 @@ async fn serve_peer(shared: &Shared, connection: quinn::Connection, name: String
     if !shared.peers.contains_key(&peer) {
         return refuse(
             close::UNKNOWN_PEER,
-            format!("cluster `{peer}` is not a peer of cluster `{}`", shared.cluster),
+            format!(
+                "cluster `{peer}` is not a peer of cluster `{}`",
+                shared.cluster
+            ),
         );
     }
     let reply = match frame(&Message::Hello(shared.hello.clone()), shared.max_frame) {
@@ -830,7 +829,9 @@ async fn serve_peer(shared: &Shared, connection: quinn::Connection, name: String
         direction: Direction::Inbound,
     });
     let reason = read_loop(shared, &connection, &peer, &mut recv, &mut decoder).await;
-    shared.update_status(&peer, |status| status.inbound = status.inbound.saturating_sub(1));
+    shared.update_status(&peer, |status| {
+        status.inbound = status.inbound.saturating_sub(1)
+    });
     shared.emit(Event::PeerDown {
         peer,
         direction: Direction::Inbound,

@@ -23,7 +23,11 @@ fn name(text: &str) -> ClusterName {
 fn federation(dir: &Path) {
     certs::init(
         dir,
-        &["Cluster1".to_owned(), "Cluster2".to_owned(), "Cluster3".to_owned()],
+        &[
+            "Cluster1".to_owned(),
+            "Cluster2".to_owned(),
+            "Cluster3".to_owned(),
+        ],
     )
     .expect("certs init");
 }
@@ -32,11 +36,7 @@ fn cluster_tls(dir: &Path, cluster: &str) -> FederationTls {
     FederationTls::load(dir, Role::Cluster, cluster).expect("load certificates")
 }
 
-fn start(
-    dir: &Path,
-    cluster: &str,
-    peers: Vec<Peer>,
-) -> (Transport, UnboundedReceiver<Event>) {
+fn start(dir: &Path, cluster: &str, peers: Vec<Peer>) -> (Transport, UnboundedReceiver<Event>) {
     Transport::start(TransportConfig {
         cluster: name(cluster),
         incarnation: 7,
@@ -114,7 +114,9 @@ async fn wait_within<T>(
 ) -> Option<T> {
     let deadline = tokio::time::Instant::now() + limit;
     loop {
-        let event = tokio::time::timeout_at(deadline, events.recv()).await.ok()??;
+        let event = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .ok()??;
         if let Some(found) = pick(&event) {
             return Some(found);
         }
@@ -142,10 +144,14 @@ async fn peers_of_one_federation_connect_and_messages_carry_the_certified_name()
         vec![peer("Cluster1", one.local_addr())],
     );
     // Cluster1 does not list Cluster2 as a peer yet: refused.
-    let refused = wait_within(&mut one_events, Duration::from_secs(1), |event| match event {
-        Event::PeerUp { .. } => Some(true),
-        _ => None,
-    })
+    let refused = wait_within(
+        &mut one_events,
+        Duration::from_secs(1),
+        |event| match event {
+            Event::PeerUp { .. } => Some(true),
+            _ => None,
+        },
+    )
     .await;
     assert_eq!(refused, None, "an unlisted cluster is not let in");
     drop(two);
@@ -264,10 +270,14 @@ async fn a_cluster_claiming_another_name_is_refused() {
     let (code, reason) = closed_with(&connection).await;
     assert_eq!(code, u64::from(close::IDENTITY), "{reason}");
     assert!(reason.contains("sent as `Cluster3`"), "{reason}");
-    let delivered = wait_within(&mut events, Duration::from_millis(300), |event| match event {
-        Event::Message(envelope) => Some(envelope.clone()),
-        _ => None,
-    })
+    let delivered = wait_within(
+        &mut events,
+        Duration::from_millis(300),
+        |event| match event {
+            Event::Message(envelope) => Some(envelope.clone()),
+            _ => None,
+        },
+    )
     .await;
     assert_eq!(delivered, None, "the forged update is not handed on");
 
@@ -342,5 +352,8 @@ async fn garbage_and_oversized_frames_close_only_their_connection() {
     .await
     .expect("Cluster3's update still arrives");
     assert_eq!(from, "Cluster3");
-    assert!(good.close_reason().is_none(), "Cluster3's connection stays open");
+    assert!(
+        good.close_reason().is_none(),
+        "Cluster3's connection stays open"
+    );
 }
