@@ -419,6 +419,29 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
         vec![1, 2, 3, 4],
         "Cluster2 keeps each job's source id"
     );
+    // Each forwarded job keeps both ids: Cluster1 knows its id at Cluster2,
+    // and Cluster2 knows its id at Cluster1.
+    let at_two = ask(&scenario, &certs, "bjobs", "Cluster2", &[]);
+    for job in ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"])
+        .as_array()
+        .expect("array")
+    {
+        let dest = job["forwarded_to"]["dest_job"].as_u64().expect("dest id");
+        let there = at_two
+            .as_array()
+            .expect("array")
+            .iter()
+            .find(|row| row["job_id"] == dest)
+            .expect("the job at Cluster2");
+        assert_eq!(there["forwarded_from"]["source_job"], job["job_id"]);
+    }
+    let long = text(&scenario, &certs, &["bjobs", "-l"], "Cluster1");
+    assert!(
+        long.contains("Forwarded to queue <high@Cluster2> (job <"),
+        "{long}"
+    );
+    let queues = text(&scenario, &certs, &["bqueues", "-l"], "Cluster2");
+    assert!(queues.contains("RCVJOBS_FROM: Cluster1"), "{queues}");
     let forwarded = text(&scenario, &certs, &["bjobs", "-fwd"], "Cluster1");
     assert!(
         forwarded.contains("CLUSTER") && forwarded.contains("FORWARD_TIME"),
@@ -650,5 +673,116 @@ fn a_process_refuses_to_run_under_another_clusters_certificate() {
             "this process is cluster `Cluster3` but its certificate names cluster `Cluster2`"
         ),
         "{stderr}"
+    );
+}
+
+/// The pids of `parent`'s child processes (Linux).
+fn children(parent: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|pid| pid.parse().ok())
+        .collect()
+}
+
+/// Whether `pid` is still a running (not zombie) process.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(") ")
+                .and_then(|(_, rest)| rest.chars().next())
+        })
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
+
+/// Starts `mcfed launch` on example 1 at wall-clock speed (so it would run
+/// for minutes) and waits until its three cluster processes are up.
+fn long_launch() -> (Process, Vec<u32>) {
+    let launcher = Process::start(
+        [
+            "launch",
+            "scenarios/forwarding/example1-count-preemptable.toml",
+            "--speed",
+            "1",
+            "--base-port",
+            "0",
+        ]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect(),
+        None,
+    );
+    let pid = launcher.child.id();
+    let mut pids = Vec::new();
+    eventually(
+        Duration::from_secs(20),
+        "the launcher starts three clusters",
+        || {
+            pids = children(pid);
+            pids.len() == 3
+        },
+    );
+    // Let them connect.
+    std::thread::sleep(Duration::from_millis(1500));
+    (launcher, pids)
+}
+
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+#[test]
+fn launch_stops_every_process_on_ctrl_c_when_one_dies_and_when_it_is_killed() {
+    // Ctrl-C (SIGINT): the launcher stops them all and says so.
+    let (mut launcher, pids) = long_launch();
+    signal(launcher.child.id(), "INT");
+    let mut status = None;
+    eventually(
+        Duration::from_secs(15),
+        "the launcher exits on SIGINT",
+        || {
+            status = launcher.child.try_wait().expect("wait");
+            status.is_some()
+        },
+    );
+    assert_eq!(status.and_then(|status| status.code()), Some(2));
+    eventually(
+        Duration::from_secs(10),
+        "no cluster process is left",
+        || pids.iter().all(|&pid| !running(pid)),
+    );
+
+    // One cluster process dies: the launcher stops the others and fails.
+    let (mut launcher, pids) = long_launch();
+    signal(pids[1], "KILL");
+    eventually(
+        Duration::from_secs(15),
+        "the launcher exits when a cluster dies",
+        || {
+            status = launcher.child.try_wait().expect("wait");
+            status.is_some()
+        },
+    );
+    assert_eq!(status.and_then(|status| status.code()), Some(2));
+    eventually(
+        Duration::from_secs(10),
+        "no cluster process is left",
+        || pids.iter().all(|&pid| !running(pid)),
+    );
+
+    // The launcher itself is killed: its processes see their standard input
+    // close and stop.
+    let (mut launcher, pids) = long_launch();
+    signal(launcher.child.id(), "KILL");
+    let _ = launcher.child.wait();
+    eventually(
+        Duration::from_secs(10),
+        "no cluster process outlives the launcher",
+        || pids.iter().all(|&pid| !running(pid)),
     );
 }
