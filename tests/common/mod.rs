@@ -1,12 +1,51 @@
 //! Helpers shared by the end-to-end tests.
 
-use std::process::{Command, Output};
+use std::io::Read;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
-/// Runs the built `mcfed` binary from the project root.
+/// How long one `mcfed` invocation may take before the test fails: a hang
+/// must fail the test, not stall CI.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs the built `mcfed` binary from the project root, killing it (and
+/// failing the test) if it runs longer than two minutes.
 pub(crate) fn mcfed(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcfed"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcfed"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("mcfed runs")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcfed starts");
+    // Drain the pipes on threads so a chatty child cannot block on them.
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut buffer = Vec::new();
+        let _ = stdout.read_to_end(&mut buffer);
+        buffer
+    });
+    let err = std::thread::spawn(move || {
+        let mut buffer = Vec::new();
+        let _ = stderr.read_to_end(&mut buffer);
+        buffer
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("mcfed waits") {
+            break status;
+        }
+        if started.elapsed() > LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcfed {args:?} ran longer than {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
 }

@@ -89,6 +89,12 @@ impl ClusterActor {
         }
     }
 
+    fn publish(&mut self) {
+        let now = self.clock.now();
+        self.node.publish_counters(now, &mut self.out);
+        self.flush();
+    }
+
     fn advance(&mut self, ctx: &mut Context<Self>) {
         let now = self.clock.now();
         let mut transitions = Vec::new();
@@ -126,10 +132,13 @@ impl Actor for ClusterActor {
             self.node.cluster().update_interval(),
             self.node.has_subscribers(),
         ) {
-            ctx.run_interval(self.clock.real_delay(interval), |actor, _| {
-                let now = actor.clock.now();
-                actor.node.publish_counters(now, &mut actor.out);
-                actor.flush();
+            // The first update comes one interval after emulated time zero
+            // (not after the actor started), so processes sharing a clock
+            // origin publish at the same emulated instants.
+            let first = self.clock.real_delay_until(SimTime::ZERO + interval);
+            ctx.run_later(first, move |actor, ctx| {
+                actor.publish();
+                ctx.run_interval(actor.clock.real_delay(interval), |actor, _| actor.publish());
             });
         }
         self.queue_advance(ctx);

@@ -384,6 +384,12 @@ impl Cluster {
         self.finished_jobs
     }
 
+    /// Every host's configuration, in configuration order (a host's index
+    /// is its place here).
+    pub fn host_configs(&self) -> impl Iterator<Item = &HostConfig> {
+        self.hosts.iter().map(|host| &host.config)
+    }
+
     /// The name of the host at `index`.
     pub fn host_name(&self, index: HostIndex) -> &str {
         &self.hosts[index].config.name
@@ -1006,6 +1012,45 @@ impl Cluster {
             at: now,
             origin,
         });
+    }
+}
+
+impl Cluster {
+    /// Takes job `id` out of the cluster, whatever its state, and returns it
+    /// (`bkill`; used when a submission cluster recalls or withdraws a job
+    /// it forwarded). A pending job leaves its queue; a running or suspended
+    /// one frees its slots. No transition is reported; a dispatch pass is
+    /// due.
+    pub fn remove_job(&mut self, id: JobId) -> Option<Job> {
+        let job = self.jobs.remove(&id)?;
+        let slots = job.spec.slots;
+        match job.state {
+            JobState::Pending => {
+                let queue = &mut self.queues[job.queue];
+                queue.pending.remove(&job.arrival);
+                queue.pending_slots -= slots;
+                if matches!(job.origin, JobOrigin::Forwarded { .. }) {
+                    queue.imported_pending_jobs -= 1;
+                }
+            }
+            JobState::Running => {
+                self.release_hosts(&job);
+                self.queues[job.queue].running_slots -= slots;
+            }
+            JobState::Suspended => {
+                // Its slots were freed when it was suspended; it stayed
+                // listed on its hosts.
+                for place in &job.placement {
+                    self.hosts[place.host].jobs.retain(|&other| other != id);
+                }
+                let queue = &mut self.queues[job.queue];
+                queue.suspended.remove(&job.arrival);
+                queue.suspended_slots -= slots;
+            }
+            JobState::Done => {}
+        }
+        self.dirty = true;
+        Some(job)
     }
 }
 

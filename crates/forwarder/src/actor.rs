@@ -7,7 +7,7 @@
 
 use actix::prelude::*;
 use mcfed_protocol::clock::EmulatedClock;
-use mcfed_protocol::{Envelope, JobSpec};
+use mcfed_protocol::{Envelope, JobSpec, SimTime};
 
 use crate::node::{ForwardSubmitError, ForwarderNode};
 use crate::record::DecisionRecord;
@@ -31,6 +31,12 @@ pub struct DecisionsMade(pub Vec<DecisionRecord>);
 #[rtype(result = "()")]
 struct Session;
 
+/// Runs `f` with the actor's node and the current emulated time (for
+/// inspection commands).
+#[derive(Message)]
+#[rtype(result = "R")]
+pub struct Inspect<R: 'static, F: FnOnce(&ForwarderNode, SimTime) -> R + Send + 'static>(pub F);
+
 /// A submission cluster's forwarder as an actor.
 pub struct ForwarderActor {
     node: ForwarderNode,
@@ -38,6 +44,7 @@ pub struct ForwarderActor {
     outbox: Recipient<Envelope>,
     records: Recipient<DecisionsMade>,
     session_queued: bool,
+    wakeup: Option<(SimTime, SpawnHandle)>,
     out: Vec<Envelope>,
 }
 
@@ -55,6 +62,7 @@ impl ForwarderActor {
             outbox,
             records,
             session_queued: false,
+            wakeup: None,
             out: Vec::new(),
         }
     }
@@ -73,7 +81,7 @@ impl Actor for ForwarderActor {
 
 impl Handler<Session> for ForwarderActor {
     type Result = ();
-    fn handle(&mut self, _: Session, _: &mut Self::Context) {
+    fn handle(&mut self, _: Session, ctx: &mut Self::Context) {
         self.session_queued = false;
         let now = self.clock.now();
         self.node.schedule(now, &mut self.out);
@@ -83,6 +91,28 @@ impl Handler<Session> for ForwarderActor {
         let records = self.node.take_records();
         if !records.is_empty() {
             self.records.do_send(DecisionsMade(records));
+        }
+        self.rearm_wakeup(ctx);
+    }
+}
+
+impl ForwarderActor {
+    /// Wakes for the next recall (MAX_RSCHED_TIME), if any.
+    fn rearm_wakeup(&mut self, ctx: &mut Context<Self>) {
+        let next = self.node.next_event_time();
+        let current = self.wakeup.as_ref().map(|(at, _)| *at);
+        if next != current {
+            if let Some((_, handle)) = self.wakeup.take() {
+                ctx.cancel_future(handle);
+            }
+            if let Some(at) = next {
+                let delay = self.clock.real_delay_until(at);
+                let handle = ctx.run_later(delay, |actor, ctx| {
+                    actor.wakeup = None;
+                    actor.queue_session(ctx);
+                });
+                self.wakeup = Some((at, handle));
+            }
         }
     }
 }
@@ -95,6 +125,7 @@ impl Handler<Envelope> for ForwarderActor {
         if self.node.needs_session() {
             self.queue_session(ctx);
         }
+        self.rearm_wakeup(ctx);
     }
 }
 
@@ -105,5 +136,16 @@ impl Handler<SubmitForward> for ForwarderActor {
         let id = self.node.submit(now, &submit.queue, submit.spec)?;
         self.queue_session(ctx);
         Ok(id)
+    }
+}
+
+impl<R: 'static, F: FnOnce(&ForwarderNode, SimTime) -> R + Send + 'static> Handler<Inspect<R, F>>
+    for ForwarderActor
+where
+    R: actix::dev::MessageResponse<ForwarderActor, Inspect<R, F>>,
+{
+    type Result = R;
+    fn handle(&mut self, inspect: Inspect<R, F>, _: &mut Self::Context) -> R {
+        (inspect.0)(&self.node, self.clock.now())
     }
 }

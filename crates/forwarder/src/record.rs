@@ -97,6 +97,10 @@ pub struct DecisionRecord {
     /// What the same mode would have chosen from the true counters at that
     /// instant (runs with the oracle on: chaos runs, `--oracle`).
     pub oracle: Option<OracleVerdict>,
+    /// The queues the job was forwarded to before this decision, in order
+    /// (`queue@cluster`), so a job going back and forth shows its loop.
+    #[serde(default)]
+    pub forwarded_before: Vec<String>,
 }
 
 /// The oracle's view of a decision.
@@ -445,6 +449,7 @@ impl DecisionRecord {
             candidates,
             note: None,
             oracle: None,
+            forwarded_before: Vec::new(),
         }
     }
 }

@@ -365,6 +365,37 @@ impl RemoteView {
         seq
     }
 
+    /// Forgets everything learnt from `cluster` (it restarted): its queues
+    /// are unknown until its next update, whatever sequence number that
+    /// carries, and forwards not yet reflected are dropped (the restarted
+    /// cluster reports the ones it received from now on).
+    pub fn reset_cluster(&mut self, cluster: &ClusterName) {
+        let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
+            return;
+        };
+        let remote = &mut self.clusters[cluster_index];
+        remote.applied_seq = None;
+        remote.taken_at = None;
+        remote.log.clear();
+        for id in remote.queues.clone() {
+            self.queues[id.index()].base = None;
+        }
+        self.recompute(cluster_index);
+    }
+
+    /// Notes that remote queue `id` refused a job because its IMPT_JOBBKLG
+    /// is full: until the next update from its cluster, it counts as full
+    /// (so the refused job is not sent straight back to it).
+    pub fn mark_backlog_full(&mut self, id: RemoteQueueId) {
+        let cluster_index = self.queues[id.index()].cluster;
+        if let Some(base) = self.queues[id.index()].base.as_mut() {
+            if let Some(limit) = base.impt_jobbklg {
+                base.imported_pending = base.imported_pending.max(limit);
+            }
+        }
+        self.recompute(cluster_index);
+    }
+
     /// Forgets forward `seq` to `cluster` (it was refused), undoing its local
     /// increment.
     pub fn forget_forward(&mut self, cluster: &ClusterName, seq: u64) {

@@ -27,6 +27,22 @@ impl EmulatedClock {
         }
     }
 
+    /// A clock at emulated time zero at `origin` (which may be in the future:
+    /// emulated time stays zero until then), running `speed` emulated seconds
+    /// per second of tokio's clock. Processes of one federation share an
+    /// origin so that they agree on emulated time.
+    pub fn with_origin(origin: Instant, speed: f64) -> Self {
+        EmulatedClock {
+            origin,
+            speed: speed.max(1e-6),
+        }
+    }
+
+    /// The speed factor: emulated seconds per second of tokio's clock.
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
     /// The current emulated time.
     pub fn now(&self) -> SimTime {
         let real = self.origin.elapsed();
@@ -38,8 +54,11 @@ impl EmulatedClock {
         emulated.div_f64(self.speed)
     }
 
-    /// How long to wait on tokio's clock until emulated time `at`.
+    /// How long to wait on tokio's clock until emulated time `at` (zero if
+    /// it has passed). Measured from the origin, so it is right even while
+    /// the origin is still ahead.
     pub fn real_delay_until(&self, at: SimTime) -> Duration {
-        self.real_delay(at.saturating_since(self.now()))
+        let since_origin = self.real_delay(at.saturating_since(SimTime::ZERO));
+        (self.origin + since_origin).saturating_duration_since(Instant::now())
     }
 }

@@ -81,6 +81,9 @@ pub fn decode_frame(bytes: &[u8], max: usize) -> Result<Option<(Message, usize)>
 #[derive(Debug)]
 pub struct FrameDecoder {
     buffer: Vec<u8>,
+    /// Where the undecoded bytes start in `buffer`; decoded bytes are
+    /// dropped in one go when more bytes arrive.
+    start: usize,
     max: usize,
 }
 
@@ -89,12 +92,17 @@ impl FrameDecoder {
     pub fn new(max: usize) -> Self {
         FrameDecoder {
             buffer: Vec::new(),
+            start: 0,
             max,
         }
     }
 
     /// Adds bytes read from the stream.
     pub fn extend(&mut self, bytes: &[u8]) {
+        if self.start > 0 {
+            self.buffer.drain(..self.start);
+            self.start = 0;
+        }
         self.buffer.extend_from_slice(bytes);
     }
 
@@ -102,9 +110,13 @@ impl FrameDecoder {
     ///
     /// After an error the stream is out of step and should be closed.
     pub fn next_message(&mut self) -> Result<Option<Message>, FrameError> {
-        match decode_frame(&self.buffer, self.max)? {
+        match decode_frame(&self.buffer[self.start..], self.max)? {
             Some((message, used)) => {
-                self.buffer.drain(..used);
+                self.start += used;
+                if self.start == self.buffer.len() {
+                    self.buffer.clear();
+                    self.start = 0;
+                }
                 Ok(Some(message))
             }
             None => Ok(None),
@@ -113,7 +125,7 @@ impl FrameDecoder {
 
     /// Bytes received but not yet decoded.
     pub fn buffered(&self) -> usize {
-        self.buffer.len()
+        self.buffer.len() - self.start
     }
 }
 
@@ -170,8 +182,24 @@ mod tests {
             submitted_at: SimTime::from_secs(5),
             attempt: 0,
         });
-        let hello = Message::Hello(Hello::new(name("Cluster1")));
-        for message in [sample_update(), forward, hello] {
+        let hello = Message::Hello(Hello::with_incarnation(name("Cluster1"), 77));
+        let recall = Message::JobRecall(crate::job::JobRecall {
+            source_job: 3,
+            dest_job: 9,
+            reason: "pending longer than MAX_RSCHED_TIME".into(),
+        });
+        let sync = Message::JobSync(crate::job::JobSync {
+            jobs: vec![crate::job::HeldJob {
+                source_job: 3,
+                forward_seq: 4,
+            }],
+        });
+        let lost = Message::JobLost(crate::job::JobLost {
+            source_job: 3,
+            forward_seq: 4,
+            reason: "restarted".into(),
+        });
+        for message in [sample_update(), forward, hello, recall, sync, lost] {
             let mut out = Vec::new();
             encode_frame(&message, &mut out, MAX_FRAME_SIZE).expect("encodes");
             let (decoded, used) = decode_frame(&out, MAX_FRAME_SIZE)

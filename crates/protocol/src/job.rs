@@ -187,3 +187,49 @@ pub struct JobStatus {
     /// When, in the execution cluster's emulated time.
     pub at: SimTime,
 }
+
+/// The submission cluster asks for a forwarded job back: it has pended at
+/// the execution cluster longer than the send queue's MAX_RSCHED_TIME. The
+/// execution cluster returns it ([`JobReturn`]) if it is still pending, and
+/// otherwise keeps it (it has started; its [`JobStatus`] says so).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobRecall {
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The job's id at the execution cluster.
+    pub dest_job: u64,
+    /// Why it is recalled.
+    pub reason: String,
+}
+
+/// One job a submission cluster believes an execution cluster holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldJob {
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The forward that sent it there.
+    pub forward_seq: u64,
+}
+
+/// Every job the sender (a submission cluster) believes the receiver holds
+/// for it, sent whenever a connection between them is made. The receiver
+/// answers [`JobLost`] for each listed job it does not hold, the current
+/// [`JobStatus`] of each one it does, and withdraws jobs from the sender
+/// that are not listed (the sender took them back while they were apart).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSync {
+    /// The jobs.
+    pub jobs: Vec<HeldJob>,
+}
+
+/// The execution cluster does not hold a job that the submission cluster
+/// believes it does; the submission cluster decides the job again.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobLost {
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The forward the submission cluster listed.
+    pub forward_seq: u64,
+    /// Why, in words.
+    pub reason: String,
+}

@@ -19,7 +19,8 @@ pub mod time;
 pub use counters::{CounterUpdate, ForwardWatermark, QueueCounters};
 pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
 pub use job::{
-    JobAccept, JobEvent, JobForward, JobReject, JobReturn, JobSpec, JobStatus, RejectReason,
+    HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobSpec,
+    JobStatus, JobSync, RejectReason,
 };
 pub use message::{Envelope, Hello, Message, PROTOCOL_VERSION};
 pub use names::{ClusterName, NameError, QueueName, QueueRef};

@@ -3,12 +3,17 @@
 use serde::{Deserialize, Serialize};
 
 use crate::counters::CounterUpdate;
-use crate::job::{JobAccept, JobForward, JobReject, JobReturn, JobStatus};
+use crate::job::{
+    JobAccept, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobStatus, JobSync,
+};
 use crate::names::ClusterName;
 
 /// The wire protocol's version. A connection opens with a [`Hello`]; peers
 /// with different versions do not talk.
-pub const PROTOCOL_VERSION: u16 = 1;
+///
+/// Version 2 (issue 4) added [`Hello::incarnation`] and the messages
+/// [`Message::JobRecall`], [`Message::JobSync`] and [`Message::JobLost`].
+pub const PROTOCOL_VERSION: u16 = 2;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,14 +22,24 @@ pub struct Hello {
     pub version: u16,
     /// The cluster the sender claims to be.
     pub cluster: ClusterName,
+    /// Identifies one run of the sender's process: a cluster that restarts
+    /// says hello with a new incarnation, so its peers know that it lost
+    /// whatever it held (0: unknown, as in-process).
+    pub incarnation: u64,
 }
 
 impl Hello {
-    /// A hello from `cluster` at this build's protocol version.
+    /// A hello from `cluster` at this build's protocol version, incarnation 0.
     pub fn new(cluster: ClusterName) -> Self {
+        Hello::with_incarnation(cluster, 0)
+    }
+
+    /// A hello from `cluster`'s run `incarnation`.
+    pub fn with_incarnation(cluster: ClusterName, incarnation: u64) -> Self {
         Hello {
             version: PROTOCOL_VERSION,
             cluster,
+            incarnation,
         }
     }
 }
@@ -46,6 +61,15 @@ pub enum Message {
     JobReturn(JobReturn),
     /// A forwarded job's state changed.
     JobStatus(JobStatus),
+    /// The submission cluster asks for a job pending remotely back
+    /// (MAX_RSCHED_TIME).
+    JobRecall(JobRecall),
+    /// The submission cluster lists the jobs it believes the receiver holds
+    /// for it (sent whenever a connection between them is made).
+    JobSync(JobSync),
+    /// The execution cluster does not hold a job the submission cluster
+    /// believes it does (it restarted, or the forward was lost).
+    JobLost(JobLost),
 }
 
 impl Message {
@@ -59,6 +83,9 @@ impl Message {
             Message::JobReject(_) => "job-reject",
             Message::JobReturn(_) => "job-return",
             Message::JobStatus(_) => "job-status",
+            Message::JobRecall(_) => "job-recall",
+            Message::JobSync(_) => "job-sync",
+            Message::JobLost(_) => "job-lost",
         }
     }
 
@@ -72,6 +99,7 @@ impl Message {
                 | Message::JobReject(_)
                 | Message::JobReturn(_)
                 | Message::JobStatus(_)
+                | Message::JobLost(_)
         )
     }
 }

@@ -7,7 +7,7 @@ use mcfed_forwarder::ForwarderNode;
 use mcfed_protocol::{ClusterName, SimTime};
 use rustc_hash::FxHashMap;
 
-use crate::model::Scenario;
+use crate::model::{ClusterSpec, Scenario};
 
 /// Why a scenario's clusters could not be built (validation normally
 /// catches all of these first).
@@ -45,7 +45,7 @@ pub struct Member {
 }
 
 /// The states of an initial job group after the first dispatch pass.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GroupState {
     /// Jobs running.
     pub running: usize,
@@ -88,51 +88,58 @@ pub fn build(scenario: &Scenario) -> Result<Federation, BuildError> {
     let mut index = FxHashMap::default();
     let mut initial_states = Vec::with_capacity(scenario.clusters.len());
     for spec in &scenario.clusters {
-        let name = spec.config.name.clone();
-        let cluster = Cluster::new(spec.config.clone()).map_err(|source| BuildError::Config {
-            cluster: name.clone(),
-            source,
-        })?;
-        let mut node = ClusterNode::new(cluster, spec.subscribers.iter().cloned());
-        let mut groups: Vec<Vec<JobId>> = Vec::new();
-        for group in &spec.initial_jobs {
-            let mut ids = Vec::with_capacity(group.jobs.len());
-            for job in &group.jobs {
-                let id = node
-                    .submit(SimTime::ZERO, &group.queue, job.clone())
-                    .map_err(|source| BuildError::InitialJob {
-                        cluster: name.clone(),
-                        job: job.name.clone(),
-                        source,
-                    })?;
-                ids.push(id);
-            }
-            groups.push(ids);
-        }
-        node.advance(SimTime::ZERO, &mut Vec::new(), &mut Vec::new());
-        initial_states.push(
-            groups
-                .iter()
-                .map(|ids| {
-                    let mut state = GroupState::default();
-                    for id in ids {
-                        match node.cluster().job(*id).map(|job| job.state) {
-                            Some(JobState::Running) => state.running += 1,
-                            Some(JobState::Pending) => state.pending += 1,
-                            _ => state.other += 1,
-                        }
-                    }
-                    state
-                })
-                .collect(),
-        );
-        let forwarder = spec.forwarder.clone().map(ForwarderNode::new);
-        index.insert(name, members.len());
-        members.push(Member { node, forwarder });
+        let (member, states) = build_member(spec)?;
+        index.insert(spec.config.name.clone(), members.len());
+        members.push(member);
+        initial_states.push(states);
     }
     Ok(Federation {
         members,
         index,
         initial_states,
     })
+}
+
+/// Builds one cluster of a scenario at time zero, as a cluster process
+/// does: its node with the jobs present at start submitted and dispatched,
+/// its forwarder, and the states of its initial job groups.
+pub fn build_member(spec: &ClusterSpec) -> Result<(Member, Vec<GroupState>), BuildError> {
+    let name = spec.config.name.clone();
+    let cluster = Cluster::new(spec.config.clone()).map_err(|source| BuildError::Config {
+        cluster: name.clone(),
+        source,
+    })?;
+    let mut node = ClusterNode::new(cluster, spec.subscribers.iter().cloned());
+    let mut groups: Vec<Vec<JobId>> = Vec::new();
+    for group in &spec.initial_jobs {
+        let mut ids = Vec::with_capacity(group.jobs.len());
+        for job in &group.jobs {
+            let id = node
+                .submit(SimTime::ZERO, &group.queue, job.clone())
+                .map_err(|source| BuildError::InitialJob {
+                    cluster: name.clone(),
+                    job: job.name.clone(),
+                    source,
+                })?;
+            ids.push(id);
+        }
+        groups.push(ids);
+    }
+    node.advance(SimTime::ZERO, &mut Vec::new(), &mut Vec::new());
+    let states = groups
+        .iter()
+        .map(|ids| {
+            let mut state = GroupState::default();
+            for id in ids {
+                match node.cluster().job(*id).map(|job| job.state) {
+                    Some(JobState::Running) => state.running += 1,
+                    Some(JobState::Pending) => state.pending += 1,
+                    _ => state.other += 1,
+                }
+            }
+            state
+        })
+        .collect();
+    let forwarder = spec.forwarder.clone().map(ForwarderNode::new);
+    Ok((Member { node, forwarder }, states))
 }

@@ -320,7 +320,7 @@ mod tests {
         let fates: Vec<Fate> = (0..1000)
             .map(|i| chaos.fate(&a, &b, true, SimTime::from_secs(i)))
             .collect();
-        assert!(fates.iter().any(|f| *f == Fate::Lost));
+        assert!(fates.contains(&Fate::Lost));
         assert!(
             fates
                 .iter()

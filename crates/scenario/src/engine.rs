@@ -270,7 +270,15 @@ impl<'a> EventLoop<'a> {
     }
 
     fn reschedule_wake(&mut self, index: usize) {
-        let next = self.federation.members[index].node.next_event_time();
+        let member = &mut self.federation.members[index];
+        let forwarder_next = member
+            .forwarder
+            .as_ref()
+            .and_then(|forwarder| forwarder.next_event_time());
+        let next = match (member.node.next_event_time(), forwarder_next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         if next != self.wake_at[index] {
             self.wake_at[index] = next;
             if let Some(at) = next {
@@ -495,10 +503,16 @@ impl<'a> EventLoop<'a> {
             self.reschedule_wake(index);
         }
         for &index in &touched {
+            // A session is due when something changed for the forwarder or
+            // one of its timers (a MAX_RSCHED_TIME recall) has come.
+            let local = self.local_time(index);
             let needs_session = self.federation.members[index]
                 .forwarder
                 .as_ref()
-                .is_some_and(|forwarder| forwarder.needs_session());
+                .is_some_and(|forwarder| {
+                    forwarder.needs_session()
+                        || forwarder.next_event_time().is_some_and(|at| at <= local)
+                });
             if !needs_session {
                 continue;
             }

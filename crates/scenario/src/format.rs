@@ -145,6 +145,9 @@ pub struct RawParams {
 pub struct RawCluster {
     /// Its name.
     pub name: String,
+    /// Where its process listens (`host:port`) when clusters run as
+    /// processes (`mcfed cluster`, `mcfed launch`).
+    pub address: Option<String>,
     /// Its lsb.params.
     #[serde(default)]
     pub params: RawParams,
@@ -199,6 +202,9 @@ pub struct RawQueue {
     pub IMPT_JOBBKLG: Option<Backlog>,
     /// SNDJOBS_TO: `queue@cluster` entries.
     pub SNDJOBS_TO: Option<WordList>,
+    /// MAX_RSCHED_TIME (send queues): how long a forwarded job may pend at
+    /// the execution cluster before it is recalled.
+    pub MAX_RSCHED_TIME: Option<DurationValue>,
 }
 
 /// A job entry: in `[[cluster.job]]` (present at start) or `[[submit]]`

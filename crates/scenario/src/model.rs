@@ -78,6 +78,8 @@ pub struct ClusterSpec {
     pub subscribers: Vec<ClusterName>,
     /// Jobs present at start.
     pub initial_jobs: Vec<InitialJobs>,
+    /// Where its process listens (`host:port`), if the scenario says.
+    pub address: Option<String>,
 }
 
 /// A group of alike jobs present at start.

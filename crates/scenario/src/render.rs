@@ -46,6 +46,13 @@ pub fn decision_text(record: &DecisionRecord) -> String {
     if let Some(note) = &record.note {
         let _ = writeln!(text, "  again, after: {note}");
     }
+    if !record.forwarded_before.is_empty() {
+        let _ = writeln!(
+            text,
+            "  forwarded before: {}",
+            record.forwarded_before.join(" -> ")
+        );
+    }
     let _ = writeln!(text, "  reason: {}", record.reason);
     let _ = writeln!(
         text,

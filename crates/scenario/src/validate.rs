@@ -97,6 +97,10 @@ struct ClusterDraft {
     config: ClusterConfig,
     mode: ScheduleMode,
     max_forwards: u32,
+    /// MAX_RSCHED_TIME of its send queues.
+    max_rsched_time: FxHashMap<QueueName, Duration>,
+    /// Where its process listens.
+    address: Option<String>,
 }
 
 impl Checker<'_> {
@@ -177,6 +181,7 @@ impl Checker<'_> {
                     .map(|queue| SendQueueConfig {
                         name: queue.name.clone(),
                         send_to: queue.send_to.clone(),
+                        max_rsched_time: draft.max_rsched_time.get(&queue.name).copied(),
                     })
                     .collect();
                 let forwarder = (!send_queues.is_empty()).then(|| ForwarderConfig {
@@ -190,6 +195,7 @@ impl Checker<'_> {
                     forwarder,
                     subscribers: Vec::new(),
                     initial_jobs: Vec::new(),
+                    address: draft.address.clone(),
                 }
             })
             .collect();
@@ -419,6 +425,23 @@ impl Checker<'_> {
             }
         }
 
+        let address = raw.address.as_ref().and_then(|address| {
+            let port = address
+                .rsplit_once(':')
+                .filter(|(host, _)| !host.is_empty())
+                .and_then(|(_, port)| port.parse::<u16>().ok());
+            match port {
+                Some(_) => Some(address.clone()),
+                None => {
+                    self.problem(
+                        path.key("address"),
+                        format!("`{address}` is not an address of the form host:port"),
+                    );
+                    None
+                }
+            }
+        });
+        let mut max_rsched_time = FxHashMap::default();
         let mut queues = Vec::new();
         for (index, queue) in raw.queue.iter().enumerate() {
             let queue_path = path.key("queue").index(index);
@@ -495,6 +518,21 @@ impl Checker<'_> {
                     self.problem(queue_path.key("SNDJOBS_TO"), "SNDJOBS_TO lists no queue");
                 }
             }
+            if let Some(limit) = queue.MAX_RSCHED_TIME {
+                if queue.SNDJOBS_TO.is_none() {
+                    self.problem(
+                        queue_path.key("MAX_RSCHED_TIME"),
+                        "MAX_RSCHED_TIME applies to send queues (with SNDJOBS_TO)",
+                    );
+                } else if limit.0.is_zero() {
+                    self.problem(
+                        queue_path.key("MAX_RSCHED_TIME"),
+                        "MAX_RSCHED_TIME must be longer than zero",
+                    );
+                } else {
+                    max_rsched_time.insert(config.name.clone(), limit.0);
+                }
+            }
             queues.push(config);
         }
         ClusterDraft {
@@ -509,6 +547,8 @@ impl Checker<'_> {
             name,
             mode,
             max_forwards,
+            max_rsched_time,
+            address,
         }
     }
 

@@ -301,3 +301,47 @@ fn bad_chaos_tables_are_located() {
         "{found:?}"
     );
 }
+
+#[test]
+fn addresses_and_max_rsched_time_are_read_and_checked() {
+    let source = GOOD
+        .replace(
+            "name = \"C2\"\n",
+            "name = \"C2\"\naddress = \"127.0.0.1:7202\"\n",
+        )
+        .replace(
+            "SNDJOBS_TO = [\"high@C2\"]",
+            "SNDJOBS_TO = [\"high@C2\"]\nMAX_RSCHED_TIME = \"5m\"",
+        );
+    let scenario = parse("good.toml", &source).expect("valid");
+    assert_eq!(
+        scenario.clusters[1].address.as_deref(),
+        Some("127.0.0.1:7202")
+    );
+    let send = &scenario.clusters[0]
+        .forwarder
+        .as_ref()
+        .expect("forwarder")
+        .send_queues[0];
+    assert_eq!(
+        send.max_rsched_time,
+        Some(std::time::Duration::from_secs(300))
+    );
+
+    let source = GOOD
+        .replace(
+            "name = \"C2\"\n",
+            "name = \"C2\"\naddress = \"localhost\"\n",
+        )
+        .replace(
+            "RCVJOBS_FROM = \"C1\"",
+            "RCVJOBS_FROM = \"C1\"\nMAX_RSCHED_TIME = \"5m\"",
+        );
+    let found = problems(&source);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].1, "cluster[1].address");
+    assert_eq!(found[0].0, line_of(&source, "address = \"localhost\""));
+    assert!(found[0].2.contains("host:port"), "{}", found[0].2);
+    assert_eq!(found[1].1, "cluster[1].queue[0].MAX_RSCHED_TIME");
+    assert!(found[1].2.contains("send queues"), "{}", found[1].2);
+}

@@ -529,7 +529,7 @@ mod packed_ranks {
             let decision = decide(&view, mode, &ids, &job, SimTime::from_secs(45));
             let keys: Vec<_> = decision.candidates.iter().enumerate().map(|(i, c)| c.rank_key(i)).collect();
             let best = (0..keys.len()).filter(|&i| keys[i].is_some()).min_by(|&a, &b| {
-                compare(mode, keys[a].as_ref().unwrap(), keys[b].as_ref().unwrap()).0
+                compare(mode, keys[a].as_ref().expect("filtered"), keys[b].as_ref().expect("filtered")).0
             });
             let chosen = decision.best.map(|(index, _)| index);
             prop_assert_eq!(chosen, best);

@@ -1,0 +1,141 @@
+//! The administrator's side: reaching a running cluster process and asking
+//! it something (the LSF-style commands and the launcher use this).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcfed_protocol::ClusterName;
+use mcfed_transport::certs::ADMIN_NAME;
+use mcfed_transport::{AdminClient, AdminError, FederationTls, Role, TlsError};
+
+use crate::admin::{self, AdminRequest, AdminResponse, CodecError};
+use crate::process::{NodeError, cluster_index, default_address};
+
+/// Why a request to a cluster process failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The administrator's certificate could not be loaded.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// The process could not be reached or the call failed.
+    #[error(transparent)]
+    Admin(#[from] AdminError),
+    /// An answer could not be decoded.
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+    /// The cluster's address could not be found.
+    #[error(transparent)]
+    Node(#[from] NodeError),
+    /// No address was given and there is no scenario to find it in.
+    #[error("give the cluster's address (--address) or the scenario that lists it (--scenario)")]
+    NoAddress,
+    /// The process refused the request.
+    #[error("cluster `{cluster}`: {message}")]
+    Refused {
+        /// The cluster.
+        cluster: String,
+        /// Its answer.
+        message: String,
+    },
+    /// The process answered something else than asked.
+    #[error("cluster `{0}` gave an unexpected answer")]
+    Unexpected(String),
+    /// A local runtime could not start.
+    #[error("cannot start a runtime: {0}")]
+    Runtime(#[from] std::io::Error),
+}
+
+/// Which cluster process to ask, and with which certificate.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The certificate directory (its `admin.pem` and `ca.pem`).
+    pub certs: PathBuf,
+    /// The cluster.
+    pub cluster: String,
+    /// Its address, if given.
+    pub address: Option<String>,
+    /// The scenario listing its address, if no address is given.
+    pub scenario: Option<PathBuf>,
+    /// The scenario's default first port.
+    pub base_port: u16,
+}
+
+impl Target {
+    /// The address to dial.
+    pub fn resolve_address(&self) -> Result<String, ClientError> {
+        if let Some(address) = &self.address {
+            return Ok(address.clone());
+        }
+        let path = self.scenario.as_deref().ok_or(ClientError::NoAddress)?;
+        let scenario = mcfed_scenario::load(path).map_err(NodeError::from)?;
+        let index = cluster_index(&scenario, &self.cluster)?;
+        Ok(default_address(&scenario, index, self.base_port))
+    }
+}
+
+/// Loads the administrator's TLS material from `certs`.
+pub fn admin_tls(certs: &Path) -> Result<FederationTls, ClientError> {
+    Ok(FederationTls::load(certs, Role::Admin, ADMIN_NAME)?)
+}
+
+/// A connection to one cluster process.
+#[derive(Debug)]
+pub struct Session {
+    client: AdminClient,
+    cluster: String,
+}
+
+impl Session {
+    /// Connects to `cluster` at `address`.
+    pub async fn connect(
+        tls: &FederationTls,
+        cluster: &str,
+        address: &str,
+        timeout: Duration,
+    ) -> Result<Session, ClientError> {
+        let expected = ClusterName::new(cluster).ok();
+        let client = AdminClient::connect(tls, address, expected.as_ref(), timeout).await?;
+        Ok(Session {
+            client,
+            cluster: cluster.to_owned(),
+        })
+    }
+
+    /// Asks one thing; a refusal is an error.
+    pub async fn ask(&self, request: &AdminRequest) -> Result<AdminResponse, ClientError> {
+        let bytes = self.client.call(&admin::encode(request)?).await?;
+        match admin::decode::<AdminResponse>(&bytes)? {
+            AdminResponse::Error(message) => Err(ClientError::Refused {
+                cluster: self.cluster.clone(),
+                message,
+            }),
+            response => Ok(response),
+        }
+    }
+
+    /// The cluster asked.
+    pub fn cluster(&self) -> &str {
+        &self.cluster
+    }
+
+    /// Closes the connection.
+    pub async fn close(self) {
+        self.client.close().await;
+    }
+}
+
+/// Connects to `target`, asks `request` and closes: for one-shot commands.
+pub fn ask_once(target: &Target, request: &AdminRequest) -> Result<AdminResponse, ClientError> {
+    let tls = admin_tls(&target.certs)?;
+    let address = target.resolve_address()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let session =
+            Session::connect(&tls, &target.cluster, &address, Duration::from_secs(5)).await?;
+        let answer = session.ask(request).await;
+        session.close().await;
+        answer
+    })
+}

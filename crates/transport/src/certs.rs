@@ -1,0 +1,333 @@
+//! The federation's certificates: a federation CA, one key pair per
+//! cluster and one for the administrator, made with rcgen
+//! (`mcfed certs init`), and the identity a certificate carries.
+//!
+//! A certificate names its holder in its subject: the common name (CN) is
+//! the cluster's name (or the administrator's) and the organisational unit
+//! (OU) its role, `cluster` or `admin`. The verifiers in [`crate::tls`]
+//! accept only certificates the federation CA signed, and the transport
+//! binds every connection to the name in the peer's certificate.
+//!
+//! Files in a certificate directory:
+//!
+//! | file | what |
+//! |---|---|
+//! | `ca.pem`, `ca.key` | the federation CA (keep `ca.key` offline) |
+//! | `cluster-NAME.pem`, `cluster-NAME.key` | cluster NAME's certificate and key |
+//! | `admin.pem`, `admin.key` | the administrator's, for `bsub`, `bjobs`, ... and `launch` |
+
+use std::fmt;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
+};
+
+/// The OU of a cluster's certificate.
+const CLUSTER_OU: &str = "cluster";
+/// The OU of the administrator's certificate.
+const ADMIN_OU: &str = "admin";
+/// The CN of the administrator's certificate made by [`init`].
+pub const ADMIN_NAME: &str = "admin";
+
+/// What a certificate's holder may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A cluster: it may send counters and jobs under its name.
+    Cluster,
+    /// The administrator: it may run LSF-style commands against clusters.
+    Admin,
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Role::Cluster => CLUSTER_OU,
+            Role::Admin => ADMIN_OU,
+        })
+    }
+}
+
+/// Who a certificate says its holder is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Identity {
+    /// The role (the subject's OU).
+    pub role: Role,
+    /// The name (the subject's CN).
+    pub name: String,
+}
+
+impl fmt::Display for Identity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} `{}`", self.role, self.name)
+    }
+}
+
+/// Why certificates could not be made, read or understood.
+#[derive(Debug, thiserror::Error)]
+pub enum CertError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// rcgen refused to make a key or certificate.
+    #[error("cannot make the certificate of {what}: {source}")]
+    Generate {
+        /// Whose.
+        what: String,
+        /// Why.
+        #[source]
+        source: rcgen::Error,
+    },
+    /// A PEM file holds no certificate or key of the expected kind.
+    #[error("{path}: {what}")]
+    Pem {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// A certificate does not name a cluster or administrator.
+    #[error("the certificate does not name an mcfed cluster or administrator: {0}")]
+    NoIdentity(String),
+    /// A name cannot be used in a certificate file name.
+    #[error("`{0}` cannot be used as a name in a certificate")]
+    BadName(String),
+    /// The same cluster is listed twice.
+    #[error("cluster `{0}` is listed twice")]
+    Duplicate(String),
+}
+
+/// The file holding the federation CA's certificate.
+pub fn ca_cert_path(dir: &Path) -> PathBuf {
+    dir.join("ca.pem")
+}
+
+/// The certificate and key files of `identity` in `dir`.
+pub fn identity_paths(dir: &Path, role: Role, name: &str) -> (PathBuf, PathBuf) {
+    let stem = match role {
+        Role::Cluster => format!("cluster-{name}"),
+        Role::Admin => name.to_owned(),
+    };
+    (
+        dir.join(format!("{stem}.pem")),
+        dir.join(format!("{stem}.key")),
+    )
+}
+
+fn check_name(name: &str) -> Result<(), CertError> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && !name.starts_with('.');
+    if ok {
+        Ok(())
+    } else {
+        Err(CertError::BadName(name.to_owned()))
+    }
+}
+
+fn write_file(path: &Path, contents: &str, secret: bool) -> Result<(), CertError> {
+    let io = |source| CertError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    if secret {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    #[cfg(not(unix))]
+    let _ = secret;
+    let mut file = options.open(path).map_err(io)?;
+    file.write_all(contents.as_bytes()).map_err(io)
+}
+
+fn leaf_params(role: Role, name: &str) -> Result<CertificateParams, CertError> {
+    let generate = |source| CertError::Generate {
+        what: format!("{role} `{name}`"),
+        source,
+    };
+    let mut params = CertificateParams::new(Vec::<String>::new()).map_err(generate)?;
+    params.distinguished_name.push(DnType::CommonName, name);
+    params
+        .distinguished_name
+        .push(DnType::OrganizationalUnitName, role.to_string());
+    params
+        .distinguished_name
+        .push(DnType::OrganizationName, "mcfed federation");
+    params.use_authority_key_identifier_extension = true;
+    params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    params.extended_key_usages = match role {
+        // A cluster both dials its peers and accepts them.
+        Role::Cluster => vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ],
+        Role::Admin => vec![ExtendedKeyUsagePurpose::ClientAuth],
+    };
+    Ok(params)
+}
+
+/// What [`init`] wrote.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// Every file, in the order written.
+    pub files: Vec<PathBuf>,
+}
+
+/// Makes a federation CA, a certificate and key for each of `clusters`, and
+/// an administrator's, in `dir` (created if missing). Existing files of the
+/// same names are replaced.
+pub fn init(dir: &Path, clusters: &[String]) -> Result<Written, CertError> {
+    for (index, name) in clusters.iter().enumerate() {
+        check_name(name)?;
+        if clusters[..index].contains(name) {
+            return Err(CertError::Duplicate(name.clone()));
+        }
+    }
+    fs::create_dir_all(dir).map_err(|source| CertError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let ca_error = |source| CertError::Generate {
+        what: "the federation CA".to_owned(),
+        source,
+    };
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(ca_error)?;
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, "mcfed federation CA");
+    ca_params
+        .distinguished_name
+        .push(DnType::OrganizationName, "mcfed federation");
+    ca_params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca_key = KeyPair::generate().map_err(ca_error)?;
+    let ca_cert = ca_params.self_signed(&ca_key).map_err(ca_error)?;
+    let mut files = Vec::new();
+    let ca_path = ca_cert_path(dir);
+    write_file(&ca_path, &ca_cert.pem(), false)?;
+    files.push(ca_path);
+    let ca_key_path = dir.join("ca.key");
+    write_file(&ca_key_path, &ca_key.serialize_pem(), true)?;
+    files.push(ca_key_path);
+    let issuer = Issuer::new(ca_params, ca_key);
+
+    let holders = clusters
+        .iter()
+        .map(|name| (Role::Cluster, name.as_str()))
+        .chain(std::iter::once((Role::Admin, ADMIN_NAME)));
+    for (role, name) in holders {
+        let generate = |source| CertError::Generate {
+            what: format!("{role} `{name}`"),
+            source,
+        };
+        let params = leaf_params(role, name)?;
+        let key = KeyPair::generate().map_err(generate)?;
+        let cert = params.signed_by(&key, &issuer).map_err(generate)?;
+        let (cert_path, key_path) = identity_paths(dir, role, name);
+        write_file(&cert_path, &cert.pem(), false)?;
+        write_file(&key_path, &key.serialize_pem(), true)?;
+        files.push(cert_path);
+        files.push(key_path);
+    }
+    Ok(Written { files })
+}
+
+/// The identity in a DER certificate: its subject's CN and OU.
+pub fn identity_of(der: &[u8]) -> Result<Identity, CertError> {
+    let (_, cert) = x509_parser::parse_x509_certificate(der)
+        .map_err(|error| CertError::NoIdentity(format!("not an X.509 certificate: {error}")))?;
+    let subject = cert.subject();
+    let one = |mut values: Vec<&str>, what: &str| -> Result<String, CertError> {
+        match (values.pop(), values.is_empty()) {
+            (Some(value), true) => Ok(value.to_owned()),
+            (None, _) => Err(CertError::NoIdentity(format!("its subject has no {what}"))),
+            (Some(_), false) => Err(CertError::NoIdentity(format!(
+                "its subject has more than one {what}"
+            ))),
+        }
+    };
+    let names: Vec<&str> = subject
+        .iter_common_name()
+        .filter_map(|attribute| attribute.as_str().ok())
+        .collect();
+    let units: Vec<&str> = subject
+        .iter_organizational_unit()
+        .filter_map(|attribute| attribute.as_str().ok())
+        .collect();
+    let name = one(names, "common name (CN)")?;
+    let role = match one(units, "organisational unit (OU)")?.as_str() {
+        CLUSTER_OU => Role::Cluster,
+        ADMIN_OU => Role::Admin,
+        other => {
+            return Err(CertError::NoIdentity(format!(
+                "its OU is `{other}`, neither `{CLUSTER_OU}` nor `{ADMIN_OU}`"
+            )));
+        }
+    };
+    if name.is_empty() {
+        return Err(CertError::NoIdentity("its common name is empty".to_owned()));
+    }
+    Ok(Identity { role, name })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_writes_a_ca_clusters_and_an_admin_with_their_names() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let written = init(dir.path(), &["c1".to_owned(), "c2".to_owned()]).expect("init");
+        assert_eq!(written.files.len(), 8);
+        let (cert, _) = identity_paths(dir.path(), Role::Cluster, "c2");
+        let pem = fs::read(&cert).expect("cluster cert");
+        let (_, parsed) = x509_parser::pem::parse_x509_pem(&pem).expect("pem");
+        let identity = identity_of(&parsed.contents).expect("identity");
+        assert_eq!(
+            identity,
+            Identity {
+                role: Role::Cluster,
+                name: "c2".into()
+            }
+        );
+        let (admin, _) = identity_paths(dir.path(), Role::Admin, ADMIN_NAME);
+        let pem = fs::read(&admin).expect("admin cert");
+        let (_, parsed) = x509_parser::pem::parse_x509_pem(&pem).expect("pem");
+        assert_eq!(identity_of(&parsed.contents).expect("id").role, Role::Admin);
+        // The CA is not an identity.
+        let pem = fs::read(ca_cert_path(dir.path())).expect("ca");
+        let (_, parsed) = x509_parser::pem::parse_x509_pem(&pem).expect("pem");
+        assert!(identity_of(&parsed.contents).is_err());
+    }
+
+    #[test]
+    fn bad_or_repeated_names_are_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        assert!(matches!(
+            init(dir.path(), &["a/b".to_owned()]),
+            Err(CertError::BadName(_))
+        ));
+        assert!(matches!(
+            init(dir.path(), &["a".to_owned(), "a".to_owned()]),
+            Err(CertError::Duplicate(_))
+        ));
+    }
+}

@@ -1,0 +1,39 @@
+//! The transport between mcfed cluster processes: QUIC (quinn) with mutual
+//! TLS 1.3 (rustls on ring), a version handshake on every connection,
+//! length-prefixed postcard frames, reconnection with backoff, and the
+//! admin channel LSF-style commands use.
+//!
+//! - [`certs`]: the federation CA and per-cluster and admin certificates
+//!   (rcgen), and the identity a certificate carries;
+//! - [`tls`]: the rustls configurations and the verifiers that accept only
+//!   certificates signed by the federation CA;
+//! - [`endpoint`]: a cluster process's endpoint: dialling writers, the
+//!   accept loop and readers, handing the process [`endpoint::Event`]s;
+//! - [`admin`]: the administrator's side of the admin channel.
+//!
+//! Nothing here knows about actors or scheduling: the process runtime
+//! (`mcfed-node`) hands events to the actors and the actors' messages to
+//! [`endpoint::Transport::send`].
+
+pub mod admin;
+pub mod certs;
+pub mod endpoint;
+pub mod tls;
+
+pub use admin::{AdminClient, AdminError};
+pub use certs::{CertError, Identity, Role};
+pub use endpoint::{
+    AdminCall, Direction, Event, Peer, PeerStatus, Timeouts, Transport, TransportConfig,
+    TransportError,
+};
+pub use tls::{FederationTls, TlsError};
+
+/// A number that tells one run of a process from another: the wall clock
+/// in nanoseconds mixed with the process id (never 0).
+pub fn new_incarnation() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+    let mixed = nanos ^ (u64::from(std::process::id()) << 40);
+    mixed.max(1)
+}

@@ -1,0 +1,297 @@
+//! Analysis subcommands: `mcfed report` (summaries, timelines and plots of
+//! run records) and `mcfed sweep` (a grid of update intervals × modes ×
+//! seeds), and the fault flags `run` and `sweep` share.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::ValueEnum;
+use mcfed_scenario::chaos::ChaosConfig;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Markdown, for pasting into a ticket.
+    Markdown,
+    /// JSON, for scripts.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReportArgs {
+    /// JSON-lines files of one or more runs.
+    #[arg(required = true)]
+    pub(crate) runs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub(crate) format: Format,
+    /// Write SVG plots into this directory.
+    #[arg(long)]
+    pub(crate) plots: Option<PathBuf>,
+    /// How many job timelines to show in Markdown.
+    #[arg(long, default_value_t = 20)]
+    pub(crate) jobs: usize,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SweepArgs {
+    /// The scenario file (TOML).
+    pub(crate) scenario: PathBuf,
+    /// Update intervals to try, e.g. 1s,5s,15s,60s.
+    #[arg(long, value_delimiter = ',', required = true, value_parser = humantime::parse_duration)]
+    pub(crate) interval: Vec<std::time::Duration>,
+    /// Modes to try, comma-separated (default: the scenario's).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) mode: Vec<String>,
+    /// Seeds per cell.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seeds: u64,
+    /// Output format of the table.
+    #[arg(long, value_enum, default_value_t = Format::Markdown)]
+    pub(crate) format: Format,
+    /// Write the plot (SVG) here.
+    #[arg(long)]
+    pub(crate) plot: Option<PathBuf>,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    pub(crate) threads: Option<usize>,
+    #[command(flatten)]
+    pub(crate) chaos: ChaosArgs,
+}
+
+/// Faults on every link, added to the scenario's own `[chaos]`.
+#[derive(Debug, Default, clap::Args)]
+pub(crate) struct ChaosArgs {
+    /// Fixed one-way delay of every message (e.g. 40s).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub(crate) delay: Option<std::time::Duration>,
+    /// Extra random delay, up to this.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub(crate) jitter: Option<std::time::Duration>,
+    /// Probability that a counter update is lost.
+    #[arg(long, value_parser = probability)]
+    pub(crate) loss: Option<f64>,
+    /// Probability that a counter update arrives twice.
+    #[arg(long, value_parser = probability)]
+    pub(crate) duplicate: Option<f64>,
+    /// Probability that a counter update is held back so later ones overtake it.
+    #[arg(long, value_parser = probability)]
+    pub(crate) reorder: Option<f64>,
+    /// How long a reordered update is held back.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub(crate) reorder_delay: Option<std::time::Duration>,
+    /// Seed of the fault generator (default: the scenario's).
+    #[arg(long)]
+    pub(crate) chaos_seed: Option<u64>,
+}
+
+fn probability(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("a probability is between 0 and 1, not {value}"))
+    }
+}
+
+impl ChaosArgs {
+    pub(crate) fn is_set(&self) -> bool {
+        self.delay.is_some()
+            || self.jitter.is_some()
+            || self.loss.is_some()
+            || self.duplicate.is_some()
+            || self.reorder.is_some()
+            || self.chaos_seed.is_some()
+    }
+
+    /// The scenario's faults with these flags applied to every link.
+    pub(crate) fn apply(&self, scenario: &mcfed_scenario::Scenario) -> Option<ChaosConfig> {
+        if !self.is_set() {
+            return scenario.chaos.clone();
+        }
+        let mut config = scenario.chaos.clone().unwrap_or(ChaosConfig {
+            seed: scenario.seed,
+            ..ChaosConfig::default()
+        });
+        let link = &mut config.default_link;
+        if let Some(delay) = self.delay {
+            link.delay = delay;
+            link.reorder_delay = delay * 2 + std::time::Duration::from_secs(1);
+        }
+        link.jitter = self.jitter.unwrap_or(link.jitter);
+        link.loss = self.loss.unwrap_or(link.loss);
+        link.duplicate = self.duplicate.unwrap_or(link.duplicate);
+        link.reorder = self.reorder.unwrap_or(link.reorder);
+        link.reorder_delay = self.reorder_delay.unwrap_or(link.reorder_delay);
+        if link.retransmit.is_zero() {
+            link.retransmit = mcfed_scenario::chaos::DEFAULT_RETRANSMIT;
+        }
+        config.seed = self.chaos_seed.unwrap_or(config.seed);
+        Some(config)
+    }
+}
+
+pub(crate) fn write_file(path: &std::path::Path, contents: &str) -> anyhow::Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("cannot write {}", path.display()))
+}
+
+pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let runs = mcfed_report::read_runs(&args.runs)?;
+    // Stale rate per run, against its update interval.
+    let per_run: Vec<(String, f64, f64)> = runs
+        .iter()
+        .filter_map(|run| {
+            let header = run.runs.first()?;
+            let summary = mcfed_report::Summary::of(run);
+            (summary.oracle_decisions > 0).then(|| {
+                (
+                    header.modes.join(" + "),
+                    header.update_interval,
+                    100.0 * summary.stale_rate,
+                )
+            })
+        })
+        .collect();
+    let mut records = mcfed_report::Records::default();
+    for run in runs {
+        records.extend(run);
+    }
+    let summary = mcfed_report::Summary::of(&records);
+    let timelines = mcfed_report::timelines(&records);
+    let mut plots = Vec::new();
+    if let Some(dir) = &args.plots {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let mut drawn = vec![
+            (
+                "slots-in-use.svg",
+                mcfed_report::plots::slots_in_use(&records)?,
+            ),
+            ("view-age.svg", mcfed_report::plots::view_age(&records)?),
+        ];
+        if !per_run.is_empty() {
+            drawn.push((
+                "stale-by-interval.svg",
+                mcfed_report::plots::stale_rate_by_interval(&per_run)?,
+            ));
+        }
+        for (name, svg) in drawn {
+            let path = dir.join(name);
+            write_file(&path, &svg)?;
+            plots.push(path);
+        }
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        Format::Json => {
+            let value = serde_json::json!({
+                "summary": summary,
+                "timelines": timelines,
+                "stale_by_run": per_run
+                    .iter()
+                    .map(|(mode, interval, stale)| serde_json::json!({
+                        "mode": mode, "update_interval": interval, "stale_percent": stale
+                    }))
+                    .collect::<Vec<_>>(),
+                "plots": plots,
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        }
+        Format::Markdown => {
+            writeln!(
+                out,
+                "# mcfed report
+"
+            )?;
+            write!(out, "{}", mcfed_report::markdown::summary(&summary))?;
+            if !plots.is_empty() {
+                writeln!(
+                    out,
+                    "
+## Plots
+"
+                )?;
+                for path in &plots {
+                    writeln!(out, "![{}]({})", path.display(), path.display())?;
+                }
+            }
+            writeln!(out)?;
+            write!(
+                out,
+                "{}",
+                mcfed_report::markdown::timelines(&timelines, args.jobs)
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(crate) fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let scenario = mcfed_scenario::load(&args.scenario)?;
+    let modes = if args.mode.is_empty() {
+        let mut modes: Vec<mcfed_forwarder::ScheduleMode> = scenario
+            .clusters
+            .iter()
+            .filter_map(|spec| spec.forwarder.as_ref().map(|f| f.mode))
+            .collect();
+        modes.dedup();
+        modes
+    } else {
+        args.mode
+            .iter()
+            .map(|text| match text.trim() {
+                "DEFAULT" | "" => Ok(mcfed_forwarder::ScheduleMode::Default),
+                text => text.parse().with_context(|| format!("--mode {text}")),
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let spec = mcfed_report::sweep::SweepSpec {
+        intervals: args.interval.clone(),
+        modes,
+        seeds: args.seeds,
+        chaos: args.chaos.apply(&scenario),
+        threads,
+    };
+    let total = (spec.intervals.len() * spec.modes.len()) as u64 * spec.seeds.max(1);
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let cells = mcfed_report::sweep::run_sweep(&scenario, &spec, &|done, _| {
+        bar.set_position(done as u64);
+    })?;
+    bar.finish_and_clear();
+    if let Some(path) = &args.plot {
+        write_file(path, &mcfed_report::sweep::cells_svg(&cells)?)?;
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    match args.format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&cells)?)?,
+        Format::Markdown => {
+            writeln!(
+                out,
+                "# Sweep of {}
+",
+                scenario.name
+            )?;
+            write!(out, "{}", mcfed_report::sweep::cells_markdown(&cells))?;
+            if let Some(path) = &args.plot {
+                writeln!(
+                    out,
+                    "
+![sweep]({})",
+                    path.display()
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

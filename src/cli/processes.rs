@@ -1,0 +1,208 @@
+//! `mcfed cluster`, `mcfed launch` and `mcfed certs init`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Subcommand, ValueEnum};
+use mcfed_node::launch::LaunchOptions;
+use mcfed_node::process::DEFAULT_BASE_PORT;
+use mcfed_node::{ClusterOptions, LiveReport};
+
+/// Parses emulated seconds per wall second: a positive number.
+fn speed(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(speed) if speed.is_finite() && speed > 0.0 => Ok(speed),
+        _ => Err(format!("`{text}` is not a positive number")),
+    }
+}
+
+/// Parses `NAME=HOST:PORT`.
+fn peer(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, address)) if !name.is_empty() && address.contains(':') => {
+            Ok((name.to_owned(), address.to_owned()))
+        }
+        _ => Err(format!("`{text}` is not of the form CLUSTER=HOST:PORT")),
+    }
+}
+
+/// How `mcfed cluster` prints decisions as they are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LiveOutput {
+    /// A table per decision.
+    Text,
+    /// One JSON object per line.
+    Json,
+    /// Nothing.
+    None,
+}
+
+/// `mcfed cluster`: run one cluster of a scenario as a process.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ClusterArgs {
+    /// The scenario file (TOML).
+    #[arg(long)]
+    scenario: PathBuf,
+    /// The cluster to run.
+    #[arg(long)]
+    name: String,
+    /// The certificate directory made by `mcfed certs init`.
+    #[arg(long, env = "MCFED_CERTS", default_value = "certs")]
+    certs: PathBuf,
+    /// A certificate to present instead of DIR/cluster-NAME.pem (with --key).
+    #[arg(long, requires = "key")]
+    cert: Option<PathBuf>,
+    /// The key of --cert.
+    #[arg(long, requires = "cert")]
+    key: Option<PathBuf>,
+    /// Where to listen (HOST:PORT), instead of the scenario's address.
+    #[arg(long)]
+    listen: Option<String>,
+    /// A peer's address, instead of the scenario's (repeatable).
+    #[arg(long = "peer", value_name = "CLUSTER=HOST:PORT", value_parser = peer)]
+    peers: Vec<(String, String)>,
+    /// The first cluster's port when the scenario gives no addresses (the
+    /// others follow in scenario order).
+    #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
+    base_port: u16,
+    /// Emulated seconds per wall-clock second: scales every timer.
+    #[arg(long, default_value = "1", value_parser = speed)]
+    speed: f64,
+    /// Emulated time zero, in milliseconds since the Unix epoch (default:
+    /// now). Processes of one federation should share it.
+    #[arg(long = "epoch-ms")]
+    epoch_ms: Option<u64>,
+    /// Stop when standard input closes.
+    #[arg(long)]
+    exit_on_stdin_eof: bool,
+    /// How to print the decisions this cluster makes.
+    #[arg(long, value_enum, default_value_t = LiveOutput::Text)]
+    report: LiveOutput,
+}
+
+/// Runs `mcfed cluster`.
+pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
+    let mut options = ClusterOptions::new(args.scenario, args.name, args.certs);
+    options.cert = args.cert;
+    options.key = args.key;
+    options.listen = args.listen;
+    options.peers = args.peers;
+    options.base_port = args.base_port;
+    options.speed = args.speed;
+    options.epoch_unix_ms = args.epoch_ms;
+    options.exit_on_stdin_eof = args.exit_on_stdin_eof;
+    options.report = match args.report {
+        LiveOutput::Text => LiveReport::Text,
+        LiveOutput::Json => LiveReport::Json,
+        LiveOutput::None => LiveReport::None,
+    };
+    mcfed_node::run_cluster(options)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `mcfed launch`: run a scenario as one process per cluster.
+#[derive(Debug, clap::Args)]
+pub(crate) struct LaunchArgs {
+    /// The scenario file (TOML).
+    scenario: PathBuf,
+    /// Print one JSON object per decision, per line (as `mcfed run --report json`).
+    #[arg(long, value_enum, default_value = "text")]
+    report: LaunchReport,
+    /// Check the scenario's [[expect]] entries; exit with status 1 if any fails.
+    #[arg(long)]
+    check: bool,
+    /// Emulated seconds per wall-clock second: scales every timer.
+    #[arg(long, default_value = "10", value_parser = speed)]
+    speed: f64,
+    /// Use this certificate directory (default: make one for the run).
+    #[arg(long)]
+    certs: Option<PathBuf>,
+    /// The first cluster's port when the scenario gives no addresses; 0
+    /// picks free ports.
+    #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
+    base_port: u16,
+    /// How long the processes may take to start and connect.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    connect_timeout: Duration,
+}
+
+/// `mcfed launch --report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LaunchReport {
+    /// A table per decision.
+    Text,
+    /// One JSON object per decision, one per line.
+    Json,
+}
+
+/// Runs `mcfed launch`.
+pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
+    let binary = std::env::current_exe().context("cannot find the mcfed executable")?;
+    let mut options = LaunchOptions::new(args.scenario.clone(), binary);
+    options.certs = args.certs;
+    options.base_port = args.base_port;
+    options.speed = args.speed;
+    options.connect_timeout = args.connect_timeout;
+    let output = mcfed_node::launch::launch(&options)?;
+    let scenario = mcfed_scenario::load(&args.scenario)?;
+    let report = match args.report {
+        LaunchReport::Json => super::report::Report::Json,
+        LaunchReport::Text => super::report::Report::Text,
+    };
+    super::report::print(
+        &scenario,
+        &output,
+        &super::report::Printing {
+            report,
+            events: false,
+            faulty: false,
+            check: args.check,
+            wall: None,
+        },
+    )
+}
+
+/// `mcfed certs`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CertsCommand {
+    /// Make a federation CA, a key pair per cluster and an admin certificate.
+    Init {
+        /// Where to write them.
+        dir: PathBuf,
+        /// The clusters, comma-separated.
+        #[arg(long, value_delimiter = ',', required_unless_present = "scenario")]
+        clusters: Vec<String>,
+        /// Take the clusters from this scenario instead.
+        #[arg(long, conflicts_with = "clusters")]
+        scenario: Option<PathBuf>,
+    },
+}
+
+/// Runs `mcfed certs`.
+pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
+    use std::io::Write as _;
+    match command {
+        CertsCommand::Init {
+            dir,
+            clusters,
+            scenario,
+        } => {
+            let clusters = match scenario {
+                Some(path) => mcfed_scenario::load(&path)?
+                    .clusters
+                    .iter()
+                    .map(|spec| spec.config.name.to_string())
+                    .collect(),
+                None => clusters,
+            };
+            let written = mcfed_transport::certs::init(&dir, &clusters)?;
+            let mut out = std::io::stdout().lock();
+            for file in written.files {
+                writeln!(out, "{}", file.display())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

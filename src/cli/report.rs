@@ -1,0 +1,155 @@
+//! Printing a run's decisions and checks, shared by `mcfed run` and
+//! `mcfed launch` so both print the same thing.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use mcfed_scenario::{RunOutput, Scenario, render};
+
+/// How to print a run's decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Report {
+    /// A table per decision.
+    Text,
+    /// One JSON object per decision, one per line.
+    Json,
+    /// Only the run's totals and how fast it ran.
+    Summary,
+}
+
+/// What to print.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Printing {
+    /// The format.
+    pub(crate) report: Report,
+    /// With JSON: every record (run, decisions, events, usage), not only
+    /// decisions.
+    pub(crate) events: bool,
+    /// Whether faults were injected (for the run record).
+    pub(crate) faulty: bool,
+    /// Check the scenario's expectations.
+    pub(crate) check: bool,
+    /// How long the run took, for the summary.
+    pub(crate) wall: Option<Duration>,
+}
+
+fn summary(
+    out: &mut impl Write,
+    scenario: &Scenario,
+    output: &RunOutput,
+    wall: Option<Duration>,
+) -> io::Result<()> {
+    let stats = &output.stats;
+    let forwarded = output
+        .decisions
+        .iter()
+        .filter(|r| r.target.is_some())
+        .count();
+    let stale = output
+        .decisions
+        .iter()
+        .filter(|r| r.oracle.as_ref().is_some_and(|o| o.stale))
+        .count();
+    writeln!(out, "scenario: {}", scenario.name)?;
+    writeln!(out, "emulated: {}", stats.end)?;
+    if let Some(wall) = wall {
+        writeln!(out, "wall: {:.3} s", wall.as_secs_f64())?;
+        writeln!(
+            out,
+            "jobs submitted: {} ({:.0} per wall second)",
+            stats.submitted,
+            stats.submitted as f64 / wall.as_secs_f64().max(1e-9)
+        )?;
+    } else {
+        writeln!(out, "jobs submitted: {}", stats.submitted)?;
+    }
+    writeln!(
+        out,
+        "jobs started: {}, finished: {}",
+        stats.started, stats.finished
+    )?;
+    writeln!(
+        out,
+        "decisions: {} ({forwarded} forwarded, {} pending, {stale} stale)",
+        output.decisions.len(),
+        output.decisions.len() - forwarded
+    )?;
+    writeln!(
+        out,
+        "events: {}, messages: {}, counter updates: {} ({} lost, {} ignored)",
+        stats.events, stats.messages, stats.updates, stats.updates_lost, stats.updates_ignored
+    )
+}
+
+/// Prints `output` as `printing` says, then, with `check`, the scenario's
+/// expectations; the exit code says whether they held.
+pub(crate) fn print(
+    scenario: &Scenario,
+    output: &RunOutput,
+    printing: &Printing,
+) -> anyhow::Result<ExitCode> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    match printing.report {
+        Report::Json if printing.events => {
+            for line in render::run_json_lines(&scenario.run_record(printing.faulty), output)? {
+                writeln!(out, "{line}")?;
+            }
+        }
+        Report::Json => {
+            for record in &output.decisions {
+                writeln!(out, "{}", render::decision_json(record)?)?;
+            }
+        }
+        Report::Summary => summary(&mut out, scenario, output, printing.wall)?,
+        Report::Text => {
+            writeln!(out, "# {}", scenario.name)?;
+            if !scenario.description.is_empty() {
+                writeln!(out, "# {}", scenario.description.trim())?;
+            }
+            writeln!(out)?;
+            for record in &output.decisions {
+                writeln!(out, "{}", render::decision_text(record))?;
+            }
+            let forwarded = output
+                .decisions
+                .iter()
+                .filter(|record| record.target.is_some())
+                .count();
+            writeln!(
+                out,
+                "{} decisions ({} forwarded, {} pending); ran to {}",
+                output.decisions.len(),
+                forwarded,
+                output.decisions.len() - forwarded,
+                output.stats.end
+            )?;
+        }
+    }
+    out.flush()?;
+    drop(out);
+    if !printing.check {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let results = mcfed_scenario::check(scenario, output);
+    let failed = results.iter().filter(|result| !result.held).count();
+    let summary = format!(
+        "{}{} of {} expectations held",
+        render::checks_text(&results),
+        results.len() - failed,
+        results.len()
+    );
+    // Keep stdout pure JSON lines when JSON is asked for.
+    if printing.report == Report::Json {
+        eprintln!("{summary}");
+    } else {
+        let mut out = io::stdout().lock();
+        writeln!(out, "{summary}")?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,788 @@
+//! End-to-end: clusters as separate `mcfed cluster` processes talking QUIC
+//! with mutual TLS, driven by `mcfed launch` or by hand with the LSF-style
+//! commands. Every process is killed when its guard drops, so a failing
+//! test leaves no orphans; every wait has a deadline.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
+
+const EXAMPLES: [&str; 4] = [
+    "example1-count-preemptable",
+    "example2-preemptable-queue-priority",
+    "example3-high-queue-priority",
+    "example4-preemptable-slots",
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `mcfed args`, killing it after `limit`.
+fn mcfed_within(args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(MCFED)
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcfed starts");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    let err = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stderr.read_to_end(&mut bytes);
+        bytes
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcfed {args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+fn mcfed(args: &[&str]) -> Output {
+    mcfed_within(args, Duration::from_secs(30))
+}
+
+fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every line is a JSON object"))
+        .collect()
+}
+
+/// A decision without the fields that depend on wall-clock jitter.
+fn timeless(mut record: Value) -> Value {
+    if let Some(object) = record.as_object_mut() {
+        object.remove("time");
+        object.remove("view_age");
+        if let Some(candidates) = object.get_mut("candidates").and_then(Value::as_array_mut) {
+            for candidate in candidates {
+                if let Some(candidate) = candidate.as_object_mut() {
+                    candidate.remove("view_age");
+                }
+            }
+        }
+    }
+    record
+}
+
+/// The four worked examples, a job refused on arrival (IMPT_JOBBKLG filled
+/// by another submission cluster) and a job recalled back and forth
+/// (MAX_RSCHED_TIME, MAX_FORWARDS): launched as one process per cluster,
+/// each reaches the same decisions as in-process `mcfed run`.
+#[test]
+fn launch_reaches_the_same_decisions_as_run() {
+    let mut files: Vec<String> = EXAMPLES
+        .iter()
+        .map(|name| format!("scenarios/forwarding/{name}.toml"))
+        .collect();
+    files.push("scenarios/forwarding/backlog-refusal.toml".to_owned());
+    files.push("scenarios/forwarding/recall-max-rsched-time.toml".to_owned());
+    let handles: Vec<_> = files
+        .into_iter()
+        .map(|file| {
+            std::thread::spawn(move || {
+                let launched = mcfed_within(
+                    &[
+                        "launch",
+                        &file,
+                        "--report",
+                        "json",
+                        "--check",
+                        "--speed",
+                        "40",
+                        "--base-port",
+                        "0",
+                        "--connect-timeout",
+                        "20s",
+                    ],
+                    Duration::from_secs(90),
+                );
+                let run = mcfed(&["run", &file, "--report", "json"]);
+                (file, launched, run)
+            })
+        })
+        .collect();
+    for handle in handles {
+        let (file, launched, run) = handle.join().expect("thread");
+        let stderr = String::from_utf8_lossy(&launched.stderr);
+        assert!(launched.status.success(), "{file}: {stderr}");
+        assert!(stderr.contains("expectations held"), "{file}: {stderr}");
+        let launched = json_lines(&launched);
+        let run = json_lines(&run);
+        assert_eq!(launched.len(), run.len(), "{file}: as many decisions");
+        for (over_quic, in_process) in launched.iter().zip(&run) {
+            let late = over_quic["time"].as_f64().expect("time")
+                - in_process["time"].as_f64().expect("time");
+            // Emulated time runs 40 times faster than the wall clock: a
+            // few milliseconds of scheduling are a fraction of a second.
+            assert!((0.0..5.0).contains(&late), "{file}: decided {late}s late");
+            assert_eq!(
+                timeless(over_quic.clone()),
+                timeless(in_process.clone()),
+                "{file}"
+            );
+        }
+    }
+}
+
+/// A running `mcfed cluster` process, killed when dropped.
+struct Process {
+    child: Child,
+    args: Vec<String>,
+    stdout: Option<PathBuf>,
+}
+
+impl Process {
+    fn start(args: Vec<String>, stdout: Option<PathBuf>) -> Process {
+        let out = match &stdout {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("stdout file")),
+            None => Stdio::null(),
+        };
+        let child = Command::new(MCFED)
+            .args(&args)
+            .current_dir(root())
+            .stdin(Stdio::piped())
+            .stdout(out)
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mcfed cluster starts");
+        Process {
+            child,
+            args,
+            stdout,
+        }
+    }
+
+    /// SIGKILL.
+    fn kill(&mut self) -> ExitStatus {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait")
+    }
+
+    /// Starts the same command again (appending to nothing: a new file).
+    fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let stdout = self
+            .stdout
+            .as_ref()
+            .map(|path| path.with_extension("restarted"));
+        *self = Process::start(self.args.clone(), stdout);
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().expect("try_wait").is_none()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_ports(count: usize) -> Vec<u16> {
+    let sockets: Vec<std::net::UdpSocket> = (0..count)
+        .map(|_| std::net::UdpSocket::bind("127.0.0.1:0").expect("bind"))
+        .collect();
+    sockets
+        .iter()
+        .map(|socket| socket.local_addr().expect("address").port())
+        .collect()
+}
+
+/// Three clusters: Cluster1 sends to `high` on Cluster2 (16 slots) and
+/// Cluster3 (5 slots), with each cluster's address in the scenario.
+fn federation(dir: &Path) -> PathBuf {
+    let ports = free_ports(3);
+    let text = format!(
+        r#"
+name = "restart"
+[params]
+MC_PLUGIN_UPDATE_INTERVAL = "10s"
+
+[[cluster]]
+name = "Cluster1"
+address = "127.0.0.1:{}"
+params = {{ MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }}
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = "high@Cluster2 high@Cluster3"
+
+[[cluster]]
+name = "Cluster2"
+address = "127.0.0.1:{}"
+[[cluster.host]]
+name = "c2host"
+count = 4
+MXJ = 4
+[[cluster.queue]]
+name = "high"
+RCVJOBS_FROM = "Cluster1"
+
+[[cluster]]
+name = "Cluster3"
+address = "127.0.0.1:{}"
+[[cluster.host]]
+name = "c3host"
+MXJ = 5
+[[cluster.queue]]
+name = "high"
+RCVJOBS_FROM = "Cluster1"
+"#,
+        ports[0], ports[1], ports[2]
+    );
+    let path = dir.join("federation.toml");
+    std::fs::write(&path, text).expect("write scenario");
+    let certs = dir.join("certs");
+    let output = mcfed(&[
+        "certs",
+        "init",
+        certs.to_str().expect("utf-8"),
+        "--clusters",
+        "Cluster1,Cluster2,Cluster3",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    path
+}
+
+fn cluster_args(scenario: &Path, certs: &Path, name: &str) -> Vec<String> {
+    [
+        "cluster",
+        "--scenario",
+        scenario.to_str().expect("utf-8"),
+        "--name",
+        name,
+        "--certs",
+        certs.to_str().expect("utf-8"),
+        "--speed",
+        "10",
+        "--report",
+        "json",
+        "--exit-on-stdin-eof",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect()
+}
+
+/// Runs an LSF-style command against `cluster` and parses its `-o json`.
+fn ask(scenario: &Path, certs: &Path, command: &str, cluster: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        command,
+        "--cluster",
+        cluster,
+        "--scenario",
+        scenario.to_str().expect("utf-8"),
+        "--certs",
+        certs.to_str().expect("utf-8"),
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let output = mcfed(&args);
+    assert!(
+        output.status.success(),
+        "mcfed {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+fn text(scenario: &Path, certs: &Path, command: &[&str], cluster: &str) -> String {
+    let mut args = command.to_vec();
+    args.extend_from_slice(&[
+        "--cluster",
+        cluster,
+        "--scenario",
+        scenario.to_str().expect("utf-8"),
+        "--certs",
+        certs.to_str().expect("utf-8"),
+    ]);
+    let output = mcfed(&args);
+    assert!(
+        output.status.success(),
+        "mcfed {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Polls `check` until it holds or `limit` passes.
+fn eventually(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn links_up_with_updates(links: &Value) -> bool {
+    links.as_array().is_some_and(|rows| {
+        rows.iter().all(|row| {
+            row["status"] == "ok"
+                && (row["job_flow"] == "recv" || !row["last_update_seq"].is_null())
+        })
+    })
+}
+
+fn jobs_from(jobs: &Value, cluster: &str) -> Vec<u64> {
+    let mut ids: Vec<u64> = jobs
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter(|job| job["forwarded_from"]["cluster"] == cluster)
+        .map(|job| job["forwarded_from"]["source_job"].as_u64().expect("id"))
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+#[test]
+fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = federation(dir.path());
+    let certs = dir.path().join("certs");
+    let decisions = dir.path().join("cluster1.jsonl");
+    let _one = Process::start(
+        cluster_args(&scenario, &certs, "Cluster1"),
+        Some(decisions.clone()),
+    );
+    let mut two = Process::start(cluster_args(&scenario, &certs, "Cluster2"), None);
+    let _three = Process::start(cluster_args(&scenario, &certs, "Cluster3"), None);
+    eventually(
+        Duration::from_secs(30),
+        "Cluster1 is connected and has counters",
+        || links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[])),
+    );
+    let clusters = text(&scenario, &certs, &["bclusters"], "Cluster1");
+    assert!(
+        clusters.contains("LOCAL_QUEUE  JOB_FLOW  REMOTE  CLUSTER   STATUS"),
+        "{clusters}"
+    );
+    for n in 1..=4 {
+        let name = format!("job{n}");
+        let submitted = ask(
+            &scenario,
+            &certs,
+            "bsub",
+            "Cluster1",
+            &["-q", "send", "-J", &name, "--run-time", "10h"],
+        );
+        assert_eq!(submitted["job_id"], n);
+    }
+    // Cluster2 has 16 free slots against Cluster3's 5: all four go there.
+    eventually(
+        Duration::from_secs(20),
+        "the four jobs run at Cluster2",
+        || {
+            let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
+            let rows = jobs.as_array().expect("array");
+            rows.len() == 4
+                && rows
+                    .iter()
+                    .all(|job| job["stat"] == "RUN" && job["forwarded_to"]["cluster"] == "Cluster2")
+        },
+    );
+    assert_eq!(
+        jobs_from(
+            &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
+            "Cluster1"
+        ),
+        vec![1, 2, 3, 4],
+        "Cluster2 keeps each job's source id"
+    );
+    // Each forwarded job keeps both ids: Cluster1 knows its id at Cluster2,
+    // and Cluster2 knows its id at Cluster1.
+    let at_two = ask(&scenario, &certs, "bjobs", "Cluster2", &[]);
+    for job in ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"])
+        .as_array()
+        .expect("array")
+    {
+        let dest = job["forwarded_to"]["dest_job"].as_u64().expect("dest id");
+        let there = at_two
+            .as_array()
+            .expect("array")
+            .iter()
+            .find(|row| row["job_id"] == dest)
+            .expect("the job at Cluster2");
+        assert_eq!(there["forwarded_from"]["source_job"], job["job_id"]);
+    }
+    let long = text(&scenario, &certs, &["bjobs", "-l"], "Cluster1");
+    assert!(
+        long.contains("Forwarded to queue <high@Cluster2> (job <"),
+        "{long}"
+    );
+    let queues = text(&scenario, &certs, &["bqueues", "-l"], "Cluster2");
+    assert!(queues.contains("RCVJOBS_FROM: Cluster1"), "{queues}");
+    let forwarded = text(&scenario, &certs, &["bjobs", "-fwd"], "Cluster1");
+    assert!(
+        forwarded.contains("CLUSTER") && forwarded.contains("FORWARD_TIME"),
+        "{forwarded}"
+    );
+    let old_incarnation = ask(&scenario, &certs, "bclusters", "Cluster1", &[])[0]["incarnation"]
+        .as_u64()
+        .expect("incarnation");
+
+    // Cluster2 dies holding the four jobs, and comes back.
+    let status = two.kill();
+    assert!(!status.success());
+    two.restart();
+
+    // They come back to Cluster1 and are forwarded again (to the restarted
+    // Cluster2 once its counters arrive, or to Cluster3).
+    eventually(
+        Duration::from_secs(30),
+        "the four jobs come back and run again",
+        || {
+            let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
+            let rows = jobs.as_array().expect("array");
+            rows.len() == 4
+                && rows
+                    .iter()
+                    .all(|job| job["stat"] == "RUN" && job["forwarded_to"]["forwards"] == 2)
+        },
+    );
+    // None lost, none run twice: each runs at exactly one cluster, where
+    // Cluster1 says it does.
+    let at_two = jobs_from(
+        &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
+        "Cluster1",
+    );
+    let at_three = jobs_from(
+        &ask(&scenario, &certs, "bjobs", "Cluster3", &[]),
+        "Cluster1",
+    );
+    let mut everywhere = [at_two.clone(), at_three.clone()].concat();
+    everywhere.sort_unstable();
+    assert_eq!(
+        everywhere,
+        vec![1, 2, 3, 4],
+        "at Cluster2 {at_two:?}, at Cluster3 {at_three:?}"
+    );
+    let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
+    for job in jobs.as_array().expect("array") {
+        let id = job["job_id"].as_u64().expect("id");
+        let at = if at_two.contains(&id) {
+            "Cluster2"
+        } else {
+            "Cluster3"
+        };
+        assert_eq!(job["forwarded_to"]["cluster"], at, "{job}");
+    }
+    // The restarted Cluster2's updates reach Cluster1 again.
+    eventually(Duration::from_secs(20), "Cluster2's updates resume", || {
+        let links = ask(&scenario, &certs, "bclusters", "Cluster1", &[]);
+        let row = &links[0];
+        row["cluster"] == "Cluster2"
+            && row["status"] == "ok"
+            && row["incarnation"].as_u64() != Some(old_incarnation)
+            && !row["last_update_seq"].is_null()
+    });
+    // The decisions say why each job was decided again.
+    let records: Vec<Value> = std::fs::read_to_string(&decisions)
+        .expect("decisions")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON line"))
+        .collect();
+    for n in 1..=4 {
+        let again = records
+            .iter()
+            .find(|record| record["job_id"] == n && record["attempt"] == 1)
+            .unwrap_or_else(|| panic!("job {n} decided again: {records:?}"));
+        assert!(again["target"].is_string(), "{again}");
+        assert!(
+            again["note"]
+                .as_str()
+                .is_some_and(|note| note.starts_with("lost by high@Cluster2")),
+            "{again}"
+        );
+        assert_eq!(
+            again["forwarded_before"],
+            serde_json::json!(["high@Cluster2"])
+        );
+    }
+}
+
+#[test]
+fn a_listening_process_survives_garbage_and_oversized_frames() {
+    use mcfed_protocol::{ClusterName, Hello, MAX_FRAME_SIZE, Message, encode_frame};
+    use mcfed_transport::{FederationTls, Role, tls};
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = federation(dir.path());
+    let certs = dir.path().join("certs");
+    let _one = Process::start(cluster_args(&scenario, &certs, "Cluster1"), None);
+    let mut two = Process::start(cluster_args(&scenario, &certs, "Cluster2"), None);
+    let _three = Process::start(cluster_args(&scenario, &certs, "Cluster3"), None);
+    eventually(
+        Duration::from_secs(30),
+        "the federation is connected",
+        || links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[])),
+    );
+    let seq_before = ask(&scenario, &certs, "bclusters", "Cluster1", &[])[0]["last_update_seq"]
+        .as_u64()
+        .expect("seq");
+    let address: std::net::SocketAddr = std::fs::read_to_string(&scenario)
+        .expect("scenario")
+        .lines()
+        .filter_map(|line| line.strip_prefix("address = \""))
+        .nth(1)
+        .and_then(|rest| rest.strip_suffix('"'))
+        .expect("Cluster2's address")
+        .parse()
+        .expect("address");
+
+    // Raw UDP garbage, then QUIC connections with a valid certificate that
+    // send a frame that does not decode, and one over the size limit.
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").expect("socket");
+    for size in [3usize, 100, 1300] {
+        socket.send_to(&vec![0x5A; size], address).expect("garbage");
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let reasons: Vec<String> = runtime.block_on(async {
+        let identity = FederationTls::load(&certs, Role::Cluster, "Cluster1").expect("tls");
+        let endpoint =
+            quinn::Endpoint::client("127.0.0.1:0".parse().expect("address")).expect("endpoint");
+        let mut reasons = Vec::new();
+        let mut bad_frame = 3u32.to_be_bytes().to_vec();
+        bad_frame.extend_from_slice(&[0xff, 0xff, 0xff]);
+        let oversized = (u32::try_from(MAX_FRAME_SIZE).expect("fits") * 4)
+            .to_be_bytes()
+            .to_vec();
+        for payload in [bad_frame, oversized] {
+            let connection = endpoint
+                .connect_with(
+                    identity.client_config().expect("client config"),
+                    address,
+                    tls::SERVER_NAME,
+                )
+                .expect("connect")
+                .await
+                .expect("TLS handshake");
+            let (mut send, _recv) = connection.open_bi().await.expect("stream");
+            let mut hello = Vec::new();
+            let name = ClusterName::new("Cluster1").expect("name");
+            encode_frame(
+                &Message::Hello(Hello::with_incarnation(name, 99)),
+                &mut hello,
+                MAX_FRAME_SIZE,
+            )
+            .expect("encode");
+            send.write_all(&hello).await.expect("hello");
+            send.write_all(&payload).await.expect("payload");
+            let reason = tokio::time::timeout(Duration::from_secs(10), connection.closed())
+                .await
+                .expect("closed by the process");
+            reasons.push(reason.to_string());
+        }
+        reasons
+    });
+    assert!(reasons[0].contains("does not decode"), "{reasons:?}");
+    assert!(reasons[1].contains("exceeds the limit"), "{reasons:?}");
+    assert!(two.alive(), "the process is still running");
+
+    // It still serves its peers: Cluster1 gets newer counters from it, and
+    // a job forwarded to it runs there.
+    eventually(
+        Duration::from_secs(20),
+        "Cluster2's updates keep coming",
+        || {
+            let links = ask(&scenario, &certs, "bclusters", "Cluster1", &[]);
+            links[0]["status"] == "ok" && links[0]["last_update_seq"].as_u64() > Some(seq_before)
+        },
+    );
+    ask(
+        &scenario,
+        &certs,
+        "bsub",
+        "Cluster1",
+        &["-q", "send", "-J", "after"],
+    );
+    eventually(
+        Duration::from_secs(20),
+        "a new job runs at Cluster2",
+        || {
+            jobs_from(
+                &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
+                "Cluster1",
+            ) == vec![1]
+        },
+    );
+    let hosts = text(&scenario, &certs, &["bhosts"], "Cluster2");
+    assert!(
+        hosts.starts_with("HOST_NAME  STATUS  JL/U  MAX  NJOBS  RUN  SSUSP  USUSP  RSV"),
+        "{hosts}"
+    );
+    let queues = text(&scenario, &certs, &["bqueues"], "Cluster2");
+    assert!(queues.starts_with("QUEUE_NAME  PRIO  STATUS"), "{queues}");
+}
+
+#[test]
+fn a_process_refuses_to_run_under_another_clusters_certificate() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = federation(dir.path());
+    let certs = dir.path().join("certs");
+    let output = mcfed(&[
+        "cluster",
+        "--scenario",
+        scenario.to_str().expect("utf-8"),
+        "--name",
+        "Cluster3",
+        "--certs",
+        certs.to_str().expect("utf-8"),
+        "--cert",
+        certs.join("cluster-Cluster2.pem").to_str().expect("utf-8"),
+        "--key",
+        certs.join("cluster-Cluster2.key").to_str().expect("utf-8"),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "this process is cluster `Cluster3` but its certificate names cluster `Cluster2`"
+        ),
+        "{stderr}"
+    );
+}
+
+/// The pids of `parent`'s child processes (Linux).
+fn children(parent: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|pid| pid.parse().ok())
+        .collect()
+}
+
+/// Whether `pid` is still a running (not zombie) process.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(") ")
+                .and_then(|(_, rest)| rest.chars().next())
+        })
+        .is_some_and(|state| state != 'Z' && state != 'X')
+}
+
+/// Starts `mcfed launch` on example 1 at wall-clock speed (so it would run
+/// for minutes) and waits until its three cluster processes are up.
+fn long_launch() -> (Process, Vec<u32>) {
+    let launcher = Process::start(
+        [
+            "launch",
+            "scenarios/forwarding/example1-count-preemptable.toml",
+            "--speed",
+            "1",
+            "--base-port",
+            "0",
+        ]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect(),
+        None,
+    );
+    let pid = launcher.child.id();
+    let mut pids = Vec::new();
+    eventually(
+        Duration::from_secs(20),
+        "the launcher starts three clusters",
+        || {
+            pids = children(pid);
+            pids.len() == 3
+        },
+    );
+    // Let them connect.
+    std::thread::sleep(Duration::from_millis(1500));
+    (launcher, pids)
+}
+
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+#[test]
+fn launch_stops_every_process_on_ctrl_c_when_one_dies_and_when_it_is_killed() {
+    // Ctrl-C (SIGINT): the launcher stops them all and says so.
+    let (mut launcher, pids) = long_launch();
+    signal(launcher.child.id(), "INT");
+    let mut status = None;
+    eventually(
+        Duration::from_secs(15),
+        "the launcher exits on SIGINT",
+        || {
+            status = launcher.child.try_wait().expect("wait");
+            status.is_some()
+        },
+    );
+    assert_eq!(status.and_then(|status| status.code()), Some(2));
+    eventually(
+        Duration::from_secs(10),
+        "no cluster process is left",
+        || pids.iter().all(|&pid| !running(pid)),
+    );
+
+    // One cluster process dies: the launcher stops the others and fails.
+    let (mut launcher, pids) = long_launch();
+    signal(pids[1], "KILL");
+    eventually(
+        Duration::from_secs(15),
+        "the launcher exits when a cluster dies",
+        || {
+            status = launcher.child.try_wait().expect("wait");
+            status.is_some()
+        },
+    );
+    assert_eq!(status.and_then(|status| status.code()), Some(2));
+    eventually(
+        Duration::from_secs(10),
+        "no cluster process is left",
+        || pids.iter().all(|&pid| !running(pid)),
+    );
+
+    // The launcher itself is killed: its processes see their standard input
+    // close and stop.
+    let (mut launcher, pids) = long_launch();
+    signal(launcher.child.id(), "KILL");
+    let _ = launcher.child.wait();
+    eventually(
+        Duration::from_secs(10),
+        "no cluster process outlives the launcher",
+        || pids.iter().all(|&pid| !running(pid)),
+    );
+}
