@@ -164,6 +164,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         chaos,
         oracle: args.oracle || faulty || scenario.wants_oracle(),
         events: args.events,
+        count_only: args.report == Report::Summary && !args.check,
     };
     let started = std::time::Instant::now();
     let output: RunOutput = match args.engine {

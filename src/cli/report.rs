@@ -42,16 +42,29 @@ fn summary(
     wall: Option<Duration>,
 ) -> io::Result<()> {
     let stats = &output.stats;
-    let forwarded = output
-        .decisions
-        .iter()
-        .filter(|r| r.target.is_some())
-        .count();
-    let stale = output
-        .decisions
-        .iter()
-        .filter(|r| r.oracle.as_ref().is_some_and(|o| o.stale))
-        .count();
+    // The engine counts decisions even when it does not keep their records;
+    // `launch` keeps records only.
+    let (decisions, forwarded, stale) = if stats.decisions > 0 || output.decisions.is_empty() {
+        (
+            stats.decisions as usize,
+            stats.forwarded as usize,
+            stats.stale_decisions as usize,
+        )
+    } else {
+        (
+            output.decisions.len(),
+            output
+                .decisions
+                .iter()
+                .filter(|r| r.target.is_some())
+                .count(),
+            output
+                .decisions
+                .iter()
+                .filter(|r| r.oracle.as_ref().is_some_and(|o| o.stale))
+                .count(),
+        )
+    };
     writeln!(out, "scenario: {}", scenario.name)?;
     writeln!(out, "emulated: {}", stats.end)?;
     if let Some(wall) = wall {
@@ -72,9 +85,8 @@ fn summary(
     )?;
     writeln!(
         out,
-        "decisions: {} ({forwarded} forwarded, {} pending, {stale} stale)",
-        output.decisions.len(),
-        output.decisions.len() - forwarded
+        "decisions: {decisions} ({forwarded} forwarded, {} pending, {stale} stale)",
+        decisions - forwarded
     )?;
     writeln!(
         out,

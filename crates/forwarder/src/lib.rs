@@ -25,5 +25,7 @@ pub use node::{
 pub use policy::{
     Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,
 };
-pub use record::{CandidateRecord, DecisionRecord, FigureDifference, OracleVerdict, OutcomeKind};
+pub use record::{
+    CandidateRecord, DecisionEntry, DecisionRecord, FigureDifference, OracleVerdict, OutcomeKind,
+};
 pub use view::{Figures, RemoteQueueId, RemoteView, UpdateOutcome};

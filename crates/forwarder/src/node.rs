@@ -30,7 +30,7 @@ use rustc_hash::FxHashMap;
 
 use crate::mode::ScheduleMode;
 use crate::policy::{Decision, JobRequest, Outcome, PendReason, decide, decide_into};
-use crate::record::{DecisionContext, DecisionRecord, OracleVerdict};
+use crate::record::{DecisionEntry, DecisionRecord, OracleVerdict};
 use crate::view::{RemoteQueueId, RemoteView, ResourceId, UpdateOutcome};
 
 /// Default cap on how many times one job is forwarded before it is left
@@ -193,7 +193,7 @@ pub struct ForwarderNode {
     next_job_id: u64,
     next_waiting_key: u64,
     session_due: bool,
-    records: Vec<DecisionRecord>,
+    records: Vec<DecisionEntry>,
     /// Jobs that reached MAX_FORWARDS since the last session.
     gave_up: Vec<u64>,
     scratch: Decision,
@@ -723,37 +723,43 @@ impl ForwarderNode {
         let Some(job) = self.jobs.get(&id) else {
             return;
         };
-        let send_queue = &self.send_queues[job.send_queue].name;
-        let mut record = DecisionRecord::new(
-            decision,
-            &self.view,
-            DecisionContext {
-                now,
-                job: &job.spec.name,
-                job_id: id,
-                cluster: self.cluster.as_str(),
-                send_queue: send_queue.as_str(),
-                slots: job.request.slots,
-                attempt: job.forwards,
-            },
-        );
-        record.note = job.note.clone();
-        if let Some(oracle) = &self.oracle {
+        let oracle = self.oracle.as_ref().map(|oracle| {
             let targets = &self.send_queues[job.send_queue].targets;
             let truth = decide(oracle, self.mode, targets, &job.request, now);
-            record.oracle = Some(OracleVerdict::compare(decision, &self.view, &truth, oracle));
-        }
-        record.forwarded_before = job
-            .previous_targets
-            .iter()
-            .map(|&queue| self.view.queue_ref(queue).to_string())
-            .collect();
-        self.records.push(record);
+            OracleVerdict::compare(decision, &self.view, &truth, oracle)
+        });
+        let mut decision = decision.clone();
+        // Decisions made without a scan (MAX_FORWARDS) or taken from the
+        // session's cache carry another time; this one is made now.
+        decision.at = now;
+        self.records.push(DecisionEntry {
+            decision,
+            job: job.spec.name.clone(),
+            job_id: id,
+            send_queue: self.send_queues[job.send_queue].name.clone(),
+            slots: job.request.slots,
+            attempt: job.forwards,
+            note: job.note.clone(),
+            oracle,
+            forwarded_before: job.previous_targets.clone(),
+        });
+    }
+
+    /// Takes the decisions made since the last call, unrendered (see
+    /// [`DecisionEntry`]); [`ForwarderNode::render`] turns one into a record.
+    pub fn take_entries(&mut self) -> Vec<DecisionEntry> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// The record of a decision this node made.
+    pub fn render(&self, entry: &DecisionEntry) -> DecisionRecord {
+        DecisionRecord::from_entry(entry, self.cluster.as_str(), &self.view)
     }
 
     /// Takes the decision records written since the last call.
     pub fn take_records(&mut self) -> Vec<DecisionRecord> {
-        std::mem::take(&mut self.records)
+        let entries = self.take_entries();
+        entries.iter().map(|entry| self.render(entry)).collect()
     }
 
     /// Turns on the oracle: from now on every recorded decision is compared

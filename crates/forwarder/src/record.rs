@@ -185,6 +185,45 @@ impl OracleVerdict {
     }
 }
 
+/// A decision as the forwarder keeps it until someone reads it: the
+/// decision itself (with every candidate's figures) and who it was about.
+/// Rendering it to a [`DecisionRecord`] (names, words, JSON-ready strings)
+/// costs far more than deciding, so it is done only when a record is read;
+/// long replays that only count decisions never pay for it.
+#[derive(Clone, Debug)]
+pub struct DecisionEntry {
+    /// The decision.
+    pub decision: Decision,
+    /// The job's name.
+    pub job: String,
+    /// The job's id at the submission cluster.
+    pub job_id: u64,
+    /// The send queue.
+    pub send_queue: mcfed_protocol::QueueName,
+    /// Slots asked for.
+    pub slots: u32,
+    /// Earlier forwards of the job.
+    pub attempt: u32,
+    /// Why the job is being decided again, if it is.
+    pub note: Option<String>,
+    /// The oracle's verdict, when the oracle is on.
+    pub oracle: Option<OracleVerdict>,
+    /// Where the job was forwarded before.
+    pub forwarded_before: Vec<crate::view::RemoteQueueId>,
+}
+
+impl DecisionEntry {
+    /// Whether the decision forwarded the job.
+    pub fn forwarded(&self) -> bool {
+        self.decision.target().is_some()
+    }
+
+    /// Whether the oracle marked the decision stale.
+    pub fn stale(&self) -> bool {
+        self.oracle.as_ref().is_some_and(|oracle| oracle.stale)
+    }
+}
+
 /// Who and what a decision was about.
 #[derive(Clone, Copy, Debug)]
 pub struct DecisionContext<'a> {
@@ -382,6 +421,33 @@ pub fn describe_reason(decision: &Decision, view: &RemoteView, slots: u32) -> St
 }
 
 impl DecisionRecord {
+    /// Renders `entry` of submission cluster `cluster`, resolving names
+    /// through `view` (names only ever get added to a view, so any later
+    /// state of the view that made the decision will do).
+    pub fn from_entry(entry: &DecisionEntry, cluster: &str, view: &RemoteView) -> Self {
+        let mut record = DecisionRecord::new(
+            &entry.decision,
+            view,
+            DecisionContext {
+                now: entry.decision.at,
+                job: &entry.job,
+                job_id: entry.job_id,
+                cluster,
+                send_queue: entry.send_queue.as_str(),
+                slots: entry.slots,
+                attempt: entry.attempt,
+            },
+        );
+        record.note = entry.note.clone();
+        record.oracle = entry.oracle.clone();
+        record.forwarded_before = entry
+            .forwarded_before
+            .iter()
+            .map(|&queue| view.queue_ref(queue).to_string())
+            .collect();
+        record
+    }
+
     /// Builds the record of `decision`, resolving names through `view`.
     pub fn new(decision: &Decision, view: &RemoteView, context: DecisionContext<'_>) -> Self {
         let reason = describe_reason(decision, view, context.slots);

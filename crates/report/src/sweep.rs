@@ -152,6 +152,7 @@ pub fn run_sweep(
                         chaos,
                         oracle: true,
                         events: true,
+                        count_only: false,
                     };
                     let result = mcfed_scenario::engine::run(&variant, &options)
                         .map(summary_of)

@@ -39,6 +39,9 @@ pub struct RunOptions {
     pub oracle: bool,
     /// Record job events and slot usage.
     pub events: bool,
+    /// Count decisions without keeping their records (long replays that
+    /// only need the totals; see [`RunStats`]).
+    pub count_only: bool,
 }
 
 /// What a run produced.
@@ -82,6 +85,13 @@ pub struct RunStats {
     /// Samples in which a receive queue held more imported pending jobs than
     /// its IMPT_JOBBKLG (must stay zero).
     pub backlog_overflows: u64,
+    /// Forwarding decisions made (recorded ones: a job's first decision and
+    /// every change).
+    pub decisions: u64,
+    /// Decisions that forwarded a job.
+    pub forwarded: u64,
+    /// Decisions the oracle marked stale.
+    pub stale_decisions: u64,
     /// Jobs started (local and forwarded).
     pub started: u64,
     /// Jobs finished.
@@ -153,6 +163,8 @@ pub struct EventLoop<'a> {
     chaos: Option<Chaos>,
     oracle_seq: u64,
     events: bool,
+    /// Whether to count decisions without rendering them.
+    count_only: bool,
     /// How often slot usage is sampled (the shortest update interval).
     sample_interval: Option<Duration>,
     /// Name and queue of running jobs, for events once they are gone.
@@ -196,6 +208,7 @@ impl<'a> EventLoop<'a> {
             chaos,
             oracle_seq: 0,
             events: options.events,
+            count_only: options.count_only,
             sample_interval: None,
             job_names: FxHashMap::default(),
             output: RunOutput {
@@ -520,8 +533,18 @@ impl<'a> EventLoop<'a> {
             let local = self.local_time(index);
             if let Some(forwarder) = &mut self.federation.members[index].forwarder {
                 forwarder.schedule(local, &mut self.out);
-                let records = forwarder.take_records();
-                self.push_decisions(records);
+                let entries = forwarder.take_entries();
+                let stats = &mut self.output.stats;
+                stats.decisions += entries.len() as u64;
+                stats.forwarded += entries.iter().filter(|e| e.forwarded()).count() as u64;
+                stats.stale_decisions += entries.iter().filter(|e| e.stale()).count() as u64;
+                if !self.count_only {
+                    let records = entries
+                        .iter()
+                        .map(|entry| forwarder.render(entry))
+                        .collect();
+                    self.push_decisions(records);
+                }
             }
             self.deliver_out();
         }
