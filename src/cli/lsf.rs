@@ -180,8 +180,8 @@ fn unexpected(cluster: &str) -> anyhow::Error {
 /// Runs `mcfed bsub`.
 pub(crate) fn bsub(args: BsubArgs) -> anyhow::Result<ExitCode> {
     let spec = JobSpec {
-        name: args.name,
-        user: args.user,
+        name: args.name.into(),
+        user: args.user.into(),
         slots: args.slots,
         run_time: args.run_time,
         run_limit: args.run_limit,

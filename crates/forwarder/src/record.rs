@@ -195,7 +195,7 @@ pub struct DecisionEntry {
     /// The decision.
     pub decision: Decision,
     /// The job's name.
-    pub job: String,
+    pub job: std::sync::Arc<str>,
     /// The job's id at the submission cluster.
     pub job_id: u64,
     /// The send queue.

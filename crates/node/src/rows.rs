@@ -42,12 +42,12 @@ pub fn cluster_jobs(node: &ClusterNode) -> Vec<JobRow> {
                 .then(|| cluster.pending_reason(job).describe().to_owned());
             JobRow {
                 job_id: job.id.0,
-                user: job.spec.user.clone(),
+                user: job.spec.user.to_string(),
                 stat: job.state.as_str().to_owned(),
                 queue: cluster.queue_config(job.queue).name.to_string(),
                 from_host,
                 exec_host,
-                job_name: job.spec.name.clone(),
+                job_name: job.spec.name.to_string(),
                 submit_time: secs(job.submitted_at),
                 slots: job.spec.slots,
                 forwarded_to: None,
@@ -106,14 +106,14 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode) -> Vec<JobRow> {
             };
             JobRow {
                 job_id: job.id,
-                user: job.spec.user.clone(),
+                user: job.spec.user.to_string(),
                 stat: stat.to_owned(),
                 queue: forwarder
                     .send_queue_name(job.send_queue_index())
                     .to_string(),
                 from_host: forwarder.cluster().to_string(),
                 exec_host,
-                job_name: job.spec.name.clone(),
+                job_name: job.spec.name.to_string(),
                 submit_time: secs(job.submitted_at),
                 slots: job.spec.slots,
                 forwarded_to,

@@ -1,6 +1,7 @@
 //! Jobs and the messages that forward them between clusters.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -12,10 +13,11 @@ use crate::time::SimTime;
 /// job that travels with it when it is forwarded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobSpec {
-    /// The job's name (as `bsub -J`), used in reports.
-    pub name: String,
+    /// The job's name (as `bsub -J`), used in reports. Shared, so copies
+    /// of a job travelling between clusters do not copy it.
+    pub name: Arc<str>,
     /// The submitting user.
-    pub user: String,
+    pub user: Arc<str>,
     /// Slots the job needs (`bsub -n`).
     pub slots: u32,
     /// How long the job runs once started (emulated).
@@ -34,7 +36,11 @@ pub struct JobSpec {
 impl JobSpec {
     /// A one-slot job of `user` named `name` running for `run_time`, with no
     /// resource needs.
-    pub fn simple(name: impl Into<String>, user: impl Into<String>, run_time: Duration) -> Self {
+    pub fn simple(
+        name: impl Into<Arc<str>>,
+        user: impl Into<Arc<str>>,
+        run_time: Duration,
+    ) -> Self {
         JobSpec {
             name: name.into(),
             user: user.into(),

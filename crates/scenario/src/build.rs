@@ -118,7 +118,7 @@ pub fn build_member(spec: &ClusterSpec) -> Result<(Member, Vec<GroupState>), Bui
                 .submit(SimTime::ZERO, &group.queue, job.clone())
                 .map_err(|source| BuildError::InitialJob {
                     cluster: name.clone(),
-                    job: job.name.clone(),
+                    job: job.name.to_string(),
                     source,
                 })?;
             ids.push(id);

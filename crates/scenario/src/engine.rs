@@ -649,7 +649,7 @@ impl<'a> EventLoop<'a> {
                 if job.state == mcfed_cluster::JobState::Running {
                     let queue = cluster.queue_config(job.queue).name.to_string();
                     self.job_names
-                        .insert((index, job.id), (job.spec.name.clone(), queue));
+                        .insert((index, job.id), (job.spec.name.to_string(), queue));
                 }
             }
         }
@@ -697,7 +697,7 @@ impl<'a> EventLoop<'a> {
                 let queue = cluster.queue_config(job.queue).name.to_string();
                 self.job_names
                     .entry(key)
-                    .or_insert_with(|| (job.spec.name.clone(), queue));
+                    .or_insert_with(|| (job.spec.name.to_string(), queue));
             }
             let (name, queue) = if transition.event == JobEvent::Finished {
                 self.job_names.remove(&key)

@@ -277,7 +277,7 @@ impl Checker<'_> {
             };
             for submission in submitted {
                 if job_names
-                    .insert(submission.spec.name.clone(), submissions.len())
+                    .insert(submission.spec.name.to_string(), submissions.len())
                     .is_some()
                 {
                     self.problem(
@@ -849,8 +849,8 @@ impl Checker<'_> {
             return None;
         }
         let base = JobSpec {
-            name: String::new(),
-            user: raw.user.clone().unwrap_or_else(|| DEFAULT_USER.to_owned()),
+            name: "".into(),
+            user: raw.user.as_deref().unwrap_or(DEFAULT_USER).into(),
             slots,
             run_time: raw.run_time.map_or(DEFAULT_RUN_TIME, |d| d.0),
             run_limit: raw.run_limit.map(|d| d.0),
@@ -867,7 +867,7 @@ impl Checker<'_> {
                     (None, _) => format!("job{counter}"),
                 };
                 JobSpec {
-                    name,
+                    name: name.into(),
                     ..base.clone()
                 }
             })
