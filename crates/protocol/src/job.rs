@@ -87,6 +87,12 @@ pub enum RejectReason {
         /// Slots the queue has on all its hosts.
         total: u32,
     },
+    /// The queue is a fairshare queue and the job's user has no shares in it
+    /// (no `[user, n]` and no `[default, n]` in USER_SHARES).
+    NoShares {
+        /// The job's user.
+        user: String,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -107,6 +113,9 @@ impl fmt::Display for RejectReason {
             }
             RejectReason::TooManySlots { asked, total } => {
                 write!(f, "the job asks for {asked} slots; the queue has {total}")
+            }
+            RejectReason::NoShares { user } => {
+                write!(f, "user `{user}` has no shares in the queue's FAIRSHARE")
             }
         }
     }
