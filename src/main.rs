@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcfed_protocol::SimTime;
-use mcfed_scenario::{RunOutput, ScenarioError, render};
+use mcfed_scenario::engine::RunPlan;
+use mcfed_scenario::{RunOutput, Scenario, ScenarioError, inspect, render};
 
 /// Emulates an LSF-style multi-cluster federation and explains every job
 /// forwarding decision.
@@ -46,6 +47,21 @@ struct RunArgs {
     /// Stop at this emulated time (e.g. 10m) if earlier than the scenario's end.
     #[arg(long, value_parser = humantime::parse_duration)]
     until: Option<std::time::Duration>,
+    /// Instead of the decisions, show the clusters' queues (as `bqueues -l`).
+    #[arg(long, value_enum)]
+    show: Option<Show>,
+    /// With --show: the emulated time to look at (default: the scenario's end).
+    #[arg(long, value_parser = humantime::parse_duration, requires = "show")]
+    at: Option<std::time::Duration>,
+    /// With --show: only this cluster.
+    #[arg(long, requires = "show")]
+    cluster: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Show {
+    /// Every queue: limits, job counts, slot pool, fairshare table.
+    Queues,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -90,6 +106,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate { scenario } => {
             let loaded = mcfed_scenario::load(&scenario)?;
+            print_warnings(&scenario, &loaded);
             let mut out = io::stdout().lock();
             writeln!(
                 out,
@@ -106,24 +123,45 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+fn print_warnings(file: &std::path::Path, scenario: &Scenario) {
+    for warning in &scenario.warnings {
+        eprintln!("warning: {}", warning.render(&file.display().to_string()));
+    }
+}
+
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = mcfed_scenario::load(&args.scenario)?;
-    let until = args.until.map(SimTime::from);
+    print_warnings(&args.scenario, &scenario);
+    let show_at = args.show.map(|_| args.at.map_or(scenario.end, SimTime::from));
+    let plan = RunPlan {
+        until: args.until.map(SimTime::from),
+        probes: show_at.into_iter().collect(),
+    };
     let output: RunOutput = match args.engine {
-        Engine::Events => mcfed_scenario::engine::run(&scenario, until)
+        Engine::Events => mcfed_scenario::engine::run_plan(&scenario, &plan)
             .context("cannot build the scenario's clusters")?,
-        Engine::Actors => {
-            mcfed_scenario::actors::run(&scenario, until).context("the actor engine failed")?
-        }
+        Engine::Actors => mcfed_scenario::actors::run_plan(&scenario, &plan)
+            .context("the actor engine failed")?,
     };
     let mut out = BufWriter::new(io::stdout().lock());
-    match args.report {
-        Report::Json => {
+    match (args.report, show_at) {
+        (report, Some(at)) => {
+            let snapshot = output
+                .snapshot_at(at)
+                .ok_or(inspect::InspectError::NoSnapshot(at))?;
+            let cluster = args.cluster.as_deref();
+            let shown = match report {
+                Report::Json => inspect::queues_json(snapshot, cluster)?,
+                Report::Text => inspect::queues_text(snapshot, cluster)?,
+            };
+            writeln!(out, "{}", shown.trim_end())?;
+        }
+        (Report::Json, None) => {
             for record in &output.decisions {
                 writeln!(out, "{}", render::decision_json(record)?)?;
             }
         }
-        Report::Text => {
+        (Report::Text, None) => {
             writeln!(out, "# {}", scenario.name)?;
             if !scenario.description.is_empty() {
                 writeln!(out, "# {}", scenario.description.trim())?;

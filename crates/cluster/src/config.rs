@@ -116,6 +116,30 @@ pub struct SlotPoolConfig {
     pub use_priority: Option<bool>,
 }
 
+/// SLOT_RESERVE's value, `MAX_RESERVE_TIME[n]`: how many scheduling
+/// cycles (MBD_SLEEP_TIME) a job may hold reserved slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaxReserveTime(pub u32);
+
+/// Why a SLOT_RESERVE value does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected MAX_RESERVE_TIME[n] with n a number of scheduling cycles of at least 1, not `{0}`")]
+pub struct MaxReserveTimeParseError(pub String);
+
+impl std::str::FromStr for MaxReserveTime {
+    type Err = MaxReserveTimeParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.trim()
+            .strip_prefix("MAX_RESERVE_TIME[")
+            .and_then(|rest| rest.strip_suffix(']'))
+            .and_then(|number| number.trim().parse::<u32>().ok())
+            .filter(|&cycles| cycles > 0)
+            .map(MaxReserveTime)
+            .ok_or_else(|| MaxReserveTimeParseError(text.to_owned()))
+    }
+}
+
 /// One queue (lsb.queues).
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueueConfig {

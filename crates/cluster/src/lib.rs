@@ -32,7 +32,8 @@ mod victims;
 pub use actor::ClusterActor;
 pub use config::{
     ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
-    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, QueueConfig, ReceiveFrom,
+    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MaxReserveTime, QueueConfig,
+    ReceiveFrom,
     SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
 pub use fairshare::{
@@ -43,4 +44,4 @@ pub use inspect::{ClusterReport, FairshareReport, PoolReport, QueueReport, UserS
 pub use job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement};
 pub use node::ClusterNode;
 pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
-pub use scheduler::{Cluster, SubmitError, Transition};
+pub use scheduler::{Cluster, PreemptionNote, SubmitError, Transition};

@@ -61,6 +61,24 @@ pub struct Transition {
     pub preempted_by: Option<JobId>,
 }
 
+/// A preemption, with the names of the jobs involved, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreemptionNote {
+    /// When.
+    pub at: SimTime,
+    /// The preempted job.
+    pub victim: JobId,
+    /// Its name.
+    pub victim_name: String,
+    /// The job that preempted it.
+    pub preemptor: JobId,
+    /// Its name.
+    pub preemptor_name: String,
+    /// Whether the victim was terminated and requeued (TERMINATE_WHEN=PREEMPT)
+    /// rather than suspended.
+    pub requeued: bool,
+}
+
 /// Why a job could not be submitted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SubmitError {
@@ -1115,6 +1133,30 @@ impl Cluster {
         self.drop_reservation_of(id);
         self.dirty = true;
         self.jobs.remove(&id)
+    }
+
+    /// The preemptions among `transitions` (as just returned by
+    /// [`Cluster::advance`]), with the jobs' names.
+    pub fn preemption_notes(&self, transitions: &[Transition]) -> Vec<PreemptionNote> {
+        let name = |id: JobId| {
+            self.jobs
+                .get(&id)
+                .map_or_else(|| format!("job {id}"), |job| job.spec.name.clone())
+        };
+        transitions
+            .iter()
+            .filter_map(|transition| {
+                let preemptor = transition.preempted_by?;
+                Some(PreemptionNote {
+                    at: transition.at,
+                    victim: transition.job,
+                    victim_name: name(transition.job),
+                    preemptor,
+                    preemptor_name: name(preemptor),
+                    requeued: transition.event == JobEvent::Requeued,
+                })
+            })
+            .collect()
     }
 
     /// The fairshare account of `user` (by name) in queue `queue`, if the

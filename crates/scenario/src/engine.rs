@@ -6,9 +6,10 @@
 //! finishes are handled first (phase 0); then every touched cluster
 //! advances (dispatch) and every touched forwarder runs one session, which
 //! may deliver more messages at the same instant; counter snapshots are
-//! taken last (phase 1), so an update reflects everything that happened at
-//! its instant. docs/architecture.md says why this engine, not the actors,
-//! runs `mcfed run` by default.
+//! taken next (phase 1), so an update reflects everything that happened at
+//! its instant; probes that look at the clusters for expectations and
+//! `--show` come last (phase 2). docs/architecture.md says why this engine,
+//! not the actors, runs `mcfed run` by default.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -20,6 +21,7 @@ use mcfed_protocol::{Envelope, JobEvent, SimTime};
 
 use crate::build::{BuildError, Federation, GroupState, build};
 use crate::model::Scenario;
+use crate::probe::{PreemptionRecord, Snapshot, snapshot};
 
 /// What a run produced.
 #[derive(Clone, Debug, Default)]
@@ -28,8 +30,47 @@ pub struct RunOutput {
     pub decisions: Vec<DecisionRecord>,
     /// Per cluster, per initial job group, states after the first pass.
     pub initial_states: Vec<Vec<GroupState>>,
+    /// The clusters at each probe time, in time order.
+    pub snapshots: Vec<Snapshot>,
+    /// Every preemption, in the order they happened.
+    pub preemptions: Vec<PreemptionRecord>,
     /// Counts of what happened.
     pub stats: RunStats,
+}
+
+impl RunOutput {
+    /// The snapshot taken at `at`.
+    pub fn snapshot_at(&self, at: SimTime) -> Option<&Snapshot> {
+        self.snapshots
+            .iter()
+            .find(|snapshot| snapshot.time == at.as_secs_f64())
+    }
+}
+
+/// When a run ends and what it looks at on the way.
+#[derive(Clone, Debug, Default)]
+pub struct RunPlan {
+    /// Stop here if earlier than the scenario's end.
+    pub until: Option<SimTime>,
+    /// Extra times to take snapshots at (besides the expectations'); the
+    /// run goes on to the last of them even past the scenario's end.
+    pub probes: Vec<SimTime>,
+}
+
+impl RunPlan {
+    /// Every probe time of `scenario` and this plan, sorted, and the time
+    /// the run ends.
+    pub fn resolve(&self, scenario: &Scenario) -> (Vec<SimTime>, SimTime) {
+        let mut probes = scenario.probe_times();
+        probes.extend(self.probes.iter().copied());
+        probes.sort_unstable();
+        probes.dedup();
+        let last_extra = self.probes.iter().copied().max().unwrap_or(SimTime::ZERO);
+        let end = scenario.end.max(last_extra);
+        let end = self.until.map_or(end, |until| until.min(end));
+        probes.retain(|&at| at <= end);
+        (probes, end)
+    }
 }
 
 /// Counts of what happened in a run.
@@ -58,6 +99,7 @@ enum EventKind {
     Deliver(Envelope),
     Wake(usize),
     Publish(usize),
+    Probe,
 }
 
 struct Event {
@@ -87,6 +129,7 @@ impl Ord for Event {
 
 const PHASE_EVENTS: u8 = 0;
 const PHASE_PUBLISH: u8 = 1;
+const PHASE_PROBE: u8 = 2;
 
 /// The event loop over a built federation.
 pub struct EventLoop<'a> {
@@ -101,14 +144,28 @@ pub struct EventLoop<'a> {
     out: Vec<Envelope>,
     transitions: Vec<Transition>,
     output: RunOutput,
+    end: SimTime,
+    /// Per cluster, the jobs expectations watch.
+    watched: Vec<Vec<String>>,
 }
 
 impl<'a> EventLoop<'a> {
     /// Builds the scenario's clusters and schedules its submissions and
     /// counter updates.
     pub fn new(scenario: &'a Scenario) -> Result<Self, BuildError> {
+        Self::with_plan(scenario, &RunPlan::default())
+    }
+
+    /// Like [`EventLoop::new`], with the probes and end of `plan`.
+    pub fn with_plan(scenario: &'a Scenario, plan: &RunPlan) -> Result<Self, BuildError> {
         let federation = build(scenario)?;
         let count = federation.members.len();
+        let (probes, end) = plan.resolve(scenario);
+        let watched = scenario
+            .clusters
+            .iter()
+            .map(|spec| scenario.watched_jobs(&spec.config.name))
+            .collect();
         let mut engine = EventLoop {
             scenario,
             heap: BinaryHeap::new(),
@@ -124,7 +181,12 @@ impl<'a> EventLoop<'a> {
                 ..RunOutput::default()
             },
             federation,
+            end,
+            watched,
         };
+        for at in probes {
+            engine.push(at, PHASE_PROBE, EventKind::Probe);
+        }
         for (index, submission) in scenario.submissions.iter().enumerate() {
             engine.push(submission.at, PHASE_EVENTS, EventKind::Submit(index));
         }
@@ -175,7 +237,7 @@ impl<'a> EventLoop<'a> {
 
     /// Runs to the scenario's end (or `until`, if earlier).
     pub fn run(mut self, until: Option<SimTime>) -> RunOutput {
-        let end = until.map_or(self.scenario.end, |until| until.min(self.scenario.end));
+        let end = until.map_or(self.end, |until| until.min(self.end));
         while let Some(top) = self.heap.peek() {
             if !self.dirty_list.is_empty() && (top.at > self.now || top.phase > PHASE_EVENTS) {
                 self.settle();
@@ -260,6 +322,19 @@ impl<'a> EventLoop<'a> {
                 }
                 self.deliver_out();
             }
+            EventKind::Probe => {
+                let clusters = self
+                    .federation
+                    .members
+                    .iter()
+                    .zip(&self.watched)
+                    .map(|(member, watched)| snapshot(member.node.cluster(), now, watched))
+                    .collect();
+                self.output.snapshots.push(Snapshot {
+                    time: now.as_secs_f64(),
+                    clusters,
+                });
+            }
         }
     }
 
@@ -276,12 +351,21 @@ impl<'a> EventLoop<'a> {
             member
                 .node
                 .advance(now, &mut self.out, &mut self.transitions);
+            let mut preempted = false;
             for transition in &self.transitions {
                 match transition.event {
                     JobEvent::Started => self.output.stats.started += 1,
                     JobEvent::Finished => self.output.stats.finished += 1,
                     _ => {}
                 }
+                preempted |= transition.preempted_by.is_some();
+            }
+            if preempted {
+                let name = member.node.name().clone();
+                let notes = member.node.cluster().preemption_notes(&self.transitions);
+                self.output
+                    .preemptions
+                    .extend(notes.iter().map(|note| PreemptionRecord::new(&name, note)));
             }
             if let Some(forwarder) = &mut member.forwarder {
                 forwarder.schedule(now, &mut self.out);
@@ -305,5 +389,16 @@ impl<'a> EventLoop<'a> {
 
 /// Runs `scenario` with the event-loop engine.
 pub fn run(scenario: &Scenario, until: Option<SimTime>) -> Result<RunOutput, BuildError> {
-    Ok(EventLoop::new(scenario)?.run(until))
+    run_plan(
+        scenario,
+        &RunPlan {
+            until,
+            probes: Vec::new(),
+        },
+    )
+}
+
+/// Runs `scenario` with the event-loop engine under `plan`.
+pub fn run_plan(scenario: &Scenario, plan: &RunPlan) -> Result<RunOutput, BuildError> {
+    Ok(EventLoop::with_plan(scenario, plan)?.run(None))
 }
