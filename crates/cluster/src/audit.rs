@@ -40,7 +40,10 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         let in_suspended = queue.suspended.get(&job.arrival) == Some(&id);
         let in_running = queue
             .running_order
-            .contains(&(std::cmp::Reverse(victim_key(job, cluster.policy.preempt_for.least_run_time)), id));
+            .contains(&(
+                std::cmp::Reverse(victim_key(job, cluster.policy.preempt_for.least_run_time)),
+                std::cmp::Reverse(id),
+            ));
         let slots = job.spec.slots;
         match job.state {
             JobState::Pending => {
@@ -242,12 +245,15 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
                 )
             })?;
         }
+        let used: u32 = pool
+            .queues
+            .iter()
+            .map(|&queue| cluster.queues[queue].running_slots)
+            .sum();
+        check(used == pool.running, || {
+            format!("pool {} running tally is stale", pool.name)
+        })?;
         if let Some(max) = pool.max_slots {
-            let used: u32 = pool
-                .queues
-                .iter()
-                .map(|&queue| cluster.queues[queue].running_slots)
-                .sum();
             check(used <= max, || {
                 format!("pool {} runs {used} slots over MAX_SLOTS_IN_POOL {max}", pool.name)
             })?;

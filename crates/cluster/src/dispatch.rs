@@ -152,13 +152,22 @@ impl Cluster {
     pub(crate) fn dispatch(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
         self.pass += 1;
         if !self.pools.is_empty() {
-            self.plan_pools(now);
+            self.order_queues(now);
         }
         if !self.reservations.is_empty() {
             self.predict_reservations(now);
         }
+        let mut planned = vec![false; self.pools.len()];
         for position in 0..self.dispatch_order.len() {
             let queue = self.dispatch_order[position];
+            // A pool's total is taken when its first queue's turn comes, so
+            // it reflects what higher queues outside the pool took.
+            if let Some(pool) = self.queues[queue].pool {
+                if !planned[pool] {
+                    planned[pool] = true;
+                    self.plan_pool(pool, now);
+                }
+            }
             self.resume_suspended(queue, now, transitions);
             self.dispatch_queue(queue, now, transitions);
         }
@@ -177,52 +186,54 @@ impl Cluster {
         queue.usage.value_at(now, self.policy.hist_hours) / share
     }
 
-    /// Each pool's total and each pool queue's deserved slots (see `pool`),
-    /// and the pass's queue order.
-    fn plan_pools(&mut self, now: SimTime) {
-        for pool_index in 0..self.pools.len() {
-            let pool = &self.pools[pool_index];
-            let in_use: u64 = pool
-                .queues
-                .iter()
-                .map(|&queue| u64::from(self.queues[queue].running_slots))
-                .sum();
-            let mut total = in_use + self.host_sets[pool.host_set].free_slots;
-            if let Some(max) = pool.max_slots {
-                total = total.min(u64::from(max));
-            }
-            let total = u32::try_from(total).unwrap_or(u32::MAX);
-            let mut order = pool.queues.clone();
-            order.sort_by(|&a, &b| {
-                let (qa, qb) = (&self.queues[a], &self.queues[b]);
-                qb.share()
-                    .cmp(&qa.share())
-                    .then_with(|| {
-                        self.usage_ratio(a, now)
-                            .total_cmp(&self.usage_ratio(b, now))
-                    })
-                    .then_with(|| qb.config.priority.cmp(&qa.config.priority))
-                    .then_with(|| a.cmp(&b))
-            });
-            let claims: Vec<PoolClaim> = order
-                .iter()
-                .map(|&queue| {
-                    let queue = &self.queues[queue];
-                    let mut need = queue.running_slots.saturating_add(queue.pending_slots);
-                    if let Some(limit) = queue.config.job_limit {
-                        need = need.min(limit.saturating_sub(queue.suspended_slots));
-                    }
-                    PoolClaim {
-                        share: queue.share(),
-                        need,
-                    }
-                })
-                .collect();
-            for (queue, deserved) in order.into_iter().zip(allocate(total, &claims)) {
-                self.queues[queue].deserved = deserved;
-            }
-            self.pools[pool_index].total = total;
+    /// A pool's total and each of its queues' deserved slots (see `pool`).
+    fn plan_pool(&mut self, pool_index: usize, now: SimTime) {
+        let pool = &self.pools[pool_index];
+        let in_use: u64 = pool
+            .queues
+            .iter()
+            .map(|&queue| u64::from(self.queues[queue].running_slots))
+            .sum();
+        let mut total = in_use + self.host_sets[pool.host_set].free_slots;
+        if let Some(max) = pool.max_slots {
+            total = total.min(u64::from(max));
         }
+        let total = u32::try_from(total).unwrap_or(u32::MAX);
+        let mut order = pool.queues.clone();
+        order.sort_by(|&a, &b| {
+            let (qa, qb) = (&self.queues[a], &self.queues[b]);
+            qb.share()
+                .cmp(&qa.share())
+                .then_with(|| {
+                    self.usage_ratio(a, now)
+                        .total_cmp(&self.usage_ratio(b, now))
+                })
+                .then_with(|| qb.config.priority.cmp(&qa.config.priority))
+                .then_with(|| a.cmp(&b))
+        });
+        let claims: Vec<PoolClaim> = order
+            .iter()
+            .map(|&queue| {
+                let queue = &self.queues[queue];
+                let mut need = queue.running_slots.saturating_add(queue.pending_slots);
+                if let Some(limit) = queue.config.job_limit {
+                    need = need.min(limit.saturating_sub(queue.suspended_slots));
+                }
+                PoolClaim {
+                    share: queue.share(),
+                    need,
+                }
+            })
+            .collect();
+        for (queue, deserved) in order.into_iter().zip(allocate(total, &claims)) {
+            self.queues[queue].deserved = deserved;
+        }
+        self.pools[pool_index].total = total;
+    }
+
+    /// The pass's queue order: by priority; among equal priorities, pool
+    /// queues that have used less of their share first.
+    fn order_queues(&mut self, now: SimTime) {
         let mut order = self.queue_order.clone();
         order.sort_by(|&a, &b| {
             let ratio = |queue: QueueIndex| {
@@ -507,11 +518,7 @@ impl Cluster {
     ) {
         let members = self.pools[pool].queues.clone();
         let total = self.pools[pool].total;
-        let mut running: u32 = members
-            .iter()
-            .map(|&queue| self.queues[queue].running_slots)
-            .sum();
-        if running >= total {
+        if self.pools[pool].running >= total {
             return;
         }
         let mut heap: BinaryHeap<Reverse<(u64, QueueIndex)>> = members
@@ -523,6 +530,7 @@ impl Cluster {
             .collect();
         let mut turns: Vec<Turn> = vec![Turn::new(Round::Main); members.len()];
         while let Some(Reverse((arrival, queue))) = heap.pop() {
+            let running = self.pools[pool].running;
             if running >= total {
                 break;
             }
@@ -533,9 +541,8 @@ impl Cluster {
             turns[member].round = Round::PoolSecond {
                 room: total - running,
             };
-            let slots = self.jobs.get(&id).map_or(0, |job| job.spec.slots);
             match self.try_dispatch(queue, id, now, transitions, &mut turns[member]) {
-                Outcome::Started => running += slots,
+                Outcome::Started => {}
                 Outcome::Failed { reason, scope } => {
                     self.set_reason(id, reason);
                     if scope == Scope::Queue {
@@ -568,6 +575,18 @@ impl Cluster {
             if held + slots > limit {
                 let scope = if held >= limit { Scope::Queue } else { Scope::Job };
                 return failed(PendingReason::QueueJobLimit, scope);
+            }
+        }
+        if let Some(pool) = state.pool.map(|pool| &self.pools[pool]) {
+            // Queues running above what they deserve keep their jobs, so
+            // the pool as a whole is held to its total too.
+            if pool.running + slots > pool.total {
+                let scope = if pool.running >= pool.total {
+                    Scope::Queue
+                } else {
+                    Scope::Job
+                };
+                return failed(PendingReason::PoolShareUsed, scope);
             }
         }
         match turn.round {

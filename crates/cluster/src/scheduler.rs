@@ -176,8 +176,8 @@ pub(crate) struct Queue {
     /// Suspended jobs by arrival order.
     pub(crate) suspended: BTreeMap<u64, JobId>,
     /// Running jobs, most preferred victim first (kept only for queues that
-    /// other queues may preempt).
-    pub(crate) running_order: BTreeSet<(Reverse<i64>, JobId)>,
+    /// other queues may preempt); equal keys put the newest job first.
+    pub(crate) running_order: BTreeSet<(Reverse<i64>, Reverse<JobId>)>,
     pub(crate) running_slots: u32,
     pub(crate) suspended_slots: u32,
     pub(crate) pending_slots: u32,
@@ -256,6 +256,8 @@ pub(crate) struct Pool {
     pub(crate) use_priority: bool,
     /// The pool's total as of the last pass.
     pub(crate) total: u32,
+    /// Slots its queues' jobs run on now.
+    pub(crate) running: u32,
 }
 
 /// A pending job holding the free slots of its hosts (SLOT_RESERVE).
@@ -834,6 +836,7 @@ impl Cluster {
             hosts,
             queues,
             host_sets,
+            pools,
             users,
             groups,
             tracking,
@@ -933,9 +936,9 @@ impl Cluster {
         if run_delta != 0 && !queue.preemptors.is_empty() {
             let key = victim_key(job, policy.preempt_for.least_run_time);
             if run_delta > 0 {
-                queue.running_order.insert((Reverse(key), id));
+                queue.running_order.insert((Reverse(key), Reverse(id)));
             } else {
-                queue.running_order.remove(&(Reverse(key), id));
+                queue.running_order.remove(&(Reverse(key), Reverse(id)));
             }
         }
         let hist_hours = queue
@@ -958,10 +961,11 @@ impl Cluster {
                 queue_user.account.job_stops(now, &used, hist_hours);
             }
         }
-        if queue.pool.is_some() && run_delta != 0 {
+        if let (Some(pool), true) = (queue.pool, run_delta != 0) {
             queue
                 .usage
                 .add_rate(now, (run_delta * i64::from(slots)) as f64, policy.hist_hours);
+            apply(&mut pools[pool].running, run_delta, slots);
         }
 
         if run_delta != 0 {

@@ -160,7 +160,9 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
     }
 
     // The preemption relation. Jobs of backfill queues can be preempted
-    // only with PREEMPT_JOBTYPE=BACKFILL.
+    // only with PREEMPT_JOBTYPE=BACKFILL; jobs of pool queues never (seed
+    // 000: pool queues cannot be preemptable, and a PREEMPTIVE queue's
+    // "every lower queue" does not reach them either).
     let queue_count = queue_configs.len();
     for (index, queue) in queue_configs.iter().enumerate() {
         check_preemption_lists(index, queue, &queue_configs, &queue_by_name)?;
@@ -178,6 +180,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         for (v, victim) in queue_configs.iter().enumerate() {
             if can_preempt(facts(preemptor), facts(victim))
                 && (!victim.backfill || params.preempt_backfill)
+                && victim.slot_pool.is_none()
             {
                 victims_of[p].push(v);
                 preemptors_of[v].push(p);
@@ -287,6 +290,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
                     max_slots: member.max_slots,
                     use_priority: member.use_priority.unwrap_or(false),
                     total: 0,
+                    running: 0,
                 });
             }
         }

@@ -7,8 +7,9 @@
 //! - victim queues in preference order (queues with a preference number
 //!   first, higher number first; then lower priority first);
 //! - within a queue, jobs on the least-loaded hosts first, then the most
-//!   recently started; or, with PREEMPT_FOR=LEAST_RUN_TIME, the job that has
-//!   run for the shortest time first;
+//!   recently started (the newest job on a tie); or, with
+//!   PREEMPT_FOR=LEAST_RUN_TIME, the job that has run for the shortest time
+//!   first;
 //! - never a job protected by NO_PREEMPT_RUN_TIME or NO_PREEMPT_FINISH_TIME,
 //!   nor (unless PREEMPT_JOBTYPE=BACKFILL) a job of a backfill queue;
 //! - when a user limit that ignores suspended jobs stands in the way (the
@@ -156,7 +157,7 @@ impl Cluster {
                         .filter(|job| job.queue == victim_queue && job.state == JobState::Running)
                         .map(|job| (victim_key(job, false), job.id))
                         .collect();
-                    on_host.sort_unstable_by_key(|&(key, id)| (Reverse(key), id));
+                    on_host.sort_unstable_by_key(|&(key, id)| (Reverse(key), Reverse(id)));
                     for (_, victim) in on_host {
                         if seen.insert(victim) {
                             if let Some(placement) = self.consider(need, victim, now, chosen) {
@@ -167,7 +168,7 @@ impl Cluster {
                 }
             }
             // Then the queue's running jobs in victim order.
-            let mut cursor: Option<(Reverse<i64>, JobId)> = None;
+            let mut cursor: Option<(Reverse<i64>, Reverse<JobId>)> = None;
             loop {
                 let next = match cursor {
                     None => self.queues[victim_queue].running_order.iter().next(),
@@ -181,10 +182,11 @@ impl Cluster {
                     break;
                 };
                 cursor = Some(entry);
-                if seen.contains(&entry.1) {
+                let Reverse(victim) = entry.1;
+                if seen.contains(&victim) {
                     continue;
                 }
-                if let Some(placement) = self.consider(need, entry.1, now, chosen) {
+                if let Some(placement) = self.consider(need, victim, now, chosen) {
                     return Some(placement);
                 }
             }
