@@ -369,14 +369,11 @@ impl Cluster {
     ) {
         let mut turn = Turn::new(Round::Main);
         let mut cursor = Bound::Unbounded;
-        loop {
-            let Some((&arrival, &id)) = self.queues[queue]
-                .pending
-                .range((cursor, Bound::Unbounded))
-                .next()
-            else {
-                break;
-            };
+        while let Some((&arrival, &id)) = self.queues[queue]
+            .pending
+            .range((cursor, Bound::Unbounded))
+            .next()
+        {
             cursor = Bound::Excluded(arrival);
             if let Outcome::Failed { reason, scope } =
                 self.try_dispatch(queue, id, now, transitions, &mut turn)
@@ -590,15 +587,15 @@ impl Cluster {
             }
         }
         match turn.round {
-            Round::Main if state.pool.is_some() => {
-                if state.running_slots + slots > state.deserved {
-                    let scope = if state.running_slots >= state.deserved {
-                        Scope::Queue
-                    } else {
-                        Scope::Job
-                    };
-                    return failed(PendingReason::PoolShareUsed, scope);
-                }
+            Round::Main
+                if state.pool.is_some() && state.running_slots + slots > state.deserved =>
+            {
+                let scope = if state.running_slots >= state.deserved {
+                    Scope::Queue
+                } else {
+                    Scope::Job
+                };
+                return failed(PendingReason::PoolShareUsed, scope);
             }
             Round::PoolSecond { room } if slots > room => {
                 return failed(PendingReason::PoolShareUsed, Scope::Job);

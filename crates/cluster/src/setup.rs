@@ -400,21 +400,10 @@ fn check_queue(index: usize, queue: &QueueConfig) -> Result<(), ConfigError> {
             ));
         }
     }
-    if queue.fairshare.is_none() && has_any_factor(&queue.fairshare_factors) {
-        // Factors on a queue without FAIRSHARE are harmless; LSF accepts
-        // them, so does mcfed.
-    }
     check_factors(&queue.fairshare_factors, |field| ConfigLocation::Queue {
         index,
         field,
     })
-}
-
-fn has_any_factor(factors: &FairshareOverrides) -> bool {
-    factors
-        .named_values()
-        .iter()
-        .any(|(_, value)| value.is_some())
 }
 
 fn check_factors(
