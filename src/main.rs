@@ -132,7 +132,9 @@ fn print_warnings(file: &std::path::Path, scenario: &Scenario) {
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = mcfed_scenario::load(&args.scenario)?;
     print_warnings(&args.scenario, &scenario);
-    let show_at = args.show.map(|_| args.at.map_or(scenario.end, SimTime::from));
+    let show_at = args
+        .show
+        .map(|_| args.at.map_or(scenario.end, SimTime::from));
     let plan = RunPlan {
         until: args.until.map(SimTime::from),
         probes: show_at.into_iter().collect(),
@@ -140,8 +142,9 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let output: RunOutput = match args.engine {
         Engine::Events => mcfed_scenario::engine::run_plan(&scenario, &plan)
             .context("cannot build the scenario's clusters")?,
-        Engine::Actors => mcfed_scenario::actors::run_plan(&scenario, &plan)
-            .context("the actor engine failed")?,
+        Engine::Actors => {
+            mcfed_scenario::actors::run_plan(&scenario, &plan).context("the actor engine failed")?
+        }
     };
     let mut out = BufWriter::new(io::stdout().lock());
     match (args.report, show_at) {

@@ -18,7 +18,9 @@
 use std::time::Duration;
 
 use divan::{AllocProfiler, Bencher, black_box};
-use mcfed_cluster::{Cluster, ClusterConfig, HostConfig, HostSelection, JobOrigin, QueueConfig, SlotPoolConfig};
+use mcfed_cluster::{
+    Cluster, ClusterConfig, HostConfig, HostSelection, JobOrigin, QueueConfig, SlotPoolConfig,
+};
 use mcfed_protocol::{ClusterName, JobSpec, QueueName, SimTime};
 
 #[global_allocator]

@@ -38,34 +38,41 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         let queue = &cluster.queues[job.queue];
         let in_pending = queue.pending.get(&job.arrival) == Some(&id);
         let in_suspended = queue.suspended.get(&job.arrival) == Some(&id);
-        let in_running = queue
-            .running_order
-            .contains(&(
-                std::cmp::Reverse(victim_key(job, cluster.policy.preempt_for.least_run_time)),
-                std::cmp::Reverse(id),
-            ));
+        let in_running = queue.running_order.contains(&(
+            std::cmp::Reverse(victim_key(job, cluster.policy.preempt_for.least_run_time)),
+            std::cmp::Reverse(id),
+        ));
         let slots = job.spec.slots;
         match job.state {
             JobState::Pending => {
                 check(in_pending && !in_suspended && !in_running, || {
                     format!("pending job {id} is not only in its queue's pending list")
                 })?;
-                check(job.placement.is_empty(), || format!("pending job {id} has hosts"))?;
+                check(job.placement.is_empty(), || {
+                    format!("pending job {id} has hosts")
+                })?;
                 if queue.fairshare.is_some() {
                     let listed = queue
                         .users
                         .get(&job.user)
                         .is_some_and(|user| user.pending.get(&job.arrival) == Some(&id));
-                    check(listed, || format!("pending job {id} missing from its user's list"))?;
+                    check(listed, || {
+                        format!("pending job {id} missing from its user's list")
+                    })?;
                 }
                 pending[job.queue] += slots;
                 pending_jobs[job.queue] += 1;
             }
             JobState::Running | JobState::Suspended => {
                 let is_running = job.state == JobState::Running;
-                check(!in_pending, || format!("job {id} is both placed and pending"))?;
+                check(!in_pending, || {
+                    format!("job {id} is both placed and pending")
+                })?;
                 check(in_suspended != is_running, || {
-                    format!("job {id} ({}) in the wrong suspended list", job.state.as_str())
+                    format!(
+                        "job {id} ({}) in the wrong suspended list",
+                        job.state.as_str()
+                    )
                 })?;
                 if !queue.preemptors.is_empty() {
                     check(in_running == is_running, || {
@@ -107,8 +114,7 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
                             .placement
                             .iter()
                             .filter(|place| {
-                                set.contains(place.host)
-                                    && !cluster.hosts[place.host].config.closed
+                                set.contains(place.host) && !cluster.hosts[place.host].config.closed
                             })
                             .map(|place| place.slots)
                             .sum();
@@ -149,8 +155,11 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
     for (index, queue) in cluster.queues.iter().enumerate() {
         let name = &queue.config.name;
         check(
-            (queue.running_slots, queue.suspended_slots, queue.pending_slots)
-                == (running[index], suspended[index], pending[index]),
+            (
+                queue.running_slots,
+                queue.suspended_slots,
+                queue.pending_slots,
+            ) == (running[index], suspended[index], pending[index]),
             || format!("queue {name} tallies disagree with its jobs"),
         )?;
         check(
@@ -166,7 +175,10 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         for (&user, state) in &queue.users {
             let expected = queue_user_held.get(&(index, user)).copied().unwrap_or(0);
             check(state.held == expected, || {
-                format!("queue {name} user {user} holds {} not {expected}", state.held)
+                format!(
+                    "queue {name} user {user} holds {} not {expected}",
+                    state.held
+                )
             })?;
             if queue.fairshare.is_some() {
                 let expected = queue_user_running.get(&(index, user)).copied().unwrap_or(0);
@@ -183,15 +195,15 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         }
         if let Some(limit) = queue.config.job_limit {
             check(queue.held() <= limit, || {
-                format!("queue {name} holds {} slots over QJOB_LIMIT {limit}", queue.held())
+                format!(
+                    "queue {name} holds {} slots over QJOB_LIMIT {limit}",
+                    queue.held()
+                )
             })?;
         }
     }
     for (id, user) in cluster.users.iter().enumerate() {
-        let expected = user_held
-            .get(&(id as UserId))
-            .copied()
-            .unwrap_or_default();
+        let expected = user_held.get(&(id as UserId)).copied().unwrap_or_default();
         check(user.held == expected, || {
             format!("user {} tallies disagree with its jobs", user.name)
         })?;
@@ -200,10 +212,7 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         let mut expected = Held::default();
         for (id, user) in cluster.users.iter().enumerate() {
             if user.groups.contains(&index) {
-                let held = user_held
-                    .get(&(id as UserId))
-                    .copied()
-                    .unwrap_or_default();
+                let held = user_held.get(&(id as UserId)).copied().unwrap_or_default();
                 expected.running += held.running;
                 expected.suspended += held.suspended;
             }
@@ -255,7 +264,10 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         })?;
         if let Some(max) = pool.max_slots {
             check(used <= max, || {
-                format!("pool {} runs {used} slots over MAX_SLOTS_IN_POOL {max}", pool.name)
+                format!(
+                    "pool {} runs {used} slots over MAX_SLOTS_IN_POOL {max}",
+                    pool.name
+                )
             })?;
         }
     }

@@ -123,7 +123,9 @@ pub struct MaxReserveTime(pub u32);
 
 /// Why a SLOT_RESERVE value does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("expected MAX_RESERVE_TIME[n] with n a number of scheduling cycles of at least 1, not `{0}`")]
+#[error(
+    "expected MAX_RESERVE_TIME[n] with n a number of scheduling cycles of at least 1, not `{0}`"
+)]
 pub struct MaxReserveTimeParseError(pub String);
 
 impl std::str::FromStr for MaxReserveTime {

@@ -45,10 +45,7 @@ pub(crate) enum Outcome {
     Started,
     /// It stays pending for `reason`; `scope` says which other jobs of the
     /// queue need not be tried in this pass.
-    Failed {
-        reason: PendingReason,
-        scope: Scope,
-    },
+    Failed { reason: PendingReason, scope: Scope },
 }
 
 /// How far a failure reaches.
@@ -281,9 +278,7 @@ impl Cluster {
                 return reason;
             }
         }
-        queue
-            .stopped
-            .map_or(job.pending_reason, |stop| stop.reason)
+        queue.stopped.map_or(job.pending_reason, |stop| stop.reason)
     }
 
     fn resume_suspended(
@@ -309,7 +304,10 @@ impl Cluster {
         let Some(job) = self.jobs.get(&id) else {
             return false;
         };
-        if self.cluster_limit_block(job.user, job.spec.slots, true).is_some() {
+        if self
+            .cluster_limit_block(job.user, job.spec.slots, true)
+            .is_some()
+        {
             return false;
         }
         let check_limits = self.tracking.any_host_limit();
@@ -507,12 +505,7 @@ impl Cluster {
 
     /// USE_PRIORITY_IN_POOL: the pool's unused slots go to its pending jobs
     /// in arrival order across its queues.
-    fn pool_second_round(
-        &mut self,
-        pool: usize,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
+    fn pool_second_round(&mut self, pool: usize, now: SimTime, transitions: &mut Vec<Transition>) {
         let members = self.pools[pool].queues.clone();
         let total = self.pools[pool].total;
         if self.pools[pool].running >= total {
@@ -570,7 +563,11 @@ impl Cluster {
         if let Some(limit) = state.config.job_limit {
             let held = state.held();
             if held + slots > limit {
-                let scope = if held >= limit { Scope::Queue } else { Scope::Job };
+                let scope = if held >= limit {
+                    Scope::Queue
+                } else {
+                    Scope::Job
+                };
                 return failed(PendingReason::QueueJobLimit, scope);
             }
         }
@@ -587,9 +584,7 @@ impl Cluster {
             }
         }
         match turn.round {
-            Round::Main
-                if state.pool.is_some() && state.running_slots + slots > state.deserved =>
-            {
+            Round::Main if state.pool.is_some() && state.running_slots + slots > state.deserved => {
                 let scope = if state.running_slots >= state.deserved {
                     Scope::Queue
                 } else {
@@ -605,7 +600,11 @@ impl Cluster {
         if let Some(limit) = state.config.user_job_limit {
             let held = state.users.get(&user).map_or(0, |user| user.held);
             if held + slots > limit {
-                let scope = if held >= limit { Scope::User } else { Scope::Job };
+                let scope = if held >= limit {
+                    Scope::User
+                } else {
+                    Scope::Job
+                };
                 return failed(PendingReason::UserQueueJobLimit, scope);
             }
         }
@@ -851,25 +850,22 @@ impl Cluster {
         let mut first_blocker: Option<PendingReason> = None;
         let mut take_from = |host: HostIndex, free: u32, needed: &mut u32| -> bool {
             let host_state = &self.hosts[host];
-            if free == 0 || host_state.config.closed || !host_state.has_resources(&job.spec.resources)
+            if free == 0
+                || host_state.config.closed
+                || !host_state.has_resources(&job.spec.resources)
             {
                 return false;
             }
-            if binding.iter().any(|&r| {
-                self.host_sets[self.reservations[r].host_set].contains(host)
-            }) {
+            if binding
+                .iter()
+                .any(|&r| self.host_sets[self.reservations[r].host_set].contains(host))
+            {
                 first_blocker.get_or_insert(PendingReason::SlotsReserved);
                 return false;
             }
             let mut room = free;
             if check_limits {
-                match self.host_room(
-                    host,
-                    queue,
-                    job.user,
-                    false,
-                    mode == PlaceMode::Optimistic,
-                ) {
+                match self.host_room(host, queue, job.user, false, mode == PlaceMode::Optimistic) {
                     Ok(limit) => room = room.min(limit),
                     Err(reason) => {
                         first_blocker.get_or_insert(reason);
@@ -918,7 +914,10 @@ impl Cluster {
             .is_some_and(|(job, until)| job == id && self.pass <= until);
         if job.spec.slots < 2
             || cooling
-            || self.reservations.iter().any(|r| r.queue == queue || r.job == id)
+            || self
+                .reservations
+                .iter()
+                .any(|r| r.queue == queue || r.job == id)
         {
             return;
         }

@@ -466,8 +466,7 @@ impl FairshareAdjustment for MemoryAdjustment {
             return 0.0;
         }
         (1.0 + input.job_slots)
-            * ((input.used_memory_mb / input.used_slots)
-                / (input.slot_memory_mb * self.threshold))
+            * ((input.used_memory_mb / input.used_slots) / (input.slot_memory_mb * self.threshold))
     }
 }
 
@@ -492,7 +491,9 @@ impl AdjustmentPlugin {
     pub fn build(&self) -> Option<Arc<dyn FairshareAdjustment>> {
         match *self {
             AdjustmentPlugin::None => None,
-            AdjustmentPlugin::Memory { threshold } => Some(Arc::new(MemoryAdjustment { threshold })),
+            AdjustmentPlugin::Memory { threshold } => {
+                Some(Arc::new(MemoryAdjustment { threshold }))
+            }
         }
     }
 }
@@ -580,7 +581,8 @@ impl ShareAccount {
 
     /// Run time of running jobs at `now`, hours.
     pub fn run_time(&self, now: SimTime) -> f64 {
-        let total = i128::from(self.running_jobs) * i128::from(now.as_millis()) - self.run_offset_ms;
+        let total =
+            i128::from(self.running_jobs) * i128::from(now.as_millis()) - self.run_offset_ms;
         total.max(0) as f64 / MILLIS_PER_HOUR
     }
 }
@@ -730,12 +732,18 @@ mod tests {
             run_job: 0.001,
             ..free
         };
-        assert!(close(dynamic_priority(7, &UsageTerms::default(), &tiny), 700.0));
+        assert!(close(
+            dynamic_priority(7, &UsageTerms::default(), &tiny),
+            700.0
+        ));
         let above = FairshareFactors {
             run_job: 0.02,
             ..free
         };
-        assert!(close(dynamic_priority(7, &UsageTerms::default(), &above), 350.0));
+        assert!(close(
+            dynamic_priority(7, &UsageTerms::default(), &above),
+            350.0
+        ));
     }
 
     #[test]

@@ -33,8 +33,7 @@ pub use actor::ClusterActor;
 pub use config::{
     ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
     DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MaxReserveTime, QueueConfig,
-    ReceiveFrom,
-    SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
+    ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,

@@ -43,7 +43,11 @@ pub enum SlotLimit {
 /// Whether suspended jobs count against `limit`, given whether preemption
 /// is enabled in the cluster (some queue is PREEMPTIVE or PREEMPTABLE) and
 /// PREEMPT_FOR.
-pub fn counts_suspended(limit: SlotLimit, preemption_enabled: bool, preempt_for: PreemptFor) -> bool {
+pub fn counts_suspended(
+    limit: SlotLimit,
+    preemption_enabled: bool,
+    preempt_for: PreemptFor,
+) -> bool {
     if !preemption_enabled {
         return true;
     }

@@ -268,7 +268,9 @@ pub struct PreemptFor {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PreemptForParseError {
     /// A keyword mcfed does not know.
-    #[error("unknown PREEMPT_FOR keyword `{0}` (expected GROUP_JLP, GROUP_MAX, HOST_JLU, USER_JLP or LEAST_RUN_TIME)")]
+    #[error(
+        "unknown PREEMPT_FOR keyword `{0}` (expected GROUP_JLP, GROUP_MAX, HOST_JLU, USER_JLP or LEAST_RUN_TIME)"
+    )]
     Unknown(String),
     /// A keyword of LSF that mcfed does not emulate.
     #[error("PREEMPT_FOR keyword `{0}` is not emulated by mcfed")]
@@ -328,7 +330,9 @@ pub enum PreemptGuard {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PreemptGuardParseError {
     /// A bare number: LSF counts minutes, mcfed wants the unit written.
-    #[error("`{0}` has no unit: write minutes as \"{0}m\" (LSF counts minutes), or a percentage as \"{0}%\"")]
+    #[error(
+        "`{0}` has no unit: write minutes as \"{0}m\" (LSF counts minutes), or a percentage as \"{0}%\""
+    )]
     NoUnit(String),
     /// Not a duration.
     #[error("`{0}` is neither a duration (\"90m\", \"2h\") nor a percentage (\"50%\")")]

@@ -29,9 +29,7 @@ use mcfed_protocol::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::config::{
-    ClusterConfig, ConfigError, ConfigWarning, HostConfig, QueueConfig,
-};
+use crate::config::{ClusterConfig, ConfigError, ConfigWarning, HostConfig, QueueConfig};
 use crate::fairshare::{
     DecayingTotal, FairshareAdjustment, FairshareFactors, JobUse, ShareAccount, UserShares,
 };
@@ -643,15 +641,18 @@ impl Cluster {
     /// user's shares in a fairshare queue).
     pub(crate) fn queue_user(&mut self, queue: QueueIndex, user: UserId) -> &mut QueueUser {
         let name = &self.users[user as usize].name;
-        let queue = &mut self.queues[queue];
-        let shares = queue
-            .fairshare
-            .as_ref()
-            .and_then(|fairshare| fairshare.shares.shares_of(name))
-            .unwrap_or(0);
-        queue.users.entry(user).or_insert_with(|| QueueUser {
-            account: ShareAccount::new(shares),
-            ..QueueUser::default()
+        let Queue {
+            users, fairshare, ..
+        } = &mut self.queues[queue];
+        users.entry(user).or_insert_with(|| {
+            let shares = fairshare
+                .as_ref()
+                .and_then(|fairshare| fairshare.shares.shares_of(name))
+                .unwrap_or(0);
+            QueueUser {
+                account: ShareAccount::new(shares),
+                ..QueueUser::default()
+            }
         })
     }
 
@@ -699,7 +700,8 @@ impl Cluster {
         let Some(job) = self.jobs.get(&id) else {
             return;
         };
-        let (queue_index, arrival, slots, user) = (job.queue, job.arrival, job.spec.slots, job.user);
+        let (queue_index, arrival, slots, user) =
+            (job.queue, job.arrival, job.spec.slots, job.user);
         let forwarded = matches!(job.origin, JobOrigin::Forwarded { .. });
         let fairshare = self.queues[queue_index].fairshare.is_some();
         let queue = &mut self.queues[queue_index];
@@ -709,7 +711,9 @@ impl Cluster {
             queue.imported_pending_jobs += 1;
         }
         if fairshare {
-            self.queue_user(queue_index, user).pending.insert(arrival, id);
+            self.queue_user(queue_index, user)
+                .pending
+                .insert(arrival, id);
         }
     }
 
@@ -820,7 +824,8 @@ impl Cluster {
     }
 
     pub(crate) fn drop_reservation_of(&mut self, id: JobId) {
-        self.reservations.retain(|reservation| reservation.job != id);
+        self.reservations
+            .retain(|reservation| reservation.job != id);
     }
 
     /// Moves job `id` from holding `from` to holding `to` at `now`, updating
@@ -962,9 +967,11 @@ impl Cluster {
             }
         }
         if let (Some(pool), true) = (queue.pool, run_delta != 0) {
-            queue
-                .usage
-                .add_rate(now, (run_delta * i64::from(slots)) as f64, policy.hist_hours);
+            queue.usage.add_rate(
+                now,
+                (run_delta * i64::from(slots)) as f64,
+                policy.hist_hours,
+            );
             apply(&mut pools[pool].running, run_delta, slots);
         }
 

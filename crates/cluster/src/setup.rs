@@ -18,7 +18,7 @@ use crate::hostset::HostSet;
 use crate::job::{HostIndex, QueueIndex};
 use crate::limits::Held;
 use crate::preemption::{QueueFacts, Scope, can_preempt, preference};
-use crate::scheduler::{Cluster, Group, Host, Pool, Policy, Queue, QueueFairshare, Tracking};
+use crate::scheduler::{Cluster, Group, Host, Policy, Pool, Queue, QueueFairshare, Tracking};
 
 pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
     let ClusterConfig {
@@ -74,8 +74,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
     check_factors(&params.fairshare_factors, |field| ConfigLocation::Cluster {
         field,
     })?;
-    if let crate::fairshare::AdjustmentPlugin::Memory { threshold } = params.fairshare_adjustment
-    {
+    if let crate::fairshare::AdjustmentPlugin::Memory { threshold } = params.fairshare_adjustment {
         if !(threshold.is_finite() && threshold > 0.0) {
             return Err(ConfigError {
                 location: ConfigLocation::Cluster {
@@ -300,12 +299,16 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
     let (groups, user_limits, default_limits) = user_tables(&user_configs, &user_groups)?;
 
     let tracking = Tracking {
-        host_user: hosts.iter().any(|host| host.config.user_slot_limit.is_some())
+        host_user: hosts
+            .iter()
+            .any(|host| host.config.user_slot_limit.is_some())
             || user_configs
                 .iter()
                 .filter(|entry| !groups.iter().any(|group| group.name == entry.name))
                 .any(|entry| entry.slots_per_processor.is_some()),
-        host_group: groups.iter().any(|group| group.slots_per_processor.is_some()),
+        host_group: groups
+            .iter()
+            .any(|group| group.slots_per_processor.is_some()),
         host_queue: queue_configs
             .iter()
             .any(|queue| queue.host_job_limit.is_some()),

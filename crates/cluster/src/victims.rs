@@ -255,7 +255,9 @@ impl Cluster {
                     .unwrap_or_default();
                 job.placement.iter().any(|place| {
                     let host = &self.hosts[place.host];
-                    set.contains(place.host) && !host.config.closed && host.has_resources(&resources)
+                    set.contains(place.host)
+                        && !host.config.closed
+                        && host.has_resources(&resources)
                 })
             }
         };

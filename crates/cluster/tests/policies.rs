@@ -8,11 +8,13 @@ use std::time::Duration;
 
 use mcfed_cluster::fairshare::{AdjustmentInput, FairshareAdjustment};
 use mcfed_cluster::{
-    Cluster, ClusterConfig, ConfigLocation, HostConfig, HostSelection, JobId, JobOrigin,
-    JobState, PendingReason, QueueConfig, SlotPoolConfig, SubmitError, Transition,
-    UserGroupConfig, UserLimitConfig,
+    Cluster, ClusterConfig, ConfigLocation, HostConfig, HostSelection, JobId, JobOrigin, JobState,
+    PendingReason, QueueConfig, SlotPoolConfig, SubmitError, Transition, UserGroupConfig,
+    UserLimitConfig,
 };
-use mcfed_protocol::{ClusterName, JobEvent, JobForward, JobSpec, QueueName, RejectReason, SimTime};
+use mcfed_protocol::{
+    ClusterName, JobEvent, JobForward, JobSpec, QueueName, RejectReason, SimTime,
+};
 
 fn name(text: &str) -> QueueName {
     QueueName::new(text).expect("valid")
@@ -69,7 +71,12 @@ fn submit_at(cluster: &mut Cluster, at: SimTime, queue: &str, spec: JobSpec) -> 
 }
 
 fn submit(cluster: &mut Cluster, queue: &str, user: &str, slots: u32, run_minutes: u64) -> JobId {
-    submit_at(cluster, SimTime::ZERO, queue, spec(user, slots, run_minutes))
+    submit_at(
+        cluster,
+        SimTime::ZERO,
+        queue,
+        spec(user, slots, run_minutes),
+    )
 }
 
 fn advance(cluster: &mut Cluster, at: SimTime) -> Vec<Transition> {
@@ -129,7 +136,10 @@ fn pool_divides_twelve_slots_six_four_two() {
         .map(|q| q.slot_pool.as_ref().expect("pool").deserved_slots)
         .collect();
     assert_eq!(deserved, vec![6, 4, 2]);
-    assert_eq!(report.queues[0].slot_pool.as_ref().map(|p| p.pool_slots), Some(12));
+    assert_eq!(
+        report.queues[0].slot_pool.as_ref().map(|p| p.pool_slots),
+        Some(12)
+    );
 }
 
 #[test]
@@ -180,8 +190,11 @@ fn pool_configuration_errors_and_warnings() {
     // A pool queue cannot be preemptive or preemptable.
     let mut preemptive = pooled("a", 10, "p", 50);
     preemptive.preemption = "PREEMPTIVE".parse().expect("valid");
-    let error = Cluster::new(config(hosts(1, 2), vec![pooled("b", 5, "p", 50), preemptive]))
-        .expect_err("pool queues cannot preempt");
+    let error = Cluster::new(config(
+        hosts(1, 2),
+        vec![pooled("b", 5, "p", 50), preemptive],
+    ))
+    .expect_err("pool queues cannot preempt");
     assert_eq!(
         error.location,
         ConfigLocation::Queue {
@@ -192,8 +205,11 @@ fn pool_configuration_errors_and_warnings() {
     // Every queue of a pool uses the same hosts.
     let mut elsewhere = pooled("b", 5, "p", 50);
     elsewhere.hosts = HostSelection::Listed(vec!["h1".into()]);
-    let error = Cluster::new(config(hosts(2, 2), vec![pooled("a", 10, "p", 50), elsewhere]))
-        .expect_err("same hosts");
+    let error = Cluster::new(config(
+        hosts(2, 2),
+        vec![pooled("a", 10, "p", 50), elsewhere],
+    ))
+    .expect_err("same hosts");
     assert_eq!(
         error.location,
         ConfigLocation::Queue {
@@ -202,8 +218,8 @@ fn pool_configuration_errors_and_warnings() {
         }
     );
     // SLOT_SHARE is a percentage.
-    let error = Cluster::new(config(hosts(1, 2), vec![pooled("a", 10, "p", 0)]))
-        .expect_err("share 0");
+    let error =
+        Cluster::new(config(hosts(1, 2), vec![pooled("a", 10, "p", 0)])).expect_err("share 0");
     assert_eq!(
         error.location,
         ConfigLocation::Queue {
@@ -257,11 +273,20 @@ fn fairshare_dispatches_by_dynamic_priority() {
     );
     // bob submits first, but alice's priority is ten times his.
     let bob: Vec<JobId> = (0..3).map(|_| submit(&mut c, "fs", "bob", 1, 60)).collect();
-    let alice: Vec<JobId> = (0..3).map(|_| submit(&mut c, "fs", "alice", 1, 60)).collect();
+    let alice: Vec<JobId> = (0..3)
+        .map(|_| submit(&mut c, "fs", "alice", 1, 60))
+        .collect();
     advance(&mut c, SimTime::ZERO);
     // alice: 10/3, then 10/6 = 1.67, then 10/9 = 1.11: all above bob's 1/3.
-    assert!(alice.iter().all(|&id| state(&c, id) == Some(JobState::Running)));
-    assert!(bob.iter().all(|&id| state(&c, id) == Some(JobState::Pending)));
+    assert!(
+        alice
+            .iter()
+            .all(|&id| state(&c, id) == Some(JobState::Running))
+    );
+    assert!(
+        bob.iter()
+            .all(|&id| state(&c, id) == Some(JobState::Pending))
+    );
     let fs = c.queue_index("fs").expect("queue");
     let priority = c
         .dynamic_priority_of(fs, "alice", SimTime::ZERO)
@@ -281,7 +306,9 @@ fn fairshare_priority_changes_as_jobs_start_and_finish() {
     advance(&mut c, SimTime::ZERO);
     assert_eq!(state(&c, a1), Some(JobState::Running));
     let fs = c.queue_index("fs").expect("queue");
-    let before = c.dynamic_priority_of(fs, "alice", minutes(5)).expect("shares");
+    let before = c
+        .dynamic_priority_of(fs, "alice", minutes(5))
+        .expect("shares");
     // 5 minutes on: run time and CPU time lower alice's priority.
     let idle = 2.0 / 6.0;
     assert!(before < idle, "{before}");
@@ -310,7 +337,10 @@ fn users_without_shares_cannot_use_a_fairshare_queue() {
     );
     let mut with_default = cluster(
         hosts(1, 1),
-        vec![fairshare_queue("fs", "USER_SHARES[[alice, 1] [default, 3]]")],
+        vec![fairshare_queue(
+            "fs",
+            "USER_SHARES[[alice, 1] [default, 3]]",
+        )],
     );
     let id = submit(&mut with_default, "fs", "mallory", 1, 1);
     advance(&mut with_default, SimTime::ZERO);
@@ -324,7 +354,10 @@ fn users_without_shares_cannot_use_a_fairshare_queue() {
         .find(|row| row.user == "mallory")
         .expect("a row for mallory");
     assert_eq!((mallory.shares, mallory.started), (3, 1));
-    assert!(table.users.iter().any(|row| row.user == "alice"), "named users are listed");
+    assert!(
+        table.users.iter().any(|row| row.user == "alice"),
+        "named users are listed"
+    );
 }
 
 /// A custom plug-in through the trait: a fixed adjustment per slot.
@@ -347,7 +380,9 @@ fn a_custom_adjustment_plugin_weighs_in() {
     advance(&mut c, SimTime::ZERO);
     let index = c.queue_index("fs").expect("queue");
     // 1 / ((1 + 1) * 3 + 5 * 1 * 2) = 1/16.
-    let priority = c.dynamic_priority_of(index, "alice", SimTime::ZERO).expect("shares");
+    let priority = c
+        .dynamic_priority_of(index, "alice", SimTime::ZERO)
+        .expect("shares");
     assert!((priority - 1.0 / 16.0).abs() < 1e-9, "{priority}");
     let report = c.queue_report(index, SimTime::ZERO);
     let row = &report.fairshare.expect("table").users[0];
@@ -362,7 +397,9 @@ fn ujob_limit_holds_back_one_user_only() {
     let mut q = queue("q", 10);
     q.user_job_limit = Some(2);
     let mut c = cluster(hosts(1, 8), vec![q]);
-    let alice: Vec<JobId> = (0..3).map(|_| submit(&mut c, "q", "alice", 1, 60)).collect();
+    let alice: Vec<JobId> = (0..3)
+        .map(|_| submit(&mut c, "q", "alice", 1, 60))
+        .collect();
     let bob = submit(&mut c, "q", "bob", 1, 60);
     advance(&mut c, SimTime::ZERO);
     assert_eq!(state(&c, alice[1]), Some(JobState::Running));
@@ -424,16 +461,25 @@ fn user_and_group_limits_hold_jobs_with_their_reasons() {
         vec![group],
         "",
     );
-    let a = [submit(&mut c, "q", "alice", 1, 60), submit(&mut c, "q", "alice", 1, 60)];
+    let a = [
+        submit(&mut c, "q", "alice", 1, 60),
+        submit(&mut c, "q", "alice", 1, 60),
+    ];
     let b: Vec<JobId> = (0..3).map(|_| submit(&mut c, "q", "bob", 1, 60)).collect();
-    let carol: Vec<JobId> = (0..6).map(|_| submit(&mut c, "q", "carol", 1, 60)).collect();
+    let carol: Vec<JobId> = (0..6)
+        .map(|_| submit(&mut c, "q", "carol", 1, 60))
+        .collect();
     advance(&mut c, SimTime::ZERO);
     assert_eq!(state(&c, a[0]), Some(JobState::Running));
     assert_eq!(reason(&c, a[1]), PendingReason::UserJobLimit);
     assert_eq!(state(&c, b[1]), Some(JobState::Running));
     assert_eq!(reason(&c, b[2]), PendingReason::UserGroupJobLimit);
     assert_eq!(state(&c, carol[4]), Some(JobState::Running));
-    assert_eq!(reason(&c, carol[5]), PendingReason::UserJobLimit, "default: 5");
+    assert_eq!(
+        reason(&c, carol[5]),
+        PendingReason::UserJobLimit,
+        "default: 5"
+    );
 }
 
 #[test]
@@ -448,7 +494,9 @@ fn per_processor_and_per_host_user_limits() {
         vec![],
         "",
     );
-    let alice: Vec<JobId> = (0..3).map(|_| submit(&mut c, "q", "alice", 1, 60)).collect();
+    let alice: Vec<JobId> = (0..3)
+        .map(|_| submit(&mut c, "q", "alice", 1, 60))
+        .collect();
     let bob: Vec<JobId> = (0..4).map(|_| submit(&mut c, "q", "bob", 1, 60)).collect();
     advance(&mut c, SimTime::ZERO);
     // JL/P 0.5 on 4 processors: 2 for alice; JL/U 3 for bob.
@@ -479,14 +527,20 @@ fn preemption_frees_a_users_max_jobs() {
         vec![],
         "",
     );
-    let low = [submit(&mut c, "low", "alice", 1, 60), submit(&mut c, "low", "alice", 1, 60)];
+    let low = [
+        submit(&mut c, "low", "alice", 1, 60),
+        submit(&mut c, "low", "alice", 1, 60),
+    ];
     let bob = submit(&mut c, "low", "bob", 1, 60);
     advance(&mut c, SimTime::ZERO);
     let high = submit_at(&mut c, minutes(1), "high", spec("alice", 1, 60));
     let transitions = advance(&mut c, minutes(1));
     assert_eq!(state(&c, high), Some(JobState::Running));
     // Only alice's own job helps, the newest first; bob's is left alone.
-    assert_eq!(preempted(&transitions, low[1]), Some((JobEvent::Suspended, high)));
+    assert_eq!(
+        preempted(&transitions, low[1]),
+        Some((JobEvent::Suspended, high))
+    );
     assert_eq!(state(&c, low[0]), Some(JobState::Running));
     assert_eq!(state(&c, bob), Some(JobState::Running));
 }
@@ -610,7 +664,10 @@ fn queue_limits_count_suspended_jobs() {
     assert_eq!(state(&c, urgent), Some(JobState::Running));
     let second = submit_at(&mut c, minutes(2), "high", spec("u", 1, 60));
     let transitions = advance(&mut c, minutes(2));
-    assert_eq!(preempted(&transitions, lows[1]).map(|(_, by)| by), Some(second));
+    assert_eq!(
+        preempted(&transitions, lows[1]).map(|(_, by)| by),
+        Some(second)
+    );
     // low holds 1 running + 1 suspended = its QJOB_LIMIT of 2: the queue
     // limit counts the suspended job, so the third job is held by it.
     let low = c.queue_index("low").expect("queue");
@@ -627,7 +684,10 @@ fn terminate_when_preempt_requeues_the_victim() {
     advance(&mut c, SimTime::ZERO);
     let high = submit_at(&mut c, minutes(20), "high", spec("u", 1, 30));
     let transitions = advance(&mut c, minutes(20));
-    assert_eq!(preempted(&transitions, victim), Some((JobEvent::Requeued, high)));
+    assert_eq!(
+        preempted(&transitions, victim),
+        Some((JobEvent::Requeued, high))
+    );
     assert_eq!(state(&c, victim), Some(JobState::Pending));
     advance(&mut c, minutes(50));
     let job = c.job(victim).expect("rerun");
@@ -649,8 +709,15 @@ fn no_preempt_guards_protect_victims() {
         submit_at(&mut c, minutes(45), "high", spec("u", 1, 60)),
     ];
     let transitions = advance(&mut c, minutes(45));
-    assert_eq!(preempted(&transitions, recent).map(|(_, by)| by), Some(high[0]));
-    assert_eq!(preempted(&transitions, old), None, "ran 45 minutes: protected");
+    assert_eq!(
+        preempted(&transitions, recent).map(|(_, by)| by),
+        Some(high[0])
+    );
+    assert_eq!(
+        preempted(&transitions, old),
+        None,
+        "ran 45 minutes: protected"
+    );
     assert_eq!(reason(&c, high[1]), PendingReason::NotEnoughSlots);
 }
 
@@ -726,7 +793,11 @@ fn reservation_holds_free_slots_and_backfill_uses_them() {
     assert_eq!(state(&c, fits), Some(JobState::Running));
     assert_eq!(reason(&c, too_long), PendingReason::SlotsReserved);
     assert_eq!(state(&c, blocked), Some(JobState::Pending));
-    assert_eq!(c.queue_report(index, minutes(2)).rsv, 0, "the backfill job took them");
+    assert_eq!(
+        c.queue_report(index, minutes(2)).rsv,
+        0,
+        "the backfill job took them"
+    );
     // At 1h the small job ends and the big one starts on time.
     advance(&mut c, minutes(60));
     assert_eq!(state(&c, big), Some(JobState::Running));
@@ -762,9 +833,11 @@ fn backfill_jobs_are_preempted_only_with_preempt_jobtype_backfill() {
         let mut c = Cluster::new(config).expect("valid");
         // The seed's warning: p may delay r's reserved jobs.
         assert_eq!(
-            c.warnings()
-                .iter()
-                .any(|w| w.location == ConfigLocation::Queue { index: 1, field: "PREEMPTION" }),
+            c.warnings().iter().any(|w| w.location
+                == ConfigLocation::Queue {
+                    index: 1,
+                    field: "PREEMPTION"
+                }),
             preempt_backfill
         );
         let victim = submit(&mut c, "b", "u", 1, 60);

@@ -94,7 +94,16 @@ fn queue_setup() -> impl Strategy<Value = QueueSetup> {
         prop::option::weighted(0.3, 5u64..40),
     )
         .prop_map(
-            |(priority, kind, job_limit, user_job_limit, host_job_limit, terminate, backfill, guard)| {
+            |(
+                priority,
+                kind,
+                job_limit,
+                user_job_limit,
+                host_job_limit,
+                terminate,
+                backfill,
+                guard,
+            )| {
                 QueueSetup {
                     priority,
                     kind,
@@ -111,7 +120,10 @@ fn queue_setup() -> impl Strategy<Value = QueueSetup> {
 
 fn setup() -> impl Strategy<Value = Setup> {
     (
-        prop::collection::vec((1u32..6, any::<bool>(), prop::option::weighted(0.2, 1u32..3)), 1..5),
+        prop::collection::vec(
+            (1u32..6, any::<bool>(), prop::option::weighted(0.2, 1u32..3)),
+            1..5,
+        ),
         prop::collection::vec(queue_setup(), 1..6),
         prop::option::weighted(0.3, 1u32..5),
         any::<u8>(),
@@ -120,7 +132,15 @@ fn setup() -> impl Strategy<Value = Setup> {
         prop::option::weighted(0.3, 1u32..8),
     )
         .prop_map(
-            |(hosts, queues, max_jobs, preempt_for, preempt_backfill, finish_guard, max_slots_in_pool)| Setup {
+            |(
+                hosts,
+                queues,
+                max_jobs,
+                preempt_for,
+                preempt_backfill,
+                finish_guard,
+                max_slots_in_pool,
+            )| Setup {
                 hosts,
                 queues,
                 max_jobs,
@@ -201,14 +221,21 @@ fn build(setup: &Setup) -> ClusterConfig {
                     queue.slot_pool = Some(SlotPoolConfig {
                         pool: "pool".into(),
                         share,
-                        max_slots: if first_pool { setup.max_slots_in_pool } else { None },
+                        max_slots: if first_pool {
+                            setup.max_slots_in_pool
+                        } else {
+                            None
+                        },
                         use_priority: Some(share % 2 == 0),
                     });
                     first_pool = false;
                 }
                 Kind::Fairshare => {
-                    queue.fairshare =
-                        Some("USER_SHARES[[alice, 5] [default, 2]]".parse().expect("valid"));
+                    queue.fairshare = Some(
+                        "USER_SHARES[[alice, 5] [default, 2]]"
+                            .parse()
+                            .expect("valid"),
+                    );
                 }
             }
             queue
@@ -221,7 +248,13 @@ fn build(setup: &Setup) -> ClusterConfig {
             slots_per_processor: None,
         }];
     }
-    let keywords = ["GROUP_JLP", "GROUP_MAX", "HOST_JLU", "USER_JLP", "LEAST_RUN_TIME"];
+    let keywords = [
+        "GROUP_JLP",
+        "GROUP_MAX",
+        "HOST_JLU",
+        "USER_JLP",
+        "LEAST_RUN_TIME",
+    ];
     let preempt_for: Vec<&str> = keywords
         .iter()
         .enumerate()
@@ -274,8 +307,16 @@ fn check_transitions(
         if let Some(by) = transition.preempted_by {
             let victim = models.get(&transition.job).expect("known victim").clone();
             let preemptor = models.get(&by).expect("known preemptor");
-            let (v, p) = (&config.queues[victim.queue], &config.queues[preemptor.queue]);
-            prop_assert!(can_preempt(facts(p), facts(v)), "{} may not preempt {}", p.name, v.name);
+            let (v, p) = (
+                &config.queues[victim.queue],
+                &config.queues[preemptor.queue],
+            );
+            prop_assert!(
+                can_preempt(facts(p), facts(v)),
+                "{} may not preempt {}",
+                p.name,
+                v.name
+            );
             prop_assert!(v.slot_pool.is_none(), "pool queue {} preempted", v.name);
             prop_assert!(
                 !v.backfill || config.params.preempt_backfill,
@@ -339,13 +380,27 @@ fn check_cluster(
         prop_assert_eq!(actual, model.state, "job {}", id);
     }
     let report = cluster.report(now);
-    let pool_queues: Vec<_> = report.queues.iter().filter_map(|q| q.slot_pool.as_ref().map(|p| (q, p))).collect();
+    let pool_queues: Vec<_> = report
+        .queues
+        .iter()
+        .filter_map(|q| q.slot_pool.as_ref().map(|p| (q, p)))
+        .collect();
     if let Some((_, pool)) = pool_queues.first() {
-        let deserved: u64 = pool_queues.iter().map(|(_, p)| u64::from(p.deserved_slots)).sum();
-        prop_assert!(deserved <= u64::from(pool.pool_slots), "pool hands out {deserved} of {}", pool.pool_slots);
+        let deserved: u64 = pool_queues
+            .iter()
+            .map(|(_, p)| u64::from(p.deserved_slots))
+            .sum();
+        prop_assert!(
+            deserved <= u64::from(pool.pool_slots),
+            "pool hands out {deserved} of {}",
+            pool.pool_slots
+        );
         if let Some(max) = pool.max_slots_in_pool {
             let running: u32 = pool_queues.iter().map(|(q, _)| q.run).sum();
-            prop_assert!(running <= max, "pool runs {running} over MAX_SLOTS_IN_POOL {max}");
+            prop_assert!(
+                running <= max,
+                "pool runs {running} over MAX_SLOTS_IN_POOL {max}"
+            );
         }
     }
     Ok(())
@@ -367,19 +422,26 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
     let mut transitions = Vec::new();
     let mut now = SimTime::ZERO;
     loop {
-        let next_submit = plans.get(next).map(|plan| SimTime::from_secs(plan.at_minute * 60));
+        let next_submit = plans
+            .get(next)
+            .map(|plan| SimTime::from_secs(plan.at_minute * 60));
         let next_event = cluster.next_event_time();
         let Some(at) = [next_submit, next_event].into_iter().flatten().min() else {
             break;
         };
         prop_assert!(at >= now, "time goes forward");
         now = at;
-        while let Some(plan) = plans.get(next).filter(|plan| plan.at_minute * 60 == now.as_millis() / 1000) {
+        while let Some(plan) = plans
+            .get(next)
+            .filter(|plan| plan.at_minute * 60 == now.as_millis() / 1000)
+        {
             next += 1;
             let run_time = Duration::from_secs(plan.run_minutes * 60);
             let mut spec = JobSpec::simple("j", USERS[plan.user], run_time);
             spec.slots = plan.slots;
-            spec.run_limit = plan.run_limit.then_some(run_time + Duration::from_secs(600));
+            spec.run_limit = plan
+                .run_limit
+                .then_some(run_time + Duration::from_secs(600));
             spec.cpu_utilisation = 0.5;
             spec.memory_mb = 512;
             if plan.special {

@@ -124,15 +124,17 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
             at,
             figures,
         } => {
-            let expected = format!("at {at} queue {queue}@{cluster} has {}", describe_figures(figures));
-            match cluster_at(output, *at, cluster.as_str())
-                .and_then(|snapshot| {
-                    snapshot
-                        .report
-                        .queues
-                        .iter()
-                        .find(|report| report.queue == queue.as_str())
-                }) {
+            let expected = format!(
+                "at {at} queue {queue}@{cluster} has {}",
+                describe_figures(figures)
+            );
+            match cluster_at(output, *at, cluster.as_str()).and_then(|snapshot| {
+                snapshot
+                    .report
+                    .queues
+                    .iter()
+                    .find(|report| report.queue == queue.as_str())
+            }) {
                 Some(report) => {
                     let deserved = report.slot_pool.as_ref().map(|pool| pool.deserved_slots);
                     let actual = QueueFigures {
@@ -151,7 +153,11 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
                     .all(|(want, got)| want.is_none() || want == got);
                     (expected, held, describe_figures(&actual))
                 }
-                None => (expected, false, "no snapshot of the queue was taken".to_owned()),
+                None => (
+                    expected,
+                    false,
+                    "no snapshot of the queue was taken".to_owned(),
+                ),
             }
         }
         ExpectKind::UserPriority {
@@ -184,10 +190,19 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
                     (row.priority - priority).abs() <= *tolerance,
                     format!(
                         "priority {:.4} (shares {}, started {}, cpu {:.1}s, run {:.0}s, adjust {:.3})",
-                        row.priority, row.shares, row.started, row.cpu_time, row.run_time, row.adjust
+                        row.priority,
+                        row.shares,
+                        row.started,
+                        row.cpu_time,
+                        row.run_time,
+                        row.adjust
                     ),
                 ),
-                None => (expected, false, "the user has no row in the queue's fairshare table".to_owned()),
+                None => (
+                    expected,
+                    false,
+                    "the user has no row in the queue's fairshare table".to_owned(),
+                ),
             }
         }
         ExpectKind::JobState {
@@ -213,7 +228,9 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
                         }
                     };
                     let reason_held = expectation.reason_contains.as_ref().is_none_or(|needle| {
-                        reason.as_deref().is_some_and(|reason| reason.contains(needle.as_str()))
+                        reason
+                            .as_deref()
+                            .is_some_and(|reason| reason.contains(needle.as_str()))
                     });
                     let actual = match &reason {
                         Some(reason) => format!("{actual_state} ({reason})"),
@@ -276,7 +293,11 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
     }
 }
 
-fn cluster_at<'a>(output: &'a RunOutput, at: SimTime, cluster: &str) -> Option<&'a ClusterSnapshot> {
+fn cluster_at<'a>(
+    output: &'a RunOutput,
+    at: SimTime,
+    cluster: &str,
+) -> Option<&'a ClusterSnapshot> {
     output.snapshot_at(at)?.cluster(cluster)
 }
 

@@ -129,7 +129,10 @@ impl RawParams {
             ("PREEMPT_FOR", self.PREEMPT_FOR.is_some()),
             ("PREEMPT_JOBTYPE", self.PREEMPT_JOBTYPE.is_some()),
             ("NO_PREEMPT_RUN_TIME", self.NO_PREEMPT_RUN_TIME.is_some()),
-            ("NO_PREEMPT_FINISH_TIME", self.NO_PREEMPT_FINISH_TIME.is_some()),
+            (
+                "NO_PREEMPT_FINISH_TIME",
+                self.NO_PREEMPT_FINISH_TIME.is_some(),
+            ),
             ("MBD_SLEEP_TIME", self.MBD_SLEEP_TIME.is_some()),
             (
                 "FAIRSHARE_ADJUSTMENT_PLUGIN",
@@ -493,7 +496,9 @@ impl<'de> Deserialize<'de> for YesNo {
                 match value {
                     "Y" | "y" | "YES" | "yes" => Ok(YesNo(true)),
                     "N" | "n" | "NO" | "no" => Ok(YesNo(false)),
-                    other => Err(E::custom(format!("expected \"Y\" or \"N\", not \"{other}\""))),
+                    other => Err(E::custom(format!(
+                        "expected \"Y\" or \"N\", not \"{other}\""
+                    ))),
                 }
             }
         }

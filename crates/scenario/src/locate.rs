@@ -122,7 +122,10 @@ impl ScenarioError {
 }
 
 fn render_problems(file: &str, problems: &[Problem]) -> String {
-    let lines: Vec<String> = problems.iter().map(|problem| problem.render(file)).collect();
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|problem| problem.render(file))
+        .collect();
     lines.join("\n")
 }
 

@@ -47,7 +47,9 @@ impl Scenario {
         self.expectations
             .iter()
             .filter_map(|expectation| match &expectation.kind {
-                ExpectKind::JobState { cluster: at, job, .. } if at == cluster => Some(job.clone()),
+                ExpectKind::JobState {
+                    cluster: at, job, ..
+                } if at == cluster => Some(job.clone()),
                 _ => None,
             })
             .collect()

@@ -42,12 +42,11 @@ fn pick<'a, T>(
 }
 
 impl Checker<'_> {
-    fn factors(
-        &mut self,
-        values: [(Option<f64>, FieldPath); 7],
-    ) -> FairshareOverrides {
+    fn factors(&mut self, values: [(Option<f64>, FieldPath); 7]) -> FairshareOverrides {
         let mut checked = [None; 7];
-        for (slot, ((value, path), name)) in checked.iter_mut().zip(values.into_iter().zip(FACTOR_NAMES)) {
+        for (slot, ((value, path), name)) in
+            checked.iter_mut().zip(values.into_iter().zip(FACTOR_NAMES))
+        {
             let Some(value) = value else { continue };
             if value.is_finite() && value >= 0.0 {
                 *slot = Some(value);
@@ -55,8 +54,15 @@ impl Checker<'_> {
                 self.problem(path, format!("{name} must be a number of at least 0"));
             }
         }
-        let [cpu_time, run_time, run_job, fwd_job, fairshare_adjustment, hist_hours, gpu_run_time] =
-            checked;
+        let [
+            cpu_time,
+            run_time,
+            run_job,
+            fwd_job,
+            fairshare_adjustment,
+            hist_hours,
+            gpu_run_time,
+        ] = checked;
         FairshareOverrides {
             cpu_time,
             run_time,
@@ -89,24 +95,25 @@ impl Checker<'_> {
         let own = &raw.params;
         let own_values = own.factor_values();
         let shared_values = federation.factor_values();
-        let values: [(Option<f64>, FieldPath); 7] = std::array::from_fn(|index| {
-            match (own_values[index], shared_values[index]) {
-                (Some(value), _) => (
-                    Some(value),
-                    path.key("params").key(FACTOR_NAMES[index]),
-                ),
+        let values: [(Option<f64>, FieldPath); 7] =
+            std::array::from_fn(|index| match (own_values[index], shared_values[index]) {
+                (Some(value), _) => (Some(value), path.key("params").key(FACTOR_NAMES[index])),
                 (None, shared) => (
                     shared,
                     FieldPath::root().key("params").key(FACTOR_NAMES[index]),
                 ),
-            }
-        });
+            });
         let fairshare_factors = self.factors(values);
         let mut params = SchedulingParams {
             fairshare_factors,
             ..SchedulingParams::default()
         };
-        if let Some((text, field)) = pick(&own.PREEMPT_FOR, &federation.PREEMPT_FOR, path, "PREEMPT_FOR") {
+        if let Some((text, field)) = pick(
+            &own.PREEMPT_FOR,
+            &federation.PREEMPT_FOR,
+            path,
+            "PREEMPT_FOR",
+        ) {
             match text.parse::<PreemptFor>() {
                 Ok(preempt_for) => params.preempt_for = preempt_for,
                 Err(error) => self.problem(field, error.to_string()),
@@ -188,7 +195,9 @@ impl Checker<'_> {
             Some((name, _)) if name == "none" => {}
             Some((name, field)) => self.problem(
                 field,
-                format!("unknown fairshare adjustment plug-in `{name}` (expected `memory` or `none`)"),
+                format!(
+                    "unknown fairshare adjustment plug-in `{name}` (expected `memory` or `none`)"
+                ),
             ),
             None => {
                 if let Some((_, field)) = threshold {
@@ -252,10 +261,9 @@ impl Checker<'_> {
             }
         }
         let values = raw.factor_values();
-        config.fairshare_factors =
-            self.factors(std::array::from_fn(|index| {
-                (values[index], path.key(FACTOR_NAMES[index]))
-            }));
+        config.fairshare_factors = self.factors(std::array::from_fn(|index| {
+            (values[index], path.key(FACTOR_NAMES[index]))
+        }));
         if let Some(text) = &raw.SLOT_RESERVE {
             match text.parse::<MaxReserveTime>() {
                 Ok(time) => config.slot_reserve = Some(time.0),

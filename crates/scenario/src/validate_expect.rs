@@ -113,7 +113,13 @@ impl Checker<'_> {
         }
     }
 
-    fn required<'v, T>(&mut self, path: &FieldPath, value: &'v Option<T>, key: &str, kind: &str) -> Option<&'v T> {
+    fn required<'v, T>(
+        &mut self,
+        path: &FieldPath,
+        value: &'v Option<T>,
+        key: &str,
+        kind: &str,
+    ) -> Option<&'v T> {
         if value.is_none() {
             self.problem(
                 path.key(key),
@@ -183,7 +189,12 @@ impl Checker<'_> {
             self.decision_expectation(path, raw, jobs, specs)?
         } else if raw.preempted.is_some() || raw.preempted_by.is_some() {
             const KIND: &str = "a preemption";
-            self.only_keys(path, raw, &["job", "preempted", "preempted_by", "cluster"], KIND);
+            self.only_keys(
+                path,
+                raw,
+                &["job", "preempted", "preempted_by", "cluster"],
+                KIND,
+            );
             let job = self.required(path, &raw.job, "job", KIND)?.clone();
             let cluster = self.job_cluster(path, raw, &job, jobs, specs)?;
             if let Some(by) = &raw.preempted_by {
@@ -243,7 +254,10 @@ impl Checker<'_> {
             let priority = raw.priority.unwrap_or_default();
             let tolerance = raw.tolerance.unwrap_or(DEFAULT_PRIORITY_TOLERANCE);
             if !(tolerance.is_finite() && tolerance >= 0.0) {
-                self.problem(path.key("tolerance"), "tolerance must be a number of at least 0");
+                self.problem(
+                    path.key("tolerance"),
+                    "tolerance must be a number of at least 0",
+                );
                 return None;
             }
             let spec = specs.iter().find(|spec| spec.config.name == cluster)?;
@@ -325,10 +339,7 @@ impl Checker<'_> {
                 },
             }
         } else {
-            self.problem(
-                path.clone(),
-                format!("an [[expect]] needs one of {KINDS}"),
-            );
+            self.problem(path.clone(), format!("an [[expect]] needs one of {KINDS}"));
             return None;
         };
         Some(Expectation {
@@ -346,12 +357,18 @@ impl Checker<'_> {
         specs: &[ClusterSpec],
         kind: &str,
     ) -> Option<(ClusterName, QueueName, SimTime)> {
-        let at = self.required(path, &raw.at, "at", kind).map(|at| SimTime::from(at.0));
+        let at = self
+            .required(path, &raw.at, "at", kind)
+            .map(|at| SimTime::from(at.0));
         let cluster = self.required(path, &raw.cluster, "cluster", kind).cloned();
         let queue = self.required(path, &raw.queue, "queue", kind).cloned();
         let (at, cluster, queue) = (at?, cluster?, queue?);
         let spec = self.expect_cluster(path, &cluster, specs)?;
-        let Some(config) = spec.config.queues.iter().find(|config| config.name == queue.as_str())
+        let Some(config) = spec
+            .config
+            .queues
+            .iter()
+            .find(|config| config.name == queue.as_str())
         else {
             self.problem(
                 path.key("queue"),
