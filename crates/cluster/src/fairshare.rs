@@ -167,6 +167,18 @@ impl fmt::Display for UserShares {
     }
 }
 
+/// The LSF names of the factors, in the order of
+/// [`FairshareOverrides::named_values`].
+pub const FACTOR_NAMES: [&str; 7] = [
+    "CPU_TIME_FACTOR",
+    "RUN_TIME_FACTOR",
+    "RUN_JOB_FACTOR",
+    "FWD_JOB_FACTOR",
+    "FAIRSHARE_ADJUSTMENT_FACTOR",
+    "HIST_HOURS",
+    "GPU_RUN_TIME_FACTOR",
+];
+
 /// The factors of the dynamic priority formula and HIST_HOURS, resolved.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FairshareFactors {
@@ -254,15 +266,16 @@ impl FairshareOverrides {
 
     /// Each set value with its LSF name, for checking.
     pub fn named_values(&self) -> [(&'static str, Option<f64>); 7] {
-        [
-            ("CPU_TIME_FACTOR", self.cpu_time),
-            ("RUN_TIME_FACTOR", self.run_time),
-            ("RUN_JOB_FACTOR", self.run_job),
-            ("FWD_JOB_FACTOR", self.fwd_job),
-            ("FAIRSHARE_ADJUSTMENT_FACTOR", self.fairshare_adjustment),
-            ("HIST_HOURS", self.hist_hours),
-            ("GPU_RUN_TIME_FACTOR", self.gpu_run_time),
-        ]
+        let values = [
+            self.cpu_time,
+            self.run_time,
+            self.run_job,
+            self.fwd_job,
+            self.fairshare_adjustment,
+            self.hist_hours,
+            self.gpu_run_time,
+        ];
+        std::array::from_fn(|index| (FACTOR_NAMES[index], values[index]))
     }
 }
 

@@ -84,7 +84,7 @@ pub struct RawParams {
 /// The dynamic-priority factors, which lsb.params and lsb.queues both
 /// take under the same names.
 pub trait RawFactors {
-    /// Their values, in the order of `FairshareOverrides::named_values`.
+    /// Their values, in the order of `mcfed_cluster::fairshare::FACTOR_NAMES`.
     fn factor_values(&self) -> [Option<f64>; 7];
 }
 
@@ -111,16 +111,7 @@ impl RawParams {
     /// The lsb.params fields set here that a cluster may report problems
     /// with.
     pub fn set_fields(&self) -> Vec<&'static str> {
-        let names = [
-            "CPU_TIME_FACTOR",
-            "RUN_TIME_FACTOR",
-            "RUN_JOB_FACTOR",
-            "FWD_JOB_FACTOR",
-            "FAIRSHARE_ADJUSTMENT_FACTOR",
-            "HIST_HOURS",
-            "GPU_RUN_TIME_FACTOR",
-        ];
-        let mut set: Vec<&'static str> = names
+        let mut set: Vec<&'static str> = mcfed_cluster::fairshare::FACTOR_NAMES
             .into_iter()
             .zip(self.factor_values())
             .filter_map(|(name, value)| value.map(|_| name))

@@ -15,17 +15,6 @@ use crate::format::{LsfValue, RawCluster, RawFactors, RawParams, RawQueue};
 use crate::locate::FieldPath;
 use crate::validate::Checker;
 
-/// The names of the factors, in `RawFactors::factor_values` order.
-const FACTOR_NAMES: [&str; 7] = [
-    "CPU_TIME_FACTOR",
-    "RUN_TIME_FACTOR",
-    "RUN_JOB_FACTOR",
-    "FWD_JOB_FACTOR",
-    "FAIRSHARE_ADJUSTMENT_FACTOR",
-    "HIST_HOURS",
-    "GPU_RUN_TIME_FACTOR",
-];
-
 /// A parameter of lsb.params and where it was written: the cluster's own
 /// `params` wins over the federation's `[params]`.
 fn pick<'a, T>(
@@ -42,18 +31,9 @@ fn pick<'a, T>(
 }
 
 impl Checker<'_> {
-    fn factors(&mut self, values: [(Option<f64>, FieldPath); 7]) -> FairshareOverrides {
-        let mut checked = [None; 7];
-        for (slot, ((value, path), name)) in
-            checked.iter_mut().zip(values.into_iter().zip(FACTOR_NAMES))
-        {
-            let Some(value) = value else { continue };
-            if value.is_finite() && value >= 0.0 {
-                *slot = Some(value);
-            } else {
-                self.problem(path, format!("{name} must be a number of at least 0"));
-            }
-        }
+    /// The factors as written; their ranges are checked by the cluster,
+    /// whose problems point back here.
+    fn factors(values: [Option<f64>; 7]) -> FairshareOverrides {
         let [
             cpu_time,
             run_time,
@@ -62,7 +42,7 @@ impl Checker<'_> {
             fairshare_adjustment,
             hist_hours,
             gpu_run_time,
-        ] = checked;
+        ] = values;
         FairshareOverrides {
             cpu_time,
             run_time,
@@ -93,17 +73,13 @@ impl Checker<'_> {
         path: &FieldPath,
     ) -> SchedulingParams {
         let own = &raw.params;
+        // The cluster's own value wins; `Cluster::new` checks the ranges and
+        // its problems are located in whichever table set the value.
         let own_values = own.factor_values();
         let shared_values = federation.factor_values();
-        let values: [(Option<f64>, FieldPath); 7] =
-            std::array::from_fn(|index| match (own_values[index], shared_values[index]) {
-                (Some(value), _) => (Some(value), path.key("params").key(FACTOR_NAMES[index])),
-                (None, shared) => (
-                    shared,
-                    FieldPath::root().key("params").key(FACTOR_NAMES[index]),
-                ),
-            });
-        let fairshare_factors = self.factors(values);
+        let fairshare_factors = Self::factors(std::array::from_fn(|index| {
+            own_values[index].or(shared_values[index])
+        }));
         let mut params = SchedulingParams {
             fairshare_factors,
             ..SchedulingParams::default()
@@ -260,10 +236,7 @@ impl Checker<'_> {
                 Err(error) => self.problem(path.key("FAIRSHARE"), error.to_string()),
             }
         }
-        let values = raw.factor_values();
-        config.fairshare_factors = self.factors(std::array::from_fn(|index| {
-            (values[index], path.key(FACTOR_NAMES[index]))
-        }));
+        config.fairshare_factors = Self::factors(raw.factor_values());
         if let Some(text) = &raw.SLOT_RESERVE {
             match text.parse::<MaxReserveTime>() {
                 Ok(time) => config.slot_reserve = Some(time.0),
