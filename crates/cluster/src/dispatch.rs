@@ -287,7 +287,10 @@ impl Cluster {
         now: SimTime,
         transitions: &mut Vec<Transition>,
     ) {
-        if self.queues[queue].suspended.is_empty() {
+        let state = &self.queues[queue];
+        // A suspended job resumes on its own hosts, which are the queue's:
+        // with none of them free, none can.
+        if state.suspended.is_empty() || self.host_sets[state.host_set].free_slots == 0 {
             return;
         }
         let candidates: Vec<JobId> = self.queues[queue].suspended.values().copied().collect();
