@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use mcfed_protocol::SimTime;
 use mcfed_scenario::chaos::ChaosConfig;
 use mcfed_scenario::engine::RunOptions;
-use mcfed_scenario::{RunOutput, ScenarioError};
+use mcfed_scenario::{RunOutput, Scenario, ScenarioError, inspect};
 
 use crate::cli::report::Report;
 
@@ -84,6 +84,21 @@ struct RunArgs {
     oracle: bool,
     #[command(flatten)]
     chaos: cli::analysis::ChaosArgs,
+    /// Instead of the decisions, show the clusters' queues (as `bqueues -l`).
+    #[arg(long, value_enum)]
+    show: Option<Show>,
+    /// With --show: the emulated time to look at (default: the scenario's end).
+    #[arg(long, value_parser = humantime::parse_duration, requires = "show")]
+    at: Option<std::time::Duration>,
+    /// With --show: only this cluster.
+    #[arg(long, requires = "show")]
+    cluster: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Show {
+    /// Every queue: limits, job counts, slot pool, fairshare table.
+    Queues,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -128,6 +143,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Validate { scenario } => {
             let loaded = mcfed_scenario::load(&scenario)?;
+            print_warnings(&scenario, &loaded);
             let mut out = io::stdout().lock();
             writeln!(
                 out,
@@ -154,13 +170,24 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+fn print_warnings(file: &std::path::Path, scenario: &Scenario) {
+    for warning in &scenario.warnings {
+        eprintln!("warning: {}", warning.render(&file.display().to_string()));
+    }
+}
+
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = mcfed_scenario::load(&args.scenario)?;
+    print_warnings(&args.scenario, &scenario);
     let until = args.until.map(SimTime::from);
+    let show_at = args
+        .show
+        .map(|_| args.at.map_or(scenario.end, SimTime::from));
     let chaos = args.chaos.apply(&scenario);
     let faulty = chaos.as_ref().is_some_and(ChaosConfig::is_active);
     let options = RunOptions {
         until,
+        probes: show_at.into_iter().collect(),
         chaos,
         oracle: args.oracle || faulty || scenario.wants_oracle(),
         events: args.events,
@@ -176,9 +203,23 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     "faults, --oracle and --events need the events engine (drop --engine actors)"
                 );
             }
-            mcfed_scenario::actors::run(&scenario, until).context("the actor engine failed")?
+            mcfed_scenario::actors::run_plan(&scenario, &options)
+                .context("the actor engine failed")?
         }
     };
+    if let Some(at) = show_at {
+        let snapshot = output
+            .snapshot_at(at)
+            .ok_or(inspect::InspectError::NoSnapshot(at))?;
+        let cluster = args.cluster.as_deref();
+        let shown = match args.report {
+            Report::Json => inspect::queues_json(snapshot, cluster)?,
+            Report::Text | Report::Summary => inspect::queues_text(snapshot, cluster)?,
+        };
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", shown.trim_end())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let printing = cli::report::Printing {
         report: args.report,
         events: args.events,

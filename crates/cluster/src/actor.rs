@@ -13,7 +13,7 @@ use mcfed_protocol::{Envelope, JobSpec, SimTime};
 
 use crate::job::JobId;
 use crate::node::ClusterNode;
-use crate::scheduler::{SubmitError, Transition};
+use crate::scheduler::{PreemptionNote, SubmitError, Transition};
 
 /// Submit a local job to the cluster.
 #[derive(Debug, Message)]
@@ -33,6 +33,8 @@ pub struct TransitionsMade {
     pub cluster: mcfed_protocol::ClusterName,
     /// What happened.
     pub transitions: Vec<Transition>,
+    /// The preemptions among them, with the jobs' names.
+    pub preemptions: Vec<PreemptionNote>,
 }
 
 /// Runs `f` with the actor's node and the current emulated time (for
@@ -103,6 +105,7 @@ impl ClusterActor {
         if let (Some(observer), false) = (&self.observer, transitions.is_empty()) {
             observer.do_send(TransitionsMade {
                 cluster: self.node.name().clone(),
+                preemptions: self.node.cluster().preemption_notes(&transitions),
                 transitions,
             });
         }

@@ -1,16 +1,19 @@
-//! A cluster's configuration: hosts (lsb.hosts), queues (lsb.queues) and the
-//! MultiCluster parameters of its queues, already typed.
+//! A cluster's configuration: hosts (lsb.hosts), queues (lsb.queues), users
+//! and user groups (lsb.users), the cluster-wide scheduling parameters
+//! (lsb.params) and the MultiCluster parameters of its queues, already typed.
 //!
 //! Reading files is not done here: the scenario layer turns TOML into these
 //! structs, and [`crate::Cluster::new`] checks them. A [`ConfigError`] names
-//! the host or queue and the parameter at fault so the scenario layer can
-//! point at the line.
+//! the host, queue, user or parameter at fault so the scenario layer can
+//! point at the line; a [`ConfigWarning`] does the same for settings LSF
+//! accepts but advises against.
 
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, QueueName, QueueRef};
 
-use crate::preemption::Preemption;
+use crate::fairshare::{AdjustmentPlugin, FairshareOverrides, UserShares};
+use crate::preemption::{PreemptFor, PreemptGuards, Preemption};
 
 /// Default IMPT_JOBBKLG: how many imported jobs may pend in a receive queue.
 pub const DEFAULT_IMPT_JOBBKLG: u32 = 50;
@@ -18,8 +21,12 @@ pub const DEFAULT_IMPT_JOBBKLG: u32 = 50;
 /// Default queue PRIORITY in LSF.
 pub const DEFAULT_PRIORITY: u32 = 1;
 
+/// Default MBD_SLEEP_TIME: the length of one scheduling cycle, the unit of
+/// SLOT_RESERVE's MAX_RESERVE_TIME.
+pub const DEFAULT_SLEEP_TIME: Duration = Duration::from_secs(60);
+
 /// One host (lsb.hosts).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HostConfig {
     /// The host's name, unique in the cluster.
     pub name: String,
@@ -30,6 +37,34 @@ pub struct HostConfig {
     /// Closed by the administrator: its slots do not count and no job starts
     /// on it.
     pub closed: bool,
+    /// Processors (ncpus), the unit of the per-processor limits (JL/P);
+    /// `None` counts one processor per slot.
+    pub processors: Option<u32>,
+    /// JL/U: slots each user may hold on the host.
+    pub user_slot_limit: Option<u32>,
+    /// Memory of the host in MB (maxmem), for the fairshare adjustment
+    /// plug-in's memory per slot.
+    pub memory_mb: u64,
+}
+
+impl HostConfig {
+    /// An open host named `name` with `max_slots` slots and nothing else.
+    pub fn new(name: impl Into<String>, max_slots: u32) -> Self {
+        HostConfig {
+            name: name.into(),
+            max_slots,
+            resources: Vec::new(),
+            closed: false,
+            processors: None,
+            user_slot_limit: None,
+            memory_mb: 0,
+        }
+    }
+
+    /// Processors used by per-processor limits.
+    pub fn processor_count(&self) -> u32 {
+        self.processors.unwrap_or(self.max_slots)
+    }
 }
 
 /// Which hosts a queue dispatches to (HOSTS).
@@ -61,8 +96,54 @@ impl ReceiveFrom {
     }
 }
 
-/// One queue (lsb.queues).
+/// A queue's membership of a queue-based fairshare slot pool (seed
+/// `000_36a42b5a2a658b91.txt`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlotPoolConfig {
+    /// SLOT_POOL: the pool's name.
+    pub pool: String,
+    /// SLOT_SHARE: the queue's share of the pool's slots, in percent (1 to
+    /// 100).
+    pub share: u32,
+    /// MAX_SLOTS_IN_POOL: a cap on the pool's slots. LSF reads it from the
+    /// first queue of the pool; later queues' values are ignored (with a
+    /// warning when they differ).
+    pub max_slots: Option<u32>,
+    /// USE_PRIORITY_IN_POOL: after every queue has had its turn, hand the
+    /// pool's unused slots to its pending jobs in job order across the
+    /// pool's queues. Read from the first queue of the pool, like
+    /// `max_slots`.
+    pub use_priority: Option<bool>,
+}
+
+/// SLOT_RESERVE's value, `MAX_RESERVE_TIME[n]`: how many scheduling
+/// cycles (MBD_SLEEP_TIME) a job may hold reserved slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaxReserveTime(pub u32);
+
+/// Why a SLOT_RESERVE value does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "expected MAX_RESERVE_TIME[n] with n a number of scheduling cycles of at least 1, not `{0}`"
+)]
+pub struct MaxReserveTimeParseError(pub String);
+
+impl std::str::FromStr for MaxReserveTime {
+    type Err = MaxReserveTimeParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.trim()
+            .strip_prefix("MAX_RESERVE_TIME[")
+            .and_then(|rest| rest.strip_suffix(']'))
+            .and_then(|number| number.trim().parse::<u32>().ok())
+            .filter(|&cycles| cycles > 0)
+            .map(MaxReserveTime)
+            .ok_or_else(|| MaxReserveTimeParseError(text.to_owned()))
+    }
+}
+
+/// One queue (lsb.queues).
+#[derive(Clone, Debug, PartialEq)]
 pub struct QueueConfig {
     /// The queue's name, unique in the cluster.
     pub name: QueueName,
@@ -74,6 +155,31 @@ pub struct QueueConfig {
     pub preemption: Preemption,
     /// QJOB_LIMIT: slots the queue's running and suspended jobs may hold.
     pub job_limit: Option<u32>,
+    /// UJOB_LIMIT: slots each user's running and suspended jobs may hold in
+    /// the queue.
+    pub user_job_limit: Option<u32>,
+    /// HJOB_LIMIT: slots the queue's running and suspended jobs may hold on
+    /// one host.
+    pub host_job_limit: Option<u32>,
+    /// SLOT_POOL and its companions: queue-based fairshare.
+    pub slot_pool: Option<SlotPoolConfig>,
+    /// FAIRSHARE=USER_SHARES[...]: user-based fairshare in this queue.
+    pub fairshare: Option<UserShares>,
+    /// The queue's own dynamic-priority factors; unset ones come from the
+    /// cluster's lsb.params.
+    pub fairshare_factors: FairshareOverrides,
+    /// SLOT_RESERVE=MAX_RESERVE_TIME[n]: a parallel job that cannot start
+    /// holds the free slots of its hosts for up to `n` scheduling cycles.
+    pub slot_reserve: Option<u32>,
+    /// BACKFILL: the queue's jobs with a run limit may use slots reserved by
+    /// other jobs when they finish before the reserving job could start.
+    pub backfill: bool,
+    /// TERMINATE_WHEN=PREEMPT: preempted jobs of this queue are terminated
+    /// and requeued rather than suspended.
+    pub terminate_when_preempt: bool,
+    /// NO_PREEMPT_RUN_TIME and NO_PREEMPT_FINISH_TIME for the queue's jobs
+    /// (unset ones come from lsb.params).
+    pub preempt_guards: PreemptGuards,
     /// RCVJOBS_FROM: makes the queue a receive queue.
     pub receive_from: Option<ReceiveFrom>,
     /// IMPT_JOBBKLG for a receive queue (`None` is `infinit`).
@@ -84,7 +190,8 @@ pub struct QueueConfig {
 
 impl QueueConfig {
     /// A queue named `name` with LSF's defaults: priority 1, all hosts, no
-    /// preemption, no limits, neither sending nor receiving.
+    /// preemption, no limits, first come first served, neither sending nor
+    /// receiving.
     pub fn new(name: QueueName) -> Self {
         QueueConfig {
             name,
@@ -92,6 +199,15 @@ impl QueueConfig {
             hosts: HostSelection::All,
             preemption: Preemption::default(),
             job_limit: None,
+            user_job_limit: None,
+            host_job_limit: None,
+            slot_pool: None,
+            fairshare: None,
+            fairshare_factors: FairshareOverrides::default(),
+            slot_reserve: None,
+            backfill: false,
+            terminate_when_preempt: false,
+            preempt_guards: PreemptGuards::default(),
             receive_from: None,
             impt_jobbklg: Some(DEFAULT_IMPT_JOBBKLG),
             send_to: Vec::new(),
@@ -99,8 +215,53 @@ impl QueueConfig {
     }
 }
 
-/// A whole cluster.
+/// Job slot limits of one user, one user group, or every user not named
+/// (`default`): one line of lsb.users' User section.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserLimitConfig {
+    /// A user name, a user group name, or `default`.
+    pub name: String,
+    /// MAX_JOBS: slots the user (or the group as a whole) may use in the
+    /// cluster.
+    pub max_jobs: Option<u32>,
+    /// JL/P: slots the user (or group) may use per processor of a host,
+    /// rounded up per host (0.5 on a 4-processor host allows 2).
+    pub slots_per_processor: Option<f64>,
+}
+
+/// The name lsb.users uses for the limits of every user not named.
+pub const DEFAULT_USER: &str = "default";
+
+/// A user group (lsb.users' UserGroup section).
 #[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserGroupConfig {
+    /// The group's name.
+    pub name: String,
+    /// GROUP_MEMBER: the users in it.
+    pub members: Vec<String>,
+}
+
+/// The cluster-wide scheduling parameters of lsb.params.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SchedulingParams {
+    /// The dynamic-priority factors and HIST_HOURS; unset ones take the seed's
+    /// defaults.
+    pub fairshare_factors: FairshareOverrides,
+    /// The fairshare adjustment plug-in (`libfairshareadjust`), if any.
+    pub fairshare_adjustment: AdjustmentPlugin,
+    /// PREEMPT_FOR.
+    pub preempt_for: PreemptFor,
+    /// PREEMPT_JOBTYPE=BACKFILL: jobs of backfill queues may be preempted.
+    pub preempt_backfill: bool,
+    /// NO_PREEMPT_RUN_TIME and NO_PREEMPT_FINISH_TIME for every queue that
+    /// sets none.
+    pub preempt_guards: PreemptGuards,
+    /// MBD_SLEEP_TIME (default [`DEFAULT_SLEEP_TIME`]).
+    pub sleep_time: Option<Duration>,
+}
+
+/// A whole cluster.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ClusterConfig {
     /// The cluster's name.
     pub name: ClusterName,
@@ -111,12 +272,34 @@ pub struct ClusterConfig {
     /// MC_PLUGIN_UPDATE_INTERVAL: how often it sends counters to the
     /// submission clusters that forward to it (`None`: never).
     pub update_interval: Option<Duration>,
+    /// lsb.params.
+    pub params: SchedulingParams,
+    /// lsb.users' User section.
+    pub users: Vec<UserLimitConfig>,
+    /// lsb.users' UserGroup section.
+    pub user_groups: Vec<UserGroupConfig>,
+}
+
+impl ClusterConfig {
+    /// A cluster named `name` with no hosts, queues or users and default
+    /// parameters.
+    pub fn new(name: ClusterName) -> Self {
+        ClusterConfig {
+            name,
+            hosts: Vec::new(),
+            queues: Vec::new(),
+            update_interval: None,
+            params: SchedulingParams::default(),
+            users: Vec::new(),
+            user_groups: Vec::new(),
+        }
+    }
 }
 
 /// Where in a cluster's configuration a problem is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConfigLocation {
-    /// A cluster-wide parameter.
+    /// A cluster-wide parameter (lsb.params).
     Cluster {
         /// The parameter's name.
         field: &'static str,
@@ -135,6 +318,22 @@ pub enum ConfigLocation {
         /// The parameter's name.
         field: &'static str,
     },
+    /// A parameter of the user entry at this index in
+    /// [`ClusterConfig::users`].
+    User {
+        /// Index of the entry.
+        index: usize,
+        /// The parameter's name.
+        field: &'static str,
+    },
+    /// A parameter of the group at this index in
+    /// [`ClusterConfig::user_groups`].
+    UserGroup {
+        /// Index of the group.
+        index: usize,
+        /// The parameter's name.
+        field: &'static str,
+    },
 }
 
 /// A configuration the cluster refuses.
@@ -144,6 +343,15 @@ pub struct ConfigError {
     /// Where the problem is.
     pub location: ConfigLocation,
     /// What is wrong, in an administrator's words.
+    pub message: String,
+}
+
+/// A configuration the cluster accepts but LSF warns about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigWarning {
+    /// Where the setting is.
+    pub location: ConfigLocation,
+    /// What may go wrong, in an administrator's words.
     pub message: String,
 }
 
@@ -158,6 +366,33 @@ impl ConfigError {
     pub(crate) fn host(index: usize, field: &'static str, message: impl Into<String>) -> Self {
         ConfigError {
             location: ConfigLocation::Host { index, field },
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn user(index: usize, field: &'static str, message: impl Into<String>) -> Self {
+        ConfigError {
+            location: ConfigLocation::User { index, field },
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn user_group(
+        index: usize,
+        field: &'static str,
+        message: impl Into<String>,
+    ) -> Self {
+        ConfigError {
+            location: ConfigLocation::UserGroup { index, field },
+            message: message.into(),
+        }
+    }
+}
+
+impl ConfigWarning {
+    pub(crate) fn queue(index: usize, field: &'static str, message: impl Into<String>) -> Self {
+        ConfigWarning {
+            location: ConfigLocation::Queue { index, field },
             message: message.into(),
         }
     }

@@ -72,3 +72,36 @@ impl HostSet {
             .map(|&(Reverse(free), host)| (host, free))
     }
 }
+
+impl HostSet {
+    /// Checks the index against each open member's free slots.
+    pub(crate) fn audit(&self, open_free: impl Fn(HostIndex) -> Option<u32>) -> Result<(), String> {
+        let mut free_total = 0u64;
+        let mut indexed = 0usize;
+        for &host in &self.members {
+            let Some(free) = open_free(host) else {
+                continue;
+            };
+            free_total += u64::from(free);
+            if free > 0 {
+                indexed += 1;
+                if !self.by_free.contains(&(Reverse(free), host)) {
+                    return Err(format!("host {host} with {free} free slots is not indexed"));
+                }
+            }
+        }
+        if indexed != self.by_free.len() {
+            return Err(format!(
+                "{} hosts indexed, {indexed} have free slots",
+                self.by_free.len()
+            ));
+        }
+        if free_total != self.free_slots {
+            return Err(format!(
+                "free slots tally {} but hosts have {free_total}",
+                self.free_slots
+            ));
+        }
+        Ok(())
+    }
+}

@@ -68,6 +68,25 @@ pub enum PendingReason {
     NewJob,
     /// The queue's QJOB_LIMIT is reached.
     QueueJobLimit,
+    /// The user's UJOB_LIMIT in the queue is reached.
+    UserQueueJobLimit,
+    /// The queue's HJOB_LIMIT is reached on the hosts with free slots.
+    HostQueueJobLimit,
+    /// The user's MAX_JOBS (lsb.users) is reached.
+    UserJobLimit,
+    /// The MAX_JOBS of one of the user's groups is reached.
+    UserGroupJobLimit,
+    /// The user's JL/P is reached on the hosts with free slots.
+    UserProcessorLimit,
+    /// The JL/P of one of the user's groups is reached on the hosts with
+    /// free slots.
+    UserGroupProcessorLimit,
+    /// The hosts' JL/U is reached for the user on the hosts with free slots.
+    HostUserLimit,
+    /// The queue runs as many slots as it deserves in its slot pool.
+    PoolShareUsed,
+    /// The free slots are reserved for another job (SLOT_RESERVE).
+    SlotsReserved,
     /// Not enough free slots on the queue's hosts.
     NotEnoughSlots,
     /// No host of the queue has the resources the job needs.
@@ -80,11 +99,37 @@ impl PendingReason {
         match self {
             PendingReason::NewJob => "New job is waiting for scheduling",
             PendingReason::QueueJobLimit => "The queue has reached its job slot limit",
+            PendingReason::UserQueueJobLimit => {
+                "The user has reached the per-user job slot limit of the queue"
+            }
+            PendingReason::HostQueueJobLimit => {
+                "The queue's per-host job slot limit is reached on the hosts with free slots"
+            }
+            PendingReason::UserJobLimit => "The user has reached his/her job slot limit",
+            PendingReason::UserGroupJobLimit => {
+                "One of the user's groups has reached its job slot limit"
+            }
+            PendingReason::UserProcessorLimit => {
+                "The user has reached the per-processor job slot limit of the hosts"
+            }
+            PendingReason::UserGroupProcessorLimit => {
+                "One of the user's groups has reached its per-processor job slot limit"
+            }
+            PendingReason::HostUserLimit => {
+                "The user has reached the per-user job slot limit of the hosts"
+            }
+            PendingReason::PoolShareUsed => {
+                "The queue has used its share of the slot pool (queue-based fairshare)"
+            }
+            PendingReason::SlotsReserved => "The free job slots are reserved for another job",
             PendingReason::NotEnoughSlots => "Not enough job slots on the queue's hosts",
             PendingReason::NoHostWithResources => "No host meets the job's resource requirements",
         }
     }
 }
+
+/// Index of a user in its cluster (users are numbered as they first submit).
+pub type UserId = u32;
 
 /// Slots a job holds on one host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +151,8 @@ pub struct Job {
     pub spec: JobSpec,
     /// Where it came from.
     pub origin: JobOrigin,
+    /// Its user, as numbered by the cluster.
+    pub(crate) user: UserId,
     /// Its state.
     pub state: JobState,
     /// When it entered this cluster.
@@ -135,5 +182,19 @@ impl Job {
     /// The emulated time at which the job will finish if it keeps running.
     pub fn finish_time(&self) -> Option<SimTime> {
         (self.state == JobState::Running).then(|| self.running_since + self.remaining)
+    }
+
+    /// How long the job ran before it last started or resumed (suspended
+    /// periods excluded).
+    pub fn ran_before(&self) -> Duration {
+        self.spec.run_time.saturating_sub(self.remaining)
+    }
+
+    /// How long the job has run by `now`, suspended periods excluded.
+    pub fn run_time_at(&self, now: SimTime) -> Duration {
+        match self.state {
+            JobState::Running => self.ran_before() + now.saturating_since(self.running_since),
+            _ => self.ran_before(),
+        }
     }
 }

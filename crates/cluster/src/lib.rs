@@ -1,27 +1,46 @@
 //! One mcfed cluster: its scheduler core and the shells around it.
 //!
-//! - [`Cluster`] (in `scheduler`) is the sans-IO scheduling core: hosts,
-//!   queues, jobs, dispatch, preemption, and the counters it publishes.
+//! - [`Cluster`] (in `scheduler`, with the pass in `dispatch` and victim
+//!   choice in `victims`) is the sans-IO scheduling core: hosts, queues,
+//!   users, jobs, dispatch under every limit, queue-based fairshare pools
+//!   ([`pool`]), user-based fairshare ([`fairshare`]), preemption
+//!   ([`preemption`], [`limits`]), slot reservation and backfill, and the
+//!   counters it publishes.
 //! - [`ClusterNode`] (in `node`) is the cluster's protocol endpoint, still
 //!   sans-IO: it takes forwarded jobs, answers them, reports job state to
 //!   submission clusters and takes counter snapshots.
 //! - [`ClusterActor`] (in `actor`) is the actix actor around a node.
+//! - [`inspect`] turns a cluster's queues into what `bqueues -l` shows.
 
 pub mod actor;
+mod audit;
 pub mod config;
 mod counters;
+mod dispatch;
+pub mod fairshare;
 mod hostset;
+pub mod inspect;
 pub mod job;
+pub mod limits;
 pub mod node;
+pub mod pool;
 pub mod preemption;
 pub mod scheduler;
+mod setup;
+mod victims;
 
 pub use actor::ClusterActor;
 pub use config::{
-    ClusterConfig, ConfigError, ConfigLocation, DEFAULT_IMPT_JOBBKLG, DEFAULT_PRIORITY, HostConfig,
-    HostSelection, QueueConfig, ReceiveFrom,
+    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
+    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MaxReserveTime, QueueConfig,
+    ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
+pub use fairshare::{
+    AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,
+    UserShares,
+};
+pub use inspect::{ClusterReport, FairshareReport, PoolReport, QueueReport, UserShareReport};
 pub use job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement};
 pub use node::ClusterNode;
-pub use preemption::{Preemption, PreemptionParseError};
-pub use scheduler::{Cluster, SubmitError, Transition};
+pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
+pub use scheduler::{Cluster, PreemptionNote, SubmitError, Transition};

@@ -13,9 +13,16 @@
 //!
 //! So in the seed's case study (A 99; B 10 preemptive and preemptable; C 1)
 //! A preempts B, B preempts C, and A cannot preempt C.
+//!
+//! The lsb.params and lsb.queues parameters that shape preemption are here
+//! too: PREEMPT_FOR ([`PreemptFor`]: which slot limits ignore suspended
+//! jobs, and preempting the shortest-running job), and NO_PREEMPT_RUN_TIME
+//! and NO_PREEMPT_FINISH_TIME ([`PreemptGuards`]: jobs protected from
+//! preemption).
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use mcfed_protocol::QueueName;
 
@@ -239,6 +246,196 @@ pub fn preference(preemptor: &Preemption, victim: &QueueName) -> Option<u32> {
     }
 }
 
+/// PREEMPT_FOR (lsb.params): which job slot limits count only running jobs
+/// when preemption is enabled, and whether the shortest-running job is the
+/// one preempted (seed 003's second table and its victim rows).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreemptFor {
+    /// GROUP_JLP: a user group's per-processor limit counts running jobs
+    /// only.
+    pub group_jlp: bool,
+    /// GROUP_MAX: a user group's MAX_JOBS counts running jobs only.
+    pub group_max: bool,
+    /// HOST_JLU: a host's per-user limit (JL/U) counts running jobs only.
+    pub host_jlu: bool,
+    /// USER_JLP: a user's per-processor limit counts running jobs only.
+    pub user_jlp: bool,
+    /// LEAST_RUN_TIME: preempt the job that has run for the shortest time.
+    pub least_run_time: bool,
+}
+
+/// Why a PREEMPT_FOR value does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PreemptForParseError {
+    /// A keyword mcfed does not know.
+    #[error(
+        "unknown PREEMPT_FOR keyword `{0}` (expected GROUP_JLP, GROUP_MAX, HOST_JLU, USER_JLP or LEAST_RUN_TIME)"
+    )]
+    Unknown(String),
+    /// A keyword of LSF that mcfed does not emulate.
+    #[error("PREEMPT_FOR keyword `{0}` is not emulated by mcfed")]
+    NotEmulated(String),
+}
+
+impl FromStr for PreemptFor {
+    type Err = PreemptForParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut result = PreemptFor::default();
+        for word in text.split_whitespace() {
+            match word {
+                "GROUP_JLP" => result.group_jlp = true,
+                "GROUP_MAX" => result.group_max = true,
+                "HOST_JLU" => result.host_jlu = true,
+                "USER_JLP" => result.user_jlp = true,
+                "LEAST_RUN_TIME" => result.least_run_time = true,
+                "MINI_JOB" | "OPTIMAL_MINI_JOB" | "BUCKET_JOB" => {
+                    return Err(PreemptForParseError::NotEmulated(word.to_owned()));
+                }
+                other => return Err(PreemptForParseError::Unknown(other.to_owned())),
+            }
+        }
+        Ok(result)
+    }
+}
+
+impl fmt::Display for PreemptFor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let words: Vec<&str> = [
+            (self.group_jlp, "GROUP_JLP"),
+            (self.group_max, "GROUP_MAX"),
+            (self.host_jlu, "HOST_JLU"),
+            (self.user_jlp, "USER_JLP"),
+            (self.least_run_time, "LEAST_RUN_TIME"),
+        ]
+        .into_iter()
+        .filter_map(|(set, word)| set.then_some(word))
+        .collect();
+        f.write_str(&words.join(" "))
+    }
+}
+
+/// A NO_PREEMPT_RUN_TIME or NO_PREEMPT_FINISH_TIME value: a time, or a
+/// percentage of the job's run limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreemptGuard {
+    /// A length of time.
+    Time(Duration),
+    /// A percentage (1 to 100) of the job's run limit (`bsub -W`); jobs
+    /// without one are not protected.
+    PercentOfRunLimit(u32),
+}
+
+/// Why a NO_PREEMPT_* value does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PreemptGuardParseError {
+    /// A bare number: LSF counts minutes, mcfed wants the unit written.
+    #[error(
+        "`{0}` has no unit: write minutes as \"{0}m\" (LSF counts minutes), or a percentage as \"{0}%\""
+    )]
+    NoUnit(String),
+    /// Not a duration.
+    #[error("`{0}` is neither a duration (\"90m\", \"2h\") nor a percentage (\"50%\")")]
+    Bad(String),
+    /// A percentage out of 1..=100.
+    #[error("`{0}`: a percentage must be between 1 and 100")]
+    BadPercent(String),
+}
+
+impl FromStr for PreemptGuard {
+    type Err = PreemptGuardParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let text = text.trim();
+        if let Some(number) = text.strip_suffix('%') {
+            return number
+                .trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|percent| (1..=100).contains(percent))
+                .map(PreemptGuard::PercentOfRunLimit)
+                .ok_or_else(|| PreemptGuardParseError::BadPercent(text.to_owned()));
+        }
+        if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
+            return Err(PreemptGuardParseError::NoUnit(text.to_owned()));
+        }
+        humantime::parse_duration(text)
+            .map(PreemptGuard::Time)
+            .map_err(|_| PreemptGuardParseError::Bad(text.to_owned()))
+    }
+}
+
+impl fmt::Display for PreemptGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PreemptGuard::Time(time) => write!(f, "{}", humantime::format_duration(*time)),
+            PreemptGuard::PercentOfRunLimit(percent) => write!(f, "{percent}%"),
+        }
+    }
+}
+
+impl PreemptGuard {
+    /// The guard as a time for a job with run limit `run_limit`, if it
+    /// applies to that job.
+    fn time(self, run_limit: Option<Duration>) -> Option<Duration> {
+        match self {
+            PreemptGuard::Time(time) => Some(time),
+            PreemptGuard::PercentOfRunLimit(percent) => {
+                run_limit.map(|limit| limit * percent / 100)
+            }
+        }
+    }
+}
+
+/// NO_PREEMPT_RUN_TIME and NO_PREEMPT_FINISH_TIME, as set at one level
+/// (a queue, or lsb.params).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreemptGuards {
+    /// NO_PREEMPT_RUN_TIME: jobs that have run this long are not preempted.
+    pub run_time: Option<PreemptGuard>,
+    /// NO_PREEMPT_FINISH_TIME: jobs with a run limit that will reach it
+    /// within this time are not preempted.
+    pub finish_time: Option<PreemptGuard>,
+}
+
+/// Why a running job may not be preempted now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protection {
+    /// It has run at least NO_PREEMPT_RUN_TIME.
+    RunTime,
+    /// It will reach its run limit within NO_PREEMPT_FINISH_TIME.
+    FinishTime,
+}
+
+impl PreemptGuards {
+    /// These values over `below`'s: a queue's over the cluster's.
+    pub fn over(&self, below: &PreemptGuards) -> PreemptGuards {
+        PreemptGuards {
+            run_time: self.run_time.or(below.run_time),
+            finish_time: self.finish_time.or(below.finish_time),
+        }
+    }
+
+    /// Whether a job that has run for `ran` (suspensions excluded) with run
+    /// limit `run_limit` is protected, and by which guard.
+    pub fn protection(&self, ran: Duration, run_limit: Option<Duration>) -> Option<Protection> {
+        if let Some(limit) = self.run_time.and_then(|guard| guard.time(run_limit)) {
+            if ran >= limit {
+                return Some(Protection::RunTime);
+            }
+        }
+        if let (Some(window), Some(run_limit)) = (
+            self.finish_time.and_then(|guard| guard.time(run_limit)),
+            run_limit,
+        ) {
+            if run_limit.saturating_sub(ran) <= window {
+                return Some(Protection::FinishTime);
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,5 +547,103 @@ mod tests {
         assert_eq!(preference(&p, &queue("low")), Some(2));
         assert_eq!(preference(&p, &queue("normal")), None);
         assert_eq!(preference(&p, &queue("absent")), None);
+    }
+
+    #[test]
+    fn preempt_for_parses_every_keyword() {
+        let all: PreemptFor = "GROUP_JLP GROUP_MAX HOST_JLU USER_JLP LEAST_RUN_TIME"
+            .parse()
+            .expect("valid");
+        assert!(all.group_jlp && all.group_max && all.host_jlu && all.user_jlp);
+        assert!(all.least_run_time);
+        assert_eq!(
+            all.to_string(),
+            "GROUP_JLP GROUP_MAX HOST_JLU USER_JLP LEAST_RUN_TIME"
+        );
+        assert_eq!("".parse::<PreemptFor>(), Ok(PreemptFor::default()));
+        assert!(matches!(
+            "MINI_JOB".parse::<PreemptFor>(),
+            Err(PreemptForParseError::NotEmulated(_))
+        ));
+        assert!(matches!(
+            "GROUP".parse::<PreemptFor>(),
+            Err(PreemptForParseError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn guards_parse_times_and_percentages() {
+        assert_eq!(
+            "90m".parse(),
+            Ok(PreemptGuard::Time(Duration::from_secs(5400)))
+        );
+        assert_eq!("50%".parse(), Ok(PreemptGuard::PercentOfRunLimit(50)));
+        assert!(matches!(
+            "60".parse::<PreemptGuard>(),
+            Err(PreemptGuardParseError::NoUnit(_))
+        ));
+        assert!(matches!(
+            "150%".parse::<PreemptGuard>(),
+            Err(PreemptGuardParseError::BadPercent(_))
+        ));
+        assert!(matches!(
+            "soon".parse::<PreemptGuard>(),
+            Err(PreemptGuardParseError::Bad(_))
+        ));
+    }
+
+    #[test]
+    fn run_time_guard_protects_jobs_that_ran_long_enough() {
+        let minutes = |m: u64| Duration::from_secs(m * 60);
+        let guards = PreemptGuards {
+            run_time: Some(PreemptGuard::Time(minutes(30))),
+            finish_time: None,
+        };
+        assert_eq!(guards.protection(minutes(29), None), None);
+        assert_eq!(
+            guards.protection(minutes(30), None),
+            Some(Protection::RunTime)
+        );
+        let percent = PreemptGuards {
+            run_time: Some(PreemptGuard::PercentOfRunLimit(50)),
+            finish_time: None,
+        };
+        assert_eq!(percent.protection(minutes(100), None), None, "no run limit");
+        assert_eq!(
+            percent.protection(minutes(30), Some(minutes(60))),
+            Some(Protection::RunTime)
+        );
+        assert_eq!(percent.protection(minutes(29), Some(minutes(60))), None);
+    }
+
+    #[test]
+    fn finish_time_guard_protects_jobs_about_to_finish() {
+        let minutes = |m: u64| Duration::from_secs(m * 60);
+        let guards = PreemptGuards {
+            run_time: None,
+            finish_time: Some(PreemptGuard::Time(minutes(10))),
+        };
+        assert_eq!(guards.protection(minutes(55), None), None, "no run limit");
+        assert_eq!(guards.protection(minutes(49), Some(minutes(60))), None);
+        assert_eq!(
+            guards.protection(minutes(50), Some(minutes(60))),
+            Some(Protection::FinishTime)
+        );
+        let percent = PreemptGuards {
+            run_time: None,
+            finish_time: Some(PreemptGuard::PercentOfRunLimit(25)),
+        };
+        assert_eq!(
+            percent.protection(minutes(46), Some(minutes(60))),
+            Some(Protection::FinishTime)
+        );
+        assert_eq!(percent.protection(minutes(44), Some(minutes(60))), None);
+        let queue = PreemptGuards {
+            run_time: Some(PreemptGuard::Time(minutes(5))),
+            finish_time: None,
+        };
+        let merged = queue.over(&guards);
+        assert_eq!(merged.run_time, queue.run_time);
+        assert_eq!(merged.finish_time, guards.finish_time);
     }
 }

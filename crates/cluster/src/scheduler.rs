@@ -1,6 +1,7 @@
-//! One cluster's scheduler, sans-IO: hosts, queues and jobs; a dispatch pass
-//! that serves queues in priority order; preemption; jobs finishing after
-//! their run time.
+//! One cluster's scheduler, sans-IO: hosts, queues, users and jobs, and the
+//! bookkeeping every policy reads. The dispatch pass itself is in
+//! `dispatch` (queue order, fairshare, pools, limits, reservations) and the
+//! choice of preemption victims in `victims`.
 //!
 //! Nothing here reads a clock, opens a socket or spawns a thread: every
 //! method that depends on time takes `now`. Engines (the in-process event
@@ -8,15 +9,19 @@
 //! emulated time moves or something arrives, and read the counters with
 //! [`Cluster::queue_counters`].
 //!
-//! Slot accounting follows seed `003_f223f39848659bbb.txt`: a suspended
-//! (preempted) job does not count against its hosts' MXJ, so the preempting
-//! job can use the slots, but it keeps counting against its queue's
-//! QJOB_LIMIT. Since jobs are only ever suspended by preemption here, a
-//! host's used slots are exactly its running jobs' slots.
+//! Every change of a job's hold on slots goes through one function,
+//! `Cluster::account`, which moves the job between holding nothing, running
+//! and suspended and updates every tally that depends on it: hosts' used
+//! slots and the free-slot indexes, queue, user, group and per-host counts
+//! for the limits, fairshare accounts, pool usage, and the tallies of slots
+//! other queues could preempt. Slot accounting follows seed
+//! `003_f223f39848659bbb.txt` (see `limits`): a suspended job does not count
+//! against its hosts' MXJ, so the preempting job can use the slots, but it
+//! keeps counting against its queue's limits.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
-use std::ops::Bound;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_protocol::{
@@ -24,12 +29,16 @@ use mcfed_protocol::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::config::{ClusterConfig, ConfigError, HostConfig, HostSelection, QueueConfig};
+use crate::config::{ClusterConfig, ConfigError, ConfigWarning, HostConfig, QueueConfig};
+use crate::fairshare::{
+    DecayingTotal, FairshareAdjustment, FairshareFactors, JobUse, ShareAccount, UserShares,
+};
 use crate::hostset::HostSet;
 use crate::job::{
-    HostIndex, Job, JobId, JobOrigin, JobState, PendingReason, Placement, QueueIndex,
+    HostIndex, Job, JobId, JobOrigin, JobState, PendingReason, Placement, QueueIndex, UserId,
 };
-use crate::preemption::{QueueFacts, can_preempt, preference};
+use crate::limits::Held;
+use crate::preemption::{PreemptFor, PreemptGuards};
 
 /// Dispatch passes one [`Cluster::advance`] may run at one instant.
 const MAX_PASSES_PER_INSTANT: usize = 64;
@@ -45,6 +54,27 @@ pub struct Transition {
     pub at: SimTime,
     /// Where the job came from.
     pub origin: JobOrigin,
+    /// For a job suspended or requeued by preemption, the job that
+    /// preempted it.
+    pub preempted_by: Option<JobId>,
+}
+
+/// A preemption, with the names of the jobs involved, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreemptionNote {
+    /// When.
+    pub at: SimTime,
+    /// The preempted job.
+    pub victim: JobId,
+    /// Its name.
+    pub victim_name: String,
+    /// The job that preempted it.
+    pub preemptor: JobId,
+    /// Its name.
+    pub preemptor_name: String,
+    /// Whether the victim was terminated and requeued (TERMINATE_WHEN=PREEMPT)
+    /// rather than suspended.
+    pub requeued: bool,
 }
 
 /// Why a job could not be submitted.
@@ -61,7 +91,7 @@ pub enum SubmitError {
     CannotRun(RejectReason),
 }
 
-/// A host and its running jobs.
+/// A host and its jobs.
 #[derive(Clone, Debug)]
 pub(crate) struct Host {
     pub(crate) config: HostConfig,
@@ -70,7 +100,7 @@ pub(crate) struct Host {
     /// Jobs placed on the host, running or suspended.
     pub(crate) jobs: Vec<JobId>,
     /// Host sets the host belongs to.
-    host_sets: Vec<usize>,
+    pub(crate) host_sets: Vec<usize>,
 }
 
 impl Host {
@@ -82,11 +112,56 @@ impl Host {
         }
     }
 
-    fn has_resources(&self, resources: &[String]) -> bool {
+    pub(crate) fn has_resources(&self, resources: &[String]) -> bool {
         resources
             .iter()
             .all(|resource| self.config.resources.contains(resource))
     }
+
+    /// Running slots over MXJ, as an integer ratio (0 to 1,000,000).
+    pub(crate) fn load(&self) -> u64 {
+        u64::from(self.used) * 1_000_000 / u64::from(self.config.max_slots.max(1))
+    }
+}
+
+/// How a job holds slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Holding {
+    /// Pending, finished, or terminated: no slots.
+    Nothing,
+    /// Running on its placement.
+    Running,
+    /// Suspended: keeps its placement but not its hosts' MXJ.
+    Suspended,
+}
+
+/// One user's figures in one queue.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct QueueUser {
+    /// Slots of the user's running and suspended jobs in the queue
+    /// (UJOB_LIMIT).
+    pub(crate) held: u32,
+    /// Fairshare account (fairshare queues only).
+    pub(crate) account: ShareAccount,
+    /// Pending jobs by arrival (fairshare queues only).
+    pub(crate) pending: BTreeMap<u64, JobId>,
+    /// Pass in which the dispatch stopped looking at the user's jobs, and
+    /// why (fairshare queues only).
+    pub(crate) stopped: Option<(u64, PendingReason)>,
+}
+
+/// A fairshare queue's shares and resolved factors.
+#[derive(Clone, Debug)]
+pub(crate) struct QueueFairshare {
+    pub(crate) shares: UserShares,
+    pub(crate) factors: FairshareFactors,
+}
+
+/// Where the last pass stopped looking at a queue's pending jobs: every job
+/// it did not look at shares the reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stop {
+    pub(crate) reason: PendingReason,
 }
 
 /// A queue and its jobs.
@@ -98,13 +173,15 @@ pub(crate) struct Queue {
     pub(crate) pending: BTreeMap<u64, JobId>,
     /// Suspended jobs by arrival order.
     pub(crate) suspended: BTreeMap<u64, JobId>,
+    /// Running jobs, most preferred victim first (kept only for queues that
+    /// other queues may preempt); equal keys put the newest job first.
+    pub(crate) running_order: BTreeSet<(Reverse<i64>, Reverse<JobId>)>,
     pub(crate) running_slots: u32,
     pub(crate) suspended_slots: u32,
     pub(crate) pending_slots: u32,
     pub(crate) imported_pending_jobs: u32,
-    /// Where the last dispatch pass stopped looking at this queue's pending
-    /// jobs (arrival order) and why: every later job pends for that reason.
-    stopped: Option<(u64, PendingReason)>,
+    /// Where the last dispatch pass stopped looking at this queue.
+    pub(crate) stopped: Option<Stop>,
     /// Queues this one may preempt, most preferred victim first.
     pub(crate) victims: Vec<QueueIndex>,
     /// Queues that may preempt this one.
@@ -113,6 +190,115 @@ pub(crate) struct Queue {
     pub(crate) resources: Vec<String>,
     /// Total slots on all the queue's hosts, open or closed.
     pub(crate) configured_slots: u64,
+    /// Per-user figures.
+    pub(crate) users: FxHashMap<UserId, QueueUser>,
+    /// User-based fairshare, if configured.
+    pub(crate) fairshare: Option<QueueFairshare>,
+    /// The queue's slot pool.
+    pub(crate) pool: Option<usize>,
+    /// Slots it deserves in its pool as of the last pass (pool queues).
+    pub(crate) deserved: u32,
+    /// Decayed slot-hours used (pool queues).
+    pub(crate) usage: DecayingTotal,
+    /// NO_PREEMPT_* protecting its running jobs.
+    pub(crate) guards: PreemptGuards,
+    /// A job whose reservation expired, and the last pass in which it may
+    /// not reserve again.
+    pub(crate) reserve_cooldown: Option<(JobId, u64)>,
+}
+
+impl Queue {
+    /// Slots the queue's running and suspended jobs hold.
+    pub(crate) fn held(&self) -> u32 {
+        self.running_slots + self.suspended_slots
+    }
+
+    /// The SLOT_SHARE of a pool queue.
+    pub(crate) fn share(&self) -> u32 {
+        self.config.slot_pool.as_ref().map_or(0, |pool| pool.share)
+    }
+}
+
+/// A user as the cluster knows it.
+#[derive(Clone, Debug)]
+pub(crate) struct User {
+    pub(crate) name: String,
+    /// User groups it belongs to.
+    pub(crate) groups: Vec<usize>,
+    /// MAX_JOBS (own entry, else `default`).
+    pub(crate) max_jobs: Option<u32>,
+    /// JL/P (own entry, else `default`).
+    pub(crate) slots_per_processor: Option<f64>,
+    /// Slots of its jobs, cluster-wide.
+    pub(crate) held: Held,
+}
+
+/// A user group.
+#[derive(Clone, Debug)]
+pub(crate) struct Group {
+    pub(crate) name: String,
+    pub(crate) members: Vec<String>,
+    pub(crate) max_jobs: Option<u32>,
+    pub(crate) slots_per_processor: Option<f64>,
+    pub(crate) held: Held,
+}
+
+/// A queue-based fairshare slot pool.
+#[derive(Clone, Debug)]
+pub(crate) struct Pool {
+    pub(crate) name: String,
+    /// Member queues, in configuration order.
+    pub(crate) queues: Vec<QueueIndex>,
+    pub(crate) host_set: usize,
+    pub(crate) max_slots: Option<u32>,
+    pub(crate) use_priority: bool,
+    /// The pool's total as of the last pass.
+    pub(crate) total: u32,
+    /// Slots its queues' jobs run on now.
+    pub(crate) running: u32,
+}
+
+/// A pending job holding the free slots of its hosts (SLOT_RESERVE).
+#[derive(Clone, Debug)]
+pub(crate) struct Reservation {
+    pub(crate) job: JobId,
+    pub(crate) queue: QueueIndex,
+    pub(crate) arrival: u64,
+    pub(crate) host_set: usize,
+    pub(crate) slots: u32,
+    pub(crate) expires_at: SimTime,
+    /// When the job could start as running jobs reach their run limits, as
+    /// of the current pass (`None`: cannot tell, some job has no limit).
+    pub(crate) predicted_start: Option<SimTime>,
+}
+
+/// Which per-host tallies some limit needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Tracking {
+    /// JL/U or a user's JL/P is configured.
+    pub(crate) host_user: bool,
+    /// A group's JL/P is configured.
+    pub(crate) host_group: bool,
+    /// HJOB_LIMIT is configured.
+    pub(crate) host_queue: bool,
+}
+
+impl Tracking {
+    pub(crate) fn any_host_limit(&self) -> bool {
+        self.host_user || self.host_group || self.host_queue
+    }
+}
+
+/// Cluster-wide policy, resolved from lsb.params.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Policy {
+    /// Some queue is PREEMPTIVE or PREEMPTABLE.
+    pub(crate) preemption_enabled: bool,
+    pub(crate) preempt_for: PreemptFor,
+    /// HIST_HOURS of lsb.params (pool usage decays with it).
+    pub(crate) hist_hours: f64,
+    /// MBD_SLEEP_TIME.
+    pub(crate) sleep_time: Duration,
 }
 
 /// One cluster's scheduling state.
@@ -123,212 +309,105 @@ pub struct Cluster {
     pub(crate) queues: Vec<Queue>,
     /// Queue indices by PRIORITY, highest first (configuration order breaks
     /// ties).
-    queue_order: Vec<QueueIndex>,
-    queue_by_name: FxHashMap<QueueName, QueueIndex>,
+    pub(crate) queue_order: Vec<QueueIndex>,
+    /// The order of the current pass (pools reorder equal priorities).
+    pub(crate) dispatch_order: Vec<QueueIndex>,
+    /// Position of each queue in `dispatch_order`.
+    pub(crate) order_position: Vec<usize>,
+    pub(crate) queue_by_name: FxHashMap<QueueName, QueueIndex>,
     pub(crate) host_sets: Vec<HostSet>,
     /// `victim_slots[p * queues + v]`: slots held by running jobs of queue
-    /// `v` on the hosts of queue `p`, for pairs where `p` may preempt `v`.
+    /// `v` on the open hosts of queue `p`, for pairs where `p` may preempt
+    /// `v`.
     pub(crate) victim_slots: Vec<u64>,
-    jobs: FxHashMap<JobId, Job>,
+    pub(crate) jobs: FxHashMap<JobId, Job>,
     next_job_id: u64,
     next_arrival: u64,
     finish_events: BinaryHeap<Reverse<(SimTime, JobId, u32)>>,
-    dirty: bool,
+    pub(crate) dirty: bool,
     /// Dispatch passes run so far.
-    pass: u64,
+    pub(crate) pass: u64,
     /// Set when a pass started or resumed a job that a higher queue may
     /// preempt: a queue served earlier in the pass may now find a victim, so
     /// another pass runs at the same instant.
-    new_victims: bool,
+    pub(crate) new_victims: bool,
     finished_jobs: u64,
     update_interval: Option<Duration>,
+    /// The latest time the cluster was given.
+    now: SimTime,
+    pub(crate) users: Vec<User>,
+    user_by_name: FxHashMap<String, UserId>,
+    pub(crate) groups: Vec<Group>,
+    /// lsb.users limits of named users, and of `default`.
+    user_limits: FxHashMap<String, (Option<u32>, Option<f64>)>,
+    default_limits: (Option<u32>, Option<f64>),
+    pub(crate) tracking: Tracking,
+    pub(crate) host_user_held: FxHashMap<(HostIndex, UserId), Held>,
+    pub(crate) host_group_held: FxHashMap<(HostIndex, usize), Held>,
+    pub(crate) host_queue_held: FxHashMap<(HostIndex, QueueIndex), u32>,
+    pub(crate) pools: Vec<Pool>,
+    pub(crate) policy: Policy,
+    pub(crate) adjustment: Option<Arc<dyn FairshareAdjustment>>,
+    /// Memory of running jobs, MB.
+    pub(crate) memory_in_use_mb: u64,
+    /// Host memory per slot, MB (for the adjustment plug-in).
+    pub(crate) slot_memory_mb: f64,
+    pub(crate) reservations: Vec<Reservation>,
+    warnings: Vec<ConfigWarning>,
 }
 
 impl Cluster {
-    /// Builds a cluster from its configuration, checking it.
+    /// Builds a cluster from its configuration, checking it. Settings LSF
+    /// accepts with a warning are kept in [`Cluster::warnings`].
     pub fn new(config: ClusterConfig) -> Result<Cluster, ConfigError> {
-        let ClusterConfig {
-            name,
-            hosts: host_configs,
-            queues: queue_configs,
-            update_interval,
-        } = config;
-        let mut host_by_name: FxHashMap<&str, HostIndex> = FxHashMap::default();
-        for (index, host) in host_configs.iter().enumerate() {
-            if host.max_slots == 0 {
-                return Err(ConfigError::host(
-                    index,
-                    "MXJ",
-                    "a host needs at least one slot",
-                ));
-            }
-            if host_by_name.insert(host.name.as_str(), index).is_some() {
-                return Err(ConfigError::host(
-                    index,
-                    "name",
-                    format!("host `{}` is defined twice", host.name),
-                ));
-            }
-        }
-        let mut queue_by_name = FxHashMap::default();
-        for (index, queue) in queue_configs.iter().enumerate() {
-            if queue_by_name.insert(queue.name.clone(), index).is_some() {
-                return Err(ConfigError::queue(
-                    index,
-                    "name",
-                    format!("queue `{}` is defined twice", queue.name),
-                ));
-            }
-            if queue.job_limit == Some(0) {
-                return Err(ConfigError::queue(
-                    index,
-                    "QJOB_LIMIT",
-                    "QJOB_LIMIT must be at least 1",
-                ));
-            }
-        }
+        crate::setup::build(config)
+    }
 
-        // Host sets, shared by queues with the same hosts.
-        let mut set_members: Vec<Vec<HostIndex>> = Vec::new();
-        let mut queue_sets = Vec::with_capacity(queue_configs.len());
-        for (index, queue) in queue_configs.iter().enumerate() {
-            let members: Vec<HostIndex> = match &queue.hosts {
-                HostSelection::All => (0..host_configs.len()).collect(),
-                HostSelection::Listed(names) => {
-                    let mut members = Vec::with_capacity(names.len());
-                    for host in names {
-                        let Some(&host_index) = host_by_name.get(host.as_str()) else {
-                            return Err(ConfigError::queue(
-                                index,
-                                "HOSTS",
-                                format!("queue `{}` uses unknown host `{host}`", queue.name),
-                            ));
-                        };
-                        if !members.contains(&host_index) {
-                            members.push(host_index);
-                        }
-                    }
-                    members.sort_unstable();
-                    members
-                }
-            };
-            // A pure send queue (SNDJOBS_TO) runs nothing here and needs no
-            // hosts.
-            if members.is_empty() && queue.send_to.is_empty() {
-                return Err(ConfigError::queue(
-                    index,
-                    "HOSTS",
-                    format!("queue `{}` has no hosts", queue.name),
-                ));
-            }
-            let set = match set_members.iter().position(|m| *m == members) {
-                Some(set) => set,
-                None => {
-                    set_members.push(members);
-                    set_members.len() - 1
-                }
-            };
-            queue_sets.push(set);
-        }
-        let mut host_sets: Vec<HostSet> = set_members
-            .into_iter()
-            .map(|members| HostSet::new(members, host_configs.len()))
-            .collect();
-        let mut hosts: Vec<Host> = host_configs
-            .into_iter()
-            .map(|config| Host {
-                config,
-                used: 0,
-                jobs: Vec::new(),
-                host_sets: Vec::new(),
-            })
-            .collect();
-        for (set_index, set) in host_sets.iter_mut().enumerate() {
-            for &host in &set.members.clone() {
-                hosts[host].host_sets.push(set_index);
-                if !hosts[host].config.closed {
-                    let slots = hosts[host].config.max_slots;
-                    set.add_open_host(host, slots, slots);
-                }
-            }
-        }
-
-        // The preemption relation.
-        let queue_count = queue_configs.len();
-        for (index, queue) in queue_configs.iter().enumerate() {
-            check_preemption_lists(index, queue, &queue_configs, &queue_by_name)?;
-        }
-        let mut victims_of: Vec<Vec<QueueIndex>> = vec![Vec::new(); queue_count];
-        let mut preemptors_of: Vec<Vec<QueueIndex>> = vec![Vec::new(); queue_count];
-        fn facts(queue: &QueueConfig) -> QueueFacts<'_> {
-            QueueFacts {
-                name: &queue.name,
-                priority: queue.priority,
-                preemption: &queue.preemption,
-            }
-        }
-        for (p, preemptor) in queue_configs.iter().enumerate() {
-            for (v, victim) in queue_configs.iter().enumerate() {
-                if can_preempt(facts(preemptor), facts(victim)) {
-                    victims_of[p].push(v);
-                    preemptors_of[v].push(p);
-                }
-            }
-            // Seed 003: queues with a preference number first, higher first;
-            // then lower priority first; configuration order last.
-            victims_of[p].sort_by_key(|&v| {
-                let victim = &queue_configs[v];
-                let preference = preference(&preemptor.preemption, &victim.name);
-                (
-                    preference.is_none(),
-                    Reverse(preference),
-                    victim.priority,
-                    v,
-                )
-            });
-        }
-
-        let queues: Vec<Queue> = queue_configs
-            .into_iter()
-            .zip(queue_sets)
-            .zip(victims_of.into_iter().zip(preemptors_of))
-            .map(|((config, host_set), (victims, preemptors))| {
-                let members = &host_sets[host_set].members;
-                let mut resources: Vec<String> = members
-                    .iter()
-                    .flat_map(|&host| hosts[host].config.resources.iter().cloned())
-                    .collect();
-                resources.sort_unstable();
-                resources.dedup();
-                let configured_slots = members
-                    .iter()
-                    .map(|&host| u64::from(hosts[host].config.max_slots))
-                    .sum();
-                Queue {
-                    config,
-                    host_set,
-                    pending: BTreeMap::new(),
-                    suspended: BTreeMap::new(),
-                    running_slots: 0,
-                    suspended_slots: 0,
-                    pending_slots: 0,
-                    imported_pending_jobs: 0,
-                    stopped: None,
-                    victims,
-                    preemptors,
-                    resources,
-                    configured_slots,
-                }
-            })
-            .collect();
-        let mut queue_order: Vec<QueueIndex> = (0..queues.len()).collect();
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn assemble(
+        name: ClusterName,
+        hosts: Vec<Host>,
+        queues: Vec<Queue>,
+        host_sets: Vec<HostSet>,
+        groups: Vec<Group>,
+        user_limits: FxHashMap<String, (Option<u32>, Option<f64>)>,
+        default_limits: (Option<u32>, Option<f64>),
+        pools: Vec<Pool>,
+        policy: Policy,
+        tracking: Tracking,
+        adjustment: Option<Arc<dyn FairshareAdjustment>>,
+        update_interval: Option<Duration>,
+        warnings: Vec<ConfigWarning>,
+    ) -> Cluster {
+        let queue_count = queues.len();
+        let mut queue_order: Vec<QueueIndex> = (0..queue_count).collect();
         queue_order.sort_by_key(|&q| (Reverse(queues[q].config.priority), q));
-
-        Ok(Cluster {
+        let mut order_position = vec![0; queue_count];
+        for (position, &queue) in queue_order.iter().enumerate() {
+            order_position[queue] = position;
+        }
+        let queue_by_name = queues
+            .iter()
+            .enumerate()
+            .map(|(index, queue)| (queue.config.name.clone(), index))
+            .collect();
+        let open_slots: u64 = hosts
+            .iter()
+            .map(|host| u64::from(host.config.max_slots))
+            .sum();
+        let memory: u64 = hosts.iter().map(|host| host.config.memory_mb).sum();
+        let slot_memory_mb = if open_slots == 0 {
+            0.0
+        } else {
+            memory as f64 / open_slots as f64
+        };
+        Cluster {
             name,
             hosts,
             queues,
+            dispatch_order: queue_order.clone(),
             queue_order,
+            order_position,
             queue_by_name,
             host_sets,
             victim_slots: vec![0; queue_count * queue_count],
@@ -341,7 +420,24 @@ impl Cluster {
             new_victims: false,
             finished_jobs: 0,
             update_interval,
-        })
+            now: SimTime::ZERO,
+            users: Vec::new(),
+            user_by_name: FxHashMap::default(),
+            groups,
+            user_limits,
+            default_limits,
+            tracking,
+            host_user_held: FxHashMap::default(),
+            host_group_held: FxHashMap::default(),
+            host_queue_held: FxHashMap::default(),
+            pools,
+            policy,
+            adjustment,
+            memory_in_use_mb: 0,
+            slot_memory_mb,
+            reservations: Vec::new(),
+            warnings,
+        }
     }
 
     /// The cluster's name.
@@ -349,14 +445,31 @@ impl Cluster {
         &self.name
     }
 
+    /// Settings LSF accepts but warns about (a SLOT_RESERVE in a pool queue,
+    /// a preemptive queue that can preempt backfill jobs, ...).
+    pub fn warnings(&self) -> &[ConfigWarning] {
+        &self.warnings
+    }
+
     /// MC_PLUGIN_UPDATE_INTERVAL, if set.
     pub fn update_interval(&self) -> Option<Duration> {
         self.update_interval
     }
 
+    /// Installs a fairshare adjustment plug-in in place of the configured
+    /// one (its weight is still FAIRSHARE_ADJUSTMENT_FACTOR).
+    pub fn set_fairshare_adjustment(&mut self, plugin: Arc<dyn FairshareAdjustment>) {
+        self.adjustment = Some(plugin);
+    }
+
     /// The index of the queue named `name`.
     pub fn queue_index(&self, name: &str) -> Option<QueueIndex> {
         self.queue_by_name.get(name).copied()
+    }
+
+    /// The number of queues.
+    pub fn queue_count(&self) -> usize {
+        self.queues.len()
     }
 
     /// The configuration of the queue at `index`.
@@ -369,6 +482,12 @@ impl Cluster {
         self.queues.iter().map(|queue| &queue.config)
     }
 
+    /// Every host's configuration, in configuration order (a host's index
+    /// is its place here).
+    pub fn host_configs(&self) -> impl Iterator<Item = &HostConfig> {
+        self.hosts.iter().map(|host| &host.config)
+    }
+
     /// The job with id `id`, unless it has finished.
     pub fn job(&self, id: JobId) -> Option<&Job> {
         self.jobs.get(&id)
@@ -379,20 +498,32 @@ impl Cluster {
         self.jobs.values()
     }
 
+    /// The name of a job's user.
+    pub fn user_name<'a>(&'a self, job: &'a Job) -> &'a str {
+        self.users
+            .get(job.user as usize)
+            .map_or(&*job.spec.user, |user| user.name.as_str())
+    }
+
     /// How many jobs have finished.
     pub fn finished_jobs(&self) -> u64 {
         self.finished_jobs
     }
 
-    /// Every host's configuration, in configuration order (a host's index
-    /// is its place here).
-    pub fn host_configs(&self) -> impl Iterator<Item = &HostConfig> {
-        self.hosts.iter().map(|host| &host.config)
-    }
-
     /// The name of the host at `index`.
     pub fn host_name(&self, index: HostIndex) -> &str {
         &self.hosts[index].config.name
+    }
+
+    /// Slots used by running jobs on the host at `index` (never more than
+    /// its MXJ).
+    pub fn host_used_slots(&self, index: HostIndex) -> u32 {
+        self.hosts[index].used
+    }
+
+    /// Whether some queue is PREEMPTIVE or PREEMPTABLE.
+    pub fn preemption_enabled(&self) -> bool {
+        self.policy.preemption_enabled
     }
 
     /// Checks that `spec` could ever run in queue `queue`.
@@ -423,6 +554,13 @@ impl Cluster {
                 return Err(RejectReason::NotEnoughQualifiedSlots {
                     asked: spec.slots,
                     qualified: u32::try_from(qualified).unwrap_or(u32::MAX),
+                });
+            }
+        }
+        if let Some(fairshare) = &queue.fairshare {
+            if fairshare.shares.shares_of(&spec.user).is_none() {
+                return Err(RejectReason::NoShares {
+                    user: spec.user.to_string(),
                 });
             }
         }
@@ -485,6 +623,54 @@ impl Cluster {
         Ok(self.enqueue(now, queue_index, forward.spec.clone(), origin))
     }
 
+    /// The cluster's number for user `name`, numbering it on first sight.
+    fn intern_user(&mut self, name: &str) -> UserId {
+        if let Some(&id) = self.user_by_name.get(name) {
+            return id;
+        }
+        let id = UserId::try_from(self.users.len()).unwrap_or(UserId::MAX);
+        let (max_jobs, slots_per_processor) = self
+            .user_limits
+            .get(name)
+            .copied()
+            .unwrap_or(self.default_limits);
+        let groups = self
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, group)| group.members.iter().any(|member| member == name))
+            .map(|(index, _)| index)
+            .collect();
+        self.users.push(User {
+            name: name.to_owned(),
+            groups,
+            max_jobs,
+            slots_per_processor,
+            held: Held::default(),
+        });
+        self.user_by_name.insert(name.to_owned(), id);
+        id
+    }
+
+    /// The queue's figures for `user`, created on first use (with the
+    /// user's shares in a fairshare queue).
+    pub(crate) fn queue_user(&mut self, queue: QueueIndex, user: UserId) -> &mut QueueUser {
+        let name = &self.users[user as usize].name;
+        let Queue {
+            users, fairshare, ..
+        } = &mut self.queues[queue];
+        users.entry(user).or_insert_with(|| {
+            let shares = fairshare
+                .as_ref()
+                .and_then(|fairshare| fairshare.shares.shares_of(name))
+                .unwrap_or(0);
+            QueueUser {
+                account: ShareAccount::new(shares),
+                ..QueueUser::default()
+            }
+        })
+    }
+
     fn enqueue(
         &mut self,
         now: SimTime,
@@ -492,16 +678,12 @@ impl Cluster {
         spec: JobSpec,
         origin: JobOrigin,
     ) -> JobId {
+        self.now = self.now.max(now);
         let id = JobId(self.next_job_id);
         self.next_job_id += 1;
         let arrival = self.next_arrival;
         self.next_arrival += 1;
-        let state = &mut self.queues[queue];
-        state.pending.insert(arrival, id);
-        state.pending_slots += spec.slots;
-        if matches!(origin, JobOrigin::Forwarded { .. }) {
-            state.imported_pending_jobs += 1;
-        }
+        let user = self.intern_user(&spec.user);
         let remaining = spec.run_time;
         self.jobs.insert(
             id,
@@ -510,6 +692,7 @@ impl Cluster {
                 queue,
                 spec,
                 origin,
+                user,
                 state: JobState::Pending,
                 submitted_at: now,
                 started_at: None,
@@ -522,20 +705,71 @@ impl Cluster {
                 run_epoch: 0,
             },
         );
+        self.add_pending(id);
         self.dirty = true;
         id
     }
 
+    /// Puts pending job `id` in its queue's pending lists.
+    fn add_pending(&mut self, id: JobId) {
+        let Some(job) = self.jobs.get(&id) else {
+            return;
+        };
+        let (queue_index, arrival, slots, user) =
+            (job.queue, job.arrival, job.spec.slots, job.user);
+        let forwarded = matches!(job.origin, JobOrigin::Forwarded { .. });
+        let fairshare = self.queues[queue_index].fairshare.is_some();
+        let queue = &mut self.queues[queue_index];
+        queue.pending.insert(arrival, id);
+        queue.pending_slots += slots;
+        if forwarded {
+            queue.imported_pending_jobs += 1;
+        }
+        if fairshare {
+            self.queue_user(queue_index, user)
+                .pending
+                .insert(arrival, id);
+        }
+    }
+
+    /// Takes pending job `id` out of its queue's pending lists.
+    fn remove_pending(&mut self, id: JobId) {
+        let Some(job) = self.jobs.get(&id) else {
+            return;
+        };
+        let queue = &mut self.queues[job.queue];
+        queue.pending.remove(&job.arrival);
+        queue.pending_slots -= job.spec.slots;
+        if matches!(job.origin, JobOrigin::Forwarded { .. }) {
+            queue.imported_pending_jobs -= 1;
+        }
+        if queue.fairshare.is_some() {
+            if let Some(user) = queue.users.get_mut(&job.user) {
+                user.pending.remove(&job.arrival);
+            }
+        }
+    }
+
     /// When the cluster next needs [`Cluster::advance`] on its own (the next
-    /// job to finish), or `None` when nothing is running.
+    /// job to finish, or a slot reservation to expire), or `None`.
     pub fn next_event_time(&mut self) -> Option<SimTime> {
+        let mut next = None;
         while let Some(Reverse((at, job, epoch))) = self.finish_events.peek().copied() {
             if self.is_current_finish(job, epoch) {
-                return Some(at);
+                next = Some(at);
+                break;
             }
             self.finish_events.pop();
         }
-        None
+        let expiry = self
+            .reservations
+            .iter()
+            .map(|reservation| reservation.expires_at)
+            .min();
+        match (next, expiry) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Whether a dispatch pass is due (something arrived or was freed).
@@ -550,9 +784,10 @@ impl Cluster {
     }
 
     /// Moves the cluster to `now`: finishes the jobs whose run time is over,
-    /// then runs a dispatch pass if anything changed. Appends what happened
-    /// to `transitions`.
+    /// ends expired slot reservations, then runs dispatch passes while
+    /// anything changed. Appends what happened to `transitions`.
     pub fn advance(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
+        self.now = self.now.max(now);
         // Preemption chains are finite (a queue only preempts lower ones),
         // so passes settle; the cap only guards against a bug looping.
         let mut passes = 0;
@@ -566,6 +801,7 @@ impl Cluster {
                     self.finish(job, at, transitions);
                 }
             }
+            self.expire_reservations(now);
             if !self.dirty {
                 break;
             }
@@ -583,12 +819,316 @@ impl Cluster {
         }
     }
 
+    fn expire_reservations(&mut self, now: SimTime) {
+        if self.reservations.iter().all(|r| r.expires_at > now) {
+            return;
+        }
+        let pass = self.pass;
+        let mut kept = Vec::with_capacity(self.reservations.len());
+        for reservation in std::mem::take(&mut self.reservations) {
+            if reservation.expires_at <= now {
+                tracing::debug!(cluster = %self.name, job = %reservation.job, "slot reservation expired");
+                // It may not reserve again in the next scheduling session.
+                self.queues[reservation.queue].reserve_cooldown = Some((reservation.job, pass + 1));
+                self.dirty = true;
+            } else {
+                kept.push(reservation);
+            }
+        }
+        self.reservations = kept;
+    }
+
+    pub(crate) fn drop_reservation_of(&mut self, id: JobId) {
+        self.reservations
+            .retain(|reservation| reservation.job != id);
+    }
+
+    /// Moves job `id` from holding `from` to holding `to` at `now`, updating
+    /// every tally that depends on it (see the module documentation). The
+    /// job's own fields are not touched: the callers set its state, times and
+    /// placement around this.
+    pub(crate) fn account(&mut self, id: JobId, from: Holding, to: Holding, now: SimTime) {
+        if from == to {
+            return;
+        }
+        let Cluster {
+            jobs,
+            hosts,
+            queues,
+            host_sets,
+            pools,
+            users,
+            groups,
+            tracking,
+            host_user_held,
+            host_group_held,
+            host_queue_held,
+            victim_slots,
+            memory_in_use_mb,
+            policy,
+            ..
+        } = self;
+        let Some(job) = jobs.get(&id) else {
+            return;
+        };
+        let running = |holding: Holding| i64::from(holding == Holding::Running);
+        let suspended = |holding: Holding| i64::from(holding == Holding::Suspended);
+        let holds = |holding: Holding| i64::from(holding != Holding::Nothing);
+        let run_delta = running(to) - running(from);
+        let suspend_delta = suspended(to) - suspended(from);
+        let held_delta = holds(to) - holds(from);
+        let apply = |value: &mut u32, delta: i64, amount: u32| {
+            if delta > 0 {
+                *value += amount;
+            } else if delta < 0 {
+                *value -= amount;
+            }
+        };
+        let apply_held = |held: &mut Held, amount: u32| {
+            apply(&mut held.running, run_delta, amount);
+            apply(&mut held.suspended, suspend_delta, amount);
+        };
+        let slots = job.spec.slots;
+        let user_id = job.user;
+        let user = &mut users[user_id as usize];
+
+        for place in &job.placement {
+            let host = &mut hosts[place.host];
+            if run_delta != 0 {
+                let old = host.free();
+                apply(&mut host.used, run_delta, place.slots);
+                let new = host.free();
+                if !host.config.closed {
+                    for &set in &host.host_sets {
+                        host_sets[set].update_free(place.host, old, new);
+                    }
+                }
+            }
+            if held_delta > 0 {
+                host.jobs.push(id);
+            } else if held_delta < 0 {
+                host.jobs.retain(|&other| other != id);
+            }
+            if tracking.host_user {
+                let held = host_user_held.entry((place.host, user_id)).or_default();
+                apply_held(held, place.slots);
+                if held.is_empty() {
+                    host_user_held.remove(&(place.host, user_id));
+                }
+            }
+            if tracking.host_group {
+                for &group in &user.groups {
+                    let held = host_group_held.entry((place.host, group)).or_default();
+                    apply_held(held, place.slots);
+                    if held.is_empty() {
+                        host_group_held.remove(&(place.host, group));
+                    }
+                }
+            }
+            if tracking.host_queue {
+                let held = host_queue_held.entry((place.host, job.queue)).or_default();
+                apply(held, held_delta, place.slots);
+                if *held == 0 {
+                    host_queue_held.remove(&(place.host, job.queue));
+                }
+            }
+        }
+
+        apply_held(&mut user.held, slots);
+        for &group in &user.groups {
+            apply_held(&mut groups[group].held, slots);
+        }
+        if run_delta > 0 {
+            *memory_in_use_mb += job.spec.memory_mb;
+        } else if run_delta < 0 {
+            *memory_in_use_mb -= job.spec.memory_mb;
+        }
+
+        let queue_count = queues.len();
+        let queue = &mut queues[job.queue];
+        apply(&mut queue.running_slots, run_delta, slots);
+        apply(&mut queue.suspended_slots, suspend_delta, slots);
+        if suspend_delta > 0 {
+            queue.suspended.insert(job.arrival, id);
+        } else if suspend_delta < 0 {
+            queue.suspended.remove(&job.arrival);
+        }
+        if run_delta != 0 && !queue.preemptors.is_empty() {
+            let key = victim_key(job, policy.preempt_for.least_run_time);
+            if run_delta > 0 {
+                queue.running_order.insert((Reverse(key), Reverse(id)));
+            } else {
+                queue.running_order.remove(&(Reverse(key), Reverse(id)));
+            }
+        }
+        let hist_hours = queue
+            .fairshare
+            .as_ref()
+            .map(|fairshare| fairshare.factors.hist_hours);
+        let queue_user = queue.users.entry(user_id).or_default();
+        apply(&mut queue_user.held, held_delta, slots);
+        if let (Some(hist_hours), true) = (hist_hours, run_delta != 0) {
+            let used = JobUse {
+                slots,
+                cpu_utilisation: job.spec.cpu_utilisation,
+                memory_mb: job.spec.memory_mb,
+                running_since: job.running_since,
+                ran_before: job.ran_before(),
+            };
+            if run_delta > 0 {
+                queue_user.account.job_runs(&used, hist_hours);
+            } else {
+                queue_user.account.job_stops(now, &used, hist_hours);
+            }
+        }
+        if let (Some(pool), true) = (queue.pool, run_delta != 0) {
+            queue.usage.add_rate(
+                now,
+                (run_delta * i64::from(slots)) as f64,
+                policy.hist_hours,
+            );
+            apply(&mut pools[pool].running, run_delta, slots);
+        }
+
+        if run_delta != 0 {
+            for &preemptor in &queues[job.queue].preemptors {
+                let set = &host_sets[queues[preemptor].host_set];
+                let reachable: u32 = job
+                    .placement
+                    .iter()
+                    .filter(|place| set.contains(place.host) && !hosts[place.host].config.closed)
+                    .map(|place| place.slots)
+                    .sum();
+                let tally = &mut victim_slots[preemptor * queue_count + job.queue];
+                if run_delta > 0 {
+                    *tally += u64::from(reachable);
+                } else {
+                    *tally -= u64::from(reachable);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn start(
+        &mut self,
+        id: JobId,
+        placement: Vec<Placement>,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        self.remove_pending(id);
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        job.state = JobState::Running;
+        job.started_at = Some(now);
+        job.running_since = now;
+        job.placement = placement;
+        let finish = (now + job.remaining, id, job.run_epoch);
+        let origin = job.origin.clone();
+        let queue = job.queue;
+        self.account(id, Holding::Nothing, Holding::Running, now);
+        if !self.queues[queue].preemptors.is_empty() {
+            self.new_victims = true;
+        }
+        if !self.reservations.is_empty() {
+            self.drop_reservation_of(id);
+        }
+        self.finish_events.push(Reverse(finish));
+        transitions.push(Transition {
+            job: id,
+            event: JobEvent::Started,
+            at: now,
+            origin,
+            preempted_by: None,
+        });
+    }
+
+    /// Completes the suspension of a victim whose slots were already
+    /// accounted as suspended.
+    pub(crate) fn finish_suspension(
+        &mut self,
+        id: JobId,
+        by: JobId,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        job.remaining = job
+            .remaining
+            .saturating_sub(now.saturating_since(job.running_since));
+        job.state = JobState::Suspended;
+        job.run_epoch += 1;
+        transitions.push(Transition {
+            job: id,
+            event: JobEvent::Suspended,
+            at: now,
+            origin: job.origin.clone(),
+            preempted_by: Some(by),
+        });
+    }
+
+    /// Completes the termination of a victim (TERMINATE_WHEN=PREEMPT) whose
+    /// slots were already released: it is requeued, to run again from the
+    /// start, ahead of the jobs that arrived after it.
+    pub(crate) fn finish_termination(
+        &mut self,
+        id: JobId,
+        by: JobId,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        job.remaining = job.spec.run_time;
+        job.state = JobState::Pending;
+        job.run_epoch += 1;
+        job.placement.clear();
+        job.pending_reason = PendingReason::NewJob;
+        job.reason_pass = 0;
+        let origin = job.origin.clone();
+        self.add_pending(id);
+        self.dirty = true;
+        transitions.push(Transition {
+            job: id,
+            event: JobEvent::Requeued,
+            at: now,
+            origin,
+            preempted_by: Some(by),
+        });
+    }
+
+    pub(crate) fn resume(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        job.state = JobState::Running;
+        job.running_since = now;
+        let finish = (now + job.remaining, id, job.run_epoch);
+        let origin = job.origin.clone();
+        let queue = job.queue;
+        self.account(id, Holding::Suspended, Holding::Running, now);
+        if !self.queues[queue].preemptors.is_empty() {
+            self.new_victims = true;
+        }
+        self.finish_events.push(Reverse(finish));
+        transitions.push(Transition {
+            job: id,
+            event: JobEvent::Resumed,
+            at: now,
+            origin,
+            preempted_by: None,
+        });
+    }
+
     fn finish(&mut self, id: JobId, at: SimTime, transitions: &mut Vec<Transition>) {
+        self.account(id, Holding::Running, Holding::Nothing, at);
         let Some(mut job) = self.jobs.remove(&id) else {
             return;
         };
-        self.release_hosts(&job);
-        self.queues[job.queue].running_slots -= job.spec.slots;
         job.state = JobState::Done;
         self.finished_jobs += 1;
         self.dirty = true;
@@ -596,522 +1136,78 @@ impl Cluster {
             job: id,
             event: JobEvent::Finished,
             at,
-            origin: job.origin.clone(),
+            origin: job.origin,
+            preempted_by: None,
         });
     }
 
-    /// The dispatch pass: queues in priority order; in each, suspended jobs
-    /// resume first (seed 001), then pending jobs start first come, first
-    /// served, preempting lower-priority work where the queue may.
-    fn dispatch(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
-        self.pass += 1;
-        for order in 0..self.queue_order.len() {
-            let queue = self.queue_order[order];
-            self.resume_suspended(queue, now, transitions);
-            self.dispatch_pending(queue, now, transitions);
-        }
-    }
-
-    fn resume_suspended(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
-        if self.queues[queue].suspended.is_empty() {
-            return;
-        }
-        let candidates: Vec<JobId> = self.queues[queue].suspended.values().copied().collect();
-        for id in candidates {
-            let fits = self.jobs[&id]
-                .placement
-                .iter()
-                .all(|place| self.hosts[place.host].free() >= place.slots);
-            if fits {
-                self.resume(id, now, transitions);
-            }
-        }
-    }
-
-    fn dispatch_pending(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
-        // Within one pass free slots only shrink, so once a job without
-        // resource needs fails for want of slots, any job as large fails too.
-        let mut smallest_failure = u32::MAX;
-        let can_preempt_any = !self.queues[queue].victims.is_empty();
-        self.queues[queue].stopped = None;
-        let mut cursor = Bound::Unbounded;
-        loop {
-            let state = &self.queues[queue];
-            let Some((&arrival, &id)) = state.pending.range((cursor, Bound::Unbounded)).next()
-            else {
-                break;
-            };
-            cursor = Bound::Excluded(arrival);
-            let job = &self.jobs[&id];
-            let slots = job.spec.slots;
-            if let Some(limit) = state.config.job_limit {
-                let held = state.running_slots + state.suspended_slots;
-                if held + slots > limit {
-                    self.set_reason(id, PendingReason::QueueJobLimit);
-                    if held >= limit {
-                        self.queues[queue].stopped = Some((arrival, PendingReason::QueueJobLimit));
-                        break;
-                    }
-                    continue;
-                }
-            }
-            let plain = job.spec.resources.is_empty();
-            if plain && slots >= smallest_failure {
-                self.set_reason(id, PendingReason::NotEnoughSlots);
-                continue;
-            }
-            let started = match self.find_placement(queue, id) {
-                Some(placement) => {
-                    self.start(id, placement, now, transitions);
-                    true
-                }
-                None => can_preempt_any && self.preempt_for(queue, id, now, transitions),
-            };
-            if !started {
-                self.set_reason(id, PendingReason::NotEnoughSlots);
-                if plain {
-                    smallest_failure = smallest_failure.min(slots);
-                }
-                let set = &self.host_sets[self.queues[queue].host_set];
-                if set.free_slots == 0 && !can_preempt_any {
-                    self.queues[queue].stopped = Some((arrival, PendingReason::NotEnoughSlots));
-                    break;
-                }
-            }
-        }
-    }
-
-    fn set_reason(&mut self, id: JobId, reason: PendingReason) {
-        let pass = self.pass;
-        if let Some(job) = self.jobs.get_mut(&id) {
-            job.pending_reason = reason;
-            job.reason_pass = pass;
-        }
-    }
-
-    /// Why a pending job has not started, as of the last dispatch pass.
-    /// Jobs the pass did not reach (it stops at a queue's job limit, or when
-    /// no slot is left) share the reason it stopped for.
-    pub fn pending_reason(&self, job: &Job) -> PendingReason {
-        if job.state != JobState::Pending {
-            return PendingReason::NewJob;
-        }
-        if job.reason_pass == self.pass && self.pass > 0 {
-            return job.pending_reason;
-        }
-        match self.queues[job.queue].stopped {
-            Some((arrival, reason)) if job.arrival > arrival => reason,
-            _ => job.pending_reason,
-        }
-    }
-
-    /// Free slots for job `id` on its queue's hosts, least-loaded hosts
-    /// (most free slots) first, or `None` if there are not enough.
-    fn find_placement(&self, queue: QueueIndex, id: JobId) -> Option<Vec<Placement>> {
-        let job = &self.jobs[&id];
-        let set = &self.host_sets[self.queues[queue].host_set];
-        let mut needed = job.spec.slots;
-        if job.spec.resources.is_empty() && set.free_slots < u64::from(needed) {
-            return None;
-        }
-        let mut placement = Vec::new();
-        for (host, free) in set.hosts_with_free_slots() {
-            if !self.hosts[host].has_resources(&job.spec.resources) {
-                continue;
-            }
-            let take = free.min(needed);
-            placement.push(Placement { host, slots: take });
-            needed -= take;
-            if needed == 0 {
-                return Some(placement);
-            }
-        }
-        None
-    }
-
-    /// Tries to make room for job `id` by suspending running jobs of queues
-    /// `queue` may preempt. Victims are taken from the least-loaded hosts
-    /// first and, on a host, from the most preferred victim queue, newest job
-    /// first. Nothing is suspended unless the job can then start.
-    fn preempt_for(
-        &mut self,
-        queue: QueueIndex,
-        id: JobId,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) -> bool {
-        let queue_count = self.queues.len();
-        let (slots, resources) = {
-            let job = &self.jobs[&id];
-            (job.spec.slots, job.spec.resources.clone())
-        };
-        let set = &self.host_sets[self.queues[queue].host_set];
-        let usable = |host: &Host| host.has_resources(&resources) && !host.config.closed;
-        // Is there enough to reach at all?
-        let reachable: u64 = if resources.is_empty() {
-            let victims: u64 = self.queues[queue]
-                .victims
-                .iter()
-                .map(|&v| self.victim_slots[queue * queue_count + v])
-                .sum();
-            set.free_slots + victims
-        } else {
-            set.members
-                .iter()
-                .filter(|&&host| usable(&self.hosts[host]))
-                .map(|&host| {
-                    let host_state = &self.hosts[host];
-                    let victims: u32 = host_state
-                        .jobs
-                        .iter()
-                        .filter(|job| self.is_victim_of(queue, job))
-                        .map(|job| slots_on(&self.jobs[job], host))
-                        .sum();
-                    u64::from(host_state.free() + victims)
-                })
-                .sum()
-        };
-        if reachable < u64::from(slots) {
-            return false;
-        }
-        let mut free_now: u64 = set
-            .members
-            .iter()
-            .filter(|&&host| usable(&self.hosts[host]))
-            .map(|&host| u64::from(self.hosts[host].free()))
-            .sum();
-        let mut hosts: Vec<HostIndex> = set
-            .members
-            .iter()
-            .copied()
-            .filter(|&host| {
-                usable(&self.hosts[host])
-                    && self.hosts[host]
-                        .jobs
-                        .iter()
-                        .any(|job| self.is_victim_of(queue, job))
-            })
-            .collect();
-        hosts.sort_by(|&a, &b| {
-            let load = |host: HostIndex| {
-                let host = &self.hosts[host];
-                u64::from(host.used) * 1_000_000 / u64::from(host.config.max_slots)
-            };
-            load(a).cmp(&load(b)).then(a.cmp(&b))
-        });
-        let preference_rank = |victim_queue: QueueIndex| {
-            self.queues[queue]
-                .victims
-                .iter()
-                .position(|&v| v == victim_queue)
-                .unwrap_or(usize::MAX)
-        };
-        let mut chosen: Vec<JobId> = Vec::new();
-        'hosts: for host in hosts {
-            let mut on_host: Vec<&Job> = self.hosts[host]
-                .jobs
-                .iter()
-                .filter(|job| self.is_victim_of(queue, job) && !chosen.contains(job))
-                .map(|job| &self.jobs[job])
-                .collect();
-            on_host.sort_by_key(|job| {
-                (
-                    preference_rank(job.queue),
-                    Reverse(job.running_since),
-                    Reverse(job.arrival),
-                )
-            });
-            for victim in on_host {
-                free_now += victim
-                    .placement
-                    .iter()
-                    .filter(|place| usable(&self.hosts[place.host]) && set.contains(place.host))
-                    .map(|place| u64::from(place.slots))
-                    .sum::<u64>();
-                chosen.push(victim.id);
-                if free_now >= u64::from(slots) {
-                    break 'hosts;
-                }
-            }
-        }
-        if free_now < u64::from(slots) {
-            return false;
-        }
-        for victim in chosen {
-            self.suspend(victim, now, transitions);
-        }
-        match self.find_placement(queue, id) {
-            Some(placement) => {
-                self.start(id, placement, now, transitions);
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn is_victim_of(&self, queue: QueueIndex, job: &JobId) -> bool {
-        let job = &self.jobs[job];
-        job.state == JobState::Running && self.queues[queue].victims.contains(&job.queue)
-    }
-
-    /// Adds `delta` slots of running job `job` to the victim tallies of the
-    /// queues that may preempt its queue.
-    fn tally_victim(&mut self, job: &Job, add: bool) {
-        let queue_count = self.queues.len();
-        for &preemptor in &self.queues[job.queue].preemptors {
-            let set = &self.host_sets[self.queues[preemptor].host_set];
-            let slots: u64 = job
-                .placement
-                .iter()
-                .filter(|place| set.contains(place.host) && !self.hosts[place.host].config.closed)
-                .map(|place| u64::from(place.slots))
-                .sum();
-            let tally = &mut self.victim_slots[preemptor * queue_count + job.queue];
-            if add {
-                *tally += slots;
-            } else {
-                *tally -= slots;
-            }
-        }
-    }
-
-    fn occupy_hosts(&mut self, job: &Job) {
-        for place in &job.placement {
-            let host = &mut self.hosts[place.host];
-            let old = host.free();
-            host.used += place.slots;
-            host.jobs.push(job.id);
-            let new = host.free();
-            for &set in &host.host_sets {
-                if !host.config.closed {
-                    self.host_sets[set].update_free(place.host, old, new);
-                }
-            }
-        }
-        self.tally_victim(job, true);
-    }
-
-    fn vacate_hosts(&mut self, job: &Job, keep_listed: bool) {
-        for place in &job.placement {
-            let host = &mut self.hosts[place.host];
-            let old = host.free();
-            host.used -= place.slots;
-            if !keep_listed {
-                host.jobs.retain(|&other| other != job.id);
-            }
-            let new = host.free();
-            for &set in &host.host_sets {
-                if !host.config.closed {
-                    self.host_sets[set].update_free(place.host, old, new);
-                }
-            }
-        }
-        self.tally_victim(job, false);
-    }
-
-    fn release_hosts(&mut self, job: &Job) {
-        self.vacate_hosts(job, false);
-    }
-
-    fn start(
-        &mut self,
-        id: JobId,
-        placement: Vec<Placement>,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
-        let Some(mut job) = self.jobs.remove(&id) else {
-            return;
-        };
-        let queue = &mut self.queues[job.queue];
-        queue.pending.remove(&job.arrival);
-        queue.pending_slots -= job.spec.slots;
-        queue.running_slots += job.spec.slots;
-        if matches!(job.origin, JobOrigin::Forwarded { .. }) {
-            queue.imported_pending_jobs -= 1;
-        }
-        if !self.queues[job.queue].preemptors.is_empty() {
-            self.new_victims = true;
-        }
-        job.state = JobState::Running;
-        job.started_at = Some(now);
-        job.running_since = now;
-        job.placement = placement;
-        self.occupy_hosts(&job);
-        self.finish_events
-            .push(Reverse((now + job.remaining, id, job.run_epoch)));
-        let origin = job.origin.clone();
-        self.jobs.insert(id, job);
-        transitions.push(Transition {
-            job: id,
-            event: JobEvent::Started,
-            at: now,
-            origin,
-        });
-    }
-
-    fn suspend(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
-        let Some(mut job) = self.jobs.remove(&id) else {
-            return;
-        };
-        self.vacate_hosts(&job, true);
-        let queue = &mut self.queues[job.queue];
-        queue.running_slots -= job.spec.slots;
-        queue.suspended_slots += job.spec.slots;
-        queue.suspended.insert(job.arrival, id);
-        job.remaining = job
-            .remaining
-            .saturating_sub(now.saturating_since(job.running_since));
-        job.state = JobState::Suspended;
-        job.run_epoch += 1;
-        let origin = job.origin.clone();
-        self.jobs.insert(id, job);
-        transitions.push(Transition {
-            job: id,
-            event: JobEvent::Suspended,
-            at: now,
-            origin,
-        });
-    }
-
-    fn resume(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
-        let Some(mut job) = self.jobs.remove(&id) else {
-            return;
-        };
-        // The job stayed listed on its hosts while suspended.
-        for place in &job.placement {
-            self.hosts[place.host].jobs.retain(|&other| other != id);
-        }
-        self.occupy_hosts(&job);
-        let queue = &mut self.queues[job.queue];
-        queue.suspended.remove(&job.arrival);
-        queue.suspended_slots -= job.spec.slots;
-        queue.running_slots += job.spec.slots;
-        if !self.queues[job.queue].preemptors.is_empty() {
-            self.new_victims = true;
-        }
-        job.state = JobState::Running;
-        job.running_since = now;
-        self.finish_events
-            .push(Reverse((now + job.remaining, id, job.run_epoch)));
-        let origin = job.origin.clone();
-        self.jobs.insert(id, job);
-        transitions.push(Transition {
-            job: id,
-            event: JobEvent::Resumed,
-            at: now,
-            origin,
-        });
-    }
-}
-
-impl Cluster {
     /// Takes job `id` out of the cluster, whatever its state, and returns it
     /// (`bkill`; used when a submission cluster recalls or withdraws a job
     /// it forwarded). A pending job leaves its queue; a running or suspended
     /// one frees its slots. No transition is reported; a dispatch pass is
-    /// due.
+    /// due. Its use counts in fairshare up to the latest time the cluster
+    /// was given.
     pub fn remove_job(&mut self, id: JobId) -> Option<Job> {
-        let job = self.jobs.remove(&id)?;
-        let slots = job.spec.slots;
-        match job.state {
-            JobState::Pending => {
-                let queue = &mut self.queues[job.queue];
-                queue.pending.remove(&job.arrival);
-                queue.pending_slots -= slots;
-                if matches!(job.origin, JobOrigin::Forwarded { .. }) {
-                    queue.imported_pending_jobs -= 1;
-                }
-            }
-            JobState::Running => {
-                self.release_hosts(&job);
-                self.queues[job.queue].running_slots -= slots;
-            }
-            JobState::Suspended => {
-                // Its slots were freed when it was suspended; it stayed
-                // listed on its hosts.
-                for place in &job.placement {
-                    self.hosts[place.host].jobs.retain(|&other| other != id);
-                }
-                let queue = &mut self.queues[job.queue];
-                queue.suspended.remove(&job.arrival);
-                queue.suspended_slots -= slots;
-            }
+        let now = self.now;
+        let state = self.jobs.get(&id)?.state;
+        match state {
+            JobState::Pending => self.remove_pending(id),
+            JobState::Running => self.account(id, Holding::Running, Holding::Nothing, now),
+            JobState::Suspended => self.account(id, Holding::Suspended, Holding::Nothing, now),
             JobState::Done => {}
         }
+        self.drop_reservation_of(id);
         self.dirty = true;
-        Some(job)
+        self.jobs.remove(&id)
+    }
+
+    /// The preemptions among `transitions` (as just returned by
+    /// [`Cluster::advance`]), with the jobs' names.
+    pub fn preemption_notes(&self, transitions: &[Transition]) -> Vec<PreemptionNote> {
+        let name = |id: JobId| {
+            self.jobs
+                .get(&id)
+                .map_or_else(|| format!("job {id}"), |job| job.spec.name.to_string())
+        };
+        transitions
+            .iter()
+            .filter_map(|transition| {
+                let preemptor = transition.preempted_by?;
+                Some(PreemptionNote {
+                    at: transition.at,
+                    victim: transition.job,
+                    victim_name: name(transition.job),
+                    preemptor,
+                    preemptor_name: name(preemptor),
+                    requeued: transition.event == JobEvent::Requeued,
+                })
+            })
+            .collect()
+    }
+
+    /// The fairshare account of `user` (by name) in queue `queue`, if the
+    /// user has used the queue.
+    pub(crate) fn account_of(&self, queue: QueueIndex, user: &str) -> Option<&QueueUser> {
+        let id = self.user_by_name.get(user)?;
+        self.queues[queue].users.get(id)
+    }
+
+    /// Checks that every index and tally agrees with the jobs themselves,
+    /// and that no host runs more than its MXJ. For tests and debugging;
+    /// O(jobs + hosts + queues).
+    pub fn audit(&self) -> Result<(), String> {
+        crate::audit::audit(self)
     }
 }
 
-fn slots_on(job: &Job, host: HostIndex) -> u32 {
-    job.placement
-        .iter()
-        .filter(|place| place.host == host)
-        .map(|place| place.slots)
-        .sum()
-}
-
-/// Checks that a queue's PREEMPTION lists name queues of the cluster with
-/// the right priority relation.
-fn check_preemption_lists(
-    index: usize,
-    queue: &QueueConfig,
-    all: &[QueueConfig],
-    by_name: &FxHashMap<QueueName, QueueIndex>,
-) -> Result<(), ConfigError> {
-    use crate::preemption::Scope;
-    let lookup = |name: &QueueName| {
-        by_name.get(name).map(|&i| &all[i]).ok_or_else(|| {
-            ConfigError::queue(
-                index,
-                "PREEMPTION",
-                format!(
-                    "queue `{}` names unknown queue `{name}` in PREEMPTION",
-                    queue.name
-                ),
-            )
-        })
-    };
-    if let Some(Scope::Listed(targets)) = &queue.preemption.preemptive {
-        for target in targets {
-            let other = lookup(&target.queue)?;
-            if other.priority >= queue.priority {
-                return Err(ConfigError::queue(
-                    index,
-                    "PREEMPTION",
-                    format!(
-                        "queue `{}` (PRIORITY {}) lists `{}` (PRIORITY {}) as preemptable, but a preemptive queue can only preempt lower-priority queues",
-                        queue.name, queue.priority, other.name, other.priority
-                    ),
-                ));
-            }
-        }
+/// The key ordering a queue's running jobs as preemption victims: most
+/// recently started first, or (PREEMPT_FOR=LEAST_RUN_TIME) shortest run
+/// time first. Both are fixed while the job runs.
+pub(crate) fn victim_key(job: &Job, least_run_time: bool) -> i64 {
+    let since = i64::try_from(job.running_since.as_millis()).unwrap_or(i64::MAX);
+    if least_run_time {
+        since - i64::try_from(job.ran_before().as_millis()).unwrap_or(i64::MAX)
+    } else {
+        since
     }
-    if let Some(Scope::Listed(preemptors)) = &queue.preemption.preemptable {
-        for name in preemptors {
-            let other = lookup(name)?;
-            if other.priority <= queue.priority {
-                return Err(ConfigError::queue(
-                    index,
-                    "PREEMPTION",
-                    format!(
-                        "queue `{}` (PRIORITY {}) lists `{}` (PRIORITY {}) as a preemptor, but only higher-priority queues can preempt it",
-                        queue.name, queue.priority, other.name, other.priority
-                    ),
-                ));
-            }
-        }
-    }
-    Ok(())
 }

@@ -19,18 +19,11 @@ fn name(text: &str) -> ClusterName {
 fn node() -> ClusterNode {
     let mut queue = QueueConfig::new(QueueName::new("high").expect("valid"));
     queue.receive_from = Some(ReceiveFrom::Listed(vec![name("C1")]));
-    let cluster = Cluster::new(ClusterConfig {
-        name: name("C2"),
-        hosts: vec![HostConfig {
-            name: "h".into(),
-            max_slots: 1,
-            resources: Vec::new(),
-            closed: false,
-        }],
-        queues: vec![queue],
-        update_interval: Some(Duration::from_secs(30)),
-    })
-    .expect("cluster");
+    let mut config = ClusterConfig::new(name("C2"));
+    config.hosts = vec![HostConfig::new("h", 1)];
+    config.queues = vec![queue];
+    config.update_interval = Some(Duration::from_secs(30));
+    let cluster = Cluster::new(config).expect("cluster");
     ClusterNode::new(cluster, [name("C1")])
 }
 

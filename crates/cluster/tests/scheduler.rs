@@ -17,15 +17,12 @@ fn name(text: &str) -> QueueName {
 
 fn hosts(count: usize, slots: u32) -> Vec<HostConfig> {
     (1..=count)
-        .map(|n| HostConfig {
-            name: format!("h{n}"),
-            max_slots: slots,
-            resources: if n == 1 {
-                vec!["bigmem".into()]
-            } else {
-                vec![]
-            },
-            closed: false,
+        .map(|n| {
+            let mut host = HostConfig::new(format!("h{n}"), slots);
+            if n == 1 {
+                host.resources = vec!["bigmem".into()];
+            }
+            host
         })
         .collect()
 }
@@ -37,13 +34,11 @@ fn queue(text: &str, priority: u32) -> QueueConfig {
 }
 
 fn cluster(hosts: Vec<HostConfig>, queues: Vec<QueueConfig>) -> Cluster {
-    Cluster::new(ClusterConfig {
-        name: ClusterName::new("C2").expect("valid"),
-        hosts,
-        queues,
-        update_interval: Some(Duration::from_secs(30)),
-    })
-    .expect("valid configuration")
+    let mut config = ClusterConfig::new(ClusterName::new("C2").expect("valid"));
+    config.hosts = hosts;
+    config.queues = queues;
+    config.update_interval = Some(Duration::from_secs(30));
+    Cluster::new(config).expect("valid configuration")
 }
 
 fn job(slots: u32, minutes: u64) -> JobSpec {
@@ -347,13 +342,10 @@ fn bad_configurations_are_refused_with_their_location() {
     use mcfed_cluster::ConfigLocation;
     let mut listed = queue("q", 1);
     listed.hosts = HostSelection::Listed(vec!["nosuch".into()]);
-    let error = Cluster::new(ClusterConfig {
-        name: ClusterName::new("C").expect("valid"),
-        hosts: hosts(1, 1),
-        queues: vec![queue("ok", 1), listed],
-        update_interval: None,
-    })
-    .expect_err("unknown host");
+    let mut config = ClusterConfig::new(ClusterName::new("C").expect("valid"));
+    config.hosts = hosts(1, 1);
+    config.queues = vec![queue("ok", 1), listed];
+    let error = Cluster::new(config).expect_err("unknown host");
     assert_eq!(
         error.location,
         ConfigLocation::Queue {
@@ -363,13 +355,10 @@ fn bad_configurations_are_refused_with_their_location() {
     );
     let mut upward = queue("low", 1);
     upward.preemption = "PREEMPTIVE[high]".parse().expect("valid");
-    let error = Cluster::new(ClusterConfig {
-        name: ClusterName::new("C").expect("valid"),
-        hosts: hosts(1, 1),
-        queues: vec![queue("high", 50), upward],
-        update_interval: None,
-    })
-    .expect_err("cannot preempt a higher queue");
+    let mut config = ClusterConfig::new(ClusterName::new("C").expect("valid"));
+    config.hosts = hosts(1, 1);
+    config.queues = vec![queue("high", 50), upward];
+    let error = Cluster::new(config).expect_err("cannot preempt a higher queue");
     assert_eq!(
         error.location,
         ConfigLocation::Queue {

@@ -102,6 +102,12 @@ pub enum RejectReason {
         /// Slots on the queue's hosts that have every resource it needs.
         qualified: u32,
     },
+    /// The queue is a fairshare queue and the job's user has no shares in it
+    /// (no `[user, n]` and no `[default, n]` in USER_SHARES).
+    NoShares {
+        /// The job's user.
+        user: String,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -127,6 +133,9 @@ impl fmt::Display for RejectReason {
                 f,
                 "the job asks for {asked} slots on hosts with its resources; the queue's hosts with them have {qualified}"
             ),
+            RejectReason::NoShares { user } => {
+                write!(f, "user `{user}` has no shares in the queue's FAIRSHARE")
+            }
         }
     }
 }

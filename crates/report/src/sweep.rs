@@ -149,6 +149,7 @@ pub fn run_sweep(
                     });
                     let options = RunOptions {
                         until: None,
+                        probes: Vec::new(),
                         chaos,
                         oracle: true,
                         events: true,

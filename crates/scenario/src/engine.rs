@@ -3,12 +3,13 @@
 //!
 //! Events sit in a binary heap ordered by (time, phase, sequence number), so
 //! a run is deterministic. At each instant, submissions, deliveries and job
-//! finishes are handled first (phase 0); then every touched cluster advances
-//! (dispatch), then every touched forwarder runs one session, which may
-//! deliver more messages at the same instant; counter snapshots are taken
-//! last (phase 1), so an update reflects everything that happened at its
-//! instant. docs/architecture.md says why this engine, not the actors, runs
-//! `mcfed run` by default.
+//! finishes are handled first (phase 0); then every touched cluster
+//! advances (dispatch), then every touched forwarder runs one session, which
+//! may deliver more messages at the same instant; counter snapshots are
+//! taken next (phase 1), so an update reflects everything that happened at
+//! its instant; probes that look at the clusters for expectations and
+//! `--show` come last (phase 2). docs/architecture.md says why this engine,
+//! not the actors, runs `mcfed run` by default.
 //!
 //! With [`RunOptions::chaos`] every message passes through the seeded fault
 //! generator of [`crate::chaos`]; with [`RunOptions::oracle`] every recorded
@@ -26,23 +27,8 @@ use rustc_hash::FxHashMap;
 use crate::build::{BuildError, Federation, GroupState, build};
 use crate::chaos::{Chaos, ChaosConfig, Fate};
 use crate::model::Scenario;
+use crate::probe::{PreemptionRecord, Snapshot, snapshot};
 use crate::records::{EventRecord, RecordRef, UsageRecord};
-
-/// How to run a scenario.
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
-    /// Stop here if earlier than the scenario's end.
-    pub until: Option<SimTime>,
-    /// Faults to inject (`None`: the scenario's own `[chaos]`, if any).
-    pub chaos: Option<ChaosConfig>,
-    /// Compare every decision with the oracle's.
-    pub oracle: bool,
-    /// Record job events and slot usage.
-    pub events: bool,
-    /// Count decisions without keeping their records (long replays that
-    /// only need the totals; see [`RunStats`]).
-    pub count_only: bool,
-}
 
 /// What a run produced.
 #[derive(Clone, Debug, Default)]
@@ -58,8 +44,57 @@ pub struct RunOutput {
     pub order: Vec<RecordRef>,
     /// Per cluster, per initial job group, states after the first pass.
     pub initial_states: Vec<Vec<GroupState>>,
+    /// The clusters at each probe time, in time order.
+    pub snapshots: Vec<Snapshot>,
+    /// Every preemption, in the order they happened.
+    pub preemptions: Vec<PreemptionRecord>,
     /// Counts of what happened.
     pub stats: RunStats,
+}
+
+impl RunOutput {
+    /// The snapshot taken at `at`.
+    pub fn snapshot_at(&self, at: SimTime) -> Option<&Snapshot> {
+        self.snapshots
+            .iter()
+            .find(|snapshot| snapshot.time == at.as_secs_f64())
+    }
+}
+
+/// How to run a scenario: when it ends, what it looks at on the way, and
+/// what it injects and records.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Stop here if earlier than the scenario's end.
+    pub until: Option<SimTime>,
+    /// Extra times to take snapshots at (besides the expectations'); the
+    /// run goes on to the last of them even past the scenario's end.
+    pub probes: Vec<SimTime>,
+    /// Faults to inject (`None`: the scenario's own `[chaos]`, if any).
+    pub chaos: Option<ChaosConfig>,
+    /// Compare every decision with the oracle's.
+    pub oracle: bool,
+    /// Record job events and slot usage.
+    pub events: bool,
+    /// Count decisions without keeping their records (long replays that
+    /// only need the totals; see [`RunStats`]).
+    pub count_only: bool,
+}
+
+impl RunOptions {
+    /// Every probe time of `scenario` and this plan, sorted, and the time
+    /// the run ends.
+    pub fn resolve(&self, scenario: &Scenario) -> (Vec<SimTime>, SimTime) {
+        let mut probes = scenario.probe_times();
+        probes.extend(self.probes.iter().copied());
+        probes.sort_unstable();
+        probes.dedup();
+        let last_extra = self.probes.iter().copied().max().unwrap_or(SimTime::ZERO);
+        let end = scenario.end.max(last_extra);
+        let end = self.until.map_or(end, |until| until.min(end));
+        probes.retain(|&at| at <= end);
+        (probes, end)
+    }
 }
 
 /// Counts of what happened in a run.
@@ -106,6 +141,7 @@ enum EventKind {
     Wake(usize),
     Publish(usize),
     Sample,
+    Probe,
 }
 
 /// A heap entry: the ordering key and where the event's payload sits. The
@@ -138,6 +174,7 @@ impl Ord for Event {
 
 const PHASE_EVENTS: u8 = 0;
 const PHASE_PUBLISH: u8 = 1;
+const PHASE_PROBE: u8 = 2;
 
 fn secs(time: SimTime) -> f64 {
     time.as_secs_f64()
@@ -170,6 +207,9 @@ pub struct EventLoop<'a> {
     /// Name and queue of running jobs, for events once they are gone.
     job_names: FxHashMap<(usize, JobId), (String, String)>,
     output: RunOutput,
+    end: SimTime,
+    /// Per cluster, the jobs expectations watch.
+    watched: Vec<Vec<String>>,
 }
 
 impl<'a> EventLoop<'a> {
@@ -178,6 +218,12 @@ impl<'a> EventLoop<'a> {
     pub fn new(scenario: &'a Scenario, options: &RunOptions) -> Result<Self, BuildError> {
         let mut federation = build(scenario)?;
         let count = federation.members.len();
+        let (probes, end) = options.resolve(scenario);
+        let watched = scenario
+            .clusters
+            .iter()
+            .map(|spec| scenario.watched_jobs(&spec.config.name))
+            .collect();
         let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
         let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);
         if options.oracle {
@@ -216,7 +262,12 @@ impl<'a> EventLoop<'a> {
                 ..RunOutput::default()
             },
             federation,
+            end,
+            watched,
         };
+        for at in probes {
+            engine.push(at, PHASE_PROBE, EventKind::Probe);
+        }
         for (index, submission) in scenario.submissions.iter().enumerate() {
             engine.push(submission.at, PHASE_EVENTS, EventKind::Submit(index));
         }
@@ -315,7 +366,7 @@ impl<'a> EventLoop<'a> {
 
     /// Runs to the scenario's end (or `until`, if earlier).
     pub fn run(mut self, until: Option<SimTime>) -> RunOutput {
-        let end = until.map_or(self.scenario.end, |until| until.min(self.scenario.end));
+        let end = until.map_or(self.end, |until| until.min(self.end));
         while let Some(top) = self.heap.peek() {
             if !self.dirty_list.is_empty() && (top.at > self.now || top.phase > PHASE_EVENTS) {
                 self.settle();
@@ -355,6 +406,19 @@ impl<'a> EventLoop<'a> {
             }
             EventKind::Publish(index) => self.publish(index),
             EventKind::Sample => self.sample(),
+            EventKind::Probe => {
+                let clusters = self
+                    .federation
+                    .members
+                    .iter()
+                    .zip(&self.watched)
+                    .map(|(member, watched)| snapshot(member.node.cluster(), self.now, watched))
+                    .collect();
+                self.output.snapshots.push(Snapshot {
+                    time: self.now.as_secs_f64(),
+                    clusters,
+                });
+            }
         }
     }
 
@@ -502,12 +566,21 @@ impl<'a> EventLoop<'a> {
             member
                 .node
                 .advance(now, &mut self.out, &mut self.transitions);
+            let mut preempted = false;
             for transition in &self.transitions {
                 match transition.event {
                     JobEvent::Started => self.output.stats.started += 1,
                     JobEvent::Finished => self.output.stats.finished += 1,
                     _ => {}
                 }
+                preempted |= transition.preempted_by.is_some();
+            }
+            if preempted {
+                let name = member.node.name().clone();
+                let notes = member.node.cluster().preemption_notes(&self.transitions);
+                self.output
+                    .preemptions
+                    .extend(notes.iter().map(|note| PreemptionRecord::new(&name, note)));
             }
             if self.events {
                 self.transition_events(index);
@@ -750,5 +823,5 @@ impl<'a> EventLoop<'a> {
 
 /// Runs `scenario` with the event-loop engine.
 pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, BuildError> {
-    Ok(EventLoop::new(scenario, options)?.run(options.until))
+    Ok(EventLoop::new(scenario, options)?.run(None))
 }

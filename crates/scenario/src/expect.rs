@@ -4,7 +4,8 @@ use mcfed_forwarder::{DecisionRecord, OutcomeKind};
 use mcfed_protocol::SimTime;
 
 use crate::engine::RunOutput;
-use crate::model::{ExpectKind, Expectation, Metric, Scenario};
+use crate::model::{ExpectKind, Expectation, Metric, QueueFigures, Scenario};
+use crate::probe::ClusterSnapshot;
 
 /// Whether one expectation held.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -146,6 +147,172 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
                 None => (expected, false, "the group was not built".to_owned()),
             }
         }
+        ExpectKind::QueueSlots {
+            cluster,
+            queue,
+            at,
+            figures,
+        } => {
+            let expected = format!(
+                "at {at} queue {queue}@{cluster} has {}",
+                describe_figures(figures)
+            );
+            match cluster_at(output, *at, cluster.as_str()).and_then(|snapshot| {
+                snapshot
+                    .report
+                    .queues
+                    .iter()
+                    .find(|report| report.queue == queue.as_str())
+            }) {
+                Some(report) => {
+                    let deserved = report.slot_pool.as_ref().map(|pool| pool.deserved_slots);
+                    let actual = QueueFigures {
+                        running: Some(report.run),
+                        pending: Some(report.pend),
+                        suspended: Some(report.susp),
+                        deserved,
+                    };
+                    let held = [
+                        (figures.running, actual.running),
+                        (figures.pending, actual.pending),
+                        (figures.suspended, actual.suspended),
+                        (figures.deserved, actual.deserved),
+                    ]
+                    .iter()
+                    .all(|(want, got)| want.is_none() || want == got);
+                    (expected, held, describe_figures(&actual))
+                }
+                None => (
+                    expected,
+                    false,
+                    "no snapshot of the queue was taken".to_owned(),
+                ),
+            }
+        }
+        ExpectKind::UserPriority {
+            cluster,
+            queue,
+            user,
+            at,
+            priority,
+            tolerance,
+        } => {
+            let expected = format!(
+                "at {at} user {user} has dynamic priority {priority} (±{tolerance}) in {queue}@{cluster}"
+            );
+            let row = cluster_at(output, *at, cluster.as_str()).and_then(|snapshot| {
+                snapshot
+                    .report
+                    .queues
+                    .iter()
+                    .find(|report| report.queue == queue.as_str())?
+                    .fairshare
+                    .as_ref()?
+                    .users
+                    .iter()
+                    .find(|row| &row.user == user)
+                    .cloned()
+            });
+            match row {
+                Some(row) => (
+                    expected,
+                    (row.priority - priority).abs() <= *tolerance,
+                    format!(
+                        "priority {:.4} (shares {}, started {}, cpu {:.1}s, run {:.0}s, adjust {:.3})",
+                        row.priority,
+                        row.shares,
+                        row.started,
+                        row.cpu_time,
+                        row.run_time,
+                        row.adjust
+                    ),
+                ),
+                None => (
+                    expected,
+                    false,
+                    "the user has no row in the queue's fairshare table".to_owned(),
+                ),
+            }
+        }
+        ExpectKind::JobState {
+            cluster,
+            job,
+            at,
+            state,
+        } => {
+            let expected = format!("at {at} job {job} is {}{reason_note}", state.as_str());
+            match cluster_at(output, *at, cluster.as_str()) {
+                Some(snapshot) => {
+                    let found = snapshot.jobs.iter().find(|found| &found.name == job);
+                    let (actual_state, reason) = match found {
+                        Some(found) => (found.state.clone(), found.reason.clone()),
+                        None => {
+                            let submitted = scenario
+                                .submissions
+                                .iter()
+                                .find(|submission| *submission.spec.name == **job)
+                                .is_none_or(|submission| submission.at <= *at);
+                            let state = if submitted { "DONE" } else { "not submitted" };
+                            (state.to_owned(), None)
+                        }
+                    };
+                    let reason_held = expectation.reason_contains.as_ref().is_none_or(|needle| {
+                        reason
+                            .as_deref()
+                            .is_some_and(|reason| reason.contains(needle.as_str()))
+                    });
+                    let actual = match &reason {
+                        Some(reason) => format!("{actual_state} ({reason})"),
+                        None => actual_state.clone(),
+                    };
+                    (
+                        expected,
+                        actual_state == state.as_str() && reason_held,
+                        actual,
+                    )
+                }
+                None => (expected, false, "no snapshot was taken".to_owned()),
+            }
+        }
+        ExpectKind::Preempted {
+            cluster,
+            job,
+            preempted,
+            by,
+        } => {
+            let records: Vec<_> = output
+                .preemptions
+                .iter()
+                .filter(|record| record.cluster == cluster.as_str() && &record.victim == job)
+                .collect();
+            let expected = match (preempted, by) {
+                (true, Some(by)) => format!("job {job} is preempted by {by}"),
+                (true, None) => format!("job {job} is preempted"),
+                (false, _) => format!("job {job} is never preempted"),
+            };
+            let held = match (preempted, by) {
+                (true, Some(by)) => records.iter().any(|record| &record.preempted_by == by),
+                (true, None) => !records.is_empty(),
+                (false, _) => records.is_empty(),
+            };
+            let actual = if records.is_empty() {
+                "never preempted".to_owned()
+            } else {
+                records
+                    .iter()
+                    .map(|record| {
+                        format!(
+                            "{} at {} by {}",
+                            record.action,
+                            SimTime::from_millis((record.time * 1000.0).round() as u64),
+                            record.preempted_by
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            (expected, held, actual)
+        }
     };
     CheckResult {
         origin: expectation.origin.clone(),
@@ -174,6 +341,31 @@ pub fn metric_value(output: &RunOutput, metric: Metric) -> f64 {
         Metric::UpdateRegressions => stats.update_regressions as f64,
         Metric::BacklogOverflows => stats.backlog_overflows as f64,
         Metric::Finished => stats.finished as f64,
+    }
+}
+
+fn cluster_at<'a>(
+    output: &'a RunOutput,
+    at: SimTime,
+    cluster: &str,
+) -> Option<&'a ClusterSnapshot> {
+    output.snapshot_at(at)?.cluster(cluster)
+}
+
+fn describe_figures(figures: &QueueFigures) -> String {
+    let parts: Vec<String> = [
+        ("running", figures.running),
+        ("pending", figures.pending),
+        ("suspended", figures.suspended),
+        ("deserved", figures.deserved),
+    ]
+    .iter()
+    .filter_map(|(name, value)| value.map(|value| format!("{value} {name}")))
+    .collect();
+    if parts.is_empty() {
+        "no pool".to_owned()
+    } else {
+        format!("{} slots", parts.join(", "))
     }
 }
 

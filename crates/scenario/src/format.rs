@@ -137,7 +137,97 @@ pub struct RawParams {
     pub MC_PLUGIN_SCHEDULE_ENHANCE: Option<String>,
     /// mcfed's cap on forwards of one job.
     pub MAX_FORWARDS: Option<u32>,
+    /// CPU_TIME_FACTOR (default 0.7).
+    pub CPU_TIME_FACTOR: Option<f64>,
+    /// RUN_TIME_FACTOR (default 0.7).
+    pub RUN_TIME_FACTOR: Option<f64>,
+    /// RUN_JOB_FACTOR (default 3).
+    pub RUN_JOB_FACTOR: Option<f64>,
+    /// FWD_JOB_FACTOR (default: not defined).
+    pub FWD_JOB_FACTOR: Option<f64>,
+    /// FAIRSHARE_ADJUSTMENT_FACTOR (default 0).
+    pub FAIRSHARE_ADJUSTMENT_FACTOR: Option<f64>,
+    /// HIST_HOURS (default 5).
+    pub HIST_HOURS: Option<f64>,
+    /// GPU_RUN_TIME_FACTOR (default 0).
+    pub GPU_RUN_TIME_FACTOR: Option<f64>,
+    /// PREEMPT_FOR: `GROUP_JLP GROUP_MAX HOST_JLU USER_JLP LEAST_RUN_TIME`.
+    pub PREEMPT_FOR: Option<String>,
+    /// PREEMPT_JOBTYPE: `BACKFILL` lets jobs of backfill queues be preempted.
+    pub PREEMPT_JOBTYPE: Option<String>,
+    /// NO_PREEMPT_RUN_TIME: `"90m"` or `"50%"`.
+    pub NO_PREEMPT_RUN_TIME: Option<LsfValue>,
+    /// NO_PREEMPT_FINISH_TIME: `"10m"` or `"25%"`.
+    pub NO_PREEMPT_FINISH_TIME: Option<LsfValue>,
+    /// MBD_SLEEP_TIME: one scheduling cycle (SLOT_RESERVE counts in them).
+    pub MBD_SLEEP_TIME: Option<DurationValue>,
+    /// mcfed: the fairshare adjustment plug-in, `memory` or `none`.
+    pub FAIRSHARE_ADJUSTMENT_PLUGIN: Option<String>,
+    /// mcfed: THRESHOLD of the memory plug-in (default 1).
+    pub FAIRSHARE_ADJUSTMENT_THRESHOLD: Option<f64>,
 }
+
+/// The dynamic-priority factors, which lsb.params and lsb.queues both
+/// take under the same names.
+pub trait RawFactors {
+    /// Their values, in the order of `mcfed_cluster::fairshare::FACTOR_NAMES`.
+    fn factor_values(&self) -> [Option<f64>; 7];
+}
+
+macro_rules! raw_factors {
+    ($type:ty) => {
+        impl RawFactors for $type {
+            fn factor_values(&self) -> [Option<f64>; 7] {
+                [
+                    self.CPU_TIME_FACTOR,
+                    self.RUN_TIME_FACTOR,
+                    self.RUN_JOB_FACTOR,
+                    self.FWD_JOB_FACTOR,
+                    self.FAIRSHARE_ADJUSTMENT_FACTOR,
+                    self.HIST_HOURS,
+                    self.GPU_RUN_TIME_FACTOR,
+                ]
+            }
+        }
+    };
+}
+raw_factors!(RawParams);
+
+impl RawParams {
+    /// The lsb.params fields set here that a cluster may report problems
+    /// with.
+    pub fn set_fields(&self) -> Vec<&'static str> {
+        let mut set: Vec<&'static str> = mcfed_cluster::fairshare::FACTOR_NAMES
+            .into_iter()
+            .zip(self.factor_values())
+            .filter_map(|(name, value)| value.map(|_| name))
+            .collect();
+        for (name, present) in [
+            ("PREEMPT_FOR", self.PREEMPT_FOR.is_some()),
+            ("PREEMPT_JOBTYPE", self.PREEMPT_JOBTYPE.is_some()),
+            ("NO_PREEMPT_RUN_TIME", self.NO_PREEMPT_RUN_TIME.is_some()),
+            (
+                "NO_PREEMPT_FINISH_TIME",
+                self.NO_PREEMPT_FINISH_TIME.is_some(),
+            ),
+            ("MBD_SLEEP_TIME", self.MBD_SLEEP_TIME.is_some()),
+            (
+                "FAIRSHARE_ADJUSTMENT_PLUGIN",
+                self.FAIRSHARE_ADJUSTMENT_PLUGIN.is_some(),
+            ),
+            (
+                "FAIRSHARE_ADJUSTMENT_THRESHOLD",
+                self.FAIRSHARE_ADJUSTMENT_THRESHOLD.is_some(),
+            ),
+        ] {
+            if present {
+                set.push(name);
+            }
+        }
+        set
+    }
+}
+raw_factors!(RawQueue);
 
 /// One cluster.
 #[derive(Debug, Deserialize)]
@@ -157,9 +247,40 @@ pub struct RawCluster {
     /// Its queues.
     #[serde(default)]
     pub queue: Vec<RawQueue>,
+    /// lsb.users' User section: limits per user, group, or `default`.
+    #[serde(default)]
+    pub user: Vec<RawUser>,
+    /// lsb.users' UserGroup section.
+    #[serde(default)]
+    pub user_group: Vec<RawUserGroup>,
     /// Jobs present when the scenario starts.
     #[serde(default)]
     pub job: Vec<RawJob>,
+}
+
+/// One line of lsb.users' User section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct RawUser {
+    /// A user, a user group, or `default`.
+    pub name: String,
+    /// MAX_JOBS: slots the user (or group as a whole) may use.
+    pub MAX_JOBS: Option<u32>,
+    /// JL/P: slots per processor of a host.
+    #[serde(rename = "JL/P")]
+    pub JL_P: Option<f64>,
+}
+
+/// One user group.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct RawUserGroup {
+    /// The group's name.
+    pub name: String,
+    /// GROUP_MEMBER: its users.
+    pub GROUP_MEMBER: WordList,
 }
 
 /// One host, or `count` alike hosts named `name1`..`nameN`.
@@ -179,6 +300,13 @@ pub struct RawHost {
     /// Closed by the administrator.
     #[serde(default)]
     pub closed: bool,
+    /// Processors, the unit of JL/P (default: MXJ).
+    pub ncpus: Option<u32>,
+    /// JL/U: slots each user may hold on the host.
+    #[serde(rename = "JL/U")]
+    pub JL_U: Option<u32>,
+    /// Memory of the host in MB (for the fairshare adjustment plug-in).
+    pub memory_mb: Option<u64>,
 }
 
 /// One queue.
@@ -205,6 +333,44 @@ pub struct RawQueue {
     /// MAX_RSCHED_TIME (send queues): how long a forwarded job may pend at
     /// the execution cluster before it is recalled.
     pub MAX_RSCHED_TIME: Option<DurationValue>,
+    /// UJOB_LIMIT: slots per user in the queue.
+    pub UJOB_LIMIT: Option<u32>,
+    /// HJOB_LIMIT: slots of the queue per host.
+    pub HJOB_LIMIT: Option<u32>,
+    /// SLOT_POOL: the queue-based fairshare pool.
+    pub SLOT_POOL: Option<String>,
+    /// SLOT_SHARE: percent of the pool.
+    pub SLOT_SHARE: Option<u32>,
+    /// MAX_SLOTS_IN_POOL (read from the pool's first queue).
+    pub MAX_SLOTS_IN_POOL: Option<u32>,
+    /// USE_PRIORITY_IN_POOL (read from the pool's first queue).
+    pub USE_PRIORITY_IN_POOL: Option<YesNo>,
+    /// FAIRSHARE: `USER_SHARES[[user, shares] ...]`.
+    pub FAIRSHARE: Option<String>,
+    /// CPU_TIME_FACTOR (default 0.7).
+    pub CPU_TIME_FACTOR: Option<f64>,
+    /// RUN_TIME_FACTOR (default 0.7).
+    pub RUN_TIME_FACTOR: Option<f64>,
+    /// RUN_JOB_FACTOR (default 3).
+    pub RUN_JOB_FACTOR: Option<f64>,
+    /// FWD_JOB_FACTOR (default: not defined).
+    pub FWD_JOB_FACTOR: Option<f64>,
+    /// FAIRSHARE_ADJUSTMENT_FACTOR (default 0).
+    pub FAIRSHARE_ADJUSTMENT_FACTOR: Option<f64>,
+    /// HIST_HOURS (default 5).
+    pub HIST_HOURS: Option<f64>,
+    /// GPU_RUN_TIME_FACTOR (default 0).
+    pub GPU_RUN_TIME_FACTOR: Option<f64>,
+    /// SLOT_RESERVE: `MAX_RESERVE_TIME[n]`.
+    pub SLOT_RESERVE: Option<String>,
+    /// BACKFILL: `Y` or `N`.
+    pub BACKFILL: Option<YesNo>,
+    /// TERMINATE_WHEN: `PREEMPT`.
+    pub TERMINATE_WHEN: Option<String>,
+    /// NO_PREEMPT_RUN_TIME for the queue's jobs.
+    pub NO_PREEMPT_RUN_TIME: Option<LsfValue>,
+    /// NO_PREEMPT_FINISH_TIME for the queue's jobs.
+    pub NO_PREEMPT_FINISH_TIME: Option<LsfValue>,
 }
 
 /// A job entry: in `[[cluster.job]]` (present at start) or `[[submit]]`
@@ -246,7 +412,8 @@ pub struct RawJob {
     pub state: Option<String>,
 }
 
-/// An expected outcome.
+/// An expected outcome. Which keys are present says what kind of
+/// expectation it is (docs/scenarios.md lists the combinations).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpect {
@@ -258,8 +425,6 @@ pub struct RawExpect {
     pub pends: Option<bool>,
     /// The job's last decision leaves it pending (`true`).
     pub ends_pending: Option<bool>,
-    /// The decision's reason contains this text.
-    pub reason_contains: Option<String>,
     /// A figure of the whole run (see `Metric`), bounded by `at_least` /
     /// `at_most`.
     pub metric: Option<String>,
@@ -267,6 +432,34 @@ pub struct RawExpect {
     pub at_least: Option<f64>,
     /// The metric is at most this.
     pub at_most: Option<f64>,
+    /// The decision's (or the pending job's) reason contains this text.
+    pub reason_contains: Option<String>,
+    /// When the state is looked at (after everything at that instant).
+    pub at: Option<DurationValue>,
+    /// The cluster looked at.
+    pub cluster: Option<String>,
+    /// The queue looked at.
+    pub queue: Option<String>,
+    /// The user looked at (with `priority`).
+    pub user: Option<String>,
+    /// The queue's running slots.
+    pub running_slots: Option<u32>,
+    /// The queue's pending slots.
+    pub pending_slots: Option<u32>,
+    /// The queue's suspended slots.
+    pub suspended_slots: Option<u32>,
+    /// The slots the queue deserves in its pool.
+    pub deserved_slots: Option<u32>,
+    /// The user's dynamic priority in the queue.
+    pub priority: Option<f64>,
+    /// How far `priority` may be off (default 0.001).
+    pub tolerance: Option<f64>,
+    /// The job's state: `PEND`, `RUN`, `SSUSP` or `DONE`.
+    pub state: Option<String>,
+    /// The job was (`true`) or was never (`false`) preempted.
+    pub preempted: Option<bool>,
+    /// The job that preempted it.
+    pub preempted_by: Option<String>,
 }
 
 /// A duration: `"30s"`, `"1h 30m"`, or a number of seconds.
@@ -373,5 +566,65 @@ impl<'de> Deserialize<'de> for Backlog {
             }
         }
         deserializer.deserialize_any(BacklogVisitor)
+    }
+}
+
+/// `Y`/`N` as LSF writes it, or a TOML boolean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct YesNo(pub bool);
+
+impl<'de> Deserialize<'de> for YesNo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct YesNoVisitor;
+        impl Visitor<'_> for YesNoVisitor {
+            type Value = YesNo;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"Y\", \"N\" or a boolean")
+            }
+            fn visit_bool<E: de::Error>(self, value: bool) -> Result<YesNo, E> {
+                Ok(YesNo(value))
+            }
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<YesNo, E> {
+                match value {
+                    "Y" | "y" | "YES" | "yes" => Ok(YesNo(true)),
+                    "N" | "n" | "NO" | "no" => Ok(YesNo(false)),
+                    other => Err(E::custom(format!(
+                        "expected \"Y\" or \"N\", not \"{other}\""
+                    ))),
+                }
+            }
+        }
+        deserializer.deserialize_any(YesNoVisitor)
+    }
+}
+
+/// A value LSF writes bare (`NO_PREEMPT_RUN_TIME=60`), kept as text so its
+/// own parser can say what is wrong with it; TOML numbers are accepted and
+/// turned into text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LsfValue(pub String);
+
+impl<'de> Deserialize<'de> for LsfValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl Visitor<'_> for TextVisitor {
+            type Value = LsfValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string such as \"90m\" or \"50%\"")
+            }
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<LsfValue, E> {
+                Ok(LsfValue(value.to_owned()))
+            }
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<LsfValue, E> {
+                Ok(LsfValue(value.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<LsfValue, E> {
+                Ok(LsfValue(value.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<LsfValue, E> {
+                Ok(LsfValue(value.to_string()))
+            }
+        }
+        deserializer.deserialize_any(TextVisitor)
     }
 }

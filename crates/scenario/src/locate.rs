@@ -124,14 +124,19 @@ impl ScenarioError {
 fn render_problems(file: &str, problems: &[Problem]) -> String {
     let lines: Vec<String> = problems
         .iter()
-        .map(|problem| {
-            format!(
-                "{file}:{}:{}: field `{}`: {}",
-                problem.line, problem.column, problem.field, problem.message
-            )
-        })
+        .map(|problem| problem.render(file))
         .collect();
     lines.join("\n")
+}
+
+impl Problem {
+    /// `file:line:column: field `path`: message`.
+    pub fn render(&self, file: &str) -> String {
+        format!(
+            "{file}:{}:{}: field `{}`: {}",
+            self.line, self.column, self.field, self.message
+        )
+    }
 }
 
 /// Turns field paths and byte offsets into lines and columns.

@@ -3,7 +3,9 @@
 
 use mcfed_cluster::{ClusterConfig, JobState};
 use mcfed_forwarder::ForwarderConfig;
-use mcfed_protocol::{ClusterName, JobSpec, QueueRef, SimTime};
+use mcfed_protocol::{ClusterName, JobSpec, QueueName, QueueRef, SimTime};
+
+use crate::locate::Problem;
 
 /// A scenario ready to run.
 #[derive(Clone, Debug)]
@@ -24,6 +26,8 @@ pub struct Scenario {
     pub expectations: Vec<Expectation>,
     /// Faults to inject (`[chaos]`), if any.
     pub chaos: Option<crate::chaos::ChaosConfig>,
+    /// Settings the clusters accept with a warning, located in the file.
+    pub warnings: Vec<Problem>,
 }
 
 impl Scenario {
@@ -64,6 +68,32 @@ impl Scenario {
                     }
                 )
             })
+    }
+
+    /// The times at which expectations look at the clusters, sorted, without
+    /// repeats.
+    pub fn probe_times(&self) -> Vec<SimTime> {
+        let mut times: Vec<SimTime> = self
+            .expectations
+            .iter()
+            .filter_map(|expectation| expectation.kind.at())
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        times
+    }
+
+    /// The names of the jobs of `cluster` whose state expectations look at.
+    pub fn watched_jobs(&self, cluster: &ClusterName) -> Vec<String> {
+        self.expectations
+            .iter()
+            .filter_map(|expectation| match &expectation.kind {
+                ExpectKind::JobState {
+                    cluster: at, job, ..
+                } if at == cluster => Some(job.clone()),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -145,6 +175,81 @@ pub enum ExpectKind {
         /// The expected state.
         state: JobState,
     },
+    /// At `at`, a queue's slot figures are these (each one given).
+    QueueSlots {
+        /// The cluster.
+        cluster: ClusterName,
+        /// The queue.
+        queue: QueueName,
+        /// When.
+        at: SimTime,
+        /// The figures.
+        figures: QueueFigures,
+    },
+    /// At `at`, a user's dynamic priority in a fairshare queue is
+    /// `priority`, within `tolerance`.
+    UserPriority {
+        /// The cluster.
+        cluster: ClusterName,
+        /// The queue.
+        queue: QueueName,
+        /// The user.
+        user: String,
+        /// When.
+        at: SimTime,
+        /// The expected priority.
+        priority: f64,
+        /// How far off it may be.
+        tolerance: f64,
+    },
+    /// At `at`, a job of `cluster` is in `state`.
+    JobState {
+        /// The cluster it runs in.
+        cluster: ClusterName,
+        /// The job's name.
+        job: String,
+        /// When.
+        at: SimTime,
+        /// The expected state.
+        state: JobState,
+    },
+    /// A job of `cluster` was (or was never) preempted, by `by` if given.
+    Preempted {
+        /// The cluster it runs in.
+        cluster: ClusterName,
+        /// The job's name.
+        job: String,
+        /// Whether it was preempted.
+        preempted: bool,
+        /// The job that preempted it.
+        by: Option<String>,
+    },
+}
+
+impl ExpectKind {
+    /// When the expectation looks at the clusters, for those that do.
+    pub fn at(&self) -> Option<SimTime> {
+        match self {
+            ExpectKind::QueueSlots { at, .. }
+            | ExpectKind::UserPriority { at, .. }
+            | ExpectKind::JobState { at, .. } => Some(*at),
+            _ => None,
+        }
+    }
+}
+
+/// A queue's slot figures an expectation checks; unset ones are not
+/// checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueFigures {
+    /// Running slots.
+    pub running: Option<u32>,
+    /// Pending slots.
+    pub pending: Option<u32>,
+    /// Suspended slots.
+    pub suspended: Option<u32>,
+    /// Deserved slots in the queue's pool.
+    pub deserved: Option<u32>,
 }
 
 /// An expected outcome, with where it was written.

@@ -16,9 +16,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::chaos::{ChaosConfig, DEFAULT_RETRANSMIT, LinkFaults, Outage, Partition};
 use crate::format::{RawChaos, RawCluster, RawJob, RawLink, RawParams, RawScenario};
 use crate::locate::{FieldPath, Locator, Problem, ScenarioError};
-use crate::model::{
-    ClusterSpec, ExpectKind, Expectation, InitialJobs, Metric, Scenario, Submission,
-};
+use crate::model::{ClusterSpec, ExpectKind, Expectation, InitialJobs, Scenario, Submission};
+use crate::validate_expect::JobIndex;
 
 /// MC_PLUGIN_UPDATE_INTERVAL when no `params` table sets it.
 pub const DEFAULT_UPDATE_INTERVAL: Duration = Duration::from_secs(30);
@@ -74,18 +73,22 @@ pub fn parse(file: &str, source: &str) -> Result<Scenario, ScenarioError> {
     let mut checker = Checker {
         locator: &locator,
         problems: Vec::new(),
+        warnings: Vec::new(),
     };
-    let scenario = checker.scenario(raw);
+    let mut scenario = checker.scenario(raw);
     if checker.problems.is_empty() {
+        scenario.warnings = checker.warnings;
         Ok(scenario)
     } else {
         Err(invalid(checker.problems))
     }
 }
 
-struct Checker<'a> {
+/// Collects every problem of a scenario file, each located.
+pub(crate) struct Checker<'a> {
     locator: &'a Locator<'a>,
     problems: Vec<Problem>,
+    warnings: Vec<Problem>,
 }
 
 /// What validation learns about each cluster before building it.
@@ -94,6 +97,9 @@ struct ClusterDraft {
     path: FieldPath,
     /// Host entry index of every expanded host.
     host_entries: Vec<usize>,
+    /// Whether each lsb.params field the cluster may complain about was set
+    /// by the cluster itself (else by the federation's `[params]`).
+    own_params: Vec<&'static str>,
     config: ClusterConfig,
     mode: ScheduleMode,
     max_forwards: u32,
@@ -103,8 +109,35 @@ struct ClusterDraft {
     address: Option<String>,
 }
 
+impl ClusterDraft {
+    /// The field of the scenario a cluster's configuration problem is at.
+    fn locate(&self, location: &ConfigLocation) -> FieldPath {
+        match *location {
+            ConfigLocation::Cluster { field } => {
+                if self.own_params.contains(&field) {
+                    self.path.key("params").key(field)
+                } else {
+                    FieldPath::root().key("params").key(field)
+                }
+            }
+            ConfigLocation::Host { index, field } => self
+                .path
+                .key("host")
+                .index(self.host_entries.get(index).copied().unwrap_or(0))
+                .key(field),
+            ConfigLocation::Queue { index, field } => {
+                self.path.key("queue").index(index).key(field)
+            }
+            ConfigLocation::User { index, field } => self.path.key("user").index(index).key(field),
+            ConfigLocation::UserGroup { index, field } => {
+                self.path.key("user_group").index(index).key(field)
+            }
+        }
+    }
+}
+
 impl Checker<'_> {
-    fn problem(&mut self, path: FieldPath, message: impl Into<String>) {
+    pub(crate) fn problem(&mut self, path: FieldPath, message: impl Into<String>) {
         let problem = self.locator.problem(path, message);
         self.problems.push(problem);
     }
@@ -154,19 +187,18 @@ impl Checker<'_> {
 
         // Check each cluster as its scheduler would.
         for draft in &drafts {
-            if let Err(error) = Cluster::new(draft.config.clone()) {
-                let path = match error.location {
-                    ConfigLocation::Cluster { field } => draft.path.key("params").key(field),
-                    ConfigLocation::Host { index, field } => draft
-                        .path
-                        .key("host")
-                        .index(draft.host_entries.get(index).copied().unwrap_or(0))
-                        .key(field),
-                    ConfigLocation::Queue { index, field } => {
-                        draft.path.key("queue").index(index).key(field)
+            match Cluster::new(draft.config.clone()) {
+                Ok(cluster) => {
+                    for warning in cluster.warnings() {
+                        let path = draft.locate(&warning.location);
+                        let located = self.locator.problem(path, warning.message.clone());
+                        self.warnings.push(located);
                     }
-                };
-                self.problem(path, error.message);
+                }
+                Err(error) => {
+                    let path = draft.locate(&error.location);
+                    self.problem(path, error.message);
+                }
             }
         }
 
@@ -219,6 +251,7 @@ impl Checker<'_> {
 
         let mut expectations = Vec::new();
         let mut job_counter = 0usize;
+        let mut initial_names: FxHashMap<String, Vec<ClusterName>> = FxHashMap::default();
         for (cluster_index, cluster) in raw.cluster.iter().enumerate() {
             let Some(spec_index) = specs
                 .iter()
@@ -238,6 +271,12 @@ impl Checker<'_> {
                     continue;
                 };
                 let group = specs[spec_index].initial_jobs.len();
+                for spec in &jobs {
+                    initial_names
+                        .entry(spec.name.to_string())
+                        .or_default()
+                        .push(specs[spec_index].config.name.clone());
+                }
                 if let Some(state) = &job.state {
                     let state = match state.as_str() {
                         "running" | "RUN" => Some(JobState::Running),
@@ -269,17 +308,14 @@ impl Checker<'_> {
         }
 
         let mut submissions = Vec::new();
-        let mut job_names: FxHashMap<String, usize> = FxHashMap::default();
+        let mut seen_names: FxHashSet<String> = FxHashSet::default();
         for (index, job) in raw.submit.iter().enumerate() {
             let path = root.key("submit").index(index);
             let Some(submitted) = self.submission(&path, job, &specs, &mut job_counter) else {
                 continue;
             };
             for submission in submitted {
-                if job_names
-                    .insert(submission.spec.name.to_string(), submissions.len())
-                    .is_some()
-                {
+                if !seen_names.insert(submission.spec.name.to_string()) {
                     self.problem(
                         path.key("name"),
                         format!("job name `{}` is used twice", submission.spec.name),
@@ -289,12 +325,11 @@ impl Checker<'_> {
             }
         }
         submissions.sort_by_key(|submission| submission.at);
+        let jobs = JobIndex::new(&submissions, initial_names);
 
         for (index, expect) in raw.expect.iter().enumerate() {
             let path = root.key("expect").index(index);
-            if let Some(expectation) =
-                self.expectation(&path, expect, &submissions, &job_names, &specs)
-            {
+            if let Some(expectation) = self.expectation(&path, expect, &jobs, &specs) {
                 expectations.push(expectation);
             }
         }
@@ -326,6 +361,7 @@ impl Checker<'_> {
             clusters: specs,
             submissions,
             expectations,
+            warnings: Vec::new(),
         }
     }
 
@@ -415,12 +451,13 @@ impl Checker<'_> {
             }
             host_groups.insert(host.name.as_str(), names.clone());
             for name in names {
-                hosts.push(HostConfig {
-                    name,
-                    max_slots: host.MXJ.max(1),
-                    resources: host.resources.clone(),
-                    closed: host.closed,
-                });
+                let mut config = HostConfig::new(name, host.MXJ.max(1));
+                config.resources = host.resources.clone();
+                config.closed = host.closed;
+                config.processors = host.ncpus;
+                config.user_slot_limit = host.JL_U;
+                config.memory_mb = host.memory_mb.unwrap_or(0);
+                hosts.push(config);
                 host_entries.push(index);
             }
         }
@@ -458,6 +495,7 @@ impl Checker<'_> {
                 }
             }
             config.job_limit = queue.QJOB_LIMIT;
+            self.queue_policies(queue, &queue_path, &mut config);
             if let Some(hosts_list) = &queue.HOSTS {
                 let words = &hosts_list.0;
                 if !(words.len() == 1 && words[0] == "all") {
@@ -535,15 +573,20 @@ impl Checker<'_> {
             }
             queues.push(config);
         }
+        let params = self.scheduling_params(federation, raw, &path);
+        let (users, user_groups) = self.users(raw, &path);
+        let mut config = ClusterConfig::new(name.clone());
+        config.hosts = hosts;
+        config.queues = queues;
+        config.update_interval = Some(update_interval);
+        config.params = params;
+        config.users = users;
+        config.user_groups = user_groups;
         ClusterDraft {
             path,
             host_entries,
-            config: ClusterConfig {
-                name: name.clone(),
-                hosts,
-                queues,
-                update_interval: Some(update_interval),
-            },
+            own_params: raw.params.set_fields(),
+            config,
             name,
             mode,
             max_forwards,
@@ -927,124 +970,5 @@ impl Checker<'_> {
                 })
                 .collect(),
         )
-    }
-
-    fn expectation(
-        &mut self,
-        path: &FieldPath,
-        raw: &crate::format::RawExpect,
-        submissions: &[Submission],
-        job_names: &FxHashMap<String, usize>,
-        specs: &[ClusterSpec],
-    ) -> Option<Expectation> {
-        if let Some(metric) = &raw.metric {
-            if raw.job.is_some() || raw.forwarded_to.is_some() || raw.pends.is_some() {
-                self.problem(
-                    path.key("metric"),
-                    "an [[expect]] is either about a `job` or about a `metric`, not both",
-                );
-                return None;
-            }
-            let Some(known) = Metric::from_name(metric) else {
-                let names: Vec<&str> = Metric::ALL.iter().map(|(_, name)| *name).collect();
-                self.problem(
-                    path.key("metric"),
-                    format!("unknown metric `{metric}` (known: {})", names.join(", ")),
-                );
-                return None;
-            };
-            if raw.at_least.is_none() && raw.at_most.is_none() {
-                self.problem(
-                    path.clone(),
-                    "a metric [[expect]] needs `at_least`, `at_most` or both",
-                );
-                return None;
-            }
-            return Some(Expectation {
-                kind: ExpectKind::Metric {
-                    metric: known,
-                    at_least: raw.at_least,
-                    at_most: raw.at_most,
-                },
-                reason_contains: None,
-                origin: path.to_string(),
-            });
-        }
-        if raw.at_least.is_some() || raw.at_most.is_some() {
-            self.problem(path.clone(), "`at_least` and `at_most` bound a `metric`");
-            return None;
-        }
-        let Some(job) = &raw.job else {
-            self.problem(
-                path.key("job"),
-                "an [[expect]] needs `job` (the job's name)",
-            );
-            return None;
-        };
-        let Some(&submission_index) = job_names.get(job) else {
-            self.problem(
-                path.key("job"),
-                format!("no [[submit]] makes a job named `{job}`"),
-            );
-            return None;
-        };
-        let submission = &submissions[submission_index];
-        if !submission.forwarded {
-            self.problem(
-                path.key("job"),
-                format!(
-                    "job `{job}` goes to local queue `{}`, which forwards nothing",
-                    submission.queue
-                ),
-            );
-            return None;
-        }
-        if raw.ends_pending == Some(true) {
-            if raw.forwarded_to.is_some() || raw.pends.is_some() {
-                self.problem(path.clone(), "an [[expect]] on a job needs exactly one of `forwarded_to`, `pends` or `ends_pending`");
-                return None;
-            }
-            return Some(Expectation {
-                kind: ExpectKind::EndsPending { job: job.clone() },
-                reason_contains: raw.reason_contains.clone(),
-                origin: path.to_string(),
-            });
-        }
-        let kind = match (&raw.forwarded_to, raw.pends) {
-            (Some(target), None | Some(false)) => {
-                let target: QueueRef = match target.parse() {
-                    Ok(target) => target,
-                    Err(error) => {
-                        self.problem(path.key("forwarded_to"), error.to_string());
-                        return None;
-                    }
-                };
-                let listed = specs
-                    .iter()
-                    .filter_map(|spec| spec.forwarder.as_ref())
-                    .filter(|forwarder| forwarder.cluster == submission.cluster)
-                    .flat_map(|forwarder| forwarder.send_queues.iter())
-                    .filter(|queue| queue.name == submission.queue.as_str())
-                    .any(|queue| queue.send_to.contains(&target));
-                if !listed {
-                    self.problem(path.key("forwarded_to"), format!("{target} is not in the SNDJOBS_TO of `{}@{}`, so the job can never go there", submission.queue, submission.cluster));
-                    return None;
-                }
-                ExpectKind::ForwardedTo {
-                    job: job.clone(),
-                    target,
-                }
-            }
-            (None, Some(true)) => ExpectKind::Pends { job: job.clone() },
-            _ => {
-                self.problem(path.clone(), "an [[expect]] on a job needs exactly one of `forwarded_to = \"queue@cluster\"` or `pends = true`");
-                return None;
-            }
-        };
-        Some(Expectation {
-            kind,
-            reason_contains: raw.reason_contains.clone(),
-            origin: path.to_string(),
-        })
     }
 }

@@ -235,6 +235,185 @@ fn bad_values_of_lsf_parameters() {
     }
 }
 
+/// The scheduling-policy keys: each bad value is a problem at its field,
+/// with its line.
+#[test]
+fn bad_values_of_scheduling_policies() {
+    let queue_key = |line: &str| format!("PRIORITY = 40\n{line}");
+    for (to, field) in [
+        (
+            queue_key("FAIRSHARE = \"USER_SHARES[[alice 1]]\""),
+            "cluster[1].queue[0].FAIRSHARE",
+        ),
+        (
+            queue_key("SLOT_POOL = \"p\""),
+            "cluster[1].queue[0].SLOT_POOL",
+        ),
+        (
+            queue_key("SLOT_POOL = \"p\"\nSLOT_SHARE = 150"),
+            "cluster[1].queue[0].SLOT_SHARE",
+        ),
+        (
+            queue_key("SLOT_POOL = \"p\"\nSLOT_SHARE = 50\nPREEMPTION = \"PREEMPTIVE\""),
+            "cluster[1].queue[0].PREEMPTION",
+        ),
+        (
+            queue_key("SLOT_RESERVE = \"MAX_RESERVE_TIME[0]\""),
+            "cluster[1].queue[0].SLOT_RESERVE",
+        ),
+        (
+            queue_key("TERMINATE_WHEN = \"WINDOW\""),
+            "cluster[1].queue[0].TERMINATE_WHEN",
+        ),
+        (
+            queue_key("NO_PREEMPT_RUN_TIME = 60"),
+            "cluster[1].queue[0].NO_PREEMPT_RUN_TIME",
+        ),
+        (
+            queue_key("RUN_JOB_FACTOR = -1.0"),
+            "cluster[1].queue[0].RUN_JOB_FACTOR",
+        ),
+        (
+            queue_key("UJOB_LIMIT = 0"),
+            "cluster[1].queue[0].UJOB_LIMIT",
+        ),
+        (
+            queue_key("BACKFILL = \"maybe\""),
+            "cluster[1].queue[0].BACKFILL",
+        ),
+    ] {
+        let source = GOOD.replacen("PRIORITY = 40", &to, 1);
+        let found = problems(&source);
+        assert!(
+            found.iter().any(|(line, f, _)| f == field && *line > 0),
+            "{to}: expected a located problem at {field}, got {found:?}"
+        );
+    }
+    for (to, field) in [
+        (
+            "MC_PLUGIN_UPDATE_INTERVAL = \"30s\"\nPREEMPT_FOR = \"MINI_JOB\"",
+            "params.PREEMPT_FOR",
+        ),
+        (
+            "MC_PLUGIN_UPDATE_INTERVAL = \"30s\"\nHIST_HOURS = -5.0",
+            "params.HIST_HOURS",
+        ),
+        (
+            "MC_PLUGIN_UPDATE_INTERVAL = \"30s\"\nFAIRSHARE_ADJUSTMENT_PLUGIN = \"cpu\"",
+            "params.FAIRSHARE_ADJUSTMENT_PLUGIN",
+        ),
+        (
+            "MC_PLUGIN_UPDATE_INTERVAL = \"30s\"\nPREEMPT_JOBTYPE = \"EXCLUSIVE\"",
+            "params.PREEMPT_JOBTYPE",
+        ),
+    ] {
+        let source = GOOD.replacen("MC_PLUGIN_UPDATE_INTERVAL = \"30s\"", to, 1);
+        let found = problems(&source);
+        assert!(
+            found.iter().any(|(line, f, _)| f == field && *line > 0),
+            "{to}: expected a located problem at {field}, got {found:?}"
+        );
+    }
+    // lsb.users: a JL/P of 0 is refused at its line.
+    let source = format!(
+        "{GOOD}\n[[cluster]]\nname = \"C3\"\n[[cluster.user]]\nname = \"alice\"\n\"JL/P\" = 0.0\n"
+    );
+    let found = problems(&source);
+    assert!(
+        found
+            .iter()
+            .any(|(line, f, _)| f == "cluster[2].user[0].JL/P" && *line > 0),
+        "{found:?}"
+    );
+}
+
+/// Every kind of [[expect]], and keys that do not belong to its kind.
+#[test]
+fn expectations_of_every_kind_are_checked() {
+    let with = |expect: &str| format!("{GOOD}\n[[expect]]\n{expect}\n");
+    let scenario = parse(
+        "good.toml",
+        &with("at = \"1m\"\ncluster = \"C2\"\nqueue = \"high\"\nrunning_slots = 0"),
+    )
+    .expect("a queue's slots");
+    assert_eq!(scenario.expectations.len(), 2);
+    assert_eq!(
+        scenario.probe_times(),
+        vec![mcfed_protocol::SimTime::from_secs(60)]
+    );
+    for (expect, field, needle) in [
+        (
+            "at = \"1m\"\ncluster = \"C2\"\nqueue = \"high\"\nrunning_slots = 0\nuser = \"x\"",
+            "expect[1].user",
+            "does not belong",
+        ),
+        (
+            "at = \"1m\"\ncluster = \"C2\"\nqueue = \"nosuch\"\nrunning_slots = 0",
+            "expect[1].queue",
+            "no queue",
+        ),
+        (
+            "at = \"1m\"\ncluster = \"C2\"\nqueue = \"high\"\ndeserved_slots = 1",
+            "expect[1].deserved_slots",
+            "SLOT_POOL",
+        ),
+        (
+            "at = \"1m\"\ncluster = \"C2\"\nqueue = \"high\"\nuser = \"a\"\npriority = 1.0",
+            "expect[1].queue",
+            "no FAIRSHARE",
+        ),
+        (
+            "job = \"job1\"\nat = \"1m\"\nstate = \"RUN\"",
+            "expect[1].job",
+            "give `cluster`",
+        ),
+        (
+            "job = \"job1\"\nat = \"1m\"\nstate = \"RUNNING-ISH\"",
+            "expect[1].state",
+            "PEND, RUN",
+        ),
+        (
+            "job = \"nosuch\"\npreempted = true",
+            "expect[1].job",
+            "no job",
+        ),
+        (
+            "job = \"job1\"\ncluster = \"C2\"\npreempted = false\npreempted_by = \"job1\"",
+            "expect[1].preempted_by",
+            "never hold",
+        ),
+        ("cluster = \"C2\"", "expect[1]", "needs one of"),
+    ] {
+        let source = with(expect);
+        let found = problems(&source);
+        assert!(
+            found
+                .iter()
+                .any(|(line, f, message)| f == field && *line > 0 && message.contains(needle)),
+            "{expect}: expected a problem at {field} containing {needle:?}, got {found:?}"
+        );
+    }
+}
+
+/// Settings LSF accepts with a warning are kept, located.
+#[test]
+fn warnings_are_located() {
+    let source = GOOD.replacen(
+        "PRIORITY = 40",
+        "PRIORITY = 40\nSLOT_POOL = \"p\"\nSLOT_SHARE = 50\nSLOT_RESERVE = \"MAX_RESERVE_TIME[2]\"",
+        1,
+    );
+    let scenario = parse("warn.toml", &source).expect("only a warning");
+    assert_eq!(scenario.warnings.len(), 1);
+    let warning = &scenario.warnings[0];
+    assert_eq!(
+        warning.field.to_string(),
+        "cluster[1].queue[0].SLOT_RESERVE"
+    );
+    assert_eq!(warning.line, line_of(&source, "SLOT_RESERVE"));
+    assert!(warning.render("warn.toml").starts_with("warn.toml:"));
+}
+
 #[test]
 fn not_toml_at_all() {
     let found = problems("name = \"x\"\n[[cluster]\nname = 3");

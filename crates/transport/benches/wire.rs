@@ -57,18 +57,11 @@ fn execution_cluster() -> ClusterNode {
     let mut queue = QueueConfig::new(QueueName::new("high").expect("name"));
     queue.receive_from = Some(ReceiveFrom::Listed(vec![name("Cluster1")]));
     queue.impt_jobbklg = None;
-    let cluster = Cluster::new(ClusterConfig {
-        name: name("Cluster2"),
-        hosts: vec![HostConfig {
-            name: "host".to_owned(),
-            max_slots: 1,
-            resources: Vec::new(),
-            closed: false,
-        }],
-        queues: vec![queue],
-        update_interval: Some(Duration::from_secs(30)),
-    })
-    .expect("cluster");
+    let mut config = ClusterConfig::new(name("Cluster2"));
+    config.hosts = vec![HostConfig::new("host", 1)];
+    config.queues = vec![queue];
+    config.update_interval = Some(Duration::from_secs(30));
+    let cluster = Cluster::new(config).expect("cluster");
     ClusterNode::new(cluster, [name("Cluster1")])
 }
 

@@ -1,0 +1,257 @@
+//! What `bqueues -l` shows about a cluster's queues, as plain data: limits,
+//! job counts, the slot pool and deserved slots, and the fairshare table of
+//! each user with its dynamic priority and the figures behind it.
+//!
+//! The scenario layer prints these as text or JSON; every figure comes from
+//! the same functions the scheduler decides with.
+
+use mcfed_protocol::SimTime;
+use serde::Serialize;
+
+use crate::config::HostSelection;
+use crate::fairshare::ShareAccount;
+use crate::job::QueueIndex;
+use crate::scheduler::Cluster;
+
+/// One cluster's queues at one time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClusterReport {
+    /// The cluster.
+    pub cluster: String,
+    /// The emulated time, in seconds.
+    pub time: f64,
+    /// Its queues, in configuration order.
+    pub queues: Vec<QueueReport>,
+}
+
+/// One queue, as `bqueues -l` shows it. Job counts are in slots.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct QueueReport {
+    /// QUEUE.
+    pub queue: String,
+    /// PRIO.
+    pub priority: u32,
+    /// MAX: QJOB_LIMIT.
+    pub max: Option<u32>,
+    /// JL/U: UJOB_LIMIT.
+    pub jl_u: Option<u32>,
+    /// JL/H: HJOB_LIMIT.
+    pub jl_h: Option<u32>,
+    /// NJOBS: slots of pending, running and suspended jobs.
+    pub njobs: u32,
+    /// PEND.
+    pub pend: u32,
+    /// RUN.
+    pub run: u32,
+    /// SUSP.
+    pub susp: u32,
+    /// RSV: slots held by a slot reservation of the queue.
+    pub rsv: u32,
+    /// SCHEDULING POLICIES: FAIRSHARE, PREEMPTIVE, PREEMPTABLE, BACKFILL,
+    /// SLOT_RESERVE, TERMINATE_WHEN=PREEMPT.
+    pub policies: Vec<String>,
+    /// PREEMPTION as configured.
+    pub preemption: Option<String>,
+    /// HOSTS.
+    pub hosts: String,
+    /// The queue's slot pool.
+    pub slot_pool: Option<PoolReport>,
+    /// The queue's fairshare table.
+    pub fairshare: Option<FairshareReport>,
+}
+
+/// A queue's place in its slot pool.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PoolReport {
+    /// SLOT_POOL.
+    pub pool: String,
+    /// SLOT_SHARE, percent.
+    pub slot_share: u32,
+    /// Slots the queue deserves, as of the last dispatch pass.
+    pub deserved_slots: u32,
+    /// The pool's total: slots in use by its queues plus free slots, capped
+    /// by MAX_SLOTS_IN_POOL.
+    pub pool_slots: u32,
+    /// MAX_SLOTS_IN_POOL.
+    pub max_slots_in_pool: Option<u32>,
+    /// USE_PRIORITY_IN_POOL.
+    pub use_priority_in_pool: bool,
+    /// Decayed slot-hours the queue has used.
+    pub accumulated_slot_hours: f64,
+}
+
+/// A fairshare queue's shares and users.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FairshareReport {
+    /// USER_SHARES as configured.
+    pub user_shares: String,
+    /// One row per user.
+    pub users: Vec<UserShareReport>,
+}
+
+/// One row of SHARE_INFO_FOR.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UserShareReport {
+    /// USER/GROUP.
+    pub user: String,
+    /// SHARES.
+    pub shares: u32,
+    /// PRIORITY: the dynamic priority now.
+    pub priority: f64,
+    /// STARTED: slots of running jobs.
+    pub started: u32,
+    /// RESERVED: slots reserved.
+    pub reserved: u32,
+    /// CPU_TIME: decayed CPU time, seconds.
+    pub cpu_time: f64,
+    /// RUN_TIME: run time of running jobs, seconds.
+    pub run_time: f64,
+    /// ADJUST: the fairshare adjustment plug-in's value.
+    pub adjust: f64,
+}
+
+impl Cluster {
+    /// Every queue at `now` (no earlier than the last [`Cluster::advance`]).
+    pub fn report(&self, now: SimTime) -> ClusterReport {
+        ClusterReport {
+            cluster: self.name.to_string(),
+            time: now.as_secs_f64(),
+            queues: (0..self.queues.len())
+                .map(|queue| self.queue_report(queue, now))
+                .collect(),
+        }
+    }
+
+    /// The queue at `index` at `now`.
+    pub fn queue_report(&self, index: QueueIndex, now: SimTime) -> QueueReport {
+        let queue = &self.queues[index];
+        let config = &queue.config;
+        let mut policies = Vec::new();
+        if config.fairshare.is_some() {
+            policies.push("FAIRSHARE".to_owned());
+        }
+        if config.slot_pool.is_some() {
+            policies.push("QUEUE_BASED_FAIRSHARE".to_owned());
+        }
+        if config.preemption.preemptive.is_some() {
+            policies.push("PREEMPTIVE".to_owned());
+        }
+        if config.preemption.preemptable.is_some() {
+            policies.push("PREEMPTABLE".to_owned());
+        }
+        if config.backfill {
+            policies.push("BACKFILL".to_owned());
+        }
+        if config.slot_reserve.is_some() {
+            policies.push("SLOT_RESERVE".to_owned());
+        }
+        if config.terminate_when_preempt {
+            policies.push("TERMINATE_WHEN=PREEMPT".to_owned());
+        }
+        let rsv = self
+            .reservations
+            .iter()
+            .filter(|reservation| reservation.queue == index)
+            .map(|reservation| {
+                let free = self.host_sets[reservation.host_set].free_slots;
+                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
+            })
+            .sum();
+        let slot_pool = queue.pool.map(|pool_index| {
+            let pool = &self.pools[pool_index];
+            PoolReport {
+                pool: pool.name.clone(),
+                slot_share: queue.share(),
+                deserved_slots: if self.pass == 0 { 0 } else { queue.deserved },
+                pool_slots: pool.total,
+                max_slots_in_pool: pool.max_slots,
+                use_priority_in_pool: pool.use_priority,
+                accumulated_slot_hours: queue.usage.value_at(now, self.policy.hist_hours),
+            }
+        });
+        let fairshare = queue.fairshare.as_ref().map(|fairshare| {
+            let mut rows: Vec<(usize, UserShareReport)> = Vec::new();
+            let mut seen = Vec::new();
+            for (&user, state) in &queue.users {
+                let name = self.users[user as usize].name.clone();
+                let rank = fairshare
+                    .shares
+                    .users
+                    .iter()
+                    .position(|(named, _)| *named == name)
+                    .unwrap_or(usize::MAX);
+                seen.push(name.clone());
+                rows.push((rank, self.share_row(index, name, &state.account, now)));
+            }
+            for (rank, (name, shares)) in fairshare.shares.users.iter().enumerate() {
+                if !seen.contains(name) {
+                    let idle = ShareAccount::new(*shares);
+                    rows.push((rank, self.share_row(index, name.clone(), &idle, now)));
+                }
+            }
+            rows.sort_by(|(rank_a, a), (rank_b, b)| rank_a.cmp(rank_b).then(a.user.cmp(&b.user)));
+            FairshareReport {
+                user_shares: fairshare.shares.to_string(),
+                users: rows.into_iter().map(|(_, row)| row).collect(),
+            }
+        });
+        QueueReport {
+            queue: config.name.to_string(),
+            priority: config.priority,
+            max: config.job_limit,
+            jl_u: config.user_job_limit,
+            jl_h: config.host_job_limit,
+            njobs: queue.pending_slots + queue.running_slots + queue.suspended_slots,
+            pend: queue.pending_slots,
+            run: queue.running_slots,
+            susp: queue.suspended_slots,
+            rsv,
+            policies,
+            preemption: config
+                .preemption
+                .is_enabled()
+                .then(|| config.preemption.to_string()),
+            hosts: match &config.hosts {
+                HostSelection::All => "all".to_owned(),
+                HostSelection::Listed(hosts) => hosts.join(" "),
+            },
+            slot_pool,
+            fairshare,
+        }
+    }
+
+    fn share_row(
+        &self,
+        queue: QueueIndex,
+        user: String,
+        account: &ShareAccount,
+        now: SimTime,
+    ) -> UserShareReport {
+        let (priority, usage) = self
+            .account_priority(queue, account, now)
+            .unwrap_or_default();
+        UserShareReport {
+            user,
+            shares: account.shares,
+            priority,
+            started: account.running_slots,
+            reserved: 0,
+            cpu_time: usage.cpu_time * 3600.0,
+            run_time: usage.run_time * 3600.0,
+            adjust: usage.fairshare_adjustment,
+        }
+    }
+
+    /// The dynamic priority of `user` in the queue at `index` at `now`, or
+    /// `None` if the queue has no fairshare or the user no shares in it.
+    pub fn dynamic_priority_of(&self, index: QueueIndex, user: &str, now: SimTime) -> Option<f64> {
+        let queue = &self.queues[index];
+        let shares = queue.fairshare.as_ref()?.shares.shares_of(user)?;
+        let idle = ShareAccount::new(shares);
+        let account = self
+            .account_of(index, user)
+            .map_or(&idle, |state| &state.account);
+        self.account_priority(index, account, now)
+            .map(|(priority, _)| priority)
+    }
+}
