@@ -63,19 +63,20 @@ pub(crate) struct SweepArgs {
 /// Faults on every link, added to the scenario's own `[chaos]`.
 #[derive(Debug, Default, clap::Args)]
 pub(crate) struct ChaosArgs {
-    /// Fixed one-way delay of every message (e.g. 40s).
+    /// Fixed one-way delay of every message (between processes: every datagram), e.g. 40s.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub(crate) delay: Option<std::time::Duration>,
     /// Extra random delay, up to this.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub(crate) jitter: Option<std::time::Duration>,
-    /// Probability that a counter update is lost.
+    /// Probability that a counter update (between processes: a datagram) is lost.
     #[arg(long, value_parser = probability)]
     pub(crate) loss: Option<f64>,
-    /// Probability that a counter update arrives twice.
+    /// Probability that a counter update (between processes: a datagram) arrives twice.
     #[arg(long, value_parser = probability)]
     pub(crate) duplicate: Option<f64>,
-    /// Probability that a counter update is held back so later ones overtake it.
+    /// Probability that a counter update (between processes: a datagram) is held back so
+    /// later ones overtake it.
     #[arg(long, value_parser = probability)]
     pub(crate) reorder: Option<f64>,
     /// How long a reordered update is held back.
