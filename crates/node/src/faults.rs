@@ -101,18 +101,26 @@ pub fn stretched_timeouts(timeouts: Timeouts, config: &ChaosConfig, speed: f64) 
     }
 }
 
-/// `cluster`'s clock skew in `config`, in wall time at `speed` (positive:
-/// its clock runs ahead).
-pub fn skew_of(config: &ChaosConfig, cluster: &ClusterName, speed: f64) -> (bool, Duration) {
+/// Emulated time zero of `cluster`'s own clock: the federation's `origin`
+/// moved by the cluster's skew in `config` (a clock ahead reached zero
+/// earlier), at `speed`.
+pub fn skewed_origin(
+    origin: Instant,
+    config: &ChaosConfig,
+    cluster: &ClusterName,
+    speed: f64,
+) -> Instant {
     let millis = config
         .skews
         .iter()
         .find(|(name, _)| name == cluster)
         .map_or(0, |(_, skew)| *skew);
-    (
-        millis >= 0,
-        Duration::from_millis(millis.unsigned_abs()).div_f64(speed.max(1e-6)),
-    )
+    let shift = Duration::from_millis(millis.unsigned_abs()).div_f64(speed.max(1e-6));
+    if millis >= 0 {
+        origin.checked_sub(shift).unwrap_or(origin)
+    } else {
+        origin + shift
+    }
 }
 
 #[cfg(test)]
@@ -204,6 +212,25 @@ mod tests {
         };
         assert_eq!(draws("A"), draws("A"), "same seed, same draws");
         assert_ne!(draws("A"), draws("B"), "another cluster, other draws");
+    }
+
+    #[test]
+    fn a_skewed_clock_starts_earlier_or_later() {
+        let origin = Instant::now() + Duration::from_secs(100);
+        let config = ChaosConfig {
+            skews: vec![(name("A"), 5000), (name("B"), -2000)],
+            ..ChaosConfig::default()
+        };
+        // Speed 10: 5 s ahead is half a wall second earlier.
+        assert_eq!(
+            skewed_origin(origin, &config, &name("A"), 10.0),
+            origin - Duration::from_millis(500)
+        );
+        assert_eq!(
+            skewed_origin(origin, &config, &name("B"), 10.0),
+            origin + Duration::from_millis(200)
+        );
+        assert_eq!(skewed_origin(origin, &config, &name("C"), 10.0), origin);
     }
 
     #[test]

@@ -52,7 +52,7 @@ use tokio::sync::mpsc;
 use crate::admin::{
     self, AdminRequest, AdminResponse, PeerRow, RecordsReply, StatusReply, Submitted,
 };
-use crate::faults::{ChaosFaults, skew_of, stretched_timeouts};
+use crate::faults::{ChaosFaults, skewed_origin, stretched_timeouts};
 use crate::rows;
 
 /// How long a forwarding session waits for the true counters of the
@@ -600,19 +600,16 @@ async fn serve(
             shared_origin,
             options.speed,
         )));
-        // A clock ahead reached emulated time zero earlier.
-        clock_origin = match skew_of(chaos, &name, options.speed) {
-            (true, skew) => shared_origin.checked_sub(skew).unwrap_or(shared_origin),
-            (false, skew) => shared_origin + skew,
-        };
+        clock_origin = skewed_origin(shared_origin, chaos, &name, options.speed);
     }
     let clock = EmulatedClock::with_origin(clock_origin, options.speed);
     let incarnation = config.incarnation;
-    let truth_client = match (
-        &member.forwarder,
-        member.forwarder.as_ref().is_some_and(|f| f.has_oracle()),
-    ) {
-        (Some(forwarder), true) => {
+    let judged = member
+        .forwarder
+        .as_ref()
+        .filter(|forwarder| forwarder.has_oracle());
+    let truth_client = match judged {
+        Some(forwarder) => {
             let remotes: Vec<&ClusterName> = forwarder.remote_clusters().collect();
             let peers: Vec<Peer> = config
                 .peers
@@ -632,7 +629,7 @@ async fn serve(
                 options.max_frame,
             )?))
         }
-        _ => None,
+        None => None,
     };
     let (transport, mut events) = Transport::start(config)?;
     let transport = Arc::new(transport);

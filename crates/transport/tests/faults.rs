@@ -169,7 +169,7 @@ async fn delayed_datagrams_delay_messages_by_as_much() {
         vec![peer("Cluster2", nowhere())],
         None,
     );
-    let delay = Duration::from_millis(300);
+    let delay = Duration::from_millis(500);
     let (slow, _slow_events) = start(
         dir.path(),
         "Cluster2",
