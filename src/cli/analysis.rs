@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::ValueEnum;
-use mcfed_scenario::chaos::ChaosConfig;
+use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
@@ -63,19 +63,20 @@ pub(crate) struct SweepArgs {
 /// Faults on every link, added to the scenario's own `[chaos]`.
 #[derive(Debug, Default, clap::Args)]
 pub(crate) struct ChaosArgs {
-    /// Fixed one-way delay of every message (e.g. 40s).
+    /// Fixed one-way delay of every message (between processes: every datagram), e.g. 40s.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub(crate) delay: Option<std::time::Duration>,
     /// Extra random delay, up to this.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub(crate) jitter: Option<std::time::Duration>,
-    /// Probability that a counter update is lost.
+    /// Probability that a counter update (between processes: a datagram) is lost.
     #[arg(long, value_parser = probability)]
     pub(crate) loss: Option<f64>,
-    /// Probability that a counter update arrives twice.
+    /// Probability that a counter update (between processes: a datagram) arrives twice.
     #[arg(long, value_parser = probability)]
     pub(crate) duplicate: Option<f64>,
-    /// Probability that a counter update is held back so later ones overtake it.
+    /// Probability that a counter update (between processes: a datagram) is held back so
+    /// later ones overtake it.
     #[arg(long, value_parser = probability)]
     pub(crate) reorder: Option<f64>,
     /// How long a reordered update is held back.
@@ -98,39 +99,22 @@ fn probability(text: &str) -> Result<f64, String> {
 }
 
 impl ChaosArgs {
-    pub(crate) fn is_set(&self) -> bool {
-        self.delay.is_some()
-            || self.jitter.is_some()
-            || self.loss.is_some()
-            || self.duplicate.is_some()
-            || self.reorder.is_some()
-            || self.chaos_seed.is_some()
+    /// The flags as the libraries take them.
+    pub(crate) fn overrides(&self) -> ChaosOverrides {
+        ChaosOverrides {
+            delay: self.delay,
+            jitter: self.jitter,
+            loss: self.loss,
+            duplicate: self.duplicate,
+            reorder: self.reorder,
+            reorder_delay: self.reorder_delay,
+            seed: self.chaos_seed,
+        }
     }
 
     /// The scenario's faults with these flags applied to every link.
     pub(crate) fn apply(&self, scenario: &mcfed_scenario::Scenario) -> Option<ChaosConfig> {
-        if !self.is_set() {
-            return scenario.chaos.clone();
-        }
-        let mut config = scenario.chaos.clone().unwrap_or(ChaosConfig {
-            seed: scenario.seed,
-            ..ChaosConfig::default()
-        });
-        let link = &mut config.default_link;
-        if let Some(delay) = self.delay {
-            link.delay = delay;
-            link.reorder_delay = delay * 2 + std::time::Duration::from_secs(1);
-        }
-        link.jitter = self.jitter.unwrap_or(link.jitter);
-        link.loss = self.loss.unwrap_or(link.loss);
-        link.duplicate = self.duplicate.unwrap_or(link.duplicate);
-        link.reorder = self.reorder.unwrap_or(link.reorder);
-        link.reorder_delay = self.reorder_delay.unwrap_or(link.reorder_delay);
-        if link.retransmit.is_zero() {
-            link.retransmit = mcfed_scenario::chaos::DEFAULT_RETRANSMIT;
-        }
-        config.seed = self.chaos_seed.unwrap_or(config.seed);
-        Some(config)
+        self.overrides().apply(scenario)
     }
 }
 

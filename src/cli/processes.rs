@@ -80,6 +80,13 @@ pub(crate) struct ClusterArgs {
     /// How to print the decisions this cluster makes.
     #[arg(long, value_enum, default_value_t = LiveOutput::Text)]
     report: LiveOutput,
+    /// Judge every decision by what the true counters would have chosen
+    /// (on by default when faults are injected).
+    #[arg(long)]
+    oracle: bool,
+    /// Faults on the datagrams this process sends to its peers.
+    #[command(flatten)]
+    chaos: super::analysis::ChaosArgs,
 }
 
 /// Runs `mcfed cluster`.
@@ -93,6 +100,8 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     options.speed = args.speed;
     options.epoch_unix_ms = args.epoch_ms;
     options.exit_on_stdin_eof = args.exit_on_stdin_eof;
+    options.chaos = args.chaos.overrides();
+    options.oracle = args.oracle;
     options.report = match args.report {
         LiveOutput::Text => LiveReport::Text,
         LiveOutput::Json => LiveReport::Json,
@@ -126,6 +135,13 @@ pub(crate) struct LaunchArgs {
     /// How long the processes may take to start and connect.
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     connect_timeout: Duration,
+    /// Judge every decision by what the true counters would have chosen
+    /// (on by default when faults are injected).
+    #[arg(long)]
+    oracle: bool,
+    /// Faults on the datagrams between the processes (below QUIC).
+    #[command(flatten)]
+    chaos: super::analysis::ChaosArgs,
 }
 
 /// `mcfed launch --report`.
@@ -145,8 +161,14 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     options.base_port = args.base_port;
     options.speed = args.speed;
     options.connect_timeout = args.connect_timeout;
-    let output = mcfed_node::launch::launch(&options)?;
+    options.chaos = args.chaos.overrides();
+    options.oracle = args.oracle;
     let scenario = mcfed_scenario::load(&args.scenario)?;
+    let faulty = options
+        .chaos
+        .apply(&scenario)
+        .is_some_and(|chaos| chaos.is_active());
+    let output = mcfed_node::launch::launch(&options)?;
     let report = match args.report {
         LaunchReport::Json => super::report::Report::Json,
         LaunchReport::Text => super::report::Report::Text,
@@ -157,7 +179,7 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
         &super::report::Printing {
             report,
             events: false,
-            faulty: false,
+            faulty,
             check: args.check,
             wall: None,
         },

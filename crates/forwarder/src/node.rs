@@ -465,10 +465,7 @@ impl ForwarderNode {
                 if forward_seq != reject.forward_seq {
                     return;
                 }
-                self.view.forget_forward(from, forward_seq);
-                if let Some(oracle) = &mut self.oracle {
-                    oracle.forget_forward(from, forward_seq);
-                }
+                self.forget_forward(from, forward_seq);
                 if let RejectReason::BacklogFull { .. } = reject.reason {
                     self.view.mark_backlog_full(to);
                 }
@@ -486,7 +483,7 @@ impl ForwarderNode {
                     return;
                 }
                 let forward_seq = job.forward_seq;
-                self.view.forget_forward(from, forward_seq);
+                self.forget_forward(from, forward_seq);
                 let note = format!(
                     "returned by {}: {}",
                     self.view.queue_ref(to),
@@ -501,7 +498,7 @@ impl ForwarderNode {
                 if job.forward_seq != lost.forward_seq {
                     return;
                 }
-                self.view.forget_forward(from, lost.forward_seq);
+                self.forget_forward(from, lost.forward_seq);
                 let note = format!("lost by {}: {}", self.view.queue_ref(to), lost.reason);
                 self.requeue(lost.source_job, note);
             }
@@ -537,6 +534,15 @@ impl ForwarderNode {
         }
     }
 
+    /// Drops a forward from the view's log, and from the oracle's: the job
+    /// came back, so the forward no longer weighs on the remote queue.
+    fn forget_forward(&mut self, from: &ClusterName, forward_seq: u64) {
+        self.view.forget_forward(from, forward_seq);
+        if let Some(oracle) = &mut self.oracle {
+            oracle.forget_forward(from, forward_seq);
+        }
+    }
+
     /// An execution cluster said hello (a connection to it was made). If it
     /// restarted (a new incarnation), what this cluster knew of it is void:
     /// its queues are unknown until its next counter update. Either way it
@@ -551,6 +557,11 @@ impl ForwarderNode {
             if previous.is_some_and(|previous| previous != incarnation) {
                 tracing::info!(at = %now, cluster = %self.cluster, peer = %from, "execution cluster restarted; its counters are unknown until its next update");
                 self.view.reset_cluster(from);
+                // The oracle forgets the old incarnation's forwards too; its
+                // figures come again with the next true counters.
+                if let Some(oracle) = &mut self.oracle {
+                    oracle.reset_cluster(from);
+                }
             }
         }
         let mut jobs: Vec<HeldJob> = self
@@ -978,6 +989,67 @@ mod tests {
         );
         assert_eq!(records[0].forwarded_before, vec!["high@C2".to_owned()]);
         assert_eq!(records[0].attempt, 1);
+    }
+
+    /// A restarted execution cluster holds none of the jobs forwarded to
+    /// its previous incarnation: the oracle must not keep counting them, or
+    /// it would judge the next decisions on phantom slots.
+    #[test]
+    fn the_oracle_forgets_the_forwards_a_restarted_cluster_lost() {
+        let truth = |sender: &str, seq: u64, available: u32| {
+            let Message::CounterUpdate(truth) = update(sender, seq, available) else {
+                panic!("an update");
+            };
+            truth
+        };
+        let mut node = forwarder(None);
+        node.enable_oracle();
+        let now = SimTime::from_secs(30);
+        node.handle(now, &name("C2"), update("C2", 1, 1));
+        node.handle(now, &name("C3"), update("C3", 1, 1));
+        node.refresh_oracle(&truth("C2", 1, 1));
+        node.refresh_oracle(&truth("C3", 1, 1));
+        let hello = |incarnation| Message::Hello(Hello::with_incarnation(name("C2"), incarnation));
+        node.handle(now, &name("C2"), hello(5));
+        let id = node
+            .submit(
+                now,
+                "send",
+                JobSpec::simple("j", "u", Duration::from_secs(60)),
+            )
+            .expect("submit");
+        let mut out = Vec::new();
+        node.schedule(now, &mut out);
+        assert!(
+            out.iter().any(|envelope| envelope.to == "C2"
+                && matches!(envelope.message, Message::JobForward(_)))
+        );
+        // C2 restarts: the job is lost, its slot free again; C2 and C3 tie
+        // and C2 comes first in SNDJOBS_TO, unless a phantom forward still
+        // weighs on it.
+        let later = SimTime::from_secs(40);
+        node.handle(later, &name("C2"), hello(6));
+        node.handle(later, &name("C2"), update("C2", 1, 1));
+        node.handle(
+            later,
+            &name("C2"),
+            Message::JobLost(JobLost {
+                source_job: id,
+                forward_seq: 1,
+                reason: "restarted".into(),
+            }),
+        );
+        node.refresh_oracle(&truth("C2", 2, 1));
+        node.refresh_oracle(&truth("C3", 2, 1));
+        node.take_records();
+        out.clear();
+        node.schedule(later, &mut out);
+        let records = node.take_records();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].target.as_deref(), Some("high@C2"));
+        let oracle = records[0].oracle.as_ref().expect("judged");
+        assert_eq!(oracle.target.as_deref(), Some("high@C2"));
+        assert!(!oracle.stale, "{oracle:?}");
     }
 
     #[test]

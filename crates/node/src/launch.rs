@@ -11,19 +11,31 @@
 //! kill if one lingers. It does so as well on Ctrl-C, on SIGTERM, and when a
 //! process dies. Each process also stops when the launcher's end of its
 //! standard input closes, so even a killed launcher leaves no orphans.
+//!
+//! Faults (the scenario's `[chaos]` and the fault flags, passed on to every
+//! process) act in the processes, on their datagrams. Outages are the
+//! launcher's: at a `[[chaos.outage]]`'s start it takes the cluster's
+//! decision records, then SIGKILLs its process; at its end it starts the
+//! same command again (a new incarnation: its peers reconnect, and the jobs
+//! it held come back to their submission clusters). Submissions to a
+//! cluster that is down wait until it is back.
 
+use std::cell::RefCell;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::SimTime;
+use mcfed_scenario::build::GroupState;
+use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides, Outage};
 use mcfed_scenario::model::Scenario;
 use mcfed_scenario::{RunOutput, RunStats};
 use mcfed_transport::FederationTls;
 use tokio::process::{Child, Command};
 
-use crate::admin::{AdminRequest, AdminResponse};
+use crate::admin::{AdminRequest, AdminResponse, RecordsReply};
 use crate::client::{ClientError, Session, admin_tls};
 use crate::process::{DEFAULT_BASE_PORT, default_address, peers_of};
 
@@ -89,9 +101,19 @@ pub struct LaunchOptions {
     pub speed: f64,
     /// How long the processes may take to start and connect.
     pub connect_timeout: Duration,
-    /// How far ahead of the start emulated time zero is set.
+    /// How far ahead of the start emulated time zero is set (at least
+    /// [`FAULTY_STARTUP`] with faults).
     pub startup: Duration,
+    /// Faults on every link from the command line, on top of the
+    /// scenario's `[chaos]`; passed on to every process.
+    pub chaos: ChaosOverrides,
+    /// Judge every decision by the oracle (`--oracle`, passed on).
+    pub oracle: bool,
 }
+
+/// How far ahead emulated time zero is set when faults are injected, so
+/// that the processes connect before the faults start.
+pub const FAULTY_STARTUP: Duration = Duration::from_secs(2);
 
 impl LaunchOptions {
     /// Options for `scenario` with the defaults.
@@ -104,6 +126,8 @@ impl LaunchOptions {
             speed: 1.0,
             connect_timeout: Duration::from_secs(30),
             startup: Duration::from_secs(1),
+            chaos: ChaosOverrides::default(),
+            oracle: false,
         }
     }
 }
@@ -111,7 +135,11 @@ impl LaunchOptions {
 struct Running {
     cluster: String,
     address: String,
+    /// The `mcfed cluster` arguments, to start it again after an outage.
+    args: Vec<OsString>,
     child: Child,
+    /// Killed on purpose (an outage): its exit is not a failure.
+    down: bool,
 }
 
 /// Runs `options.scenario` as one process per cluster and returns what
@@ -166,6 +194,65 @@ fn addresses(scenario: &Scenario, base_port: u16) -> Result<Vec<String>, std::io
         .collect()
 }
 
+/// The `mcfed cluster` arguments of cluster `index`.
+fn cluster_args(
+    options: &LaunchOptions,
+    scenario: &Scenario,
+    certs: &Path,
+    addresses: &[String],
+    index: usize,
+    epoch_ms: u64,
+) -> Vec<OsString> {
+    let spec = &scenario.clusters[index];
+    let mut args: Vec<OsString> = vec![
+        "cluster".into(),
+        "--scenario".into(),
+        options.scenario.clone().into(),
+        "--name".into(),
+        spec.config.name.to_string().into(),
+        "--certs".into(),
+        certs.into(),
+        "--listen".into(),
+        addresses[index].clone().into(),
+        "--speed".into(),
+        options.speed.to_string().into(),
+        "--epoch-ms".into(),
+        epoch_ms.to_string().into(),
+        "--report".into(),
+        "none".into(),
+        "--exit-on-stdin-eof".into(),
+    ];
+    for peer in peers_of(spec) {
+        if let Some(position) = scenario
+            .clusters
+            .iter()
+            .position(|other| other.config.name == peer)
+        {
+            args.push("--peer".into());
+            args.push(format!("{peer}={}", addresses[position]).into());
+        }
+    }
+    args.extend(options.chaos.to_args().into_iter().map(OsString::from));
+    if options.oracle {
+        args.push("--oracle".into());
+    }
+    args
+}
+
+fn spawn(binary: &Path, cluster: &str, args: &[OsString]) -> Result<Child, LaunchError> {
+    Command::new(binary)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| LaunchError::Spawn {
+            cluster: cluster.to_owned(),
+            source,
+        })
+}
+
 async fn run(
     options: &LaunchOptions,
     scenario: &Scenario,
@@ -173,82 +260,68 @@ async fn run(
 ) -> Result<RunOutput, LaunchError> {
     let tls = admin_tls(certs)?;
     let addresses = addresses(scenario, options.base_port)?;
-    let epoch = SystemTime::now() + options.startup;
+    let chaos = options.chaos.apply(scenario).filter(ChaosConfig::is_active);
+    // With faults, give the processes time to connect before the clock
+    // starts: the faults act from emulated time zero on.
+    let startup = match &chaos {
+        Some(_) => options.startup.max(FAULTY_STARTUP),
+        None => options.startup,
+    };
+    let epoch = SystemTime::now() + startup;
     let epoch_ms = epoch
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis() as u64);
     let mut running: Vec<Running> = Vec::new();
     for (index, spec) in scenario.clusters.iter().enumerate() {
         let name = spec.config.name.to_string();
-        let mut command = Command::new(&options.binary);
-        command
-            .arg("cluster")
-            .arg("--scenario")
-            .arg(&options.scenario)
-            .args(["--name", &name])
-            .arg("--certs")
-            .arg(certs)
-            .args(["--listen", &addresses[index]])
-            .args(["--speed", &options.speed.to_string()])
-            .args(["--epoch-ms", &epoch_ms.to_string()])
-            .args(["--report", "none", "--exit-on-stdin-eof"]);
-        for peer in peers_of(spec) {
-            if let Some(position) = scenario
-                .clusters
-                .iter()
-                .position(|other| other.config.name == peer)
-            {
-                command.args(["--peer", &format!("{peer}={}", addresses[position])]);
-            }
-        }
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true);
-        let child = command.spawn().map_err(|source| LaunchError::Spawn {
-            cluster: name.clone(),
-            source,
-        })?;
+        let args = cluster_args(options, scenario, certs, &addresses, index, epoch_ms);
+        let child = spawn(&options.binary, &name, &args)?;
         tracing::info!(cluster = %name, address = %addresses[index], "started");
         running.push(Running {
             cluster: name,
             address: addresses[index].clone(),
+            args,
             child,
+            down: false,
         });
     }
+    let running = RefCell::new(running);
     let ctrl_c = tokio::signal::ctrl_c();
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let targets: Vec<(String, String)> = running
-        .iter()
-        .map(|process| (process.cluster.clone(), process.address.clone()))
-        .collect();
+    let outages = chaos.map(|chaos| chaos.outages).unwrap_or_default();
     let outcome = {
-        let drive = drive(options, scenario, &tls, &targets, epoch);
+        let drive = drive(options, scenario, &tls, &running, &outages, epoch);
         tokio::pin!(drive);
         tokio::select! {
             result = &mut drive => result,
             _ = ctrl_c => Err(LaunchError::Interrupted),
             _ = terminate.recv() => Err(LaunchError::Interrupted),
-            (cluster, status) = first_exit(&mut running) => Err(LaunchError::ClusterDied {
+            (cluster, status) = first_exit(&running) => Err(LaunchError::ClusterDied {
                 cluster,
                 status: status.map_or_else(|error| error.to_string(), |status| status.to_string()),
             }),
         }
     };
-    stop_all(&tls, &mut running).await;
+    stop_all(&tls, &mut running.into_inner()).await;
     outcome
 }
 
-/// Waits until one of the processes exits.
-async fn first_exit(running: &mut [Running]) -> (String, std::io::Result<ExitStatus>) {
+/// Waits until one of the processes exits (other than one killed on
+/// purpose).
+async fn first_exit(running: &RefCell<Vec<Running>>) -> (String, std::io::Result<ExitStatus>) {
     loop {
-        for process in running.iter_mut() {
-            match process.child.try_wait() {
-                Ok(Some(status)) => return (process.cluster.clone(), Ok(status)),
-                Ok(None) => {}
-                Err(error) => return (process.cluster.clone(), Err(error)),
-            }
+        // The borrow ends before the sleep: `drive` borrows too.
+        if let Some(exit) = running
+            .borrow_mut()
+            .iter_mut()
+            .filter(|process| !process.down)
+            .find_map(|process| match process.child.try_wait() {
+                Ok(Some(status)) => Some((process.cluster.clone(), Ok(status))),
+                Ok(None) => None,
+                Err(error) => Some((process.cluster.clone(), Err(error))),
+            })
+        {
+            return exit;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -257,7 +330,7 @@ async fn first_exit(running: &mut [Running]) -> (String, std::io::Result<ExitSta
 /// Asks every process to stop, then kills those still running after a
 /// while.
 async fn stop_all(tls: &FederationTls, running: &mut [Running]) {
-    for process in running.iter() {
+    for process in running.iter().filter(|process| !process.down) {
         if let Ok(session) = Session::connect(
             tls,
             &process.cluster,
@@ -274,7 +347,7 @@ async fn stop_all(tls: &FederationTls, running: &mut [Running]) {
         // Closing its standard input stops it too.
         drop(process.child.stdin.take());
         match tokio::time::timeout(Duration::from_secs(3), process.child.wait()).await {
-            Ok(Ok(status)) if !status.success() => {
+            Ok(Ok(status)) if !status.success() && !process.down => {
                 tracing::warn!(cluster = %process.cluster, %status, "exited");
             }
             Ok(_) => {}
@@ -296,6 +369,28 @@ fn wall_time_of(epoch: SystemTime, at: SimTime, speed: f64) -> tokio::time::Inst
     }
 }
 
+/// Connects to one process, retrying until `deadline`.
+async fn connect_one(
+    tls: &FederationTls,
+    cluster: &str,
+    address: &str,
+    deadline: tokio::time::Instant,
+    limit: Duration,
+) -> Result<Session, LaunchError> {
+    loop {
+        match Session::connect(tls, cluster, address, Duration::from_secs(2)).await {
+            Ok(session) => return Ok(session),
+            Err(error) if tokio::time::Instant::now() >= deadline => {
+                return Err(LaunchError::NotConnected {
+                    limit,
+                    detail: error.to_string(),
+                });
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
 async fn connect_all(
     tls: &FederationTls,
     targets: &[(String, String)],
@@ -304,21 +399,7 @@ async fn connect_all(
     let deadline = tokio::time::Instant::now() + limit;
     let mut sessions = Vec::new();
     for (cluster, address) in targets {
-        loop {
-            match Session::connect(tls, cluster, address, Duration::from_secs(2)).await {
-                Ok(session) => {
-                    sessions.push(session);
-                    break;
-                }
-                Err(error) if tokio::time::Instant::now() >= deadline => {
-                    return Err(LaunchError::NotConnected {
-                        limit,
-                        detail: error.to_string(),
-                    });
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            }
-        }
+        sessions.push(connect_one(tls, cluster, address, deadline, limit).await?);
     }
     // Wait until every process is connected to all its peers, both ways.
     loop {
@@ -355,41 +436,201 @@ async fn connect_all(
     }
 }
 
+/// What the launcher does, in emulated-time order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    /// A cluster comes back (first, at an instant: it may get submissions).
+    Up(usize),
+    /// A cluster goes down.
+    Down(usize),
+    /// A submission.
+    Submit(usize),
+}
+
+/// Everything the launcher does, in order: the submissions and the
+/// outages' kills and restarts.
+fn timeline(scenario: &Scenario, outages: &[Outage]) -> Vec<(SimTime, Step)> {
+    let mut steps: Vec<(SimTime, Step)> = scenario
+        .submissions
+        .iter()
+        .enumerate()
+        .take_while(|(_, submission)| submission.at <= scenario.end)
+        .map(|(index, submission)| (submission.at, Step::Submit(index)))
+        .collect();
+    for outage in outages {
+        let Some(index) = scenario
+            .clusters
+            .iter()
+            .position(|spec| spec.config.name == outage.cluster)
+        else {
+            continue;
+        };
+        if outage.at <= scenario.end {
+            steps.push((outage.at, Step::Down(index)));
+            if outage.until <= scenario.end {
+                steps.push((outage.until, Step::Up(index)));
+            }
+        }
+    }
+    steps.sort();
+    steps
+}
+
+/// The launcher's admin connection to one cluster's process.
+enum Link {
+    /// Connected.
+    Connected(Session),
+    /// Started again after an outage; connected when first needed.
+    Starting,
+    /// Killed for an outage.
+    Down,
+}
+
+impl Link {
+    /// The session, connecting first to a process started again; `None`
+    /// while the cluster is down.
+    async fn session(
+        &mut self,
+        tls: &FederationTls,
+        cluster: &str,
+        address: &str,
+        options: &LaunchOptions,
+    ) -> Result<Option<&Session>, LaunchError> {
+        if let Link::Starting = self {
+            let deadline = tokio::time::Instant::now() + options.connect_timeout;
+            let session =
+                connect_one(tls, cluster, address, deadline, options.connect_timeout).await?;
+            *self = Link::Connected(session);
+        }
+        Ok(match self {
+            Link::Connected(session) => Some(session),
+            Link::Starting | Link::Down => None,
+        })
+    }
+}
+
+/// Per cluster, the decision records and initial states of the processes
+/// the launcher killed (outages), kept before each kill.
+#[derive(Default)]
+struct Gathered {
+    records: Vec<DecisionRecord>,
+    initial_states: Option<Vec<GroupState>>,
+}
+
+async fn records_of(session: &Session) -> Result<RecordsReply, LaunchError> {
+    match session.ask(&AdminRequest::Records { from: 0 }).await? {
+        AdminResponse::Records(reply) => Ok(reply),
+        _ => Err(ClientError::Unexpected(session.cluster().to_owned()).into()),
+    }
+}
+
 async fn drive(
     options: &LaunchOptions,
     scenario: &Scenario,
     tls: &FederationTls,
-    targets: &[(String, String)],
+    running: &RefCell<Vec<Running>>,
+    outages: &[Outage],
     epoch: SystemTime,
 ) -> Result<RunOutput, LaunchError> {
-    let sessions = connect_all(tls, targets, options.connect_timeout).await?;
+    let targets: Vec<(String, String)> = running
+        .borrow()
+        .iter()
+        .map(|process| (process.cluster.clone(), process.address.clone()))
+        .collect();
+    let mut sessions: Vec<Link> = connect_all(tls, &targets, options.connect_timeout)
+        .await?
+        .into_iter()
+        .map(Link::Connected)
+        .collect();
     tracing::info!(clusters = sessions.len(), "every cluster is connected");
     let mut stats = RunStats {
         end: scenario.end,
         ..RunStats::default()
     };
-    for submission in &scenario.submissions {
-        if submission.at > scenario.end {
-            break;
-        }
-        tokio::time::sleep_until(wall_time_of(epoch, submission.at, options.speed)).await;
-        let Some(session) = sessions
-            .iter()
-            .find(|session| session.cluster() == submission.cluster.as_str())
-        else {
-            continue;
-        };
-        let request = AdminRequest::Submit {
-            queue: submission.queue.clone(),
-            spec: submission.spec.clone(),
-        };
-        match session.ask(&request).await {
-            Ok(_) => stats.submitted += 1,
-            Err(ClientError::Refused { message, .. }) => {
-                stats.refused += 1;
-                tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, %message, "submission refused");
+    let mut gathered: Vec<Gathered> = targets.iter().map(|_| Gathered::default()).collect();
+    // Submissions to a cluster that is down wait until it is back.
+    let mut waiting: Vec<Vec<usize>> = targets.iter().map(|_| Vec::new()).collect();
+    for (at, step) in timeline(scenario, outages) {
+        tokio::time::sleep_until(wall_time_of(epoch, at, options.speed)).await;
+        match step {
+            Step::Submit(index) => {
+                let submission = &scenario.submissions[index];
+                let Some(cluster) = targets
+                    .iter()
+                    .position(|(name, _)| name == submission.cluster.as_str())
+                else {
+                    continue;
+                };
+                let (name, address) = &targets[cluster];
+                match sessions[cluster]
+                    .session(tls, name, address, options)
+                    .await?
+                {
+                    Some(session) => submit(session, scenario, index, &mut stats).await?,
+                    None => waiting[cluster].push(index),
+                }
             }
-            Err(error) => return Err(error.into()),
+            Step::Down(cluster) => {
+                let (name, address) = &targets[cluster];
+                if sessions[cluster]
+                    .session(tls, name, address, options)
+                    .await?
+                    .is_none()
+                {
+                    continue;
+                }
+                let Link::Connected(session) =
+                    std::mem::replace(&mut sessions[cluster], Link::Down)
+                else {
+                    continue;
+                };
+                // Keep what it decided: the killed process takes it along.
+                let reply = records_of(&session).await?;
+                session.close().await;
+                let kept = &mut gathered[cluster];
+                kept.records.extend(reply.records);
+                kept.initial_states.get_or_insert(reply.initial_states);
+                tracing::info!(cluster = %name, at = %at, "outage: killing the process");
+                let mut processes = running.borrow_mut();
+                let process = &mut processes[cluster];
+                process.down = true;
+                let _ = process.child.start_kill();
+            }
+            Step::Up(cluster) => {
+                if !matches!(sessions[cluster], Link::Down) {
+                    continue;
+                }
+                // Reap the killed process, then start the same command.
+                loop {
+                    let exited = {
+                        let mut processes = running.borrow_mut();
+                        !matches!(processes[cluster].child.try_wait(), Ok(None))
+                    };
+                    if exited {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                {
+                    let mut processes = running.borrow_mut();
+                    let process = &mut processes[cluster];
+                    process.child = spawn(&options.binary, &process.cluster, &process.args)?;
+                    process.down = false;
+                }
+                tracing::info!(cluster = %targets[cluster].0, at = %at, "outage over: the process is started again");
+                // Connect when needed, so that the other clusters'
+                // submissions are not held up by its start.
+                sessions[cluster] = Link::Starting;
+                let (name, address) = &targets[cluster];
+                for index in std::mem::take(&mut waiting[cluster]) {
+                    if let Some(session) = sessions[cluster]
+                        .session(tls, name, address, options)
+                        .await?
+                    {
+                        submit(session, scenario, index, &mut stats).await?;
+                    }
+                }
+            }
         }
     }
     tokio::time::sleep_until(wall_time_of(epoch, scenario.end, options.speed)).await;
@@ -397,17 +638,21 @@ async fn drive(
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut decisions: Vec<(usize, DecisionRecord)> = Vec::new();
     let mut initial_states = Vec::new();
-    for (index, session) in sessions.iter().enumerate() {
-        match session.ask(&AdminRequest::Records { from: 0 }).await? {
-            AdminResponse::Records(reply) => {
-                decisions.extend(reply.records.into_iter().map(|record| (index, record)));
-                initial_states.push(reply.initial_states);
-            }
-            _ => return Err(ClientError::Unexpected(session.cluster().to_owned()).into()),
+    for (index, (link, kept)) in sessions.iter_mut().zip(gathered).enumerate() {
+        decisions.extend(kept.records.into_iter().map(|record| (index, record)));
+        let mut states = kept.initial_states;
+        let (name, address) = &targets[index];
+        if let Some(session) = link.session(tls, name, address, options).await? {
+            let reply = records_of(session).await?;
+            decisions.extend(reply.records.into_iter().map(|record| (index, record)));
+            states.get_or_insert(reply.initial_states);
         }
+        initial_states.push(states.unwrap_or_default());
     }
-    for session in sessions {
-        session.close().await;
+    for link in sessions {
+        if let Link::Connected(session) = link {
+            session.close().await;
+        }
     }
     // Time order; cluster order, then each cluster's own order, within an
     // instant (as the event loop settles clusters).
@@ -420,4 +665,27 @@ async fn drive(
         stats,
         ..RunOutput::default()
     })
+}
+
+/// Plays submission `index` through `session`.
+async fn submit(
+    session: &Session,
+    scenario: &Scenario,
+    index: usize,
+    stats: &mut RunStats,
+) -> Result<(), LaunchError> {
+    let submission = &scenario.submissions[index];
+    let request = AdminRequest::Submit {
+        queue: submission.queue.clone(),
+        spec: submission.spec.clone(),
+    };
+    match session.ask(&request).await {
+        Ok(_) => stats.submitted += 1,
+        Err(ClientError::Refused { message, .. }) => {
+            stats.refused += 1;
+            tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, %message, "submission refused");
+        }
+        Err(error) => return Err(error.into()),
+    }
+    Ok(())
 }

@@ -14,32 +14,51 @@
 //! shared origin (`epoch`), so the processes of one federation agree on
 //! it; every timer (update intervals, job run times, MAX_RSCHED_TIME) is
 //! scaled by it.
+//!
+//! With faults (the scenario's `[chaos]`, or the fault flags) the datagrams
+//! this process sends to its peers pass through [`crate::faults`], and its
+//! clock runs ahead or behind by its skew. With the oracle on (faults,
+//! `--oracle`, or a scenario that wants it) the forwarder asks every
+//! execution cluster for its true counters before each session, over
+//! oracle queries the faults do not touch (`mcfed_transport::truth`), and
+//! this process answers its peers' queries.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rustc_hash::FxHashMap;
+
 use actix::prelude::*;
 use mcfed_cluster::ClusterActor;
 use mcfed_cluster::actor::{Inspect as InspectCluster, SubmitLocal};
-use mcfed_forwarder::actor::{DecisionsMade, Inspect as InspectForwarder, SubmitForward};
+use mcfed_forwarder::actor::{
+    DecisionsMade, FetchTruth, Inspect as InspectForwarder, SubmitForward, TruthFetched,
+};
 use mcfed_forwarder::{DecisionRecord, ForwarderActor};
 use mcfed_protocol::clock::EmulatedClock;
 use mcfed_protocol::{ClusterName, Envelope, MAX_FRAME_SIZE, Message};
 use mcfed_scenario::build::{BuildError, GroupState, build_member};
+use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides};
 use mcfed_scenario::model::{ClusterSpec, Scenario};
 use mcfed_scenario::{ScenarioError, render};
 use mcfed_transport::{
     AdminCall, Event, FederationTls, Peer, Role, Timeouts, TlsError, Transport, TransportConfig,
-    TransportError,
+    TransportError, TruthCall, TruthClient, TruthError,
 };
 use tokio::sync::mpsc;
 
 use crate::admin::{
     self, AdminRequest, AdminResponse, PeerRow, RecordsReply, StatusReply, Submitted,
 };
+use crate::faults::{ChaosFaults, skewed_origin, stretched_timeouts};
 use crate::rows;
+
+/// How long a forwarding session waits for the true counters of the
+/// execution clusters (wall time) before it runs without judging its
+/// decisions.
+pub const DEFAULT_ORACLE_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// The port of the first cluster of a scenario when the scenario gives no
 /// addresses; the others follow in scenario order.
@@ -78,6 +97,9 @@ pub enum NodeError {
     /// The transport could not start.
     #[error(transparent)]
     Transport(#[from] TransportError),
+    /// Oracle queries could not be set up.
+    #[error(transparent)]
+    Truth(#[from] TruthError),
     /// The runtime failed.
     #[error("the process runtime failed: {0}")]
     Runtime(#[from] std::io::Error),
@@ -125,8 +147,17 @@ pub struct ClusterOptions {
     pub report: LiveReport,
     /// The largest frame accepted or sent.
     pub max_frame: usize,
-    /// Connection timeouts and backoff.
+    /// Connection timeouts and backoff (stretched for the faults'
+    /// delays, if any).
     pub timeouts: Timeouts,
+    /// Faults on every link from the command line, on top of the
+    /// scenario's `[chaos]`.
+    pub chaos: ChaosOverrides,
+    /// Judge every decision by the oracle (on anyway with faults or when
+    /// the scenario wants it).
+    pub oracle: bool,
+    /// How long a session waits for the true counters.
+    pub oracle_timeout: Duration,
 }
 
 impl ClusterOptions {
@@ -147,6 +178,9 @@ impl ClusterOptions {
             report: LiveReport::Text,
             max_frame: MAX_FRAME_SIZE,
             timeouts: Timeouts::default(),
+            chaos: ChaosOverrides::default(),
+            oracle: false,
+            oracle_timeout: DEFAULT_ORACLE_TIMEOUT,
         }
     }
 }
@@ -263,7 +297,24 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
             address,
         });
     }
-    let (member, initial_states) = build_member(&spec)?;
+    let (mut member, initial_states) = build_member(&spec)?;
+    let chaos = options
+        .chaos
+        .apply(&scenario)
+        .filter(ChaosConfig::is_active);
+    let oracle = options.oracle || chaos.is_some() || scenario.wants_oracle();
+    if let Some(forwarder) = member.forwarder.as_mut().filter(|_| oracle) {
+        forwarder.enable_oracle();
+    }
+    let timeouts = match &chaos {
+        Some(chaos) => {
+            if chaos.outages.iter().any(|outage| outage.cluster == name) {
+                tracing::info!(cluster = %name, "the scenario's outages of this cluster are played by `mcfed launch` (it kills and restarts the process); a process started by hand ignores them");
+            }
+            stretched_timeouts(options.timeouts, chaos, options.speed)
+        }
+        None => options.timeouts,
+    };
     let config = TransportConfig {
         cluster: name.clone(),
         incarnation: mcfed_transport::new_incarnation(),
@@ -271,10 +322,138 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         peers,
         tls,
         max_frame: options.max_frame,
-        timeouts: options.timeouts,
+        timeouts,
+        faults: None,
     };
     let system = actix_rt::System::new();
-    system.block_on(serve(options, spec, member, initial_states, config))
+    system.block_on(serve(options, spec, member, initial_states, config, chaos))
+}
+
+/// Answers the forwarder's [`FetchTruth`] with oracle queries to the
+/// execution clusters, numbered in one increasing sequence.
+struct Oracle {
+    client: Arc<TruthClient>,
+    next_seq: u64,
+    timeout: Duration,
+    /// Clusters whose last query failed: not asked again before the
+    /// instant, and the wait after the next failure (doubling up to
+    /// [`ORACLE_BACKOFF_MAX`]), so a killed cluster does not hold up every
+    /// session.
+    backoff: FxHashMap<ClusterName, (tokio::time::Instant, Duration)>,
+    /// The incarnation of each peer, from its hellos.
+    incarnations: FxHashMap<ClusterName, u64>,
+}
+
+/// The longest a cluster whose oracle queries fail goes unasked.
+const ORACLE_BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+impl Actor for Oracle {
+    type Context = Context<Self>;
+}
+
+/// A peer said hello: if it restarted, ask it again at once, on a new
+/// connection.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct PeerHello {
+    peer: ClusterName,
+    incarnation: u64,
+}
+
+impl Handler<PeerHello> for Oracle {
+    type Result = ();
+
+    fn handle(&mut self, hello: PeerHello, ctx: &mut Self::Context) {
+        let previous = self
+            .incarnations
+            .insert(hello.peer.clone(), hello.incarnation);
+        if previous.is_some_and(|previous| previous != hello.incarnation) {
+            self.backoff.remove(&hello.peer);
+            let client = self.client.clone();
+            ctx.wait(
+                async move { client.forget(&hello.peer).await }
+                    .into_actor(self)
+                    .map(|(), _, _| ()),
+            );
+        }
+    }
+}
+
+impl Handler<FetchTruth> for Oracle {
+    type Result = ResponseActFuture<Self, TruthFetched>;
+
+    fn handle(
+        &mut self,
+        FetchTruth { clusters }: FetchTruth,
+        _: &mut Self::Context,
+    ) -> Self::Result {
+        let now = tokio::time::Instant::now();
+        let mut complete = true;
+        let mut asks = tokio::task::JoinSet::new();
+        for cluster in clusters {
+            if self
+                .backoff
+                .get(&cluster)
+                .is_some_and(|(until, _)| *until > now)
+            {
+                complete = false;
+                continue;
+            }
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            let client = self.client.clone();
+            let timeout = self.timeout;
+            asks.spawn(async move {
+                let answer = client.ask(&cluster, seq, timeout).await;
+                (cluster, answer)
+            });
+        }
+        // A safety net: each query gives up after the timeout itself.
+        let deadline = now + self.timeout + Duration::from_millis(100);
+        let fetch = async move {
+            let mut updates = Vec::new();
+            let mut answered = Vec::new();
+            let mut failed = Vec::new();
+            while !asks.is_empty() {
+                match tokio::time::timeout_at(deadline, asks.join_next()).await {
+                    Ok(Some(Ok((cluster, Ok(update))))) => {
+                        updates.push(update);
+                        answered.push(cluster);
+                    }
+                    Ok(Some(Ok((cluster, Err(error))))) => {
+                        tracing::warn!(%cluster, %error, "no true counters for the oracle");
+                        failed.push(cluster);
+                    }
+                    Ok(Some(Err(_))) | Ok(None) | Err(_) => {
+                        complete = false;
+                        break;
+                    }
+                }
+            }
+            complete &= failed.is_empty();
+            (TruthFetched { updates, complete }, answered, failed)
+        };
+        Box::pin(
+            fetch
+                .into_actor(self)
+                .map(|(fetched, answered, failed), actor, _| {
+                    for cluster in answered {
+                        actor.backoff.remove(&cluster);
+                    }
+                    let now = tokio::time::Instant::now();
+                    for cluster in failed {
+                        let wait = actor
+                            .backoff
+                            .get(&cluster)
+                            .map_or(Duration::from_secs(1), |(_, wait)| {
+                                (*wait * 2).min(ORACLE_BACKOFF_MAX)
+                            });
+                        actor.backoff.insert(cluster, (now + wait, wait));
+                    }
+                    fetched
+                }),
+        )
+    }
 }
 
 /// Sends what the actors send through the transport.
@@ -400,6 +579,7 @@ struct Process {
     collector: Addr<Collector>,
     initial_states: Arc<Vec<GroupState>>,
     stop: mpsc::UnboundedSender<()>,
+    oracle: Option<Addr<Oracle>>,
 }
 
 async fn serve(
@@ -407,11 +587,50 @@ async fn serve(
     spec: ClusterSpec,
     member: mcfed_scenario::build::Member,
     initial_states: Vec<GroupState>,
-    config: TransportConfig,
+    mut config: TransportConfig,
+    chaos: Option<ChaosConfig>,
 ) -> Result<(), NodeError> {
-    let clock = EmulatedClock::with_origin(origin(options.epoch_unix_ms), options.speed);
+    let shared_origin = origin(options.epoch_unix_ms);
     let name = config.cluster.clone();
+    let mut clock_origin = shared_origin;
+    if let Some(chaos) = &chaos {
+        config.faults = Some(Arc::new(ChaosFaults::new(
+            name.clone(),
+            chaos,
+            shared_origin,
+            options.speed,
+        )));
+        clock_origin = skewed_origin(shared_origin, chaos, &name, options.speed);
+    }
+    let clock = EmulatedClock::with_origin(clock_origin, options.speed);
     let incarnation = config.incarnation;
+    let judged = member
+        .forwarder
+        .as_ref()
+        .filter(|forwarder| forwarder.has_oracle());
+    let truth_client = match judged {
+        Some(forwarder) => {
+            let remotes: Vec<&ClusterName> = forwarder.remote_clusters().collect();
+            let peers: Vec<Peer> = config
+                .peers
+                .iter()
+                .filter(|peer| remotes.contains(&&peer.name))
+                .cloned()
+                .collect();
+            let local: SocketAddr = if config.listen.is_ipv6() {
+                (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+            } else {
+                (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+            };
+            Some(Arc::new(TruthClient::new(
+                &config.tls,
+                &peers,
+                local,
+                options.max_frame,
+            )?))
+        }
+        None => None,
+    };
     let (transport, mut events) = Transport::start(config)?;
     let transport = Arc::new(transport);
     let outbox = Outbox {
@@ -425,13 +644,27 @@ async fn serve(
     }
     .start();
     let cluster = ClusterActor::new(member.node, clock, outbox.clone().recipient()).start();
+    let oracle = truth_client.clone().map(|client| {
+        Oracle {
+            client,
+            next_seq: 1,
+            timeout: options.oracle_timeout,
+            backoff: FxHashMap::default(),
+            incarnations: FxHashMap::default(),
+        }
+        .start()
+    });
     let forwarder = member.forwarder.map(|node| {
-        ForwarderActor::new(
+        let actor = ForwarderActor::new(
             node,
             clock,
             outbox.clone().recipient(),
             collector.clone().recipient(),
-        )
+        );
+        match &oracle {
+            Some(oracle) => actor.with_truth(oracle.clone().recipient()),
+            None => actor,
+        }
         .start()
     });
     let local = Local {
@@ -451,6 +684,7 @@ async fn serve(
         collector,
         initial_states: Arc::new(initial_states),
         stop: stop.clone(),
+        oracle,
     };
     if options.exit_on_stdin_eof {
         let stop = stop.clone();
@@ -488,6 +722,9 @@ async fn serve(
         }
     }
     transport.close();
+    if let Some(client) = &truth_client {
+        client.close().await;
+    }
     transport.wait_closed(Duration::from_millis(300)).await;
     System::current().stop();
     Ok(())
@@ -496,11 +733,19 @@ async fn serve(
 fn handle_event(process: &Process, event: Event) {
     match event {
         Event::Message(envelope) => process.local.deliver(envelope),
-        Event::PeerUp { peer, hello, .. } => process.local.deliver(Envelope {
-            from: peer,
-            to: process.name.clone(),
-            message: Message::Hello(hello),
-        }),
+        Event::PeerUp { peer, hello, .. } => {
+            if let Some(oracle) = &process.oracle {
+                oracle.do_send(PeerHello {
+                    peer: peer.clone(),
+                    incarnation: hello.incarnation,
+                });
+            }
+            process.local.deliver(Envelope {
+                from: peer,
+                to: process.name.clone(),
+                message: Message::Hello(hello),
+            });
+        }
         Event::PeerDown {
             peer,
             direction,
@@ -512,7 +757,25 @@ fn handle_event(process: &Process, event: Event) {
             let process = process.clone();
             actix_rt::spawn(async move { answer(process, call).await });
         }
+        Event::Truth(call) => {
+            let cluster = process.local.cluster.clone();
+            actix_rt::spawn(async move { answer_truth(cluster, call).await });
+        }
     }
+}
+
+/// Answers a peer's oracle query with the counters this cluster would
+/// publish to it now.
+async fn answer_truth(cluster: Addr<ClusterActor>, call: TruthCall) {
+    let TruthCall { peer, seq, reply } = call;
+    let truth = cluster
+        .send(InspectCluster(move |node, now| {
+            node.true_counters(&peer, seq, now)
+        }))
+        .await
+        .ok()
+        .flatten();
+    let _ = reply.send(truth);
 }
 
 async fn answer(process: Process, call: AdminCall) {

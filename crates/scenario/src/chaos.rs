@@ -18,6 +18,11 @@
 //! Every random draw comes from one ChaCha generator seeded from the
 //! scenario, in the order the engine asks, so the same seed gives the same
 //! run.
+//!
+//! Cluster processes (`mcfed cluster`, `mcfed launch`) use the same
+//! configuration and generator one level lower: on the UDP datagrams
+//! between processes, below QUIC (`mcfed-node`'s `faults` module).
+//! [`ChaosOverrides`] are the command-line flags every command shares.
 
 use std::time::Duration;
 
@@ -102,6 +107,24 @@ pub struct ChaosConfig {
 }
 
 impl ChaosConfig {
+    /// The longest a message can be held on any link: fixed delay plus
+    /// jitter, plus the reorder delay where updates are reordered.
+    pub fn longest_delay(&self) -> Duration {
+        std::iter::once(&self.default_link)
+            .chain(self.links.iter().map(|(_, _, faults)| faults))
+            .map(|faults| {
+                faults.delay
+                    + faults.jitter
+                    + if faults.reorder > 0.0 {
+                        faults.reorder_delay
+                    } else {
+                        Duration::ZERO
+                    }
+            })
+            .max()
+            .unwrap_or_default()
+    }
+
     /// Whether any fault is configured.
     pub fn is_active(&self) -> bool {
         !self.default_link.is_clean()
@@ -264,6 +287,88 @@ impl Chaos {
     }
 }
 
+/// Faults given on the command line (`--delay`, `--jitter`, `--loss`,
+/// `--duplicate`, `--reorder`, `--reorder-delay`, `--chaos-seed`) for every
+/// link, on top of the scenario's own `[chaos]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChaosOverrides {
+    /// Fixed one-way delay of every link.
+    pub delay: Option<Duration>,
+    /// Extra random delay, up to this.
+    pub jitter: Option<Duration>,
+    /// Probability that a counter update (a datagram, between processes)
+    /// is lost.
+    pub loss: Option<f64>,
+    /// Probability that it arrives twice.
+    pub duplicate: Option<f64>,
+    /// Probability that it is held back so later ones overtake it.
+    pub reorder: Option<f64>,
+    /// How long a reordered one is held back.
+    pub reorder_delay: Option<Duration>,
+    /// Seed of the fault generator.
+    pub seed: Option<u64>,
+}
+
+impl ChaosOverrides {
+    /// Whether any flag is given.
+    pub fn is_set(&self) -> bool {
+        self.delay.is_some()
+            || self.jitter.is_some()
+            || self.loss.is_some()
+            || self.duplicate.is_some()
+            || self.reorder.is_some()
+            || self.seed.is_some()
+    }
+
+    /// The scenario's faults with these flags applied to every link (the
+    /// scenario's own when no flag is given).
+    pub fn apply(&self, scenario: &crate::Scenario) -> Option<ChaosConfig> {
+        if !self.is_set() {
+            return scenario.chaos.clone();
+        }
+        let mut config = scenario.chaos.clone().unwrap_or(ChaosConfig {
+            seed: scenario.seed,
+            ..ChaosConfig::default()
+        });
+        let link = &mut config.default_link;
+        if let Some(delay) = self.delay {
+            link.delay = delay;
+            link.reorder_delay = delay * 2 + Duration::from_secs(1);
+        }
+        link.jitter = self.jitter.unwrap_or(link.jitter);
+        link.loss = self.loss.unwrap_or(link.loss);
+        link.duplicate = self.duplicate.unwrap_or(link.duplicate);
+        link.reorder = self.reorder.unwrap_or(link.reorder);
+        link.reorder_delay = self.reorder_delay.unwrap_or(link.reorder_delay);
+        if link.retransmit.is_zero() {
+            link.retransmit = DEFAULT_RETRANSMIT;
+        }
+        config.seed = self.seed.unwrap_or(config.seed);
+        Some(config)
+    }
+
+    /// The same flags as command-line arguments (what `mcfed launch`
+    /// passes on to each `mcfed cluster`).
+    pub fn to_args(&self) -> Vec<String> {
+        let millis = |duration: Duration| format!("{}ms", duration.as_millis());
+        let mut args = Vec::new();
+        let mut push = |flag: &str, value: Option<String>| {
+            if let Some(value) = value {
+                args.push(flag.to_owned());
+                args.push(value);
+            }
+        };
+        push("--delay", self.delay.map(millis));
+        push("--jitter", self.jitter.map(millis));
+        push("--loss", self.loss.map(|p| p.to_string()));
+        push("--duplicate", self.duplicate.map(|p| p.to_string()));
+        push("--reorder", self.reorder.map(|p| p.to_string()));
+        push("--reorder-delay", self.reorder_delay.map(millis));
+        push("--chaos-seed", self.seed.map(|seed| seed.to_string()));
+        args
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,6 +457,60 @@ mod tests {
             chaos.fate(&a, &b, true, SimTime::from_secs(20)),
             Fate::Deliver(vec![SimTime::from_secs(20)])
         );
+    }
+
+    #[test]
+    fn the_longest_delay_counts_jitter_and_reordering() {
+        let config = ChaosConfig {
+            default_link: LinkFaults {
+                delay: Duration::from_secs(2),
+                jitter: Duration::from_secs(1),
+                ..LinkFaults::default()
+            },
+            links: vec![(
+                name("A"),
+                name("B"),
+                LinkFaults {
+                    delay: Duration::from_secs(1),
+                    reorder: 0.1,
+                    reorder_delay: Duration::from_secs(10),
+                    ..LinkFaults::default()
+                },
+            )],
+            ..ChaosConfig::default()
+        };
+        assert_eq!(config.longest_delay(), Duration::from_secs(11));
+        assert_eq!(ChaosConfig::default().longest_delay(), Duration::ZERO);
+    }
+
+    #[test]
+    fn overrides_round_trip_through_arguments() {
+        let overrides = ChaosOverrides {
+            delay: Some(Duration::from_millis(45_000)),
+            jitter: Some(Duration::from_millis(1500)),
+            loss: Some(0.25),
+            duplicate: None,
+            reorder: Some(0.1),
+            reorder_delay: None,
+            seed: Some(9),
+        };
+        assert_eq!(
+            overrides.to_args(),
+            [
+                "--delay",
+                "45000ms",
+                "--jitter",
+                "1500ms",
+                "--loss",
+                "0.25",
+                "--reorder",
+                "0.1",
+                "--chaos-seed",
+                "9"
+            ]
+        );
+        assert!(ChaosOverrides::default().to_args().is_empty());
+        assert!(!ChaosOverrides::default().is_set());
     }
 
     #[test]

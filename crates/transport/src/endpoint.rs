@@ -31,13 +31,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcfed_protocol::{
-    ClusterName, Envelope, FrameDecoder, FrameError, Hello, Message, PROTOCOL_VERSION, encode_frame,
+    ClusterName, CounterUpdate, Envelope, FrameDecoder, FrameError, Hello, Message,
+    PROTOCOL_VERSION, encode_frame,
 };
 use rustc_hash::FxHashMap;
 use tokio::sync::{Notify, mpsc, oneshot};
 
 use crate::certs::Role;
+use crate::faults::{DatagramFaults, FaultySocket};
 use crate::tls::{self, FederationTls, TlsError};
+use crate::truth::{QUERY_SIZE, TRUTH_ALPN};
 
 /// QUIC close codes mcfed uses (application error codes).
 pub mod close {
@@ -109,6 +112,9 @@ pub struct TransportConfig {
     pub max_frame: usize,
     /// Timeouts and backoff.
     pub timeouts: Timeouts,
+    /// Faults on the datagrams sent to peers ([`crate::faults`]); `None`:
+    /// a plain socket.
+    pub faults: Option<Arc<dyn DatagramFaults>>,
 }
 
 /// Which way a connection goes.
@@ -130,6 +136,19 @@ pub struct AdminCall {
     pub request: Vec<u8>,
     /// Where the answer goes.
     pub reply: oneshot::Sender<Vec<u8>>,
+}
+
+/// An oracle query from a peer ([`crate::truth`]): answer with the
+/// counters this cluster would publish to `peer` now, numbered `seq`, or
+/// `None` if it publishes none to it.
+#[derive(Debug)]
+pub struct TruthCall {
+    /// The asking cluster (from its certificate).
+    pub peer: ClusterName,
+    /// The number the answer carries.
+    pub seq: u64,
+    /// Where the answer goes.
+    pub reply: oneshot::Sender<Option<CounterUpdate>>,
 }
 
 /// What the endpoint hands the process.
@@ -157,6 +176,8 @@ pub enum Event {
     },
     /// An administrator's request.
     Admin(AdminCall),
+    /// An oracle query from a peer.
+    Truth(TruthCall),
 }
 
 /// Why the endpoint could not start or a message could not be sent.
@@ -284,12 +305,28 @@ impl Transport {
         server_config.transport_config(transport_settings(&config.timeouts));
         let mut client_config = config.tls.client_config()?;
         client_config.transport_config(transport_settings(&config.timeouts));
-        let endpoint = quinn::Endpoint::server(server_config, config.listen).map_err(|source| {
-            TransportError::Bind {
-                address: config.listen,
-                source,
+        let bind_error = |source| TransportError::Bind {
+            address: config.listen,
+            source,
+        };
+        let endpoint = match &config.faults {
+            None => quinn::Endpoint::server(server_config, config.listen).map_err(bind_error)?,
+            Some(faults) => {
+                let runtime = Arc::new(quinn::TokioRuntime);
+                let socket = std::net::UdpSocket::bind(config.listen).map_err(bind_error)?;
+                let socket = quinn::Runtime::wrap_udp_socket(runtime.as_ref(), socket)
+                    .map_err(bind_error)?;
+                let socket =
+                    FaultySocket::new(socket, peer_addresses(&config.peers), faults.clone());
+                quinn::Endpoint::new_with_abstract_socket(
+                    quinn::EndpointConfig::default(),
+                    Some(server_config),
+                    socket,
+                    runtime,
+                )
+                .map_err(bind_error)?
             }
-        })?;
+        };
         let local_addr = endpoint
             .local_addr()
             .map_err(|source| TransportError::Bind {
@@ -386,6 +423,27 @@ impl Transport {
     pub async fn wait_closed(&self, limit: Duration) {
         let _ = tokio::time::timeout(limit, self.shared.endpoint.wait_idle()).await;
     }
+}
+
+/// Every address of every peer, for the faults to know whom a datagram
+/// goes to. A peer whose address does not resolve now gets no faults (and
+/// a warning).
+fn peer_addresses(peers: &[Peer]) -> FxHashMap<SocketAddr, ClusterName> {
+    use std::net::ToSocketAddrs as _;
+    let mut addresses = FxHashMap::default();
+    for peer in peers {
+        match peer.address.to_socket_addrs() {
+            Ok(resolved) => {
+                for address in resolved {
+                    addresses.insert(address, peer.name.clone());
+                }
+            }
+            Err(error) => {
+                tracing::warn!(peer = %peer.name, address = %peer.address, %error, "cannot resolve the peer's address: no faults on the link to it");
+            }
+        }
+    }
+    addresses
 }
 
 /// Reads one message (the hello) from a stream, within the decoder's limit.
@@ -699,9 +757,82 @@ async fn accept_one(shared: Arc<Shared>, incoming: quinn::Incoming) {
             return;
         }
     };
-    match identity.role {
-        Role::Admin => crate::admin::serve(shared_admin(&shared), connection, identity.name).await,
-        Role::Cluster => serve_peer(&shared, connection, identity.name).await,
+    let truth = connection
+        .handshake_data()
+        .and_then(|data| data.downcast::<quinn::crypto::rustls::HandshakeData>().ok())
+        .and_then(|data| data.protocol)
+        .is_some_and(|protocol| protocol == TRUTH_ALPN);
+    match (identity.role, truth) {
+        (Role::Admin, false) => {
+            crate::admin::serve(shared_admin(&shared), connection, identity.name).await
+        }
+        (Role::Cluster, false) => serve_peer(&shared, connection, identity.name).await,
+        (Role::Cluster, true) => serve_truth(&shared, connection, identity.name).await,
+        (Role::Admin, true) => {
+            tracing::warn!(cluster = %shared.cluster, %remote, "oracle query from an administrator refused");
+            close_connection(
+                &connection,
+                close::IDENTITY,
+                "only clusters ask for true counters",
+            );
+        }
+    }
+}
+
+/// Answers a peer's oracle queries ([`crate::truth`]) until it closes the
+/// connection: one stream per query.
+async fn serve_truth(shared: &Arc<Shared>, connection: quinn::Connection, name: String) {
+    let peer = match ClusterName::new(&name) {
+        Ok(peer) if shared.peers.contains_key(&peer) => peer,
+        _ => {
+            let reason = format!(
+                "cluster `{name}` is not a peer of cluster `{}`",
+                shared.cluster
+            );
+            tracing::warn!(cluster = %shared.cluster, %reason, "oracle query refused");
+            close_connection(&connection, close::UNKNOWN_PEER, &reason);
+            return;
+        }
+    };
+    while let Ok((mut send, mut recv)) = connection.accept_bi().await {
+        let shared = shared.clone();
+        let peer = peer.clone();
+        let connection = connection.clone();
+        tokio::spawn(async move {
+            let seq = match recv
+                .read_to_end(QUERY_SIZE)
+                .await
+                .map(|bytes| <[u8; QUERY_SIZE]>::try_from(bytes.as_slice()).map(u64::from_be_bytes))
+            {
+                Ok(Ok(seq)) => seq,
+                Ok(Err(_)) | Err(_) => {
+                    let reason = "a bad oracle query";
+                    tracing::warn!(cluster = %shared.cluster, %peer, reason, "closing the connection");
+                    close_connection(&connection, close::BAD_FRAME, reason);
+                    return;
+                }
+            };
+            let (reply, answer) = oneshot::channel();
+            shared.emit(Event::Truth(TruthCall {
+                peer: peer.clone(),
+                seq,
+                reply,
+            }));
+            let mut bytes = Vec::new();
+            if let Ok(Some(update)) = answer.await {
+                if let Err(error) = encode_frame(
+                    &Message::CounterUpdate(update),
+                    &mut bytes,
+                    shared.max_frame,
+                ) {
+                    tracing::error!(cluster = %shared.cluster, %peer, %error, "oracle answer not sent");
+                    bytes.clear();
+                }
+            }
+            let _ = send.write_all(&bytes).await;
+            let _ = send.finish();
+            let _ = send.stopped().await;
+        });
     }
 }
 
@@ -714,7 +845,7 @@ fn shared_admin(shared: &Shared) -> crate::admin::AdminContext {
 
 /// Checks a message from peer `name` before it is handed on: nothing may
 /// speak for another cluster, and a hello comes only once.
-fn check_message(name: &ClusterName, message: &Message) -> Result<(), (u32, String)> {
+pub(crate) fn check_message(name: &ClusterName, message: &Message) -> Result<(), (u32, String)> {
     match message {
         Message::Hello(_) => Err((
             close::PROTOCOL,

@@ -9,7 +9,9 @@
 //!   certificates signed by the federation CA;
 //! - [`endpoint`]: a cluster process's endpoint: dialling writers, the
 //!   accept loop and readers, handing the process [`endpoint::Event`]s;
-//! - [`admin`]: the administrator's side of the admin channel.
+//! - [`admin`]: the administrator's side of the admin channel;
+//! - [`faults`]: faults below QUIC, on the datagrams sent to peers;
+//! - [`truth`]: oracle queries, on connections the faults do not touch.
 //!
 //! Nothing here knows about actors or scheduling: the process runtime
 //! (`mcfed-node`) hands events to the actors and the actors' messages to
@@ -18,15 +20,19 @@
 pub mod admin;
 pub mod certs;
 pub mod endpoint;
+pub mod faults;
 pub mod tls;
+pub mod truth;
 
 pub use admin::{AdminClient, AdminError};
 pub use certs::{CertError, Identity, Role};
 pub use endpoint::{
     AdminCall, Direction, Event, Peer, PeerStatus, Timeouts, Transport, TransportConfig,
-    TransportError,
+    TransportError, TruthCall,
 };
+pub use faults::{DatagramFate, DatagramFaults};
 pub use tls::{FederationTls, TlsError};
+pub use truth::{TruthClient, TruthError};
 
 /// A number that tells one run of a process from another: the wall clock
 /// in nanoseconds mixed with the process id (never 0).

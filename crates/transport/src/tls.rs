@@ -187,7 +187,10 @@ impl FederationTls {
             .with_protocol_versions(&[&rustls::version::TLS13])?
             .with_client_cert_verifier(verifier)
             .with_single_cert(self.chain.clone(), self.key.clone_key())?;
-        config.alpn_protocols = vec![ALPN.to_vec()];
+        // Cluster links, admin commands and oracle queries
+        // ([`crate::truth`]) share the endpoint; the protocol tells them
+        // apart.
+        config.alpn_protocols = vec![ALPN.to_vec(), crate::truth::TRUTH_ALPN.to_vec()];
         let quic = QuicServerConfig::try_from(config)
             .map_err(|error| TlsError::Quic(error.to_string()))?;
         Ok(quinn::ServerConfig::with_crypto(Arc::new(quic)))
@@ -196,6 +199,12 @@ impl FederationTls {
     /// The QUIC client configuration: TLS 1.3, this process's certificate
     /// presented, the server's checked by [`FederationServerVerifier`].
     pub fn client_config(&self) -> Result<quinn::ClientConfig, TlsError> {
+        self.client_config_for(ALPN)
+    }
+
+    /// [`FederationTls::client_config`] speaking application protocol
+    /// `alpn` (oracle queries use [`crate::truth::TRUTH_ALPN`]).
+    pub fn client_config_for(&self, alpn: &[u8]) -> Result<quinn::ClientConfig, TlsError> {
         let verifier = Arc::new(FederationServerVerifier::new(
             self.roots.clone(),
             self.provider.clone(),
@@ -205,7 +214,7 @@ impl FederationTls {
             .dangerous()
             .with_custom_certificate_verifier(verifier)
             .with_client_auth_cert(self.chain.clone(), self.key.clone_key())?;
-        config.alpn_protocols = vec![ALPN.to_vec()];
+        config.alpn_protocols = vec![alpn.to_vec()];
         let quic = QuicClientConfig::try_from(config)
             .map_err(|error| TlsError::Quic(error.to_string()))?;
         Ok(quinn::ClientConfig::new(Arc::new(quic)))

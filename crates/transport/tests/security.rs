@@ -48,6 +48,7 @@ fn start(dir: &Path, cluster: &str, peers: Vec<Peer>) -> (Transport, UnboundedRe
             backoff_max: Duration::from_millis(200),
             ..Timeouts::default()
         },
+        faults: None,
     })
     .expect("transport starts")
 }
