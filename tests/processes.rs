@@ -786,3 +786,64 @@ fn launch_stops_every_process_on_ctrl_c_when_one_dies_and_when_it_is_killed() {
         || pids.iter().all(|&pid| !running(pid)),
     );
 }
+
+/// `mcfed launch --events` gathers every process's job events, so
+/// `mcfed report` builds whole timelines of launched runs: submitted,
+/// forwarded, started at the execution cluster.
+#[test]
+fn launched_runs_carry_job_events_for_reports() {
+    let launched = mcfed_within(
+        &[
+            "launch",
+            "scenarios/forwarding/reconciliation.toml",
+            "--report",
+            "json",
+            "--events",
+            "--speed",
+            "40",
+            "--base-port",
+            "0",
+            "--connect-timeout",
+            "20s",
+        ],
+        Duration::from_secs(90),
+    );
+    assert!(
+        launched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&launched.stderr)
+    );
+    let dir = std::env::temp_dir().join(format!("mcfed-launch-events-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("run.jsonl");
+    std::fs::write(&path, &launched.stdout).expect("write records");
+    let report = mcfed(&["report", path.to_str().expect("utf-8"), "--format", "json"]);
+    assert!(
+        report.status.success(),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
+    );
+    let report: Value = serde_json::from_slice(&report.stdout).expect("JSON report");
+    let timelines = report["timelines"].as_array().expect("timelines");
+    assert_eq!(timelines.len(), 10);
+    for timeline in timelines {
+        let steps: Vec<&str> = timeline["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .filter_map(|step| step["what"].as_str())
+            .collect();
+        assert!(steps[0].starts_with("submitted"), "{steps:?}");
+        assert!(steps[1].starts_with("forwarded to"), "{steps:?}");
+        assert!(
+            steps.iter().any(|step| step.starts_with("started at")),
+            "{steps:?}"
+        );
+    }
+    let waits = &report["summary"]["wait_per_cluster"];
+    let started: u64 = ["Cluster2", "Cluster3"]
+        .iter()
+        .filter_map(|cluster| waits[cluster]["count"].as_u64())
+        .sum();
+    assert_eq!(started, 10);
+}

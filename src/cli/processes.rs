@@ -135,6 +135,10 @@ pub(crate) struct LaunchArgs {
     /// How long the processes may take to start and connect.
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     connect_timeout: Duration,
+    /// With `--report json`, also print job events (from every process)
+    /// and the run record: the input `mcfed report` reads.
+    #[arg(long)]
+    events: bool,
     /// Judge every decision by what the true counters would have chosen
     /// (on by default when faults are injected).
     #[arg(long)]
@@ -178,7 +182,7 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
         &output,
         &super::report::Printing {
             report,
-            events: false,
+            events: args.events,
             faulty,
             check: args.check,
             wall: None,

@@ -57,6 +57,10 @@ pub struct Transition {
     /// For a job suspended or requeued by preemption, the job that
     /// preempted it.
     pub preempted_by: Option<JobId>,
+    /// The job's name (shared with its spec).
+    pub name: std::sync::Arc<str>,
+    /// The job's queue.
+    pub queue: QueueName,
 }
 
 /// A preemption, with the names of the jobs involved, for reports.
@@ -1027,6 +1031,7 @@ impl Cluster {
         let finish = (now + job.remaining, id, job.run_epoch);
         let origin = job.origin.clone();
         let queue = job.queue;
+        let name = job.spec.name.clone();
         self.account(id, Holding::Nothing, Holding::Running, now);
         if !self.queues[queue].preemptors.is_empty() {
             self.new_victims = true;
@@ -1041,6 +1046,8 @@ impl Cluster {
             at: now,
             origin,
             preempted_by: None,
+            name,
+            queue: self.queues[queue].config.name.clone(),
         });
     }
 
@@ -1067,6 +1074,8 @@ impl Cluster {
             at: now,
             origin: job.origin.clone(),
             preempted_by: Some(by),
+            name: job.spec.name.clone(),
+            queue: self.queues[job.queue].config.name.clone(),
         });
     }
 
@@ -1090,6 +1099,8 @@ impl Cluster {
         job.pending_reason = PendingReason::NewJob;
         job.reason_pass = 0;
         let origin = job.origin.clone();
+        let name = job.spec.name.clone();
+        let queue = self.queues[job.queue].config.name.clone();
         self.add_pending(id);
         self.dirty = true;
         transitions.push(Transition {
@@ -1098,6 +1109,8 @@ impl Cluster {
             at: now,
             origin,
             preempted_by: Some(by),
+            name,
+            queue,
         });
     }
 
@@ -1110,6 +1123,7 @@ impl Cluster {
         let finish = (now + job.remaining, id, job.run_epoch);
         let origin = job.origin.clone();
         let queue = job.queue;
+        let name = job.spec.name.clone();
         self.account(id, Holding::Suspended, Holding::Running, now);
         if !self.queues[queue].preemptors.is_empty() {
             self.new_victims = true;
@@ -1121,6 +1135,8 @@ impl Cluster {
             at: now,
             origin,
             preempted_by: None,
+            name,
+            queue: self.queues[queue].config.name.clone(),
         });
     }
 
@@ -1138,6 +1154,8 @@ impl Cluster {
             at,
             origin: job.origin,
             preempted_by: None,
+            name: job.spec.name,
+            queue: self.queues[job.queue].config.name.clone(),
         });
     }
 

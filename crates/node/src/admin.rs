@@ -227,6 +227,10 @@ pub struct RecordsReply {
     pub total: usize,
     /// Per initial job group, states after the first dispatch pass.
     pub initial_states: Vec<GroupState>,
+    /// Every job event of the process (jobs started, suspended, finished,
+    /// ...), for `mcfed launch --events`.
+    #[serde(default)]
+    pub events: Vec<mcfed_scenario::records::EventRecord>,
 }
 
 /// A process's state.

@@ -38,6 +38,7 @@ use tokio::process::{Child, Command};
 use crate::admin::{AdminRequest, AdminResponse, RecordsReply};
 use crate::client::{ClientError, Session, admin_tls};
 use crate::process::{DEFAULT_BASE_PORT, default_address, peers_of};
+use mcfed_scenario::records::EventRecord;
 
 /// Why a launch failed.
 #[derive(Debug, thiserror::Error)]
@@ -514,6 +515,7 @@ impl Link {
 #[derive(Default)]
 struct Gathered {
     records: Vec<DecisionRecord>,
+    events: Vec<EventRecord>,
     initial_states: Option<Vec<GroupState>>,
 }
 
@@ -543,6 +545,7 @@ async fn drive(
         .map(Link::Connected)
         .collect();
     tracing::info!(clusters = sessions.len(), "every cluster is connected");
+    let mut events: Vec<EventRecord> = Vec::new();
     let mut stats = RunStats {
         end: scenario.end,
         ..RunStats::default()
@@ -566,7 +569,9 @@ async fn drive(
                     .session(tls, name, address, options)
                     .await?
                 {
-                    Some(session) => submit(session, scenario, index, &mut stats).await?,
+                    Some(session) => {
+                        submit(session, scenario, index, &mut stats, &mut events).await?
+                    }
                     None => waiting[cluster].push(index),
                 }
             }
@@ -589,6 +594,7 @@ async fn drive(
                 session.close().await;
                 let kept = &mut gathered[cluster];
                 kept.records.extend(reply.records);
+                kept.events.extend(reply.events);
                 kept.initial_states.get_or_insert(reply.initial_states);
                 tracing::info!(cluster = %name, at = %at, "outage: killing the process");
                 let mut processes = running.borrow_mut();
@@ -627,7 +633,7 @@ async fn drive(
                         .session(tls, name, address, options)
                         .await?
                     {
-                        submit(session, scenario, index, &mut stats).await?;
+                        submit(session, scenario, index, &mut stats, &mut events).await?;
                     }
                 }
             }
@@ -640,11 +646,13 @@ async fn drive(
     let mut initial_states = Vec::new();
     for (index, (link, kept)) in sessions.iter_mut().zip(gathered).enumerate() {
         decisions.extend(kept.records.into_iter().map(|record| (index, record)));
+        events.extend(kept.events);
         let mut states = kept.initial_states;
         let (name, address) = &targets[index];
         if let Some(session) = link.session(tls, name, address, options).await? {
             let reply = records_of(session).await?;
             decisions.extend(reply.records.into_iter().map(|record| (index, record)));
+            events.extend(reply.events);
             states.get_or_insert(reply.initial_states);
         }
         initial_states.push(states.unwrap_or_default());
@@ -659,8 +667,10 @@ async fn drive(
     decisions.sort_by(|(a_index, a), (b_index, b)| {
         a.time.total_cmp(&b.time).then_with(|| a_index.cmp(b_index))
     });
+    events.sort_by(|a, b| a.time.total_cmp(&b.time));
     Ok(RunOutput {
         decisions: decisions.into_iter().map(|(_, record)| record).collect(),
+        events,
         initial_states,
         stats,
         ..RunOutput::default()
@@ -673,6 +683,7 @@ async fn submit(
     scenario: &Scenario,
     index: usize,
     stats: &mut RunStats,
+    events: &mut Vec<EventRecord>,
 ) -> Result<(), LaunchError> {
     let submission = &scenario.submissions[index];
     let request = AdminRequest::Submit {
@@ -680,6 +691,23 @@ async fn submit(
         spec: submission.spec.clone(),
     };
     match session.ask(&request).await {
+        Ok(AdminResponse::Submitted(submitted)) => {
+            stats.submitted += 1;
+            // The job's submission, as the event loop records it.
+            let mut event = EventRecord::new(
+                submission.at.as_secs_f64(),
+                &submitted.cluster,
+                &submission.spec.name,
+                submitted.job_id,
+                "submitted",
+            );
+            event.queue = Some(submitted.queue.clone());
+            if submitted.forwarded {
+                event.source_cluster = Some(submitted.cluster);
+                event.source_job_id = Some(submitted.job_id);
+            }
+            events.push(event);
+        }
         Ok(_) => stats.submitted += 1,
         Err(ClientError::Refused { message, .. }) => {
             stats.refused += 1;

@@ -522,9 +522,11 @@ impl Handler<Envelope> for Outbox {
     }
 }
 
-/// Keeps the forwarder's decision records (and prints them if asked).
+/// Keeps the forwarder's decision records (and prints them if asked) and
+/// the cluster's job events.
 struct Collector {
     records: Vec<DecisionRecord>,
+    events: Vec<mcfed_scenario::records::EventRecord>,
     report: LiveReport,
 }
 
@@ -551,19 +553,30 @@ impl Handler<DecisionsMade> for Collector {
     }
 }
 
+impl Handler<mcfed_cluster::actor::TransitionsMade> for Collector {
+    type Result = ();
+    fn handle(&mut self, made: mcfed_cluster::actor::TransitionsMade, _: &mut Self::Context) {
+        let cluster = made.cluster.as_str();
+        self.events
+            .extend(made.transitions.iter().map(|transition| {
+                mcfed_scenario::records::EventRecord::of_transition(cluster, transition)
+            }));
+    }
+}
+
 #[derive(Message)]
-#[rtype(result = "Vec<DecisionRecord>")]
+#[rtype(result = "(Vec<DecisionRecord>, Vec<mcfed_scenario::records::EventRecord>)")]
 struct RecordsFrom(usize);
 
 impl Handler<RecordsFrom> for Collector {
     type Result = MessageResult<RecordsFrom>;
     fn handle(&mut self, RecordsFrom(from): RecordsFrom, _: &mut Self::Context) -> Self::Result {
-        MessageResult(
-            self.records
-                .get(from..)
-                .map(<[_]>::to_vec)
-                .unwrap_or_default(),
-        )
+        let records = self
+            .records
+            .get(from..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default();
+        MessageResult((records, self.events.clone()))
     }
 }
 
@@ -640,10 +653,13 @@ async fn serve(
     .start();
     let collector = Collector {
         records: Vec::new(),
+        events: Vec::new(),
         report: options.report,
     }
     .start();
-    let cluster = ClusterActor::new(member.node, clock, outbox.clone().recipient()).start();
+    let cluster = ClusterActor::new(member.node, clock, outbox.clone().recipient())
+        .with_observer(collector.clone().recipient())
+        .start();
     let oracle = truth_client.clone().map(|client| {
         Oracle {
             client,
@@ -894,11 +910,12 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
         AdminRequest::Records { from } => {
             let total_and_records = process.collector.send(RecordsFrom(from)).await;
             match total_and_records {
-                Ok(records) => AdminResponse::Records(RecordsReply {
+                Ok((records, events)) => AdminResponse::Records(RecordsReply {
                     cluster: process.name.to_string(),
                     total: from + records.len(),
                     records,
                     initial_states: process.initial_states.as_ref().clone(),
+                    events,
                 }),
                 Err(error) => mailbox(error),
             }

@@ -19,10 +19,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use mcfed_cluster::{JobId, JobOrigin, Transition};
+use mcfed_cluster::Transition;
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{ClusterName, Envelope, JobEvent, Message, SimTime};
-use rustc_hash::FxHashMap;
 
 use crate::build::{BuildError, Federation, GroupState, build};
 use crate::chaos::{Chaos, ChaosConfig, Fate};
@@ -204,8 +203,6 @@ pub struct EventLoop<'a> {
     count_only: bool,
     /// How often slot usage is sampled (the shortest update interval).
     sample_interval: Option<Duration>,
-    /// Name and queue of running jobs, for events once they are gone.
-    job_names: FxHashMap<(usize, JobId), (String, String)>,
     output: RunOutput,
     end: SimTime,
     /// Per cluster, the jobs expectations watch.
@@ -256,7 +253,6 @@ impl<'a> EventLoop<'a> {
             events: options.events,
             count_only: options.count_only,
             sample_interval: None,
-            job_names: FxHashMap::default(),
             output: RunOutput {
                 initial_states: federation.initial_states.clone(),
                 ..RunOutput::default()
@@ -288,7 +284,6 @@ impl<'a> EventLoop<'a> {
             engine.reschedule_wake(index);
         }
         if engine.events {
-            engine.record_initial_jobs();
             engine.push(SimTime::ZERO, PHASE_PUBLISH, EventKind::Sample);
             engine.sample_interval = shortest_interval;
         }
@@ -701,31 +696,13 @@ impl<'a> EventLoop<'a> {
     }
 
     fn event(&self, cluster: usize, job: &str, job_id: u64, event: &str) -> EventRecord {
-        EventRecord {
-            record: "event".to_owned(),
-            time: secs(self.now),
-            cluster: self.names[cluster].to_string(),
-            job: job.to_owned(),
+        EventRecord::new(
+            secs(self.now),
+            self.names[cluster].as_str(),
+            job,
             job_id,
-            event: event.to_owned(),
-            queue: None,
-            source_cluster: None,
-            source_job_id: None,
-            detail: None,
-        }
-    }
-
-    fn record_initial_jobs(&mut self) {
-        for index in 0..self.federation.members.len() {
-            let cluster = self.federation.members[index].node.cluster();
-            for job in cluster.jobs() {
-                if job.state == mcfed_cluster::JobState::Running {
-                    let queue = cluster.queue_config(job.queue).name.to_string();
-                    self.job_names
-                        .insert((index, job.id), (job.spec.name.to_string(), queue));
-                }
-            }
-        }
+            event,
+        )
     }
 
     /// Events for what a forwarder hears about its jobs.
@@ -764,34 +741,7 @@ impl<'a> EventLoop<'a> {
     fn transition_events(&mut self, index: usize) {
         let transitions = std::mem::take(&mut self.transitions);
         for transition in &transitions {
-            let key = (index, transition.job);
-            let cluster = self.federation.members[index].node.cluster();
-            if let Some(job) = cluster.job(transition.job) {
-                let queue = cluster.queue_config(job.queue).name.to_string();
-                self.job_names
-                    .entry(key)
-                    .or_insert_with(|| (job.spec.name.to_string(), queue));
-            }
-            let (name, queue) = if transition.event == JobEvent::Finished {
-                self.job_names.remove(&key)
-            } else {
-                self.job_names.get(&key).cloned()
-            }
-            .unwrap_or_default();
-            let event = match transition.event {
-                JobEvent::Started => "started",
-                JobEvent::Suspended => "suspended",
-                JobEvent::Resumed => "resumed",
-                JobEvent::Requeued => "requeued",
-                JobEvent::Finished => "finished",
-            };
-            let mut record = self.event(index, &name, transition.job.0, event);
-            record.time = secs(transition.at);
-            record.queue = Some(queue);
-            if let JobOrigin::Forwarded { from, source_job } = &transition.origin {
-                record.source_cluster = Some(from.to_string());
-                record.source_job_id = Some(*source_job);
-            }
+            let record = EventRecord::of_transition(self.names[index].as_str(), transition);
             self.push_event(record);
         }
         self.transitions = transitions;

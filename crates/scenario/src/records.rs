@@ -51,6 +51,51 @@ pub struct EventRecord {
     pub detail: Option<String>,
 }
 
+impl EventRecord {
+    /// An event with no queue, source or detail yet.
+    pub fn new(time: f64, cluster: &str, job: &str, job_id: u64, event: &str) -> Self {
+        EventRecord {
+            record: "event".to_owned(),
+            time,
+            cluster: cluster.to_owned(),
+            job: job.to_owned(),
+            job_id,
+            event: event.to_owned(),
+            queue: None,
+            source_cluster: None,
+            source_job_id: None,
+            detail: None,
+        }
+    }
+
+    /// The event of a job transition in `cluster` (started, suspended,
+    /// resumed, requeued, finished). Both the event loop and cluster
+    /// processes write these.
+    pub fn of_transition(cluster: &str, transition: &mcfed_cluster::Transition) -> Self {
+        use mcfed_protocol::JobEvent;
+        let event = match transition.event {
+            JobEvent::Started => "started",
+            JobEvent::Suspended => "suspended",
+            JobEvent::Resumed => "resumed",
+            JobEvent::Requeued => "requeued",
+            JobEvent::Finished => "finished",
+        };
+        let mut record = EventRecord::new(
+            transition.at.as_secs_f64(),
+            cluster,
+            &transition.name,
+            transition.job.0,
+            event,
+        );
+        record.queue = Some(transition.queue.to_string());
+        if let mcfed_cluster::JobOrigin::Forwarded { from, source_job } = &transition.origin {
+            record.source_cluster = Some(from.to_string());
+            record.source_job_id = Some(*source_job);
+        }
+        record
+    }
+}
+
 /// Slots in use in one cluster at one time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UsageRecord {

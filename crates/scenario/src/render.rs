@@ -163,6 +163,37 @@ pub fn checks_text(results: &[CheckResult]) -> String {
     text
 }
 
+/// The records of a run that kept no order of its own (`mcfed launch`
+/// gathers them from several processes), in time order: at one instant,
+/// usage samples, then submissions, then decisions, then other events.
+fn time_order(output: &crate::RunOutput) -> Vec<crate::records::RecordRef> {
+    use crate::records::RecordRef;
+    let mut keyed: Vec<(f64, u8, usize, RecordRef)> = Vec::new();
+    keyed.extend(
+        output
+            .usage
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.time, 0, i, RecordRef::Usage(i))),
+    );
+    keyed.extend(output.events.iter().enumerate().map(|(i, r)| {
+        let rank = if r.event == "submitted" { 1 } else { 3 };
+        (r.time, rank, i, RecordRef::Event(i))
+    }));
+    keyed.extend(
+        output
+            .decisions
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.time, 2, i, RecordRef::Decision(i))),
+    );
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    keyed
+        .into_iter()
+        .map(|(_, _, _, reference)| reference)
+        .collect()
+}
+
 /// Every record of a run as JSON lines: a `run` record first, then
 /// decisions, job events and slot usage samples in the order they happened
 /// (what `mcfed report` reads).
@@ -174,9 +205,7 @@ pub fn run_json_lines(
     let mut lines = Vec::with_capacity(1 + output.order.len());
     lines.push(serde_json::to_string(run)?);
     let order: Vec<RecordRef> = if output.order.is_empty() {
-        (0..output.decisions.len())
-            .map(RecordRef::Decision)
-            .collect()
+        time_order(output)
     } else {
         output.order.clone()
     };
