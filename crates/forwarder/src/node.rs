@@ -284,7 +284,15 @@ impl ForwarderNode {
         self.waiting.len()
     }
 
-    /// Whether a forwarding session is due (or messages wait to be sent).
+    /// Whether a forwarding session is due at `now`: something changed for
+    /// it, messages wait to be sent, or one of its timers (a MAX_RSCHED_TIME
+    /// recall) has come.
+    pub fn needs_session_at(&self, now: SimTime) -> bool {
+        self.needs_session() || self.next_event_time().is_some_and(|at| at <= now)
+    }
+
+    /// Whether a forwarding session is due for what happened (not counting
+    /// timers; see [`ForwarderNode::needs_session_at`]).
     pub fn needs_session(&self) -> bool {
         self.session_due || !self.outgoing.is_empty() || !self.gave_up.is_empty()
     }

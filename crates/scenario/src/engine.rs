@@ -584,16 +584,11 @@ impl<'a> EventLoop<'a> {
             self.reschedule_wake(index);
         }
         for &index in &touched {
-            // A session is due when something changed for the forwarder or
-            // one of its timers (a MAX_RSCHED_TIME recall) has come.
             let local = self.local_time(index);
             let needs_session = self.federation.members[index]
                 .forwarder
                 .as_ref()
-                .is_some_and(|forwarder| {
-                    forwarder.needs_session()
-                        || forwarder.next_event_time().is_some_and(|at| at <= local)
-                });
+                .is_some_and(|forwarder| forwarder.needs_session_at(local));
             if !needs_session {
                 continue;
             }
