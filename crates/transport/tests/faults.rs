@@ -3,63 +3,19 @@
 //! reordered ones do not lose or reorder them (QUIC recovers), and oracle
 //! queries get through even when every datagram of the link is dropped.
 
+mod common;
+use common::{federation, name, peer, start_with_faults};
+
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, MAX_FRAME_SIZE, Message, SimTime};
 use mcfed_transport::{
-    DatagramFate, DatagramFaults, Event, FederationTls, Peer, Role, Timeouts, Transport,
-    TransportConfig, TruthClient, TruthError, certs,
+    DatagramFate, DatagramFaults, Event, FederationTls, Role, Transport, TruthClient, TruthError,
 };
 use tokio::sync::mpsc::UnboundedReceiver;
-
-fn name(text: &str) -> ClusterName {
-    ClusterName::new(text).expect("valid name")
-}
-
-fn federation(dir: &Path) {
-    certs::init(
-        dir,
-        &[
-            "Cluster1".to_owned(),
-            "Cluster2".to_owned(),
-            "Cluster3".to_owned(),
-        ],
-    )
-    .expect("certs init");
-}
-
-fn start(
-    dir: &Path,
-    cluster: &str,
-    peers: Vec<Peer>,
-    faults: Option<Arc<dyn DatagramFaults>>,
-) -> (Transport, UnboundedReceiver<Event>) {
-    Transport::start(TransportConfig {
-        cluster: name(cluster),
-        incarnation: 7,
-        listen: "127.0.0.1:0".parse().expect("address"),
-        peers,
-        tls: FederationTls::load(dir, Role::Cluster, cluster).expect("certificates"),
-        max_frame: MAX_FRAME_SIZE,
-        timeouts: Timeouts {
-            backoff_max: Duration::from_millis(200),
-            ..Timeouts::default()
-        },
-        faults,
-    })
-    .expect("transport starts")
-}
-
-fn peer(cluster: &str, address: SocketAddr) -> Peer {
-    Peer {
-        name: name(cluster),
-        address: address.to_string(),
-    }
-}
 
 /// Nowhere: a peer this endpoint never reaches.
 fn nowhere() -> SocketAddr {
@@ -163,14 +119,14 @@ async fn latency(two: &Transport, one_events: &mut UnboundedReceiver<Event>, seq
 async fn delayed_datagrams_delay_messages_by_as_much() {
     let dir = tempfile::tempdir().expect("temp dir");
     federation(dir.path());
-    let (one, mut one_events) = start(
+    let (one, mut one_events) = start_with_faults(
         dir.path(),
         "Cluster1",
         vec![peer("Cluster2", nowhere())],
         None,
     );
     let delay = Duration::from_millis(500);
-    let (slow, _slow_events) = start(
+    let (slow, _slow_events) = start_with_faults(
         dir.path(),
         "Cluster2",
         vec![peer("Cluster1", one.local_addr())],
@@ -182,7 +138,7 @@ async fn delayed_datagrams_delay_messages_by_as_much() {
     assert!(slow_latency < delay * 4, "{slow_latency:?}");
     drop(slow);
 
-    let (fast, _fast_events) = start(
+    let (fast, _fast_events) = start_with_faults(
         dir.path(),
         "Cluster2",
         vec![peer("Cluster1", one.local_addr())],
@@ -197,13 +153,13 @@ async fn delayed_datagrams_delay_messages_by_as_much() {
 async fn lost_duplicated_and_reordered_datagrams_lose_and_reorder_no_message() {
     let dir = tempfile::tempdir().expect("temp dir");
     federation(dir.path());
-    let (one, mut one_events) = start(
+    let (one, mut one_events) = start_with_faults(
         dir.path(),
         "Cluster1",
         vec![peer("Cluster2", nowhere())],
         None,
     );
-    let (two, _two_events) = start(
+    let (two, _two_events) = start_with_faults(
         dir.path(),
         "Cluster2",
         vec![peer("Cluster1", one.local_addr())],
@@ -257,14 +213,14 @@ fn answer_truths(mut events: UnboundedReceiver<Event>, sender: &'static str) {
 async fn oracle_queries_get_through_when_every_datagram_of_the_link_is_lost() {
     let dir = tempfile::tempdir().expect("temp dir");
     federation(dir.path());
-    let (one, mut one_events) = start(
+    let (one, mut one_events) = start_with_faults(
         dir.path(),
         "Cluster1",
         vec![peer("Cluster2", nowhere())],
         None,
     );
     // Cluster2 drops every datagram it sends to Cluster1's endpoint.
-    let (two, two_events) = start(
+    let (two, two_events) = start_with_faults(
         dir.path(),
         "Cluster2",
         vec![peer("Cluster1", one.local_addr())],
@@ -302,7 +258,7 @@ async fn oracle_queries_get_through_when_every_datagram_of_the_link_is_lost() {
 async fn only_peer_clusters_get_true_counters() {
     let dir = tempfile::tempdir().expect("temp dir");
     federation(dir.path());
-    let (two, two_events) = start(
+    let (two, two_events) = start_with_faults(
         dir.path(),
         "Cluster2",
         vec![peer("Cluster1", nowhere())],

@@ -3,62 +3,16 @@
 //! only under the name in its certificate, and a bad frame closes only the
 //! connection it came on.
 
+mod common;
+use common::{cluster_tls, federation, name, peer, start};
+
 use std::net::SocketAddr;
-use std::path::Path;
 use std::time::Duration;
 
-use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, Hello, MAX_FRAME_SIZE, Message, encode_frame,
-};
+use mcfed_protocol::{CounterUpdate, Envelope, Hello, MAX_FRAME_SIZE, Message, encode_frame};
 use mcfed_transport::endpoint::close;
-use mcfed_transport::{
-    Event, FederationTls, Peer, Role, Timeouts, Transport, TransportConfig, certs, tls,
-};
+use mcfed_transport::{Event, FederationTls, Role, tls};
 use tokio::sync::mpsc::UnboundedReceiver;
-
-fn name(text: &str) -> ClusterName {
-    ClusterName::new(text).expect("valid name")
-}
-
-fn federation(dir: &Path) {
-    certs::init(
-        dir,
-        &[
-            "Cluster1".to_owned(),
-            "Cluster2".to_owned(),
-            "Cluster3".to_owned(),
-        ],
-    )
-    .expect("certs init");
-}
-
-fn cluster_tls(dir: &Path, cluster: &str) -> FederationTls {
-    FederationTls::load(dir, Role::Cluster, cluster).expect("load certificates")
-}
-
-fn start(dir: &Path, cluster: &str, peers: Vec<Peer>) -> (Transport, UnboundedReceiver<Event>) {
-    Transport::start(TransportConfig {
-        cluster: name(cluster),
-        incarnation: 7,
-        listen: "127.0.0.1:0".parse().expect("address"),
-        peers,
-        tls: cluster_tls(dir, cluster),
-        max_frame: MAX_FRAME_SIZE,
-        timeouts: Timeouts {
-            backoff_max: Duration::from_millis(200),
-            ..Timeouts::default()
-        },
-        faults: None,
-    })
-    .expect("transport starts")
-}
-
-fn peer(cluster: &str, address: SocketAddr) -> Peer {
-    Peer {
-        name: name(cluster),
-        address: address.to_string(),
-    }
-}
 
 /// A raw QUIC client presenting `tls`'s certificate.
 async fn dial(tls: &FederationTls, to: SocketAddr) -> Result<quinn::Connection, String> {
