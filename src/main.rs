@@ -11,8 +11,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcfed_protocol::SimTime;
 use mcfed_scenario::chaos::ChaosConfig;
-use mcfed_scenario::engine::RunOptions;
-use mcfed_scenario::{RunOutput, Scenario, ScenarioError, inspect};
+use mcfed_scenario::{RunOptions, RunOutput, Scenario, ScenarioError, inspect};
 
 use crate::cli::report::Report;
 
@@ -192,10 +191,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         oracle: args.oracle || faulty || scenario.wants_oracle(),
         events: args.events,
         count_only: args.report == Report::Summary && !args.check,
+        drain: false,
     };
     let started = std::time::Instant::now();
     let output: RunOutput = match args.engine {
-        Engine::Events => mcfed_scenario::engine::run(&scenario, &options)
+        Engine::Events => mcfed_engine::run(&scenario, &options)
             .context("cannot build the scenario's clusters")?,
         Engine::Actors => {
             if faulty || args.oracle || args.events || scenario.wants_oracle() {
@@ -203,7 +203,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     "faults, --oracle and --events need the events engine (drop --engine actors)"
                 );
             }
-            mcfed_scenario::actors::run_plan(&scenario, &options)
+            mcfed_engine::actors::run_plan(&scenario, &options)
                 .context("the actor engine failed")?
         }
     };

@@ -248,9 +248,10 @@ pub(crate) fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let cells = mcfed_report::sweep::run_sweep(&scenario, &spec, &|done, _| {
-        bar.set_position(done as u64);
-    })?;
+    let cells =
+        mcfed_report::sweep::run_sweep(&scenario, &spec, &run_with_event_loop, &|done, _| {
+            bar.set_position(done as u64);
+        })?;
     bar.finish_and_clear();
     if let Some(path) = &args.plot {
         write_file(path, &mcfed_report::sweep::cells_svg(&cells)?)?;
@@ -278,4 +279,12 @@ pub(crate) fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs one sweep variant with the event loop.
+fn run_with_event_loop(
+    scenario: &mcfed_scenario::Scenario,
+    options: &mcfed_scenario::RunOptions,
+) -> Result<mcfed_scenario::RunOutput, String> {
+    mcfed_engine::run(scenario, options).map_err(|error| error.to_string())
 }

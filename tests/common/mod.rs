@@ -10,10 +10,19 @@ const LIMIT: Duration = Duration::from_secs(120);
 
 /// Runs the built `mcfed` binary from the project root, killing it (and
 /// failing the test) if it runs longer than two minutes.
+#[allow(dead_code)]
 pub(crate) fn mcfed(args: &[&str]) -> Output {
+    mcfed_within(args, LIMIT)
+}
+
+/// Runs the built `mcfed` binary from the project root with no standard
+/// input, killing it (and failing the test) if it runs longer than `limit`.
+#[allow(dead_code)]
+pub(crate) fn mcfed_within(args: &[&str], limit: Duration) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcfed"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -36,10 +45,10 @@ pub(crate) fn mcfed(args: &[&str]) -> Output {
         if let Some(status) = child.try_wait().expect("mcfed waits") {
             break status;
         }
-        if started.elapsed() > LIMIT {
+        if started.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("mcfed {args:?} ran longer than {LIMIT:?}");
+            panic!("mcfed {args:?} ran longer than {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };

@@ -1,4 +1,4 @@
-//! One mcfed cluster: its scheduler core and the shells around it.
+//! One mcfed cluster: its sans-IO scheduler core and protocol endpoint.
 //!
 //! - [`Cluster`] (in `scheduler`, with the pass in `dispatch` and victim
 //!   choice in `victims`) is the sans-IO scheduling core: hosts, queues,
@@ -9,10 +9,8 @@
 //! - [`ClusterNode`] (in `node`) is the cluster's protocol endpoint, still
 //!   sans-IO: it takes forwarded jobs, answers them, reports job state to
 //!   submission clusters and takes counter snapshots.
-//! - [`ClusterActor`] (in `actor`) is the actix actor around a node.
 //! - [`inspect`] turns a cluster's queues into what `bqueues -l` shows.
 
-pub mod actor;
 mod audit;
 pub mod config;
 mod counters;
@@ -29,7 +27,6 @@ pub mod scheduler;
 mod setup;
 mod victims;
 
-pub use actor::ClusterActor;
 pub use config::{
     ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
     DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MaxReserveTime, QueueConfig,

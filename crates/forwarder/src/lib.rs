@@ -6,17 +6,14 @@
 //!   MC_PLUGIN_SCHEDULE_ENHANCE [`mode`], with every candidate's figures and
 //!   verdict;
 //! - [`record`]: decisions as reported (words and JSON);
-//! - [`node`]: the sans-IO submission endpoint (jobs, sessions, returns);
-//! - [`actor`]: the actix actor around a node.
+//! - [`node`]: the sans-IO submission endpoint (jobs, sessions, returns).
 
-pub mod actor;
 pub mod mode;
 pub mod node;
 pub mod policy;
 pub mod record;
 pub mod view;
 
-pub use actor::ForwarderActor;
 pub use mode::{ModeParseError, ScheduleMode};
 pub use node::{
     DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode, SendQueueConfig,

@@ -8,9 +8,9 @@
 //! also what `-o json` prints, so their field names are a public contract
 //! (add fields, never rename one).
 
+use mcfed_federation::GroupState;
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::JobSpec;
-use mcfed_scenario::build::GroupState;
 use serde::{Deserialize, Serialize};
 
 /// What an administrator asks a cluster process.

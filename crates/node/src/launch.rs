@@ -26,9 +26,9 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcfed_federation::GroupState;
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::build::GroupState;
 use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides, Outage};
 use mcfed_scenario::model::Scenario;
 use mcfed_scenario::{RunOutput, RunStats};

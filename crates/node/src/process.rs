@@ -1,14 +1,11 @@
-//! One cluster as an OS process (`mcfed cluster`): the same actors as the
-//! in-process actor engine (`ClusterActor`, and a `ForwarderActor` when the
-//! cluster has send queues), with the QUIC transport in place of the
-//! router, inside one actix system.
+//! One cluster as an OS process (`mcfed cluster`): the same
+//! [`MemberActor`] as the in-process actor engine, with the QUIC transport
+//! in place of the router, inside one actix system.
 //!
-//! The transport's tasks hand this process [`Event`]s: messages from peers
-//! go to the forwarder or the cluster actor as the router would send them;
-//! a peer's hello goes to both (the cluster learns that a submission
-//! cluster restarted; the forwarder that an execution cluster restarted,
-//! and sends it the jobs it believes it holds); admin requests are answered
-//! here. What the actors send goes to the transport through [`Outbox`].
+//! The transport's tasks hand this process [`Event`]s: messages and hellos
+//! from peers go to the member actor (the member decides which half each
+//! concerns); admin requests are answered here. What the actor sends goes
+//! to the transport through [`Outbox`].
 //!
 //! Emulated time runs `speed` times faster than the wall clock from a
 //! shared origin (`epoch`), so the processes of one federation agree on
@@ -31,17 +28,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rustc_hash::FxHashMap;
 
 use actix::prelude::*;
-use mcfed_cluster::ClusterActor;
-use mcfed_cluster::actor::{Inspect as InspectCluster, SubmitLocal};
-use mcfed_forwarder::actor::{
-    DecisionsMade, FetchTruth, Inspect as InspectForwarder, SubmitForward, TruthFetched,
+use mcfed_actors::{
+    Deliver, EmulatedClock, FetchTruth, Happened, Inspect, MemberActor, Submit, TruthFetched,
 };
-use mcfed_forwarder::{DecisionRecord, ForwarderActor};
-use mcfed_protocol::clock::EmulatedClock;
+use mcfed_federation::{BuildError, GroupState, Member};
+use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{ClusterName, Envelope, MAX_FRAME_SIZE, Message};
-use mcfed_scenario::build::{BuildError, GroupState, build_member};
 use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides};
 use mcfed_scenario::model::{ClusterSpec, Scenario};
+use mcfed_scenario::records::EventRecord;
 use mcfed_scenario::{ScenarioError, render};
 use mcfed_transport::{
     AdminCall, Event, FederationTls, Peer, Role, Timeouts, TlsError, Transport, TransportConfig,
@@ -297,14 +292,14 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
             address,
         });
     }
-    let (mut member, initial_states) = build_member(&spec)?;
+    let (mut member, initial_states) = Member::build(spec.member_spec())?;
     let chaos = options
         .chaos
         .apply(&scenario)
         .filter(ChaosConfig::is_active);
     let oracle = options.oracle || chaos.is_some() || scenario.wants_oracle();
-    if let Some(forwarder) = member.forwarder.as_mut().filter(|_| oracle) {
-        forwarder.enable_oracle();
+    if oracle {
+        member.enable_oracle();
     }
     let timeouts = match &chaos {
         Some(chaos) => {
@@ -456,37 +451,23 @@ impl Handler<FetchTruth> for Oracle {
     }
 }
 
-/// Sends what the actors send through the transport.
+/// Sends what the actor sends through the transport (or back to the
+/// actor, for a message to this cluster itself).
 struct Outbox {
     transport: Arc<Transport>,
     local: Option<Local>,
 }
 
+/// This process's member actor.
 #[derive(Clone)]
 struct Local {
     name: ClusterName,
-    cluster: Addr<ClusterActor>,
-    forwarder: Option<Addr<ForwarderActor>>,
+    member: Addr<MemberActor>,
 }
 
 impl Local {
     fn deliver(&self, envelope: Envelope) {
-        if let Message::Hello(_) = envelope.message {
-            // A hello concerns both sides of the cluster.
-            if let Some(forwarder) = &self.forwarder {
-                forwarder.do_send(envelope.clone());
-            }
-            self.cluster.do_send(envelope);
-        } else if envelope.message.is_for_forwarder() {
-            match &self.forwarder {
-                Some(forwarder) => forwarder.do_send(envelope),
-                None => {
-                    tracing::debug!(cluster = %self.name, kind = envelope.message.kind(), "no forwarder for the message")
-                }
-            }
-        } else {
-            self.cluster.do_send(envelope);
-        }
+        self.member.do_send(Deliver(envelope));
     }
 }
 
@@ -505,9 +486,9 @@ impl Handler<SetLocal> for Outbox {
     }
 }
 
-impl Handler<Envelope> for Outbox {
+impl Handler<Deliver> for Outbox {
     type Result = ();
-    fn handle(&mut self, envelope: Envelope, _: &mut Self::Context) {
+    fn handle(&mut self, Deliver(envelope): Deliver, _: &mut Self::Context) {
         if let Some(local) = self
             .local
             .as_ref()
@@ -523,10 +504,11 @@ impl Handler<Envelope> for Outbox {
 }
 
 /// Keeps the forwarder's decision records (and prints them if asked) and
-/// the cluster's job events.
+/// the job events: the scheduler's transitions and what the forwarder
+/// heard about its jobs.
 struct Collector {
     records: Vec<DecisionRecord>,
-    events: Vec<mcfed_scenario::records::EventRecord>,
+    events: Vec<EventRecord>,
     report: LiveReport,
 }
 
@@ -534,10 +516,23 @@ impl Actor for Collector {
     type Context = Context<Self>;
 }
 
-impl Handler<DecisionsMade> for Collector {
+impl Handler<Happened> for Collector {
     type Result = ();
-    fn handle(&mut self, DecisionsMade(records): DecisionsMade, _: &mut Self::Context) {
+    fn handle(&mut self, made: Happened, _: &mut Self::Context) {
         use std::io::Write as _;
+        let cluster = made.cluster.as_str();
+        let time = made.at.as_secs_f64();
+        self.events.extend(
+            made.notices
+                .iter()
+                .map(|notice| EventRecord::of_notice(time, cluster, notice)),
+        );
+        self.events.extend(
+            made.transitions
+                .iter()
+                .map(|transition| EventRecord::of_transition(cluster, transition)),
+        );
+        let records = made.decisions;
         if self.report != LiveReport::None {
             let mut out = std::io::stdout().lock();
             for record in &records {
@@ -553,19 +548,8 @@ impl Handler<DecisionsMade> for Collector {
     }
 }
 
-impl Handler<mcfed_cluster::actor::TransitionsMade> for Collector {
-    type Result = ();
-    fn handle(&mut self, made: mcfed_cluster::actor::TransitionsMade, _: &mut Self::Context) {
-        let cluster = made.cluster.as_str();
-        self.events
-            .extend(made.transitions.iter().map(|transition| {
-                mcfed_scenario::records::EventRecord::of_transition(cluster, transition)
-            }));
-    }
-}
-
 #[derive(Message)]
-#[rtype(result = "(Vec<DecisionRecord>, Vec<mcfed_scenario::records::EventRecord>)")]
+#[rtype(result = "(Vec<DecisionRecord>, Vec<EventRecord>)")]
 struct RecordsFrom(usize);
 
 impl Handler<RecordsFrom> for Collector {
@@ -598,7 +582,7 @@ struct Process {
 async fn serve(
     options: ClusterOptions,
     spec: ClusterSpec,
-    member: mcfed_scenario::build::Member,
+    member: Member,
     initial_states: Vec<GroupState>,
     mut config: TransportConfig,
     chaos: Option<ChaosConfig>,
@@ -617,17 +601,13 @@ async fn serve(
     }
     let clock = EmulatedClock::with_origin(clock_origin, options.speed);
     let incarnation = config.incarnation;
-    let judged = member
-        .forwarder
-        .as_ref()
-        .filter(|forwarder| forwarder.has_oracle());
-    let truth_client = match judged {
-        Some(forwarder) => {
-            let remotes: Vec<&ClusterName> = forwarder.remote_clusters().collect();
+    let truth_client = match member.wants_truth() {
+        true => {
+            let remotes = member.remote_clusters();
             let peers: Vec<Peer> = config
                 .peers
                 .iter()
-                .filter(|peer| remotes.contains(&&peer.name))
+                .filter(|peer| remotes.contains(&peer.name))
                 .cloned()
                 .collect();
             let local: SocketAddr = if config.listen.is_ipv6() {
@@ -642,7 +622,7 @@ async fn serve(
                 options.max_frame,
             )?))
         }
-        None => None,
+        false => None,
     };
     let (transport, mut events) = Transport::start(config)?;
     let transport = Arc::new(transport);
@@ -657,9 +637,6 @@ async fn serve(
         report: options.report,
     }
     .start();
-    let cluster = ClusterActor::new(member.node, clock, outbox.clone().recipient())
-        .with_observer(collector.clone().recipient())
-        .start();
     let oracle = truth_client.clone().map(|client| {
         Oracle {
             client,
@@ -670,23 +647,15 @@ async fn serve(
         }
         .start()
     });
-    let forwarder = member.forwarder.map(|node| {
-        let actor = ForwarderActor::new(
-            node,
-            clock,
-            outbox.clone().recipient(),
-            collector.clone().recipient(),
-        );
-        match &oracle {
-            Some(oracle) => actor.with_truth(oracle.clone().recipient()),
-            None => actor,
-        }
-        .start()
-    });
+    let actor = MemberActor::new(member, clock, outbox.clone().recipient())
+        .with_observer(collector.clone().recipient());
+    let actor = match &oracle {
+        Some(oracle) => actor.with_truth(oracle.clone().recipient()),
+        None => actor,
+    };
     let local = Local {
         name: name.clone(),
-        cluster,
-        forwarder,
+        member: actor.start(),
     };
     outbox.do_send(SetLocal(local.clone()));
     let (stop, mut stopped) = mpsc::unbounded_channel();
@@ -774,19 +743,19 @@ fn handle_event(process: &Process, event: Event) {
             actix_rt::spawn(async move { answer(process, call).await });
         }
         Event::Truth(call) => {
-            let cluster = process.local.cluster.clone();
-            actix_rt::spawn(async move { answer_truth(cluster, call).await });
+            let member = process.local.member.clone();
+            actix_rt::spawn(async move { answer_truth(member, call).await });
         }
     }
 }
 
 /// Answers a peer's oracle query with the counters this cluster would
 /// publish to it now.
-async fn answer_truth(cluster: Addr<ClusterActor>, call: TruthCall) {
+async fn answer_truth(member: Addr<MemberActor>, call: TruthCall) {
     let TruthCall { peer, seq, reply } = call;
-    let truth = cluster
-        .send(InspectCluster(move |node, now| {
-            node.true_counters(&peer, seq, now)
+    let truth = member
+        .send(Inspect(move |member: &Member, now| {
+            member.true_counters(&peer, seq, now)
         }))
         .await
         .ok()
@@ -813,68 +782,48 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
         |error: MailboxError| AdminResponse::Error(format!("the cluster's actor stopped: {error}"));
     match request {
         AdminRequest::Submit { queue, spec } => {
-            let is_send_queue = process.spec.forwarder.as_ref().is_some_and(|forwarder| {
-                forwarder
-                    .send_queues
-                    .iter()
-                    .any(|send| send.name == queue.as_str())
-            });
-            let result = match (&process.local.forwarder, is_send_queue) {
-                (Some(forwarder), true) => forwarder
-                    .send(SubmitForward {
-                        queue: queue.clone(),
-                        spec,
-                    })
-                    .await
-                    .map(|result| result.map_err(|error| error.to_string())),
-                _ => process
-                    .local
-                    .cluster
-                    .send(SubmitLocal {
-                        queue: queue.clone(),
-                        spec,
-                    })
-                    .await
-                    .map(|result| result.map(|id| id.0).map_err(|error| error.to_string())),
-            };
+            let result = process
+                .local
+                .member
+                .send(Submit {
+                    queue: queue.clone(),
+                    spec,
+                })
+                .await;
             match result {
-                Ok(Ok(job_id)) => AdminResponse::Submitted(Submitted {
+                Ok(Ok(submitted)) => AdminResponse::Submitted(Submitted {
                     cluster: process.name.to_string(),
-                    job_id,
+                    job_id: submitted.job_id,
                     queue,
-                    forwarded: is_send_queue,
+                    forwarded: submitted.forwarded,
                 }),
                 Ok(Err(error)) => AdminResponse::Error(format!("job refused: {error}")),
                 Err(error) => mailbox(error),
             }
         }
-        AdminRequest::Jobs => {
-            let mut jobs = match process
-                .local
-                .cluster
-                .send(InspectCluster(|node, _| rows::cluster_jobs(node)))
-                .await
-            {
-                Ok(jobs) => jobs,
-                Err(error) => return mailbox(error),
-            };
-            if let Some(forwarder) = &process.local.forwarder {
-                match forwarder
-                    .send(InspectForwarder(|node, _| rows::forwarder_jobs(node)))
-                    .await
-                {
-                    Ok(forwarded) => jobs.extend(forwarded),
-                    Err(error) => return mailbox(error),
+        AdminRequest::Jobs => match process
+            .local
+            .member
+            .send(Inspect(|member: &Member, _| {
+                let mut jobs = rows::cluster_jobs(member.node());
+                if let Some(forwarder) = member.forwarder() {
+                    jobs.extend(rows::forwarder_jobs(forwarder));
                 }
-            }
-            AdminResponse::Jobs(jobs)
-        }
+                jobs
+            }))
+            .await
+        {
+            Ok(jobs) => AdminResponse::Jobs(jobs),
+            Err(error) => mailbox(error),
+        },
         AdminRequest::Queues => {
             let spec = process.spec.clone();
             match process
                 .local
-                .cluster
-                .send(InspectCluster(move |node, _| rows::queues(node, &spec)))
+                .member
+                .send(Inspect(move |member: &Member, _| {
+                    rows::queues(member.node(), &spec)
+                }))
                 .await
             {
                 Ok(queues) => AdminResponse::Queues(queues),
@@ -883,23 +832,24 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
         }
         AdminRequest::Hosts => match process
             .local
-            .cluster
-            .send(InspectCluster(|node, _| rows::hosts(node)))
+            .member
+            .send(Inspect(|member: &Member, _| rows::hosts(member.node())))
             .await
         {
             Ok(hosts) => AdminResponse::Hosts(hosts),
             Err(error) => mailbox(error),
         },
         AdminRequest::Clusters => {
-            let facts = match &process.local.forwarder {
-                Some(forwarder) => match forwarder
-                    .send(InspectForwarder(|node, _| Some(rows::view_facts(node))))
-                    .await
-                {
-                    Ok(facts) => facts.unwrap_or_default(),
-                    Err(error) => return mailbox(error),
-                },
-                None => rows::ViewFacts::default(),
+            let facts = match process
+                .local
+                .member
+                .send(Inspect(|member: &Member, _| {
+                    member.forwarder().map(rows::view_facts)
+                }))
+                .await
+            {
+                Ok(facts) => facts.unwrap_or_default(),
+                Err(error) => return mailbox(error),
             };
             AdminResponse::Clusters(rows::links(
                 &process.spec,

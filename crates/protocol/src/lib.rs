@@ -7,8 +7,6 @@
 //! engines (which pass them between cores without encoding them) and the QUIC
 //! transport (which encodes them with [`frame`]).
 
-#[cfg(feature = "actors")]
-pub mod clock;
 pub mod counters;
 pub mod frame;
 pub mod job;

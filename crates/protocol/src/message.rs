@@ -106,8 +106,6 @@ impl Message {
 
 /// A message with its sender and receiver.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "actors", derive(actix::Message))]
-#[cfg_attr(feature = "actors", rtype(result = "()"))]
 pub struct Envelope {
     /// The sending cluster.
     pub from: ClusterName,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use mcfed_forwarder::ScheduleMode;
 use mcfed_scenario::Scenario;
 use mcfed_scenario::chaos::ChaosConfig;
-use mcfed_scenario::engine::{RunOptions, RunOutput};
+use mcfed_scenario::{RunOptions, RunOutput};
 use serde::{Deserialize, Serialize};
 
 use crate::input::Records;
@@ -109,10 +109,16 @@ fn summary_of(output: RunOutput) -> Summary {
     })
 }
 
-/// Runs the grid; `progress(done, total)` is called after each run.
+/// Runs one variant of a scenario (an engine's `run`); the error is
+/// reported as text.
+pub type Runner = dyn Fn(&Scenario, &RunOptions) -> Result<RunOutput, String> + Sync;
+
+/// Runs the grid with `runner`; `progress(done, total)` is called after
+/// each run.
 pub fn run_sweep(
     scenario: &Scenario,
     spec: &SweepSpec,
+    runner: &Runner,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Vec<Cell>, SweepError> {
     if spec.intervals.is_empty() || spec.modes.is_empty() {
@@ -154,13 +160,14 @@ pub fn run_sweep(
                         oracle: true,
                         events: true,
                         count_only: false,
+                        drain: false,
                     };
-                    let result = mcfed_scenario::engine::run(&variant, &options)
+                    let result = runner(&variant, &options)
                         .map(summary_of)
-                        .map_err(|error| SweepError::Run {
+                        .map_err(|message| SweepError::Run {
                             interval: job.interval,
                             mode: job.mode,
-                            message: error.to_string(),
+                            message,
                         });
                     if let Ok(mut results) = results.lock() {
                         results[index] = Some(result);

@@ -27,7 +27,7 @@
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, SimTime};
-use rand::{Rng, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Faults on the messages of one link (a direction between two clusters).

@@ -3,9 +3,9 @@
 use mcfed_forwarder::{DecisionRecord, OutcomeKind};
 use mcfed_protocol::SimTime;
 
-use crate::engine::RunOutput;
 use crate::model::{ExpectKind, Expectation, Metric, QueueFigures, Scenario};
 use crate::probe::ClusterSnapshot;
+use crate::run::RunOutput;
 
 /// Whether one expectation held.
 #[derive(Clone, Debug, PartialEq, Eq)]

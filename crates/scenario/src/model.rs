@@ -112,13 +112,18 @@ pub struct ClusterSpec {
     pub address: Option<String>,
 }
 
-/// A group of alike jobs present at start.
-#[derive(Clone, Debug)]
-pub struct InitialJobs {
-    /// The queue.
-    pub queue: String,
-    /// The jobs.
-    pub jobs: Vec<JobSpec>,
+pub use mcfed_federation::InitialJobs;
+
+impl ClusterSpec {
+    /// What its federation member is built from.
+    pub fn member_spec(&self) -> mcfed_federation::MemberSpec<'_> {
+        mcfed_federation::MemberSpec {
+            config: &self.config,
+            forwarder: self.forwarder.as_ref(),
+            subscribers: &self.subscribers,
+            initial_jobs: &self.initial_jobs,
+        }
+    }
 }
 
 /// A job submitted during the run.

@@ -94,6 +94,25 @@ impl EventRecord {
         }
         record
     }
+
+    /// The event of what submission cluster `cluster`'s forwarder heard
+    /// about one of its jobs at `time` (accepted, refused, returned, lost).
+    pub fn of_notice(time: f64, cluster: &str, notice: &mcfed_federation::JobNotice) -> Self {
+        let mut record = EventRecord::new(
+            time,
+            cluster,
+            &notice.name,
+            notice.source_job,
+            notice.kind.as_str(),
+        );
+        record.source_cluster = Some(cluster.to_owned());
+        record.source_job_id = Some(notice.source_job);
+        record.detail = Some(match &notice.reason {
+            Some(reason) => format!("{}: {reason}", notice.from),
+            None => notice.from.to_string(),
+        });
+        record
+    }
 }
 
 /// Slots in use in one cluster at one time.

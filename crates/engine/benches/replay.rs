@@ -12,7 +12,8 @@
 //! comparison with AccaSim are in docs/performance.md.
 
 use divan::{Bencher, black_box};
-use mcfed_scenario::engine::{RunOptions, run};
+use mcfed_engine::run;
+use mcfed_scenario::RunOptions;
 
 fn main() {
     divan::main();

@@ -1,4 +1,4 @@
-//! The emulated clock the actor shells read (feature `actors`).
+//! The emulated clock the actor shells read.
 //!
 //! Emulated time runs `speed` times faster than tokio's clock. Under a
 //! paused tokio clock (in-process runs) tokio's clock itself jumps to the
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::time::SimTime;
+use mcfed_protocol::SimTime;
 
 /// Converts between tokio's clock and emulated time.
 #[derive(Clone, Copy, Debug)]

@@ -1,16 +1,20 @@
-//! The forwarder actor's oracle refresh in a cluster process: before each
-//! session it asks for the true counters ([`FetchTruth`]) and waits; a
-//! session whose truths did not all come leaves its decisions unjudged.
+//! The member actor's oracle refresh in a cluster process: before each
+//! forwarding session it asks for the true counters ([`FetchTruth`]) and
+//! waits; a session whose truths did not all come leaves its decisions
+//! unjudged.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_forwarder::actor::{DecisionsMade, FetchTruth, SubmitForward, TruthFetched};
-use mcfed_forwarder::{
-    DecisionRecord, ForwarderActor, ForwarderConfig, ForwarderNode, ScheduleMode, SendQueueConfig,
+use mcfed_actors::{
+    Deliver, EmulatedClock, FetchTruth, Happened, MemberActor, Submit, TruthFetched,
 };
-use mcfed_protocol::clock::EmulatedClock;
+use mcfed_cluster::{ClusterConfig, ClusterNode};
+use mcfed_federation::Member;
+use mcfed_forwarder::{
+    DecisionRecord, ForwarderConfig, ForwarderNode, ScheduleMode, SendQueueConfig,
+};
 use mcfed_protocol::{
     ClusterName, CounterUpdate, Envelope, JobSpec, Message, QueueCounters, QueueName, SimTime,
 };
@@ -79,11 +83,11 @@ impl Actor for Collect {
     type Context = Context<Self>;
 }
 
-impl Handler<DecisionsMade> for Collect {
+impl Handler<Happened> for Collect {
     type Result = ();
-    fn handle(&mut self, DecisionsMade(records): DecisionsMade, _: &mut Self::Context) {
+    fn handle(&mut self, happened: Happened, _: &mut Self::Context) {
         if let Ok(mut kept) = self.0.lock() {
-            kept.extend(records);
+            kept.extend(happened.decisions);
         }
     }
 }
@@ -94,16 +98,16 @@ impl Actor for Sink {
     type Context = Context<Self>;
 }
 
-impl Handler<Envelope> for Sink {
+impl Handler<Deliver> for Sink {
     type Result = ();
-    fn handle(&mut self, _: Envelope, _: &mut Self::Context) {}
+    fn handle(&mut self, _: Deliver, _: &mut Self::Context) {}
 }
 
 /// One job decided by a forwarder that sees 3 free slots at C2 and 2 at
 /// C3, with an oracle source that answers or not; the clusters it was
 /// asked about, and the decision.
 async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>) {
-    let mut node = ForwarderNode::new(ForwarderConfig {
+    let node = ForwarderNode::new(ForwarderConfig {
         cluster: name("C1"),
         mode: ScheduleMode::ResourceOnly,
         send_queues: vec![SendQueueConfig {
@@ -116,7 +120,9 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
         }],
         max_forwards: 3,
     });
-    node.enable_oracle();
+    let cluster = mcfed_cluster::Cluster::new(ClusterConfig::new(name("C1"))).expect("valid");
+    let mut member = Member::new(ClusterNode::new(cluster, Vec::new()), Some(node));
+    member.enable_oracle();
     let asked = Arc::new(Mutex::new(Vec::new()));
     let records = Arc::new(Mutex::new(Vec::new()));
     let truth = Truth {
@@ -124,23 +130,19 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
         asked: asked.clone(),
     }
     .start();
-    let actor = ForwarderActor::new(
-        node,
-        EmulatedClock::start(1.0),
-        Sink.start().recipient(),
-        Collect(records.clone()).start().recipient(),
-    )
-    .with_truth(truth.recipient())
-    .start();
+    let actor = MemberActor::new(member, EmulatedClock::start(1.0), Sink.start().recipient())
+        .with_observer(Collect(records.clone()).start().recipient())
+        .with_truth(truth.recipient())
+        .start();
     for (cluster, available) in [("C2", 3), ("C3", 2)] {
-        actor.do_send(Envelope {
+        actor.do_send(Deliver(Envelope {
             from: name(cluster),
             to: name("C1"),
             message: Message::CounterUpdate(counters(&name(cluster), 1, available)),
-        });
+        }));
     }
     actor
-        .send(SubmitForward {
+        .send(Submit {
             queue: "send".to_owned(),
             spec: JobSpec::simple("j", "u", Duration::from_secs(60)),
         })

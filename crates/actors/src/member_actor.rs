@@ -1,0 +1,257 @@
+//! [`MemberActor`]: a federation member as an actix actor.
+//!
+//! The actor owns the member and an [`EmulatedClock`]. It hands the member
+//! every envelope and submission that arrives and steps it once the mailbox
+//! has been drained (a self-notification), so everything that arrived at
+//! one instant is handled together, as in the event loop; it wakes itself
+//! when the member asks ([`Member::next_wake`]) and publishes counters
+//! every MC_PLUGIN_UPDATE_INTERVAL. What the member sends goes to
+//! `outbox`: a router in-process, the QUIC transport in a process.
+//!
+//! With a truth source ([`MemberActor::with_truth`]: a cluster process with
+//! the oracle on), a due forwarding session first asks it for the true
+//! counters of every execution cluster ([`FetchTruth`]) and waits — the
+//! mailbox waits too — then refreshes the oracle and runs. If some did not
+//! come, the session's decisions are not judged: their records carry no
+//! `oracle`.
+
+use actix::prelude::*;
+use mcfed_federation::{Effects, Member, SubmitError, Submitted};
+use mcfed_protocol::SimTime;
+
+use crate::clock::EmulatedClock;
+use crate::messages::{Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit};
+
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Step;
+
+/// A federation member as an actor.
+pub struct MemberActor {
+    member: Member,
+    clock: EmulatedClock,
+    outbox: Recipient<Deliver>,
+    observer: Option<Recipient<Happened>>,
+    truth: Option<Recipient<FetchTruth>>,
+    step_queued: bool,
+    wakeup: Option<(SimTime, SpawnHandle)>,
+    effects: Effects,
+    /// Whether the actor publishes on its own timer (a process) or when a
+    /// driver sends [`Publish`] (the in-process actor engine, which keeps
+    /// the event loop's order within an instant: updates after everything
+    /// else at their instant).
+    own_timer: bool,
+}
+
+impl MemberActor {
+    /// An actor around `member`, sending through `outbox`.
+    pub fn new(member: Member, clock: EmulatedClock, outbox: Recipient<Deliver>) -> Self {
+        MemberActor {
+            member,
+            clock,
+            outbox,
+            observer: None,
+            truth: None,
+            step_queued: false,
+            wakeup: None,
+            effects: Effects::default(),
+            own_timer: true,
+        }
+    }
+
+    /// Publishes counters only when sent [`Publish`], not on its own timer.
+    pub fn with_driven_updates(mut self) -> Self {
+        self.own_timer = false;
+        self
+    }
+
+    /// Reports what every step produced to `observer`.
+    pub fn with_observer(mut self, observer: Recipient<Happened>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Refreshes the oracle (when on) from `truth` before every session.
+    pub fn with_truth(mut self, truth: Recipient<FetchTruth>) -> Self {
+        self.truth = Some(truth);
+        self
+    }
+
+    fn queue_step(&mut self, ctx: &mut Context<Self>) {
+        if !self.step_queued {
+            self.step_queued = true;
+            ctx.notify(Step);
+        }
+    }
+
+    /// Sends the envelopes, tells the observer the rest, and empties the
+    /// effects; `judged`: whether the decisions' oracle verdicts stand.
+    fn flush(&mut self, judged: bool) {
+        for envelope in self.effects.envelopes.drain(..) {
+            self.outbox.do_send(Deliver(envelope));
+        }
+        if let Some(observer) = &self.observer {
+            let mut decisions = self.member.render(&self.effects.decisions);
+            if !judged && !decisions.is_empty() {
+                tracing::warn!(cluster = %self.member.name(), decisions = decisions.len(), "the true counters did not all come in time: these decisions are not judged by the oracle");
+                for record in &mut decisions {
+                    record.oracle = None;
+                }
+            }
+            let happened = Happened {
+                cluster: self.member.name().clone(),
+                transitions: std::mem::take(&mut self.effects.transitions),
+                preemptions: std::mem::take(&mut self.effects.preemptions),
+                decisions,
+                notices: std::mem::take(&mut self.effects.notices),
+                updates: self.effects.updates,
+                at: self.clock.now(),
+            };
+            if !happened.is_empty() {
+                observer.do_send(happened);
+            }
+        }
+        self.effects.clear();
+    }
+
+    fn publish(&mut self) {
+        let now = self.clock.now();
+        self.member.publish(now, &mut self.effects);
+        self.flush(true);
+    }
+
+    /// Advances the scheduler; runs a due session, after fetching the
+    /// truth when the oracle wants it.
+    fn step(&mut self, ctx: &mut Context<Self>) {
+        self.step_queued = false;
+        let now = self.clock.now();
+        self.member.advance(now, &mut self.effects);
+        self.flush(true);
+        if !self.member.session_due(now) {
+            self.rearm(ctx);
+            return;
+        }
+        let Some(truth) = self.truth.as_ref().filter(|_| self.member.wants_truth()) else {
+            self.session(ctx, true);
+            return;
+        };
+        let clusters = self.member.remote_clusters();
+        let fetch =
+            truth
+                .send(FetchTruth { clusters })
+                .into_actor(self)
+                .map(|fetched, actor, ctx| {
+                    let fetched = fetched.unwrap_or_default();
+                    for update in &fetched.updates {
+                        actor.member.refresh_oracle(update);
+                    }
+                    actor.session(ctx, fetched.complete);
+                });
+        // Nothing else is handled until the session has run: it sees the
+        // view as it was when it was due, and the truth as just fetched.
+        ctx.wait(fetch);
+    }
+
+    fn session(&mut self, ctx: &mut Context<Self>, judged: bool) {
+        let now = self.clock.now();
+        self.member.session(now, &mut self.effects);
+        self.flush(judged);
+        self.rearm(ctx);
+    }
+
+    /// Schedules the wake-up the member asks for.
+    fn rearm(&mut self, ctx: &mut Context<Self>) {
+        let now = self.clock.now();
+        let next = self.member.next_wake(now);
+        if next.is_some_and(|at| at <= now) {
+            self.queue_step(ctx);
+            return;
+        }
+        let current = self.wakeup.as_ref().map(|(at, _)| *at);
+        if next == current {
+            return;
+        }
+        if let Some((_, handle)) = self.wakeup.take() {
+            ctx.cancel_future(handle);
+        }
+        if let Some(at) = next {
+            let delay = self.clock.real_delay_until(at);
+            let handle = ctx.run_later(delay, |actor, ctx| {
+                actor.wakeup = None;
+                actor.queue_step(ctx);
+            });
+            self.wakeup = Some((at, handle));
+        }
+    }
+}
+
+impl Actor for MemberActor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        if let Some(interval) = self.member.update_interval().filter(|_| self.own_timer) {
+            // The first update comes one interval after emulated time zero
+            // (not after the actor started), so processes sharing a clock
+            // origin publish at the same emulated instants.
+            let first = self.clock.real_delay_until(SimTime::ZERO + interval);
+            ctx.run_later(first, move |actor, ctx| {
+                actor.publish();
+                ctx.run_interval(actor.clock.real_delay(interval), |actor, _| actor.publish());
+            });
+        }
+        self.queue_step(ctx);
+    }
+}
+
+impl Handler<Step> for MemberActor {
+    type Result = ();
+    fn handle(&mut self, _: Step, ctx: &mut Self::Context) {
+        self.step(ctx);
+    }
+}
+
+impl Handler<Deliver> for MemberActor {
+    type Result = ();
+    fn handle(&mut self, Deliver(envelope): Deliver, ctx: &mut Self::Context) {
+        let now = self.clock.now();
+        self.member.receive(now, envelope, &mut self.effects);
+        self.flush(true);
+        self.queue_step(ctx);
+    }
+}
+
+impl Handler<Submit> for MemberActor {
+    type Result = Result<Submitted, SubmitError>;
+    fn handle(&mut self, submit: Submit, ctx: &mut Self::Context) -> Self::Result {
+        let now = self.clock.now();
+        let submitted = self.member.submit(now, &submit.queue, submit.spec)?;
+        self.queue_step(ctx);
+        Ok(submitted)
+    }
+}
+
+impl Handler<Publish> for MemberActor {
+    type Result = ();
+    fn handle(&mut self, _: Publish, _: &mut Self::Context) {
+        self.publish();
+    }
+}
+
+impl Handler<NextWake> for MemberActor {
+    type Result = Option<SimTime>;
+    fn handle(&mut self, _: NextWake, _: &mut Self::Context) -> Option<SimTime> {
+        let now = self.clock.now();
+        self.member.next_wake(now)
+    }
+}
+
+impl<R: 'static, F: FnOnce(&Member, SimTime) -> R + Send + 'static> Handler<Inspect<R, F>>
+    for MemberActor
+where
+    R: actix::dev::MessageResponse<MemberActor, Inspect<R, F>>,
+{
+    type Result = R;
+    fn handle(&mut self, inspect: Inspect<R, F>, _: &mut Self::Context) -> R {
+        (inspect.0)(&self.member, self.clock.now())
+    }
+}

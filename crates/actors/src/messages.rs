@@ -1,0 +1,90 @@
+//! The messages a [`crate::MemberActor`] takes and sends.
+
+use actix::prelude::*;
+use mcfed_cluster::{PreemptionNote, Transition};
+use mcfed_federation::{JobNotice, Member, SubmitError, Submitted, UpdateTally};
+use mcfed_forwarder::DecisionRecord;
+use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobSpec, SimTime};
+
+/// An envelope to deliver: to a member actor from its peers, or from a
+/// member actor to whatever carries it (a router, the transport).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Deliver(pub Envelope);
+
+/// Submits a job to a queue of the member (a local queue or a send queue).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Submitted, SubmitError>")]
+pub struct Submit {
+    /// The queue.
+    pub queue: String,
+    /// The job.
+    pub spec: JobSpec,
+}
+
+/// What a member's step produced, for an observer (reports, a process's
+/// collector).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Happened {
+    /// The member's cluster.
+    pub cluster: ClusterName,
+    /// Job transitions at its scheduler.
+    pub transitions: Vec<Transition>,
+    /// The preemptions among them.
+    pub preemptions: Vec<PreemptionNote>,
+    /// Forwarding decisions, rendered.
+    pub decisions: Vec<DecisionRecord>,
+    /// What its forwarder heard about its jobs, at `at`.
+    pub notices: Vec<JobNotice>,
+    /// Counter updates sent and received.
+    pub updates: UpdateTally,
+    /// When, in emulated time.
+    pub at: SimTime,
+}
+
+impl Happened {
+    /// Whether there is nothing in it.
+    pub fn is_empty(&self) -> bool {
+        self.transitions.is_empty()
+            && self.decisions.is_empty()
+            && self.notices.is_empty()
+            && self.updates == UpdateTally::default()
+    }
+}
+
+/// Runs `f` with the member and the current emulated time (inspection
+/// commands, the oracle's truth).
+#[derive(Message)]
+#[rtype(result = "R")]
+pub struct Inspect<R: 'static, F: FnOnce(&Member, SimTime) -> R + Send + 'static>(pub F);
+
+/// Asks for the true counters of these execution clusters, right before a
+/// forwarding session (the oracle's refresh in a cluster process).
+#[derive(Debug, Message)]
+#[rtype(result = "TruthFetched")]
+pub struct FetchTruth {
+    /// The execution clusters.
+    pub clusters: Vec<ClusterName>,
+}
+
+/// The answer to [`FetchTruth`].
+#[derive(Debug, Default)]
+pub struct TruthFetched {
+    /// The true counters that came, one update per cluster.
+    pub updates: Vec<CounterUpdate>,
+    /// Whether every cluster's came.
+    pub complete: bool,
+}
+
+/// Asks when the member next needs to be woken ([`Member::next_wake`]), in
+/// emulated time; a driver that runs until no work is left asks it.
+#[derive(Debug, Message)]
+#[rtype(result = "Option<SimTime>")]
+pub struct NextWake;
+
+/// Publishes the member's counters now (for a driver that keeps the
+/// publishing schedule itself: [`crate::MemberActor::with_driven_updates`]).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Publish;

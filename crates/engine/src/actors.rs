@@ -1,0 +1,470 @@
+//! The actor engine: the same federation as actix actors, one
+//! [`MemberActor`] per cluster, talking through a router, on a
+//! current-thread tokio runtime whose clock is paused and advances by
+//! itself whenever every actor is idle. Emulated time therefore never waits
+//! on the wall clock.
+//!
+//! This is the shape a live process has (where the router is replaced by
+//! the QUIC transport); `mcfed run --engine actors` runs it in-process so the
+//! actor shells are exercised and can be compared with the event loop.
+
+use std::time::Duration;
+
+use actix::prelude::*;
+use mcfed_actors::{
+    Deliver, EmulatedClock, Happened, Inspect, MemberActor, NextWake, Publish, Submit,
+};
+use mcfed_federation::Member;
+use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_scenario::probe::{ClusterSnapshot, PreemptionRecord, Snapshot, snapshot};
+use mcfed_scenario::records::{EventRecord, RecordRef};
+use mcfed_scenario::{RunOptions, RunOutput, Scenario};
+use rustc_hash::FxHashMap;
+
+use crate::federation::{BuildError, Federation};
+
+/// Why the actor engine could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ActorEngineError {
+    /// The federation could not be built.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The runtime could not start.
+    #[error("cannot start the actor runtime: {0}")]
+    Runtime(#[from] std::io::Error),
+    /// An actor stopped before the run ended.
+    #[error("an actor stopped unexpectedly: {0}")]
+    Mailbox(#[from] MailboxError),
+}
+
+/// Routes envelopes to the receiving cluster's actor.
+#[derive(Default)]
+struct Router {
+    endpoints: FxHashMap<ClusterName, Addr<MemberActor>>,
+}
+
+impl Actor for Router {
+    type Context = Context<Self>;
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Register(ClusterName, Addr<MemberActor>);
+
+impl Handler<Register> for Router {
+    type Result = ();
+    fn handle(&mut self, Register(name, endpoints): Register, _: &mut Self::Context) {
+        self.endpoints.insert(name, endpoints);
+    }
+}
+
+impl Handler<Deliver> for Router {
+    type Result = ();
+    fn handle(&mut self, Deliver(envelope): Deliver, _: &mut Self::Context) {
+        match self.endpoints.get(&envelope.to) {
+            Some(member) => member.do_send(Deliver(envelope)),
+            None => tracing::warn!(to = %envelope.to, "message to an unknown cluster dropped"),
+        }
+    }
+}
+
+/// Collects what the actors report: decisions, preemptions, job events
+/// and counts, in the order they arrive.
+#[derive(Default)]
+struct Collector {
+    output: RunOutput,
+    events: bool,
+}
+
+impl Actor for Collector {
+    type Context = Context<Self>;
+}
+
+impl Collector {
+    fn push_event(&mut self, record: EventRecord) {
+        let output = &mut self.output;
+        output.order.push(RecordRef::Event(output.events.len()));
+        output.events.push(record);
+    }
+}
+
+impl Handler<Happened> for Collector {
+    type Result = ();
+    fn handle(&mut self, made: Happened, _: &mut Self::Context) {
+        let stats = &mut self.output.stats;
+        stats.updates += made.updates.sent;
+        stats.updates_ignored += made.updates.ignored;
+        stats.update_regressions += made.updates.regressions;
+        for transition in &made.transitions {
+            match transition.event {
+                JobEvent::Started => stats.started += 1,
+                JobEvent::Finished => stats.finished += 1,
+                _ => {}
+            }
+        }
+        stats.decisions += made.decisions.len() as u64;
+        stats.forwarded += made.decisions.iter().filter(|d| d.target.is_some()).count() as u64;
+        let cluster = made.cluster.as_str();
+        self.output.preemptions.extend(
+            made.preemptions
+                .iter()
+                .map(|note| PreemptionRecord::new(&made.cluster, note)),
+        );
+        if self.events {
+            let time = made.at.as_secs_f64();
+            for notice in &made.notices {
+                self.push_event(EventRecord::of_notice(time, cluster, notice));
+            }
+            for transition in &made.transitions {
+                self.push_event(EventRecord::of_transition(cluster, transition));
+            }
+            let start = self.output.decisions.len();
+            let count = made.decisions.len();
+            self.output
+                .order
+                .extend((start..start + count).map(RecordRef::Decision));
+        }
+        self.output.decisions.extend(made.decisions);
+    }
+}
+
+/// A job event recorded by the driver (a submission).
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Record(EventRecord);
+
+impl Handler<Record> for Collector {
+    type Result = ();
+    fn handle(&mut self, Record(record): Record, _: &mut Self::Context) {
+        if self.events {
+            self.push_event(record);
+        }
+    }
+}
+
+#[derive(Message)]
+#[rtype(result = "RunOutput")]
+struct TakeOutput;
+
+impl Handler<TakeOutput> for Collector {
+    type Result = MessageResult<TakeOutput>;
+    fn handle(&mut self, _: TakeOutput, _: &mut Self::Context) -> Self::Result {
+        MessageResult(std::mem::take(&mut self.output))
+    }
+}
+
+/// Lets every actor handle what was sent at the current instant.
+async fn settle_instant() {
+    for _ in 0..64 {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// Something the driver does at a time, in this order within an instant:
+/// submit the job at this index, have the member at this index publish
+/// its counters (after everything else at the instant, as in the event
+/// loop), take a snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    Submit(usize),
+    Publish(usize),
+    Probe,
+}
+
+/// What the driver does and when: the scenario's submissions and probes,
+/// and every member's counter updates.
+struct Schedule {
+    /// Submissions and probes, latest first.
+    steps: Vec<(SimTime, Step)>,
+    /// Per member, its next update and interval.
+    publishes: Vec<Option<(SimTime, Duration)>>,
+}
+
+impl Schedule {
+    /// The next step, without taking it.
+    fn peek(&self) -> Option<(SimTime, Step)> {
+        let publish = self
+            .publishes
+            .iter()
+            .enumerate()
+            .filter_map(|(index, next)| next.map(|(at, _)| (at, Step::Publish(index))))
+            .min();
+        match (self.steps.last().copied(), publish) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Takes `step` (the one [`Schedule::peek`] gave).
+    fn take(&mut self, step: Step) {
+        match step {
+            Step::Publish(index) => {
+                if let Some((at, interval)) = &mut self.publishes[index] {
+                    *at = *at + *interval;
+                }
+            }
+            _ => {
+                self.steps.pop();
+            }
+        }
+    }
+
+    /// Whether only the periodic updates are left.
+    fn only_updates_left(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
+/// Runs `scenario` with the actor engine until its end (or `until`).
+pub fn run(scenario: &Scenario, until: Option<SimTime>) -> Result<RunOutput, ActorEngineError> {
+    run_plan(
+        scenario,
+        &RunOptions {
+            until,
+            ..RunOptions::default()
+        },
+    )
+}
+
+/// The running federation, as the driver sees it.
+struct Driver<'a> {
+    scenario: &'a Scenario,
+    clock: EmulatedClock,
+    origin: tokio::time::Instant,
+    members: Vec<Addr<MemberActor>>,
+    by_name: FxHashMap<ClusterName, Addr<MemberActor>>,
+    collector: Addr<Collector>,
+    watched: Vec<Vec<String>>,
+    snapshots: Vec<Snapshot>,
+    submitted: u64,
+    refused: u64,
+}
+
+impl Driver<'_> {
+    async fn sleep_until(&self, at: SimTime) {
+        let due = self.origin + self.clock.real_delay(at.saturating_since(SimTime::ZERO));
+        tokio::time::sleep_until(due).await;
+    }
+
+    async fn submit(&mut self, index: usize, at: SimTime) -> Result<(), ActorEngineError> {
+        let submission = &self.scenario.submissions[index];
+        let Some(member) = self.by_name.get(&submission.cluster) else {
+            return Ok(());
+        };
+        let result = member
+            .send(Submit {
+                queue: submission.queue.clone(),
+                spec: submission.spec.clone(),
+            })
+            .await?;
+        match result {
+            Ok(submitted) => {
+                self.submitted += 1;
+                let mut event = EventRecord::new(
+                    at.as_secs_f64(),
+                    submission.cluster.as_str(),
+                    &submission.spec.name,
+                    submitted.job_id,
+                    "submitted",
+                );
+                event.queue = Some(submission.queue.clone());
+                if submitted.forwarded {
+                    event.source_cluster = Some(event.cluster.clone());
+                    event.source_job_id = Some(submitted.job_id);
+                }
+                self.collector.send(Record(event)).await?;
+            }
+            Err(error) => {
+                self.refused += 1;
+                tracing::warn!(job = %submission.spec.name, %error, "submission refused");
+            }
+        }
+        Ok(())
+    }
+
+    async fn probe(&mut self, at: SimTime) -> Result<(), ActorEngineError> {
+        settle_instant().await;
+        let mut clusters: Vec<ClusterSnapshot> = Vec::new();
+        for (member, watched) in self.members.iter().zip(&self.watched) {
+            let watched = watched.clone();
+            let taken = member
+                .send(Inspect(move |member: &Member, _| {
+                    Some(snapshot(member.cluster(), at, &watched))
+                }))
+                .await?;
+            clusters.extend(taken);
+        }
+        self.snapshots.push(Snapshot {
+            time: at.as_secs_f64(),
+            clusters,
+        });
+        Ok(())
+    }
+
+    /// When the next member wakes, and whether a forwarder holds jobs.
+    async fn work(&self) -> Result<(Option<SimTime>, bool), ActorEngineError> {
+        let mut next: Option<SimTime> = None;
+        let mut holding = false;
+        for member in &self.members {
+            if let Some(at) = member.send(NextWake).await? {
+                next = Some(next.map_or(at, |next| next.min(at)));
+            }
+            holding |= member
+                .send(Inspect(|member: &Member, _| {
+                    member.forwarder().is_some_and(|f| f.waiting_jobs() > 0)
+                }))
+                .await?;
+        }
+        Ok((next, holding))
+    }
+
+    async fn publish(&self, index: usize) -> Result<(), ActorEngineError> {
+        settle_instant().await;
+        self.members[index].send(Publish).await?;
+        Ok(())
+    }
+
+    /// Runs the schedule to `end`; when draining, stops earlier once no
+    /// member has work left (see [`RunOptions::drain`]). The time it
+    /// stopped.
+    async fn run(
+        &mut self,
+        mut schedule: Schedule,
+        end: SimTime,
+        drain: bool,
+        longest_interval: Duration,
+    ) -> Result<SimTime, ActorEngineError> {
+        let mut idle_since: Option<SimTime> = None;
+        loop {
+            let next = schedule.peek();
+            if drain && schedule.only_updates_left() {
+                settle_instant().await;
+                let now = self.clock.now();
+                let (wake, holding) = self.work().await?;
+                let step_at = next.map_or(SimTime::MAX, |(at, _)| at);
+                match wake {
+                    Some(at) if at.max(now) < step_at => {
+                        idle_since = None;
+                        let target = at.max(now);
+                        if target > end {
+                            return Ok(end);
+                        }
+                        self.sleep_until(target).await;
+                        tokio::task::yield_now().await;
+                        continue;
+                    }
+                    Some(_) => idle_since = None,
+                    None if holding => {
+                        let since = *idle_since.get_or_insert(now);
+                        if step_at > since + longest_interval {
+                            return Ok(now);
+                        }
+                    }
+                    None => return Ok(now),
+                }
+            }
+            let Some((at, step)) = next.filter(|&(at, _)| at <= end) else {
+                self.sleep_until(end).await;
+                return Ok(end);
+            };
+            schedule.take(step);
+            self.sleep_until(at).await;
+            match step {
+                Step::Submit(index) => self.submit(index, at).await?,
+                Step::Publish(index) => self.publish(index).await?,
+                Step::Probe => self.probe(at).await?,
+            }
+        }
+    }
+}
+
+/// Runs `scenario` with the actor engine under `plan` (its `until`,
+/// `probes`, `events` and `drain`; faults and the oracle need the event
+/// loop).
+pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, ActorEngineError> {
+    let mut federation = Federation::build(scenario)?;
+    federation.prepare(None, false);
+    let (probes, end) = plan.resolve(scenario);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()?;
+    let system = actix_rt::System::with_tokio_rt(move || runtime);
+    let initial_states = federation.initial_states.clone();
+    let mut steps: Vec<(SimTime, Step)> = scenario
+        .submissions
+        .iter()
+        .enumerate()
+        .map(|(index, submission)| (submission.at, Step::Submit(index)))
+        .chain(probes.iter().map(|&at| (at, Step::Probe)))
+        .filter(|&(at, _)| at <= end)
+        .collect();
+    steps.sort();
+    steps.reverse();
+    let publishes = federation
+        .members
+        .iter()
+        .map(|member| {
+            member
+                .update_interval()
+                .map(|every| (SimTime::ZERO + every, every))
+        })
+        .collect();
+    let schedule = Schedule { steps, publishes };
+    let watched: Vec<Vec<String>> = scenario
+        .clusters
+        .iter()
+        .map(|spec| scenario.watched_jobs(&spec.config.name))
+        .collect();
+    let longest_interval = scenario
+        .clusters
+        .iter()
+        .filter_map(|spec| spec.config.update_interval)
+        .max()
+        .unwrap_or_default();
+    let events = plan.events;
+    let drain = plan.drain;
+    let mut output = system.block_on(async move {
+        let clock = EmulatedClock::start(1.0);
+        let router = Router::default().start();
+        let collector = Collector {
+            events,
+            ..Collector::default()
+        }
+        .start();
+        let mut driver = Driver {
+            scenario,
+            clock,
+            origin: tokio::time::Instant::now(),
+            members: Vec::new(),
+            by_name: FxHashMap::default(),
+            collector: collector.clone(),
+            watched,
+            snapshots: Vec::new(),
+            submitted: 0,
+            refused: 0,
+        };
+        for member in federation.members {
+            let name = member.name().clone();
+            let actor = MemberActor::new(member, clock, router.clone().recipient())
+                .with_observer(collector.clone().recipient())
+                .with_driven_updates()
+                .start();
+            router.send(Register(name.clone(), actor.clone())).await?;
+            driver.members.push(actor.clone());
+            driver.by_name.insert(name, actor);
+        }
+        let stopped = driver.run(schedule, end, drain, longest_interval).await?;
+        // Let every message sent at the last instant be handled.
+        settle_instant().await;
+        let mut output = collector.send(TakeOutput).await?;
+        output.snapshots = std::mem::take(&mut driver.snapshots);
+        output.stats.submitted = driver.submitted;
+        output.stats.refused = driver.refused;
+        output.stats.end = stopped;
+        System::current().stop();
+        Ok::<_, ActorEngineError>(output)
+    })?;
+    output.initial_states = initial_states;
+    Ok(output)
+}

@@ -1,0 +1,499 @@
+//! The event-loop engine: runs a whole federation in one thread, in
+//! emulated time, over federation [`Member`]s.
+//!
+//! Events sit in a binary heap ordered by (time, phase, sequence number), so
+//! a run is deterministic. At each instant, submissions, deliveries and
+//! wake-ups are handled first (phase 0); then every touched member advances
+//! its scheduler, then every touched member with a session due runs it,
+//! which may deliver more messages at the same instant; counter snapshots
+//! are taken next (phase 1), so an update reflects everything that happened
+//! at its instant; probes that look at the clusters for expectations and
+//! `--show` come last (phase 2). The loop ends at the run's end, or, when
+//! draining, once no work is left; it never ends while a touched member
+//! has not settled. docs/architecture.md says why this engine, not the
+//! actors, runs `mcfed run` by default.
+//!
+//! With [`RunOptions::chaos`] every message passes through the seeded fault
+//! generator of [`mcfed_scenario::chaos`]; with [`RunOptions::oracle`] every
+//! recorded decision is compared with the one the true counters would have
+//! given.
+
+use std::time::Duration;
+
+use mcfed_federation::Effects;
+use mcfed_protocol::{ClusterName, Envelope, JobEvent, Message, SimTime};
+use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
+use mcfed_scenario::probe::{PreemptionRecord, Snapshot, snapshot};
+use mcfed_scenario::records::{EventRecord, RecordRef, UsageRecord};
+use mcfed_scenario::{RunOptions, RunOutput, Scenario};
+
+use crate::federation::{BuildError, Federation};
+use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH};
+
+/// The event loop over a built federation.
+pub struct EventLoop<'a> {
+    scenario: &'a Scenario,
+    federation: Federation,
+    heap: EventHeap,
+    now: SimTime,
+    dirty: Vec<bool>,
+    dirty_list: Vec<usize>,
+    wake_at: Vec<Option<SimTime>>,
+    effects: Effects,
+    chaos: Option<Chaos>,
+    oracle_seq: u64,
+    events: bool,
+    /// Whether to count decisions without rendering them.
+    count_only: bool,
+    /// Run until no work is left rather than to a fixed end.
+    drain: bool,
+    /// The longest update interval (how long an idle federation waits
+    /// for one more round of updates before it counts as drained).
+    longest_interval: Duration,
+    /// How often slot usage is sampled (the shortest update interval).
+    sample_interval: Option<Duration>,
+    output: RunOutput,
+    end: SimTime,
+    /// Per cluster, the jobs expectations watch.
+    watched: Vec<Vec<String>>,
+}
+
+impl<'a> EventLoop<'a> {
+    /// Builds the scenario's clusters and schedules its submissions and
+    /// counter updates.
+    pub fn new(scenario: &'a Scenario, options: &RunOptions) -> Result<Self, BuildError> {
+        let mut federation = Federation::build(scenario)?;
+        let count = federation.members.len();
+        let (probes, end) = options.resolve(scenario);
+        let watched = scenario
+            .clusters
+            .iter()
+            .map(|spec| scenario.watched_jobs(&spec.config.name))
+            .collect();
+        let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
+        let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);
+        federation.prepare(chaos.as_ref().map(Chaos::config), options.oracle);
+        let mut engine = EventLoop {
+            scenario,
+            heap: EventHeap::default(),
+            now: SimTime::ZERO,
+            dirty: vec![false; count],
+            dirty_list: Vec::new(),
+            wake_at: vec![None; count],
+            effects: Effects::default(),
+            chaos,
+            oracle_seq: 0,
+            events: options.events,
+            count_only: options.count_only,
+            drain: options.drain,
+            longest_interval: Duration::ZERO,
+            sample_interval: None,
+            output: RunOutput {
+                initial_states: federation.initial_states.clone(),
+                ..RunOutput::default()
+            },
+            federation,
+            end,
+            watched,
+        };
+        engine.schedule_start(probes);
+        Ok(engine)
+    }
+
+    /// Schedules the probes, submissions, first counter updates, wake-ups
+    /// and outage edges.
+    fn schedule_start(&mut self, probes: Vec<SimTime>) {
+        for at in probes {
+            self.heap.push(at, PHASE_PROBE, EventKind::Probe);
+        }
+        for (index, submission) in self.scenario.submissions.iter().enumerate() {
+            self.heap
+                .push(submission.at, PHASE_EVENTS, EventKind::Submit(index));
+        }
+        let mut shortest_interval: Option<Duration> = None;
+        for index in 0..self.federation.members.len() {
+            let cluster = self.federation.members[index].cluster();
+            if let Some(interval) = cluster.update_interval() {
+                shortest_interval = Some(shortest_interval.map_or(interval, |s| s.min(interval)));
+                self.longest_interval = self.longest_interval.max(interval);
+            }
+            if let Some(interval) = self.federation.members[index].update_interval() {
+                let first = SimTime::ZERO + interval;
+                self.heap
+                    .push(first, PHASE_PUBLISH, EventKind::Publish(index));
+            }
+            self.reschedule_wake(index);
+        }
+        if self.events {
+            self.heap
+                .push(SimTime::ZERO, PHASE_PUBLISH, EventKind::Sample);
+            self.sample_interval = shortest_interval;
+        }
+        let edges = self
+            .chaos
+            .as_ref()
+            .map(Chaos::outage_edges)
+            .unwrap_or_default();
+        for (cluster, at) in edges {
+            if let Some(index) = self.federation.position(&cluster) {
+                self.heap.push(at, PHASE_EVENTS, EventKind::Wake(index));
+            }
+        }
+    }
+
+    fn touch(&mut self, index: usize) {
+        if !self.dirty[index] {
+            self.dirty[index] = true;
+            self.dirty_list.push(index);
+        }
+    }
+
+    fn reschedule_wake(&mut self, index: usize) {
+        let next = self.federation.members[index].next_wake(self.now);
+        if next != self.wake_at[index] {
+            self.wake_at[index] = next;
+            if let Some(at) = next {
+                self.heap.push(at, PHASE_EVENTS, EventKind::Wake(index));
+            }
+        }
+    }
+
+    fn down_until(&self, index: usize) -> Option<SimTime> {
+        self.chaos
+            .as_ref()
+            .and_then(|chaos| chaos.down_until(self.federation.name(index), self.now))
+    }
+
+    /// Runs to the run's end (or `until`, if earlier); when draining, stops
+    /// earlier once no work is left.
+    pub fn run(mut self, until: Option<SimTime>) -> RunOutput {
+        let end = until.map_or(self.end, |until| until.min(self.end));
+        let mut idle_since: Option<SimTime> = None;
+        loop {
+            let next = self.heap.peek();
+            let instant_over = next.is_none_or(|(at, phase)| at > self.now || phase > PHASE_EVENTS);
+            if !self.dirty_list.is_empty() && instant_over {
+                self.settle();
+                continue;
+            }
+            let Some((at, _)) = next else { break };
+            if at > end || self.drained(at, &mut idle_since) {
+                break;
+            }
+            let Some((at, kind)) = self.heap.pop() else {
+                break;
+            };
+            self.now = at;
+            self.output.stats.events += 1;
+            self.handle(kind);
+        }
+        self.output.stats.end = if self.drain && self.now < end {
+            self.now
+        } else {
+            end
+        };
+        self.output
+    }
+
+    /// Whether a draining run is over before the event at `next`: no work
+    /// is left, and a whole round of counter updates has passed since
+    /// without bringing any (a forwarder holding jobs may forward them on
+    /// an update).
+    fn drained(&self, next: SimTime, idle_since: &mut Option<SimTime>) -> bool {
+        if !self.drain {
+            return false;
+        }
+        if self.heap.has_work() {
+            *idle_since = None;
+            return false;
+        }
+        let since = *idle_since.get_or_insert(self.now);
+        let holding = self.federation.members.iter().any(|member| {
+            member
+                .forwarder()
+                .is_some_and(|forwarder| forwarder.waiting_jobs() > 0)
+        });
+        !holding || next > since + self.longest_interval
+    }
+
+    fn handle(&mut self, kind: EventKind) {
+        match kind {
+            EventKind::Submit(index) => self.submit(index),
+            EventKind::Deliver(envelope) => self.deliver(envelope),
+            EventKind::Wake(index) => {
+                if self.wake_at[index] == Some(self.now) {
+                    self.wake_at[index] = None;
+                }
+                self.touch(index);
+            }
+            EventKind::Publish(index) => self.publish(index),
+            EventKind::Sample => self.sample(),
+            EventKind::Probe => self.probe(),
+        }
+    }
+
+    fn probe(&mut self) {
+        let clusters = self
+            .federation
+            .members
+            .iter()
+            .zip(&self.watched)
+            .map(|(member, watched)| snapshot(member.cluster(), self.now, watched))
+            .collect();
+        self.output.snapshots.push(Snapshot {
+            time: self.now.as_secs_f64(),
+            clusters,
+        });
+    }
+
+    fn submit(&mut self, index: usize) {
+        let submission = &self.scenario.submissions[index];
+        let Some(member_index) = self.federation.position(&submission.cluster) else {
+            return;
+        };
+        if let Some(until) = self.down_until(member_index) {
+            // bsub waits for mbatchd to come back.
+            self.heap
+                .push(until, PHASE_EVENTS, EventKind::Submit(index));
+            return;
+        }
+        let member = &mut self.federation.members[member_index];
+        match member.submit(self.now, &submission.queue, submission.spec.clone()) {
+            Ok(submitted) => {
+                self.output.stats.submitted += 1;
+                if self.events {
+                    let mut event = EventRecord::new(
+                        self.now.as_secs_f64(),
+                        member.name().as_str(),
+                        &submission.spec.name,
+                        submitted.job_id,
+                        "submitted",
+                    );
+                    event.queue = Some(submission.queue.clone());
+                    if submitted.forwarded {
+                        // A job of a send queue is its own source.
+                        event.source_cluster = Some(event.cluster.clone());
+                        event.source_job_id = Some(submitted.job_id);
+                    }
+                    self.push_event(event);
+                }
+            }
+            Err(error) => {
+                self.output.stats.refused += 1;
+                tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, %error, "submission refused");
+            }
+        }
+        self.touch(member_index);
+    }
+
+    fn deliver(&mut self, envelope: Envelope) {
+        let Some(member_index) = self.federation.position(&envelope.to) else {
+            tracing::warn!(to = %envelope.to, "message to an unknown cluster dropped");
+            return;
+        };
+        if let Some(until) = self.down_until(member_index) {
+            if matches!(envelope.message, Message::CounterUpdate(_)) {
+                self.output.stats.updates_lost += 1;
+            } else {
+                self.heap
+                    .push(until, PHASE_EVENTS, EventKind::Deliver(envelope));
+            }
+            return;
+        }
+        self.output.stats.messages += 1;
+        self.federation.members[member_index].receive(self.now, envelope, &mut self.effects);
+        self.absorb(member_index);
+        self.touch(member_index);
+    }
+
+    fn publish(&mut self, index: usize) {
+        if let Some(interval) = self.federation.members[index].update_interval() {
+            self.heap.push(
+                self.now + interval,
+                PHASE_PUBLISH,
+                EventKind::Publish(index),
+            );
+        }
+        let overflows = self.federation.members[index].cluster().backlog_overflows();
+        self.output.stats.backlog_overflows += overflows as u64;
+        if self.down_until(index).is_some() {
+            return;
+        }
+        self.federation.members[index].publish(self.now, &mut self.effects);
+        self.absorb(index);
+    }
+
+    /// Advances every touched member's scheduler, then runs the forwarding
+    /// session of every touched member that has one due, in cluster order,
+    /// then schedules their next wake-ups. A member that is down waits.
+    fn settle(&mut self) {
+        let now = self.now;
+        let mut touched = std::mem::take(&mut self.dirty_list);
+        touched.sort_unstable();
+        for &index in &touched {
+            self.dirty[index] = false;
+        }
+        touched.retain(|&index| match self.down_until(index) {
+            Some(until) => {
+                self.heap.push(until, PHASE_EVENTS, EventKind::Wake(index));
+                false
+            }
+            None => true,
+        });
+        for &index in &touched {
+            self.federation.members[index].advance(now, &mut self.effects);
+            self.absorb(index);
+        }
+        for &index in &touched {
+            if !self.federation.members[index].session_due(now) {
+                continue;
+            }
+            self.refresh_oracle(index);
+            self.federation.members[index].session(now, &mut self.effects);
+            self.absorb(index);
+        }
+        for &index in &touched {
+            self.reschedule_wake(index);
+        }
+    }
+
+    /// Feeds the oracle of member `index` with the true counters of every
+    /// cluster it sends to.
+    fn refresh_oracle(&mut self, index: usize) {
+        if !self.federation.members[index].wants_truth() {
+            return;
+        }
+        let receiver = self.federation.name(index).clone();
+        for remote in self.federation.members[index].remote_clusters() {
+            let Some(remote) = self.federation.position(&remote) else {
+                continue;
+            };
+            self.oracle_seq += 1;
+            let truth =
+                self.federation.members[remote].true_counters(&receiver, self.oracle_seq, self.now);
+            if let Some(truth) = truth {
+                self.federation.members[index].refresh_oracle(&truth);
+            }
+        }
+    }
+
+    /// Takes what member `index` produced: counts it, records it and
+    /// schedules its envelopes.
+    fn absorb(&mut self, index: usize) {
+        let mut effects = std::mem::take(&mut self.effects);
+        let stats = &mut self.output.stats;
+        stats.updates += effects.updates.sent;
+        stats.updates_ignored += effects.updates.ignored;
+        stats.update_regressions += effects.updates.regressions;
+        for transition in &effects.transitions {
+            match transition.event {
+                JobEvent::Started => stats.started += 1,
+                JobEvent::Finished => stats.finished += 1,
+                _ => {}
+            }
+        }
+        stats.decisions += effects.decisions.len() as u64;
+        stats.forwarded += effects.decisions.iter().filter(|e| e.forwarded()).count() as u64;
+        stats.stale_decisions += effects.decisions.iter().filter(|e| e.stale()).count() as u64;
+        let name = self.federation.name(index).clone();
+        self.output.preemptions.extend(
+            effects
+                .preemptions
+                .iter()
+                .map(|note| PreemptionRecord::new(&name, note)),
+        );
+        if self.events {
+            self.record_events(&name, &effects);
+        }
+        if !self.count_only && !effects.decisions.is_empty() {
+            let records = self.federation.members[index].render(&effects.decisions);
+            self.push_decisions(records);
+        }
+        self.deliver_out(&mut effects.envelopes);
+        effects.clear();
+        self.effects = effects;
+    }
+
+    /// Event records for what the forwarder heard and the scheduler did.
+    fn record_events(&mut self, cluster: &ClusterName, effects: &Effects) {
+        let time = self.now.as_secs_f64();
+        for notice in &effects.notices {
+            self.push_event(EventRecord::of_notice(time, cluster.as_str(), notice));
+        }
+        for transition in &effects.transitions {
+            self.push_event(EventRecord::of_transition(cluster.as_str(), transition));
+        }
+    }
+
+    /// Schedules delivery of `envelopes`, through the faults if any.
+    fn deliver_out(&mut self, envelopes: &mut Vec<Envelope>) {
+        let now = self.now;
+        for envelope in envelopes.drain(..) {
+            let fate = match &mut self.chaos {
+                None => Fate::Deliver(vec![now]),
+                Some(chaos) => {
+                    let update = matches!(envelope.message, Message::CounterUpdate(_));
+                    chaos.fate(&envelope.from, &envelope.to, update, now)
+                }
+            };
+            match fate {
+                Fate::Lost => self.output.stats.updates_lost += 1,
+                Fate::Deliver(times) => {
+                    if let Some((&last, copies)) = times.split_last() {
+                        for &at in copies {
+                            let copy = EventKind::Deliver(envelope.clone());
+                            self.heap.push(at, PHASE_EVENTS, copy);
+                        }
+                        self.heap
+                            .push(last, PHASE_EVENTS, EventKind::Deliver(envelope));
+                    }
+                }
+            }
+        }
+    }
+
+    fn push_event(&mut self, record: EventRecord) {
+        self.output
+            .order
+            .push(RecordRef::Event(self.output.events.len()));
+        self.output.events.push(record);
+    }
+
+    fn push_decisions(&mut self, records: Vec<mcfed_forwarder::DecisionRecord>) {
+        if self.events {
+            let start = self.output.decisions.len();
+            self.output
+                .order
+                .extend((start..start + records.len()).map(RecordRef::Decision));
+        }
+        self.output.decisions.extend(records);
+    }
+
+    fn sample(&mut self) {
+        for index in 0..self.federation.members.len() {
+            let (slots_in_use, total_slots) = self.federation.members[index].cluster().slot_usage();
+            if total_slots == 0 {
+                continue;
+            }
+            self.output
+                .order
+                .push(RecordRef::Usage(self.output.usage.len()));
+            self.output.usage.push(UsageRecord {
+                record: "usage".to_owned(),
+                time: self.now.as_secs_f64(),
+                cluster: self.federation.name(index).to_string(),
+                slots_in_use,
+                total_slots,
+            });
+        }
+        if let Some(interval) = self.sample_interval {
+            self.heap
+                .push(self.now + interval, PHASE_PUBLISH, EventKind::Sample);
+        }
+    }
+}
+
+/// Runs `scenario` with the event-loop engine.
+pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, BuildError> {
+    Ok(EventLoop::new(scenario, options)?.run(None))
+}

@@ -1,0 +1,70 @@
+//! A scenario's federation: one [`Member`] per cluster, built at time zero,
+//! as the in-process engines run it.
+
+use mcfed_federation::{GroupState, Member};
+use mcfed_protocol::ClusterName;
+use mcfed_scenario::Scenario;
+use mcfed_scenario::chaos::ChaosConfig;
+use rustc_hash::FxHashMap;
+
+pub use mcfed_federation::BuildError;
+
+/// Every cluster of a scenario, ready to run.
+#[derive(Debug)]
+pub struct Federation {
+    /// The members, in scenario order.
+    pub members: Vec<Member>,
+    /// The members' names, in the same order.
+    names: Vec<ClusterName>,
+    /// Index of each member by name.
+    index: FxHashMap<ClusterName, usize>,
+    /// Per cluster, per initial group, the states after the first pass.
+    pub initial_states: Vec<Vec<GroupState>>,
+}
+
+impl Federation {
+    /// Builds the federation of `scenario` at time zero.
+    pub fn build(scenario: &Scenario) -> Result<Federation, BuildError> {
+        let mut members = Vec::with_capacity(scenario.clusters.len());
+        let mut names = Vec::with_capacity(scenario.clusters.len());
+        let mut index = FxHashMap::default();
+        let mut initial_states = Vec::with_capacity(scenario.clusters.len());
+        for spec in &scenario.clusters {
+            let (member, states) = Member::build(spec.member_spec())?;
+            index.insert(spec.config.name.clone(), members.len());
+            names.push(spec.config.name.clone());
+            members.push(member);
+            initial_states.push(states);
+        }
+        Ok(Federation {
+            members,
+            names,
+            index,
+            initial_states,
+        })
+    }
+
+    /// Skews the members' clocks as `chaos` says, and turns the oracle on
+    /// if asked.
+    pub fn prepare(&mut self, chaos: Option<&ChaosConfig>, oracle: bool) {
+        for member in &mut self.members {
+            let skew = chaos
+                .and_then(|chaos| chaos.skews.iter().find(|(name, _)| name == member.name()))
+                .map_or(0, |(_, skew)| *skew);
+            member.set_clock_skew(skew);
+            if oracle {
+                member.enable_oracle();
+            }
+        }
+    }
+
+    /// The position of cluster `name`.
+    pub fn position(&self, name: &ClusterName) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    /// The name of the member at `index`.
+    pub fn name(&self, index: usize) -> &ClusterName {
+        &self.names[index]
+    }
+}

@@ -1,0 +1,129 @@
+//! The event heap of the event loop: entries ordered by (time, phase,
+//! sequence number), their payloads kept in a slab so the heap moves only
+//! small keys.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use mcfed_protocol::{Envelope, SimTime};
+
+/// What an event does.
+pub(crate) enum EventKind {
+    /// Submit the scenario's submission at this index.
+    Submit(usize),
+    /// Deliver an envelope.
+    Deliver(Envelope),
+    /// Wake the member at this index.
+    Wake(usize),
+    /// The member at this index publishes its counters.
+    Publish(usize),
+    /// Sample slot usage.
+    Sample,
+    /// Take a snapshot for expectations and `--show`.
+    Probe,
+}
+
+impl EventKind {
+    /// Whether the event is work that can change a job's fate (as opposed
+    /// to periodic publishing, sampling and probes).
+    fn is_work(&self) -> bool {
+        matches!(
+            self,
+            EventKind::Submit(_) | EventKind::Deliver(_) | EventKind::Wake(_)
+        )
+    }
+}
+
+/// Submissions, deliveries and wake-ups.
+pub(crate) const PHASE_EVENTS: u8 = 0;
+/// Counter snapshots, after everything at the instant settled.
+pub(crate) const PHASE_PUBLISH: u8 = 1;
+/// Probes, last.
+pub(crate) const PHASE_PROBE: u8 = 2;
+
+struct Entry {
+    at: SimTime,
+    phase: u8,
+    seq: u64,
+    slot: u32,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    /// Reversed, so the max-heap yields the earliest event.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.phase, other.seq).cmp(&(self.at, self.phase, self.seq))
+    }
+}
+
+/// The events still to happen.
+#[derive(Default)]
+pub(crate) struct EventHeap {
+    heap: BinaryHeap<Entry>,
+    slab: Vec<Option<EventKind>>,
+    free_slots: Vec<u32>,
+    next_seq: u64,
+    /// Events in the heap that are work ([`EventKind::is_work`]).
+    work: usize,
+}
+
+impl EventHeap {
+    /// Schedules `kind` at `at` in `phase`.
+    pub(crate) fn push(&mut self, at: SimTime, phase: u8, kind: EventKind) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.work += usize::from(kind.is_work());
+        let slot = match self.free_slots.pop() {
+            Some(slot) => {
+                self.slab[slot as usize] = Some(kind);
+                slot
+            }
+            None => {
+                self.slab.push(Some(kind));
+                u32::try_from(self.slab.len() - 1).unwrap_or(u32::MAX)
+            }
+        };
+        self.heap.push(Entry {
+            at,
+            phase,
+            seq,
+            slot,
+        });
+    }
+
+    /// The time and phase of the next event.
+    pub(crate) fn peek(&self) -> Option<(SimTime, u8)> {
+        self.heap.peek().map(|entry| (entry.at, entry.phase))
+    }
+
+    /// Takes the next event.
+    pub(crate) fn pop(&mut self) -> Option<(SimTime, EventKind)> {
+        loop {
+            let entry = self.heap.pop()?;
+            let kind = self
+                .slab
+                .get_mut(entry.slot as usize)
+                .and_then(Option::take);
+            self.free_slots.push(entry.slot);
+            if let Some(kind) = kind {
+                self.work -= usize::from(kind.is_work());
+                return Some((entry.at, kind));
+            }
+        }
+    }
+
+    /// Whether any work event is still to happen.
+    pub(crate) fn has_work(&self) -> bool {
+        self.work > 0
+    }
+}

@@ -1,0 +1,19 @@
+//! The in-process simulation engines of mcfed. Both run a scenario's
+//! federation of [`mcfed_federation::Member`]s in emulated time and
+//! produce a [`mcfed_scenario::RunOutput`]:
+//!
+//! - [`event_loop`]: one thread, one binary heap of events; the default,
+//!   built for million-job replays;
+//! - [`actors`]: one [`mcfed_actors::MemberActor`] per cluster behind a
+//!   router, on a paused tokio clock: the shape of a live process, run
+//!   in-process so the actor shell can be compared with the event loop.
+//!
+//! Neither holds a federation rule: both call only the member.
+
+pub mod actors;
+pub mod event_loop;
+mod federation;
+mod heap;
+
+pub use event_loop::{EventLoop, run};
+pub use federation::{BuildError, Federation};

@@ -1,0 +1,202 @@
+//! Generated federations of realistic shape for the engines' property
+//! tests: mixed job widths up to a host's size, overload, queues many jobs
+//! deep, with and without forwarding to several clusters.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use mcfed_scenario::records::EventRecord;
+use mcfed_scenario::render::decision_json;
+use mcfed_scenario::{RunOutput, Scenario};
+use proptest::prelude::*;
+
+/// One generated job.
+#[derive(Clone, Debug)]
+pub struct GenJob {
+    /// Submission time, in milliseconds.
+    pub at_ms: u64,
+    /// Slots (up to the smallest host's MXJ).
+    pub slots: u32,
+    /// Run time, in milliseconds.
+    pub run_ms: u64,
+    /// Which submission target: the local queue, or the send queue.
+    pub forwarded: bool,
+}
+
+/// One generated federation.
+#[derive(Clone, Debug)]
+pub struct GenFederation {
+    /// Execution clusters: (hosts, MXJ) each. Zero of them: a single
+    /// cluster with local jobs only.
+    pub execution: Vec<(u32, u32)>,
+    /// The submission cluster's own hosts (hosts, MXJ).
+    pub local: (u32, u32),
+    /// MC_PLUGIN_SCHEDULE_ENHANCE of the submission cluster.
+    pub mode: &'static str,
+    /// MC_PLUGIN_UPDATE_INTERVAL, in seconds.
+    pub interval_s: u64,
+    /// The jobs.
+    pub jobs: Vec<GenJob>,
+}
+
+const MODES: [&str; 4] = [
+    "RESOURCE_ONLY",
+    "COUNT_PREEMPTABLE",
+    "COUNT_PREEMPTABLE HIGH_QUEUE_PRIORITY PREEMPTABLE_QUEUE_PRIORITY",
+    "COUNT_PREEMPTABLE PENDING_WHEN_NOSLOTS",
+];
+
+/// Federations with 0 (a single cluster) to `max_execution` execution
+/// clusters and up to `max_jobs` jobs, submitted faster than they run.
+pub fn federation(max_execution: usize, max_jobs: usize) -> impl Strategy<Value = GenFederation> {
+    (
+        prop::collection::vec((1u32..=4, 1u32..=8), 0..=max_execution),
+        (1u32..=4, 1u32..=8),
+        0usize..MODES.len(),
+        prop::sample::select(vec![10u64, 30, 60]),
+        1usize..=max_jobs,
+        any::<u64>(),
+    )
+        .prop_map(|(execution, local, mode, interval_s, count, seed)| {
+            let widest = execution
+                .iter()
+                .map(|&(_, mxj)| mxj)
+                .chain([local.1])
+                .min()
+                .unwrap_or(1);
+            let jobs = jobs(seed, count, widest, !execution.is_empty());
+            GenFederation {
+                execution,
+                local,
+                mode: MODES[mode],
+                interval_s,
+                jobs,
+            }
+        })
+}
+
+/// `count` jobs from a small deterministic generator (proptest shrinks
+/// the count and the shape; the seed keeps the jobs varied).
+fn jobs(seed: u64, count: usize, widest: u32, forwarding: bool) -> Vec<GenJob> {
+    let mut state = seed | 1;
+    let mut next = move |bound: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % bound.max(1)
+    };
+    let mut at_ms = 0;
+    (0..count)
+        .map(|_| {
+            // Bursts: most jobs come within a second of the previous one.
+            at_ms += if next(8) == 0 {
+                next(120_000)
+            } else {
+                next(1_000)
+            };
+            GenJob {
+                at_ms,
+                slots: 1 + next(u64::from(widest)) as u32,
+                run_ms: 1_000 + next(600_000),
+                forwarded: forwarding && next(4) != 0,
+            }
+        })
+        .collect()
+}
+
+impl GenFederation {
+    /// The scenario file's text.
+    pub fn toml(&self) -> String {
+        let mut text = String::new();
+        let _ = writeln!(
+            text,
+            "name = \"generated\"\n[params]\nMC_PLUGIN_UPDATE_INTERVAL = \"{}s\"\n",
+            self.interval_s
+        );
+        let _ = writeln!(
+            text,
+            "[[cluster]]\nname = \"Sub\"\nparams = {{ MC_PLUGIN_SCHEDULE_ENHANCE = \"{}\" }}\n",
+            self.mode
+        );
+        let _ = writeln!(
+            text,
+            "[[cluster.host]]\nname = \"s\"\ncount = {}\nMXJ = {}\n",
+            self.local.0, self.local.1
+        );
+        text.push_str("[[cluster.queue]]\nname = \"local\"\n\n");
+        if !self.execution.is_empty() {
+            let targets: Vec<String> = (1..=self.execution.len())
+                .map(|index| format!("normal@E{index}"))
+                .collect();
+            let _ = writeln!(
+                text,
+                "[[cluster.queue]]\nname = \"send\"\nSNDJOBS_TO = \"{}\"\n",
+                targets.join(" ")
+            );
+        }
+        for (index, (hosts, mxj)) in self.execution.iter().enumerate() {
+            let number = index + 1;
+            let _ = writeln!(
+                text,
+                "[[cluster]]\nname = \"E{number}\"\n\n[[cluster.host]]\nname = \"e{number}h\"\ncount = {hosts}\nMXJ = {mxj}\n\n[[cluster.queue]]\nname = \"normal\"\nRCVJOBS_FROM = \"Sub\"\n"
+            );
+        }
+        for (index, job) in self.jobs.iter().enumerate() {
+            let queue = if job.forwarded { "send" } else { "local" };
+            let _ = writeln!(
+                text,
+                "[[submit]]\nat = \"{}ms\"\ncluster = \"Sub\"\nqueue = \"{queue}\"\nname = \"j{index}\"\nslots = {}\nrun_time = \"{}ms\"\n",
+                job.at_ms, job.slots, job.run_ms
+            );
+        }
+        text
+    }
+
+    /// The validated scenario.
+    pub fn scenario(&self) -> Scenario {
+        match mcfed_scenario::parse("generated.toml", &self.toml()) {
+            Ok(scenario) => scenario,
+            Err(error) => panic!("generated scenario refused: {error}\n{}", self.toml()),
+        }
+    }
+}
+
+/// Every decision as its JSON line, sorted.
+pub fn decision_lines(output: &RunOutput) -> Vec<String> {
+    let mut lines: Vec<String> = output
+        .decisions
+        .iter()
+        .map(|record| decision_json(record).unwrap_or_default())
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// Each job's timeline — its events as (time, event, detail) — keyed by
+/// (cluster, job name, source cluster).
+pub type Timelines = BTreeMap<(String, String, Option<String>), Vec<(u64, String, Option<String>)>>;
+
+/// The per-job timelines of a run's events.
+pub fn timelines(events: &[EventRecord]) -> Timelines {
+    let mut timelines = Timelines::new();
+    for event in events {
+        timelines
+            .entry((
+                event.cluster.clone(),
+                event.job.clone(),
+                event.source_cluster.clone(),
+            ))
+            .or_default()
+            .push((
+                (event.time * 1000.0).round() as u64,
+                event.event.clone(),
+                event.detail.clone(),
+            ));
+    }
+    for timeline in timelines.values_mut() {
+        timeline.sort();
+    }
+    timelines
+}

@@ -1,0 +1,73 @@
+//! Every fault-free scenario under `scenarios/` runs under both in-process
+//! engines with identical decisions and job timelines.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{decision_lines, timelines};
+use mcfed_scenario::RunOptions;
+
+fn scenario_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            scenario_files(&path, files);
+        } else if path.extension().is_some_and(|ext| ext == "toml") {
+            files.push(path);
+        }
+    }
+}
+
+#[test]
+fn both_engines_give_the_same_decisions_and_timelines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files = Vec::new();
+    scenario_files(&root, &mut files);
+    assert!(files.len() >= 30, "found {files:?}");
+    let mut compared = 0;
+    let mut differences = Vec::new();
+    for file in &files {
+        let scenario = mcfed_scenario::load(file).expect("valid scenario");
+        if scenario.chaos.is_some() || scenario.wants_oracle() {
+            continue;
+        }
+        let options = RunOptions {
+            events: true,
+            ..RunOptions::default()
+        };
+        let events = mcfed_engine::run(&scenario, &options).expect("event loop");
+        let actors = mcfed_engine::actors::run_plan(&scenario, &options).expect("actors");
+        let name = file.display();
+        if decision_lines(&events) != decision_lines(&actors) {
+            differences.push(format!("{name}: decisions differ"));
+        }
+        let (ours, theirs) = (timelines(&events.events), timelines(&actors.events));
+        if ours != theirs {
+            let first = ours
+                .iter()
+                .find(|(job, timeline)| theirs.get(*job) != Some(*timeline))
+                .map(|(job, timeline)| format!("{job:?}: {timeline:?} vs {:?}", theirs.get(job)));
+            differences.push(format!("{name}: job timelines differ, first {first:?}"));
+        }
+        let counts = |output: &mcfed_scenario::RunOutput| {
+            let stats = &output.stats;
+            (
+                stats.submitted,
+                stats.refused,
+                stats.started,
+                stats.finished,
+            )
+        };
+        if counts(&events) != counts(&actors) {
+            differences.push(format!("{name}: counts differ"));
+        }
+        compared += 1;
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(compared >= 25, "compared only {compared} scenarios");
+}

@@ -1,0 +1,123 @@
+//! The engines' guards on generated federations of realistic shape:
+//!
+//! - **liveness**: a run continued until nothing is left to do (drain)
+//!   starts and finishes every job, when every job fits a host, under both
+//!   engines; nothing submitted is refused or dropped;
+//! - **same outcome**: observing a run (job events, probes for `--show`,
+//!   counting instead of rendering decisions) never changes it.
+//!
+//! These failed before the event loop settled every touched member before
+//! ending (it stopped when its heap was momentarily empty, leaving jobs
+//! that could run pending).
+
+mod common;
+
+use common::{GenFederation, decision_lines, federation, timelines};
+use mcfed_protocol::SimTime;
+use mcfed_scenario::{RunOptions, RunOutput};
+use proptest::prelude::*;
+
+fn drained(generated: &GenFederation, options: RunOptions) -> RunOutput {
+    let scenario = generated.scenario();
+    let options = RunOptions {
+        drain: true,
+        ..options
+    };
+    mcfed_engine::run(&scenario, &options).expect("builds")
+}
+
+fn assert_every_job_ran(generated: &GenFederation, output: &RunOutput, engine: &str) {
+    let jobs = generated.jobs.len() as u64;
+    let stats = &output.stats;
+    assert_eq!(stats.refused, 0, "{engine}: refused submissions");
+    assert_eq!(stats.submitted, jobs, "{engine}: submitted");
+    assert_eq!(
+        stats.started,
+        jobs,
+        "{engine}: started\n{}",
+        generated.toml()
+    );
+    assert_eq!(
+        stats.finished,
+        jobs,
+        "{engine}: finished\n{}",
+        generated.toml()
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Every job that fits eventually starts and finishes, with and
+    /// without forwarding, under overload.
+    #[test]
+    fn every_job_that_fits_runs_to_the_end(generated in federation(4, 300)) {
+        let output = drained(&generated, RunOptions::default());
+        assert_every_job_ran(&generated, &output, "events");
+    }
+
+    /// Job events, probes and counting never change what a run does.
+    #[test]
+    fn observing_a_run_never_changes_it(generated in federation(3, 150)) {
+        let plain = drained(&generated, RunOptions::default());
+        let observed = drained(&generated, RunOptions {
+            events: true,
+            probes: vec![SimTime::from_secs(60), SimTime::from_secs(600)],
+            ..RunOptions::default()
+        });
+        let counted = drained(&generated, RunOptions { count_only: true, ..RunOptions::default() });
+        prop_assert_eq!(decision_lines(&plain), decision_lines(&observed));
+        for other in [&observed, &counted] {
+            let (a, b) = (&plain.stats, &other.stats);
+            prop_assert_eq!(
+                (a.submitted, a.started, a.finished, a.decisions, a.forwarded, a.messages, a.end),
+                (b.submitted, b.started, b.finished, b.decisions, b.forwarded, b.messages, b.end)
+            );
+        }
+        assert_every_job_ran(&generated, &observed, "events, observed");
+        // Every job's timeline is whole: submitted, started, finished.
+        let started = observed.events.iter().filter(|event| event.event == "started").count();
+        prop_assert_eq!(started, generated.jobs.len());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// The actor engine, drained, runs every job too, and reports the same
+    /// jobs with the same events as the event loop.
+    #[test]
+    fn the_actor_engine_runs_every_job_too(generated in federation(3, 60)) {
+        let scenario = generated.scenario();
+        let options = RunOptions { drain: true, events: true, ..RunOptions::default() };
+        let actors = mcfed_engine::actors::run_plan(&scenario, &options).expect("runs");
+        prop_assert_eq!(actors.stats.submitted, generated.jobs.len() as u64);
+        let finished = actors.events.iter().filter(|event| event.event == "finished").count();
+        prop_assert_eq!(finished, generated.jobs.len(), "{}", generated.toml());
+        let events = mcfed_engine::run(&scenario, &options).expect("runs");
+        let keys = |output: &RunOutput| timelines(&output.events).into_keys().collect::<Vec<_>>();
+        prop_assert_eq!(keys(&actors), keys(&events));
+    }
+}
+
+/// The case the old loop lost: one cluster, wide jobs, a deep queue, no
+/// observer to keep the heap busy. All 400 jobs must run.
+#[test]
+fn a_deep_queue_of_wide_jobs_drains_without_observers() {
+    let generated = GenFederation {
+        execution: Vec::new(),
+        local: (4, 4),
+        mode: "RESOURCE_ONLY",
+        interval_s: 30,
+        jobs: (0..400)
+            .map(|index| common::GenJob {
+                at_ms: index * 10,
+                slots: 1 + (index % 4) as u32,
+                run_ms: 5_000 + (index * 7_919) % 60_000,
+                forwarded: false,
+            })
+            .collect(),
+    };
+    let output = drained(&generated, RunOptions::default());
+    assert_every_job_ran(&generated, &output, "events");
+}

@@ -1,0 +1,131 @@
+//! Building a member at time zero: its scheduler with the jobs present at
+//! start submitted and dispatched, and its forwarder.
+
+use mcfed_cluster::{Cluster, ClusterConfig, ClusterNode, JobId, JobState};
+use mcfed_forwarder::{ForwarderConfig, ForwarderNode};
+use mcfed_protocol::{ClusterName, JobSpec, SimTime};
+
+use crate::member::Member;
+
+/// Why a member could not be built (a scenario's validation normally
+/// catches all of these first).
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The cluster's configuration was refused.
+    #[error("cluster `{cluster}`: {source}")]
+    Config {
+        /// The cluster.
+        cluster: ClusterName,
+        /// Why.
+        #[source]
+        source: mcfed_cluster::ConfigError,
+    },
+    /// A job present at start was refused.
+    #[error("cluster `{cluster}`: job `{job}` present at start: {source}")]
+    InitialJob {
+        /// The cluster.
+        cluster: ClusterName,
+        /// The job.
+        job: String,
+        /// Why.
+        #[source]
+        source: mcfed_cluster::SubmitError,
+    },
+}
+
+/// A group of alike jobs present at start.
+#[derive(Clone, Debug)]
+pub struct InitialJobs {
+    /// The queue.
+    pub queue: String,
+    /// The jobs.
+    pub jobs: Vec<JobSpec>,
+}
+
+/// Everything a member is built from.
+#[derive(Clone, Copy, Debug)]
+pub struct MemberSpec<'a> {
+    /// Hosts, queues and MC_PLUGIN_UPDATE_INTERVAL.
+    pub config: &'a ClusterConfig,
+    /// Its submission side, when it has send queues.
+    pub forwarder: Option<&'a ForwarderConfig>,
+    /// Submission clusters that collect its counters.
+    pub subscribers: &'a [ClusterName],
+    /// Jobs present at start.
+    pub initial_jobs: &'a [InitialJobs],
+}
+
+/// The states of an initial job group after the first dispatch pass.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GroupState {
+    /// Jobs running.
+    pub running: usize,
+    /// Jobs pending.
+    pub pending: usize,
+    /// Jobs in another state.
+    pub other: usize,
+}
+
+impl GroupState {
+    /// How many are in `state`.
+    pub fn count(&self, state: JobState) -> usize {
+        match state {
+            JobState::Running => self.running,
+            JobState::Pending => self.pending,
+            _ => self.other,
+        }
+    }
+
+    /// Jobs in the group.
+    pub fn total(&self) -> usize {
+        self.running + self.pending + self.other
+    }
+
+    fn of(node: &ClusterNode, ids: &[JobId]) -> GroupState {
+        let mut state = GroupState::default();
+        for id in ids {
+            match node.cluster().job(*id).map(|job| job.state) {
+                Some(JobState::Running) => state.running += 1,
+                Some(JobState::Pending) => state.pending += 1,
+                _ => state.other += 1,
+            }
+        }
+        state
+    }
+}
+
+impl Member {
+    /// Builds a member at time zero, as every driver starts it: its
+    /// scheduler with the jobs present at start submitted and dispatched,
+    /// its forwarder, and the states of its initial job groups.
+    pub fn build(spec: MemberSpec<'_>) -> Result<(Member, Vec<GroupState>), BuildError> {
+        let name = spec.config.name.clone();
+        let cluster = Cluster::new(spec.config.clone()).map_err(|source| BuildError::Config {
+            cluster: name.clone(),
+            source,
+        })?;
+        let mut node = ClusterNode::new(cluster, spec.subscribers.iter().cloned());
+        let mut groups: Vec<Vec<JobId>> = Vec::with_capacity(spec.initial_jobs.len());
+        for group in spec.initial_jobs {
+            let mut ids = Vec::with_capacity(group.jobs.len());
+            for job in &group.jobs {
+                let id = node
+                    .submit(SimTime::ZERO, &group.queue, job.clone())
+                    .map_err(|source| BuildError::InitialJob {
+                        cluster: name.clone(),
+                        job: job.name.to_string(),
+                        source,
+                    })?;
+                ids.push(id);
+            }
+            groups.push(ids);
+        }
+        node.advance(SimTime::ZERO, &mut Vec::new(), &mut Vec::new());
+        let states = groups
+            .iter()
+            .map(|ids| GroupState::of(&node, ids))
+            .collect();
+        let forwarder = spec.forwarder.cloned().map(ForwarderNode::new);
+        Ok((Member::new(node, forwarder), states))
+    }
+}

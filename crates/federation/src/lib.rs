@@ -1,0 +1,26 @@
+//! The federation core: one [`Member`] is one cluster of a federation — its
+//! scheduler ([`mcfed_cluster::ClusterNode`]) and, when it has send queues,
+//! its forwarder ([`mcfed_forwarder::ForwarderNode`]) — behind one sans-IO
+//! interface. Every driver (the event loop, the actix actors, a cluster
+//! process over QUIC) calls only this type.
+//!
+//! A member takes inputs — a submission, an envelope from a peer, "it is now
+//! T" — and returns [`Effects`]: envelopes to send, job transitions,
+//! preemption notes, forwarding decisions, what its forwarder heard about
+//! its jobs and the fate of counter updates. [`Member::next_wake`] says when
+//! it next needs to be woken. The rules that make a federation — which
+//! messages go to the forwarder and which to the scheduler, whether a
+//! submission runs locally or is forwarded, when a member must wake — are
+//! written here once.
+//!
+//! No clock, socket, thread or runtime: time is an argument.
+
+mod build;
+mod effects;
+mod member;
+mod wake;
+
+pub use build::{BuildError, GroupState, InitialJobs, MemberSpec};
+pub use effects::{Effects, JobNotice, NoticeKind, UpdateTally};
+pub use member::{Member, Route, SubmitError, Submitted};
+pub use wake::{Pending, next_wake};

@@ -1,0 +1,343 @@
+//! [`Member`]: one cluster of a federation — scheduler and forwarder —
+//! behind one sans-IO interface.
+
+use std::time::Duration;
+
+use mcfed_cluster::{Cluster, ClusterNode};
+use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode};
+use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobSpec, Message, SimTime};
+
+use crate::effects::{CameBack, Effects, JobNotice, NoticeKind};
+use crate::wake::{Pending, next_wake};
+
+/// One cluster of a federation: its scheduler (the execution side) and,
+/// when it has send queues, its forwarder (the submission side).
+///
+/// Every method that depends on time takes `now`, the federation's time.
+/// A member whose clock is skewed ([`Member::set_clock_skew`]) stamps its
+/// counter updates and makes its forwarding decisions on its own clock;
+/// its jobs run in federation time.
+#[derive(Debug)]
+pub struct Member {
+    node: ClusterNode,
+    forwarder: Option<ForwarderNode>,
+    /// How far this member's clock runs ahead (positive) or behind, in
+    /// milliseconds.
+    skew_ms: i64,
+}
+
+/// Where a submission to a queue goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// A local queue: the job is scheduled here.
+    Local,
+    /// A send queue: the forwarder decides where the job runs.
+    Forward,
+}
+
+/// A submission accepted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Submitted {
+    /// The job's id at this cluster.
+    pub job_id: u64,
+    /// Whether it went to the forwarder (a send queue).
+    pub forwarded: bool,
+}
+
+/// Why a submission was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    /// The scheduler refused it.
+    #[error(transparent)]
+    Local(#[from] mcfed_cluster::SubmitError),
+    /// The forwarder refused it.
+    #[error(transparent)]
+    Forward(#[from] ForwardSubmitError),
+}
+
+fn shift(time: SimTime, millis: i64) -> SimTime {
+    let shifted = i128::from(time.as_millis()) + i128::from(millis);
+    SimTime::from_millis(u64::try_from(shifted.max(0)).unwrap_or(u64::MAX))
+}
+
+impl Member {
+    /// A member of `node` and, for a submission cluster, `forwarder`.
+    pub fn new(node: ClusterNode, forwarder: Option<ForwarderNode>) -> Self {
+        Member {
+            node,
+            forwarder,
+            skew_ms: 0,
+        }
+    }
+
+    /// Makes this member's clock run `skew_ms` milliseconds ahead of the
+    /// federation's (behind when negative).
+    pub fn set_clock_skew(&mut self, skew_ms: i64) {
+        self.skew_ms = skew_ms;
+    }
+
+    /// This member's clock at federation time `now`.
+    pub fn local_time(&self, now: SimTime) -> SimTime {
+        shift(now, self.skew_ms)
+    }
+
+    /// The cluster's name.
+    pub fn name(&self) -> &ClusterName {
+        self.node.name()
+    }
+
+    /// The execution side, for inspection.
+    pub fn node(&self) -> &ClusterNode {
+        &self.node
+    }
+
+    /// The scheduler, for inspection.
+    pub fn cluster(&self) -> &Cluster {
+        self.node.cluster()
+    }
+
+    /// The submission side, for inspection.
+    pub fn forwarder(&self) -> Option<&ForwarderNode> {
+        self.forwarder.as_ref()
+    }
+
+    /// Where a job submitted to `queue` goes: to the forwarder for a send
+    /// queue, to the scheduler otherwise.
+    pub fn route(&self, queue: &str) -> Route {
+        match &self.forwarder {
+            Some(forwarder) if forwarder.is_send_queue(queue) => Route::Forward,
+            _ => Route::Local,
+        }
+    }
+
+    /// Submits a job to `queue` (a local queue or a send queue).
+    pub fn submit(
+        &mut self,
+        now: SimTime,
+        queue: &str,
+        spec: JobSpec,
+    ) -> Result<Submitted, SubmitError> {
+        let local = self.local_time(now);
+        match (self.route(queue), &mut self.forwarder) {
+            (Route::Forward, Some(forwarder)) => Ok(Submitted {
+                job_id: forwarder.submit(local, queue, spec)?,
+                forwarded: true,
+            }),
+            _ => Ok(Submitted {
+                job_id: self.node.submit(now, queue, spec)?.0,
+                forwarded: false,
+            }),
+        }
+    }
+
+    /// Takes an envelope from a peer: messages about forwarded jobs and
+    /// counters go to the forwarder, jobs and recalls to the scheduler, a
+    /// hello to both (the scheduler learns that a submission cluster
+    /// restarted, the forwarder that an execution cluster did).
+    pub fn receive(&mut self, now: SimTime, envelope: Envelope, effects: &mut Effects) {
+        let Envelope { from, message, .. } = envelope;
+        if let Message::Hello(_) = &message {
+            if let Some(forwarder) = &mut self.forwarder {
+                forwarder.handle(shift(now, self.skew_ms), &from, message.clone());
+            }
+            self.node
+                .handle(now, &from, message, &mut effects.envelopes);
+        } else if message.is_for_forwarder() {
+            self.to_forwarder(now, &from, message, effects);
+        } else {
+            self.node
+                .handle(now, &from, message, &mut effects.envelopes);
+        }
+    }
+
+    fn to_forwarder(
+        &mut self,
+        now: SimTime,
+        from: &ClusterName,
+        message: Message,
+        effects: &mut Effects,
+    ) {
+        let local = self.local_time(now);
+        let Some(forwarder) = &mut self.forwarder else {
+            tracing::debug!(cluster = %self.node.name(), kind = message.kind(), "no forwarder for the message");
+            return;
+        };
+        let before = forwarder.view().applied_seq(from);
+        let is_update = matches!(message, Message::CounterUpdate(_));
+        let (source_job, kind, reason) = match &message {
+            Message::JobAccept(m) => (m.source_job, Some(NoticeKind::Accepted), None),
+            Message::JobReject(m) => (
+                m.source_job,
+                Some(NoticeKind::CameBack(CameBack::Refused)),
+                Some(m.reason.to_string()),
+            ),
+            Message::JobReturn(m) => (
+                m.source_job,
+                Some(NoticeKind::CameBack(CameBack::Returned)),
+                Some(m.reason.clone()),
+            ),
+            _ => (0, None, None),
+        };
+        let name = forwarder
+            .job(source_job)
+            .map(|job| job.spec.name.clone())
+            .unwrap_or_else(|| "".into());
+        forwarder.handle(local, from, message);
+        if let Some(kind) = kind {
+            effects.notices.push(JobNotice {
+                source_job,
+                name,
+                from: from.clone(),
+                kind,
+                reason,
+            });
+        }
+        if is_update {
+            let after = forwarder.view().applied_seq(from);
+            match (before, after) {
+                (Some(before), Some(after)) if after == before => effects.updates.ignored += 1,
+                (Some(before), Some(after)) if after < before => effects.updates.regressions += 1,
+                (_, Some(_)) => effects.updates.applied += 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// Moves the scheduler to `now`: finishes and dispatches jobs, tells
+    /// submission clusters about their jobs.
+    pub fn advance(&mut self, now: SimTime, effects: &mut Effects) {
+        let first = effects.transitions.len();
+        self.node
+            .advance(now, &mut effects.envelopes, &mut effects.transitions);
+        let made = &effects.transitions[first..];
+        if made
+            .iter()
+            .any(|transition| transition.preempted_by.is_some())
+        {
+            effects
+                .preemptions
+                .extend(self.node.cluster().preemption_notes(made));
+        }
+    }
+
+    /// Whether a forwarding session is due at `now` (jobs to decide,
+    /// replies to send, a recall's time reached).
+    pub fn session_due(&self, now: SimTime) -> bool {
+        let local = self.local_time(now);
+        self.forwarder
+            .as_ref()
+            .is_some_and(|forwarder| forwarder.needs_session_at(local))
+    }
+
+    /// Runs a forwarding session at `now`: decides every waiting job, sends
+    /// forwards, recalls and replies, and records the decisions.
+    pub fn session(&mut self, now: SimTime, effects: &mut Effects) {
+        let local = self.local_time(now);
+        if let Some(forwarder) = &mut self.forwarder {
+            forwarder.schedule(local, &mut effects.envelopes);
+            effects.decisions.append(&mut forwarder.take_entries());
+        }
+    }
+
+    /// Advances the scheduler, then runs a forwarding session if one is
+    /// due: what a driver does when the member wakes, unless it must fetch
+    /// the oracle's truth between the two ([`Member::wants_truth`]).
+    pub fn step(&mut self, now: SimTime, effects: &mut Effects) {
+        self.advance(now, effects);
+        if self.session_due(now) {
+            self.session(now, effects);
+        }
+    }
+
+    /// The decision records of `entries` (rendering is costly: drivers that
+    /// only count decisions skip it).
+    pub fn render(&self, entries: &[DecisionEntry]) -> Vec<DecisionRecord> {
+        match &self.forwarder {
+            Some(forwarder) => entries
+                .iter()
+                .map(|entry| forwarder.render(entry))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// MC_PLUGIN_UPDATE_INTERVAL, when this member publishes counters (it
+    /// has one and some submission cluster subscribes).
+    pub fn update_interval(&self) -> Option<Duration> {
+        self.node
+            .cluster()
+            .update_interval()
+            .filter(|_| self.node.has_subscribers())
+    }
+
+    /// Sends a counter update to every subscribing submission cluster.
+    pub fn publish(&mut self, now: SimTime, effects: &mut Effects) {
+        let first = effects.envelopes.len();
+        self.node
+            .publish_counters(self.local_time(now), &mut effects.envelopes);
+        effects.updates.sent += (effects.envelopes.len() - first) as u64;
+    }
+
+    /// When this member next needs to be woken ([`next_wake`]), in
+    /// federation time.
+    pub fn next_wake(&mut self, now: SimTime) -> Option<SimTime> {
+        let skew = self.skew_ms;
+        let pending = Pending {
+            scheduler_now: self.node.needs_advance(),
+            scheduler_at: self.node.next_event_time(),
+            forwarder_now: self
+                .forwarder
+                .as_ref()
+                .is_some_and(ForwarderNode::needs_session),
+            // The forwarder's timers are on this member's clock.
+            forwarder_at: self
+                .forwarder
+                .as_ref()
+                .and_then(ForwarderNode::next_event_time)
+                .map(|at| shift(at, -skew)),
+        };
+        next_wake(now, pending)
+    }
+
+    /// Whether the forwarder judges its decisions by the oracle, and so
+    /// wants the true counters of its execution clusters before each
+    /// session ([`Member::refresh_oracle`]).
+    pub fn wants_truth(&self) -> bool {
+        self.forwarder
+            .as_ref()
+            .is_some_and(ForwarderNode::has_oracle)
+    }
+
+    /// Judges every decision from now on by the oracle.
+    pub fn enable_oracle(&mut self) {
+        if let Some(forwarder) = &mut self.forwarder {
+            forwarder.enable_oracle();
+        }
+    }
+
+    /// The execution clusters the forwarder sends to.
+    pub fn remote_clusters(&self) -> Vec<ClusterName> {
+        self.forwarder
+            .as_ref()
+            .map(|forwarder| forwarder.remote_clusters().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Feeds the oracle the true counters of one execution cluster.
+    pub fn refresh_oracle(&mut self, truth: &CounterUpdate) {
+        if let Some(forwarder) = &mut self.forwarder {
+            forwarder.refresh_oracle(truth);
+        }
+    }
+
+    /// The true counters `receiver` would get from this cluster now,
+    /// numbered `seq` (the oracle's truth; sends nothing).
+    pub fn true_counters(
+        &self,
+        receiver: &ClusterName,
+        seq: u64,
+        now: SimTime,
+    ) -> Option<CounterUpdate> {
+        self.node.true_counters(receiver, seq, self.local_time(now))
+    }
+}

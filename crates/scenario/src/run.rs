@@ -1,0 +1,125 @@
+//! What a run of a scenario is asked ([`RunOptions`]) and what it produced
+//! ([`RunOutput`], [`RunStats`]), whichever engine or launcher ran it.
+
+use mcfed_federation::GroupState;
+use mcfed_forwarder::DecisionRecord;
+use mcfed_protocol::SimTime;
+
+use crate::chaos::ChaosConfig;
+use crate::model::Scenario;
+use crate::probe::{PreemptionRecord, Snapshot};
+use crate::records::{EventRecord, RecordRef, UsageRecord};
+
+/// What a run produced.
+#[derive(Clone, Debug, Default)]
+pub struct RunOutput {
+    /// Every decision record, in the order decisions were made.
+    pub decisions: Vec<DecisionRecord>,
+    /// Job events (with [`RunOptions::events`]).
+    pub events: Vec<EventRecord>,
+    /// Slot usage samples (with [`RunOptions::events`]).
+    pub usage: Vec<UsageRecord>,
+    /// The order in which decisions, events and samples happened (with
+    /// [`RunOptions::events`]).
+    pub order: Vec<RecordRef>,
+    /// Per cluster, per initial job group, states after the first pass.
+    pub initial_states: Vec<Vec<GroupState>>,
+    /// The clusters at each probe time, in time order.
+    pub snapshots: Vec<Snapshot>,
+    /// Every preemption, in the order they happened.
+    pub preemptions: Vec<PreemptionRecord>,
+    /// Counts of what happened.
+    pub stats: RunStats,
+}
+
+impl RunOutput {
+    /// The snapshot taken at `at`.
+    pub fn snapshot_at(&self, at: SimTime) -> Option<&Snapshot> {
+        self.snapshots
+            .iter()
+            .find(|snapshot| snapshot.time == at.as_secs_f64())
+    }
+}
+
+/// How to run a scenario: when it ends, what it looks at on the way, and
+/// what it injects and records.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Stop here if earlier than the scenario's end.
+    pub until: Option<SimTime>,
+    /// Extra times to take snapshots at (besides the expectations'); the
+    /// run goes on to the last of them even past the scenario's end.
+    pub probes: Vec<SimTime>,
+    /// Faults to inject (`None`: the scenario's own `[chaos]`, if any).
+    pub chaos: Option<ChaosConfig>,
+    /// Compare every decision with the oracle's.
+    pub oracle: bool,
+    /// Record job events and slot usage.
+    pub events: bool,
+    /// Count decisions without keeping their records (long replays that
+    /// only need the totals; see [`RunStats`]).
+    pub count_only: bool,
+    /// Run until no work is left (nothing to submit or deliver, no job
+    /// running, no wake-up due, and no held job released by a further
+    /// round of counter updates) instead of stopping at the scenario's end;
+    /// `until` still caps it.
+    pub drain: bool,
+}
+
+impl RunOptions {
+    /// Every probe time of `scenario` and this plan, sorted, and the time
+    /// the run ends.
+    pub fn resolve(&self, scenario: &Scenario) -> (Vec<SimTime>, SimTime) {
+        let mut probes = scenario.probe_times();
+        probes.extend(self.probes.iter().copied());
+        probes.sort_unstable();
+        probes.dedup();
+        let last_extra = self.probes.iter().copied().max().unwrap_or(SimTime::ZERO);
+        let end = if self.drain {
+            SimTime::MAX
+        } else {
+            scenario.end.max(last_extra)
+        };
+        let end = self.until.map_or(end, |until| until.min(end));
+        probes.retain(|&at| at <= end);
+        (probes, end)
+    }
+}
+
+/// Counts of what happened in a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Events handled.
+    pub events: u64,
+    /// Jobs submitted during the run.
+    pub submitted: u64,
+    /// Submissions refused.
+    pub refused: u64,
+    /// Messages delivered between clusters.
+    pub messages: u64,
+    /// Counter updates sent.
+    pub updates: u64,
+    /// Counter updates lost on the way (chaos).
+    pub updates_lost: u64,
+    /// Counter updates a forwarder ignored as not newer than one applied.
+    pub updates_ignored: u64,
+    /// Counter updates applied although older than one already applied
+    /// (checked independently of the view; must stay zero).
+    pub update_regressions: u64,
+    /// Samples in which a receive queue held more imported pending jobs than
+    /// its IMPT_JOBBKLG (must stay zero).
+    pub backlog_overflows: u64,
+    /// Forwarding decisions made (recorded ones: a job's first decision and
+    /// every change).
+    pub decisions: u64,
+    /// Decisions that forwarded a job.
+    pub forwarded: u64,
+    /// Decisions the oracle marked stale.
+    pub stale_decisions: u64,
+    /// Jobs started (local and forwarded).
+    pub started: u64,
+    /// Jobs finished.
+    pub finished: u64,
+    /// Emulated time at which the run stopped.
+    pub end: SimTime,
+}
