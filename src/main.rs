@@ -198,10 +198,8 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Engine::Events => mcfed_engine::run(&scenario, &options)
             .context("cannot build the scenario's clusters")?,
         Engine::Actors => {
-            if faulty || args.oracle || args.events || scenario.wants_oracle() {
-                anyhow::bail!(
-                    "faults, --oracle and --events need the events engine (drop --engine actors)"
-                );
+            if faulty || args.oracle || scenario.wants_oracle() {
+                anyhow::bail!("faults and --oracle need the events engine (drop --engine actors)");
             }
             mcfed_engine::actors::run_plan(&scenario, &options)
                 .context("the actor engine failed")?

@@ -8,7 +8,7 @@
 //! - `deep`: a job every 10 ms: twice what the federation can run, so the
 //!   receive queues grow deep.
 //!
-//! Run: `cargo bench -p mcfed-scenario --bench replay`. Results and the
+//! Run: `cargo bench -p mcfed-engine --bench replay`. Results and the
 //! comparison with AccaSim are in docs/performance.md.
 
 use divan::{Bencher, black_box};

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use mcfed_cluster::{PreemptionNote, Transition};
-use mcfed_forwarder::DecisionEntry;
+use mcfed_forwarder::{CameBack, DecisionEntry};
 use mcfed_protocol::{ClusterName, Envelope};
 
 /// Everything a member's inputs produced, for the driver to act on. A
@@ -102,27 +102,6 @@ impl NoticeKind {
         match self {
             NoticeKind::Accepted => "accepted",
             NoticeKind::CameBack(how) => how.as_str(),
-        }
-    }
-}
-
-/// TEMPORARY until the forwarder returns it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CameBack {
-    /// Refused.
-    Refused,
-    /// Returned.
-    Returned,
-    /// Lost.
-    Lost,
-}
-impl CameBack {
-    /// Word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CameBack::Refused => "refused",
-            CameBack::Returned => "returned",
-            CameBack::Lost => "lost",
         }
     }
 }

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use mcfed_cluster::{Cluster, ClusterNode};
-use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode};
+use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
 use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobSpec, Message, SimTime};
 
-use crate::effects::{CameBack, Effects, JobNotice, NoticeKind};
+use crate::effects::{Effects, JobNotice, NoticeKind};
 use crate::wake::{Pending, next_wake};
 
 /// One cluster of a federation: its scheduler (the execution side) and,
@@ -163,43 +163,47 @@ impl Member {
             return;
         };
         let before = forwarder.view().applied_seq(from);
-        let is_update = matches!(message, Message::CounterUpdate(_));
-        let (source_job, kind, reason) = match &message {
-            Message::JobAccept(m) => (m.source_job, Some(NoticeKind::Accepted), None),
-            Message::JobReject(m) => (
-                m.source_job,
-                Some(NoticeKind::CameBack(CameBack::Refused)),
-                Some(m.reason.to_string()),
-            ),
-            Message::JobReturn(m) => (
-                m.source_job,
-                Some(NoticeKind::CameBack(CameBack::Returned)),
-                Some(m.reason.clone()),
-            ),
-            _ => (0, None, None),
+        let handled = forwarder.handle(local, from, message);
+        let name = |source_job: u64| {
+            forwarder
+                .job(source_job)
+                .map(|job| job.spec.name.clone())
+                .unwrap_or_else(|| "".into())
         };
-        let name = forwarder
-            .job(source_job)
-            .map(|job| job.spec.name.clone())
-            .unwrap_or_else(|| "".into());
-        forwarder.handle(local, from, message);
-        if let Some(kind) = kind {
-            effects.notices.push(JobNotice {
-                source_job,
-                name,
-                from: from.clone(),
-                kind,
-                reason,
-            });
-        }
-        if is_update {
-            let after = forwarder.view().applied_seq(from);
-            match (before, after) {
-                (Some(before), Some(after)) if after == before => effects.updates.ignored += 1,
-                (Some(before), Some(after)) if after < before => effects.updates.regressions += 1,
-                (_, Some(_)) => effects.updates.applied += 1,
-                _ => {}
+        let notice = |source_job, kind, reason| JobNotice {
+            source_job,
+            name: name(source_job),
+            from: from.clone(),
+            kind,
+            reason,
+        };
+        match handled {
+            Handled::Update(_) => {
+                // Checked on the view's sequence numbers, independently of
+                // the view's own verdict.
+                let after = forwarder.view().applied_seq(from);
+                match (before, after) {
+                    (Some(before), Some(after)) if after == before => effects.updates.ignored += 1,
+                    (Some(before), Some(after)) if after < before => {
+                        effects.updates.regressions += 1
+                    }
+                    (_, Some(_)) => effects.updates.applied += 1,
+                    _ => {}
+                }
             }
+            Handled::Accepted { source_job } => {
+                effects
+                    .notices
+                    .push(notice(source_job, NoticeKind::Accepted, None))
+            }
+            Handled::CameBack {
+                source_job,
+                how,
+                reason,
+            } => effects
+                .notices
+                .push(notice(source_job, NoticeKind::CameBack(how), Some(reason))),
+            Handled::Nothing | Handled::Status { .. } | Handled::Hello { .. } => {}
         }
     }
 

@@ -6,7 +6,8 @@
 //!   MC_PLUGIN_SCHEDULE_ENHANCE [`mode`], with every candidate's figures and
 //!   verdict;
 //! - [`record`]: decisions as reported (words and JSON);
-//! - [`node`]: the sans-IO submission endpoint (jobs, sessions, returns).
+//! - [`node`]: the sans-IO submission endpoint (jobs, sessions, returns);
+//!   [`ForwarderNode::handle`] says what each message changed ([`Handled`]).
 
 pub mod mode;
 pub mod node;
@@ -16,8 +17,8 @@ pub mod view;
 
 pub use mode::{ModeParseError, ScheduleMode};
 pub use node::{
-    DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode, SendQueueConfig,
-    SourceState,
+    CameBack, DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode, Handled,
+    SendQueueConfig, SourceState,
 };
 pub use policy::{
     Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,

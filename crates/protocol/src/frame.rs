@@ -4,6 +4,29 @@
 //! postcard-encoded [`Message`]. Frames longer than a maximum are refused
 //! before any of their body is buffered, so a peer cannot make a receiver
 //! allocate without bound.
+//!
+//! Within a frame, every count and size is bounded by the frame's length:
+//!
+//! - A sequence (`Vec`) or string declares its length before its content.
+//!   serde preallocates a sequence for at most 1 MiB of elements whatever it
+//!   declares, and postcard reads string bytes from the body it already has,
+//!   so a declared length larger than the body fails with
+//!   [`FrameError::Decode`] once the body runs out, having allocated no more
+//!   than the body holds. Every element of the protocol's sequences takes at
+//!   least one byte on the wire, so a decoded message holds at most as many
+//!   elements as its frame has bytes; its memory is a small constant times
+//!   [`MAX_FRAME_SIZE`] (e.g. an empty `String` is one byte on the wire and
+//!   24 bytes in memory).
+//! - Cluster and queue names are checked as they are decoded, as in a
+//!   scenario file ([`ClusterName::new`](crate::names::ClusterName::new)),
+//!   including their length ([`MAX_NAME_LEN`](crate::names::MAX_NAME_LEN)):
+//!   an invalid name fails the frame with [`FrameError::Decode`].
+//! - Durations are checked by serde (seconds plus nanoseconds must not
+//!   overflow); integers are fixed-width and postcard refuses a varint that
+//!   overflows its type.
+//!
+//! Counts that are meaningful only to a cluster (slots, backlogs, sequence
+//! numbers) are plain integers here; the cores that act on them judge them.
 
 use crate::message::Message;
 
@@ -138,7 +161,7 @@ mod tests {
     use super::*;
     use crate::counters::{CounterUpdate, ForwardWatermark, QueueCounters};
     use crate::job::{JobForward, JobSpec};
-    use crate::message::Hello;
+    use crate::message::{Envelope, Hello};
     use crate::names::{ClusterName, QueueName};
     use crate::time::SimTime;
 
@@ -249,6 +272,171 @@ mod tests {
         frame.extend_from_slice(&[0xff, 0xff, 0xff]);
         assert!(matches!(
             decode_frame(&frame, MAX_FRAME_SIZE),
+            Err(FrameError::Decode(_))
+        ));
+    }
+
+    /// A placeholder name, long enough not to occur by chance in a frame.
+    const PLACEHOLDER: &str = "Placeholder0123456789";
+
+    /// Encodes `message` as a frame, then replaces the name [`PLACEHOLDER`]
+    /// in its body with `replacement` (any string, valid as a name or not)
+    /// and fixes the length prefix: the frame a peer could send.
+    fn frame_with_name(message: &Message, replacement: &str) -> Vec<u8> {
+        let mut frame = Vec::new();
+        encode_frame(message, &mut frame, MAX_FRAME_SIZE).expect("encodes");
+        let body = &frame[LENGTH_PREFIX..];
+        // postcard writes a string as a varint length and its bytes.
+        let find = postcard::to_allocvec(PLACEHOLDER).expect("encodes");
+        let replace = postcard::to_allocvec(replacement).expect("encodes");
+        let at = body
+            .windows(find.len())
+            .position(|window| window == find.as_slice())
+            .expect("the placeholder is in the body");
+        let mut new_body = body[..at].to_vec();
+        new_body.extend_from_slice(&replace);
+        new_body.extend_from_slice(&body[at + find.len()..]);
+        let mut out = u32::try_from(new_body.len())
+            .expect("fits")
+            .to_be_bytes()
+            .to_vec();
+        out.extend_from_slice(&new_body);
+        out
+    }
+
+    /// Messages with [`PLACEHOLDER`] in each place a name travels.
+    fn messages_with_placeholder() -> Vec<Message> {
+        let mut sender = sample_update();
+        if let Message::CounterUpdate(update) = &mut sender {
+            update.sender = name(PLACEHOLDER);
+        }
+        let mut queue = sample_update();
+        if let Message::CounterUpdate(update) = &mut queue {
+            update.queues[0].queue = QueueName::new(PLACEHOLDER).expect("valid");
+        }
+        let mut watermark = sample_update();
+        if let Message::CounterUpdate(update) = &mut watermark {
+            update.forwards_received[0].submission_cluster = name(PLACEHOLDER);
+        }
+        let hello = Message::Hello(Hello::with_incarnation(name(PLACEHOLDER), 77));
+        let forward = Message::JobForward(JobForward {
+            forward_seq: 1,
+            source_job: 101,
+            queue: QueueName::new(PLACEHOLDER).expect("valid"),
+            spec: JobSpec::simple("job1", "alice", Duration::from_secs(3600)),
+            submitted_at: SimTime::from_secs(5),
+            attempt: 0,
+        });
+        vec![sender, queue, watermark, hello, forward]
+    }
+
+    #[test]
+    fn frames_with_valid_names_decode_to_those_names() {
+        for message in messages_with_placeholder() {
+            let frame = frame_with_name(&message, "Cluster9");
+            let (decoded, used) = decode_frame(&frame, MAX_FRAME_SIZE)
+                .expect("decodes")
+                .expect("whole frame");
+            assert_eq!(used, frame.len());
+            let mut expected = Vec::new();
+            encode_frame(&decoded, &mut expected, MAX_FRAME_SIZE).expect("encodes");
+            assert_eq!(expected, frame, "the altered name is the one decoded");
+            assert_ne!(decoded, message);
+        }
+    }
+
+    #[test]
+    fn frames_with_invalid_names_are_refused() {
+        let too_long = "x".repeat(crate::names::MAX_NAME_LEN + 1);
+        for message in messages_with_placeholder() {
+            for bad in [
+                "",
+                "Cluster 9",
+                "a@b",
+                "tab\there",
+                "nul\0",
+                too_long.as_str(),
+            ] {
+                let frame = frame_with_name(&message, bad);
+                let result = decode_frame(&frame, MAX_FRAME_SIZE);
+                assert!(
+                    matches!(result, Err(FrameError::Decode(_))),
+                    "{} with name {bad:?} should be refused, got {result:?}",
+                    message.kind()
+                );
+                let mut decoder = FrameDecoder::new(MAX_FRAME_SIZE);
+                decoder.extend(&frame);
+                assert!(decoder.next_message().is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn envelopes_refuse_invalid_names() {
+        let envelope = Envelope {
+            from: name("Cluster1"),
+            to: name(PLACEHOLDER),
+            message: Message::Hello(Hello::new(name("Cluster1"))),
+        };
+        let bytes = postcard::to_allocvec(&envelope).expect("encodes");
+        assert_eq!(
+            postcard::from_bytes::<Envelope>(&bytes).expect("decodes"),
+            envelope
+        );
+        let find = postcard::to_allocvec(PLACEHOLDER).expect("encodes");
+        let at = bytes
+            .windows(find.len())
+            .position(|window| window == find.as_slice())
+            .expect("the placeholder is encoded");
+        let mut altered = bytes[..at].to_vec();
+        altered.extend_from_slice(&postcard::to_allocvec("Cluster 2").expect("encodes"));
+        altered.extend_from_slice(&bytes[at + find.len()..]);
+        assert!(postcard::from_bytes::<Envelope>(&altered).is_err());
+
+        let json = serde_json::to_string(&envelope).expect("encodes");
+        let altered = json.replace(PLACEHOLDER, "");
+        assert!(serde_json::from_str::<Envelope>(&altered).is_err());
+        assert_eq!(
+            serde_json::from_str::<Envelope>(&json).expect("decodes"),
+            envelope
+        );
+    }
+
+    #[test]
+    fn huge_declared_counts_are_refused_within_the_frame() {
+        // A job sync that claims far more jobs than its body holds.
+        let empty = Message::JobSync(crate::job::JobSync { jobs: Vec::new() });
+        let mut frame = Vec::new();
+        encode_frame(&empty, &mut frame, MAX_FRAME_SIZE).expect("encodes");
+        assert_eq!(frame.last(), Some(&0), "the body ends with the count 0");
+        let mut body = frame[LENGTH_PREFIX..frame.len() - 1].to_vec();
+        body.extend_from_slice(&postcard::to_allocvec(&u64::from(u32::MAX)).expect("encodes"));
+        body.extend_from_slice(&[0; 8]);
+        let mut altered = u32::try_from(body.len())
+            .expect("fits")
+            .to_be_bytes()
+            .to_vec();
+        altered.extend_from_slice(&body);
+        assert!(matches!(
+            decode_frame(&altered, MAX_FRAME_SIZE),
+            Err(FrameError::Decode(_))
+        ));
+
+        // A string that claims to be longer than its body.
+        let frame = frame_with_name(&messages_with_placeholder()[3], "Cluster9");
+        let mut body = frame[LENGTH_PREFIX..].to_vec();
+        let at = body
+            .windows(9)
+            .position(|window| window == b"\x08Cluster9")
+            .expect("the name is encoded");
+        body[at] = 0x7f;
+        let mut altered = u32::try_from(body.len())
+            .expect("fits")
+            .to_be_bytes()
+            .to_vec();
+        altered.extend_from_slice(&body);
+        assert!(matches!(
+            decode_frame(&altered, MAX_FRAME_SIZE),
             Err(FrameError::Decode(_))
         ));
     }

@@ -21,5 +21,5 @@ pub use job::{
     JobStatus, JobSync, RejectReason,
 };
 pub use message::{Envelope, Hello, Message, PROTOCOL_VERSION};
-pub use names::{ClusterName, NameError, QueueName, QueueRef};
+pub use names::{ClusterName, MAX_NAME_LEN, NameError, QueueName, QueueRef};
 pub use time::SimTime;

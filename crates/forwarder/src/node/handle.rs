@@ -1,0 +1,166 @@
+//! Messages from execution clusters: what [`ForwarderNode::handle`] does
+//! with each one, and the [`Handled`] it returns to say what changed.
+
+use mcfed_protocol::{
+    ClusterName, CounterUpdate, Envelope, HeldJob, JobEvent, JobSync, Message, SimTime,
+};
+
+use super::ForwarderNode;
+use crate::view::UpdateOutcome;
+
+/// What a message changed at the forwarder (returned by
+/// [`ForwarderNode::handle`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Handled {
+    /// Nothing changed: a message about a job it does not know, a stale
+    /// reply, or a message not for the forwarder.
+    Nothing,
+    /// A counter update, applied or ignored (the view's verdict; a sender
+    /// mismatch is [`UpdateOutcome::UnknownSender`]).
+    Update(UpdateOutcome),
+    /// The execution cluster accepted the job.
+    Accepted {
+        /// The job's id at the submission cluster.
+        source_job: u64,
+    },
+    /// The job came back to be decided again.
+    CameBack {
+        /// The job's id at the submission cluster.
+        source_job: u64,
+        /// How it came back.
+        how: CameBack,
+        /// Why, in the remote side's words.
+        reason: String,
+    },
+    /// A forwarded job changed state at the execution cluster (Finished: it
+    /// is gone from the forwarder).
+    Status {
+        /// The job's id at the submission cluster.
+        source_job: u64,
+        /// What happened to it.
+        event: JobEvent,
+    },
+    /// An execution cluster said hello; `restarted`: with a new incarnation.
+    Hello {
+        /// Whether it said hello with another incarnation than before.
+        restarted: bool,
+    },
+}
+
+/// How a forwarded job came back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CameBack {
+    /// The receiving queue refused the forward (`JobReject`).
+    Refused,
+    /// The execution cluster returned a job it had accepted (`JobReturn`).
+    Returned,
+    /// The execution cluster does not hold the job (`JobLost`).
+    Lost,
+}
+
+impl CameBack {
+    /// The word for it: "refused", "returned" or "lost".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CameBack::Refused => "refused",
+            CameBack::Returned => "returned",
+            CameBack::Lost => "lost",
+        }
+    }
+}
+
+impl ForwarderNode {
+    /// Handles a message from execution cluster `from`, and says what it
+    /// changed.
+    pub fn handle(&mut self, now: SimTime, from: &ClusterName, message: Message) -> Handled {
+        match message {
+            Message::CounterUpdate(update) => {
+                Handled::Update(self.counter_update(now, from, &update))
+            }
+            Message::JobAccept(accept) => self.reconcile(from, accept.into()),
+            Message::JobReject(reject) => self.reconcile(from, reject.into()),
+            Message::JobReturn(returned) => self.reconcile(from, returned.into()),
+            Message::JobLost(lost) => self.reconcile(from, lost.into()),
+            Message::JobStatus(status) => self.reconcile(from, status.into()),
+            Message::Hello(hello) => self.hello(now, from, hello.incarnation),
+            Message::JobForward(_) | Message::JobRecall(_) | Message::JobSync(_) => {
+                tracing::debug!(kind = message.kind(), "message not for the forwarder");
+                Handled::Nothing
+            }
+        }
+    }
+
+    /// Applies a counter update from `from`, unless it comes under another
+    /// cluster's name.
+    fn counter_update(
+        &mut self,
+        now: SimTime,
+        from: &ClusterName,
+        update: &CounterUpdate,
+    ) -> UpdateOutcome {
+        if &update.sender != from {
+            tracing::warn!(cluster = %self.cluster, from = %from, sender = %update.sender, "counter update under another cluster's name ignored");
+            return UpdateOutcome::UnknownSender;
+        }
+        let outcome = self.view.apply_update(&self.cluster, update);
+        match outcome {
+            UpdateOutcome::Applied => {
+                if !self.waiting.is_empty() {
+                    self.session_due = true;
+                }
+            }
+            outcome => tracing::debug!(
+                at = %now,
+                cluster = %self.cluster,
+                sender = %update.sender,
+                ?outcome,
+                "counter update ignored"
+            ),
+        }
+        outcome
+    }
+
+    /// An execution cluster said hello (a connection to it was made). If it
+    /// restarted (a new incarnation), what this cluster knew of it is void:
+    /// its queues are unknown until its next counter update. Either way it
+    /// is told which jobs this cluster believes it holds ([`JobSync`]); it
+    /// answers for each, and the ones it does not hold come back.
+    fn hello(&mut self, now: SimTime, from: &ClusterName, incarnation: u64) -> Handled {
+        if !self.view.clusters().any(|cluster| cluster == from) {
+            return Handled::Nothing;
+        }
+        let mut restarted = false;
+        if incarnation != 0 {
+            let previous = self.incarnations.insert(from.clone(), incarnation);
+            restarted = previous.is_some_and(|previous| previous != incarnation);
+            if restarted {
+                tracing::info!(at = %now, cluster = %self.cluster, peer = %from, "execution cluster restarted; its counters are unknown until its next update");
+                self.view.reset_cluster(from);
+                // The oracle forgets the old incarnation's forwards too; its
+                // figures come again with the next true counters.
+                if let Some(oracle) = &mut self.oracle {
+                    oracle.reset_cluster(from);
+                }
+            }
+        }
+        let mut jobs: Vec<HeldJob> = self
+            .jobs
+            .values()
+            .filter(|job| {
+                job.remote_queue()
+                    .is_some_and(|to| self.view.cluster_of(to) == from)
+            })
+            .map(|job| HeldJob {
+                source_job: job.id,
+                forward_seq: job.forward_seq,
+            })
+            .collect();
+        jobs.sort_unstable_by_key(|held| held.source_job);
+        self.outgoing.push(Envelope {
+            from: self.cluster.clone(),
+            to: from.clone(),
+            message: Message::JobSync(JobSync { jobs }),
+        });
+        Handled::Hello { restarted }
+    }
+}

@@ -1,0 +1,106 @@
+//! A job submitted to one of this cluster's send queues, and where it
+//! stands ([`SourceState`]).
+
+use mcfed_protocol::{JobSpec, SimTime};
+
+use crate::policy::{JobRequest, PendReason};
+use crate::view::RemoteQueueId;
+
+/// Where a job submitted here stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SourceState {
+    /// Pending at the submission cluster.
+    Waiting,
+    /// Sent; no answer yet.
+    Forwarded {
+        /// The receive queue.
+        to: RemoteQueueId,
+        /// The forward's sequence number.
+        forward_seq: u64,
+    },
+    /// Taken by the execution cluster, not started.
+    Accepted {
+        /// The receive queue.
+        to: RemoteQueueId,
+        /// Its id there.
+        dest_job: u64,
+    },
+    /// Running remotely.
+    Running {
+        /// The receive queue.
+        to: RemoteQueueId,
+        /// Its id there.
+        dest_job: u64,
+    },
+    /// Suspended remotely.
+    Suspended {
+        /// The receive queue.
+        to: RemoteQueueId,
+        /// Its id there.
+        dest_job: u64,
+    },
+    /// Finished remotely.
+    Done,
+    /// Forwarded MAX_FORWARDS times; left pending here.
+    GaveUp,
+}
+
+/// A job submitted to one of this cluster's send queues.
+#[derive(Clone, Debug)]
+pub struct SourceJob {
+    /// Its id here.
+    pub id: u64,
+    /// What it asks for.
+    pub spec: JobSpec,
+    /// Index of its send queue.
+    pub(super) send_queue: usize,
+    pub(super) request: JobRequest,
+    /// When it was submitted.
+    pub submitted_at: SimTime,
+    /// Where it stands.
+    pub state: SourceState,
+    /// How many times it has been forwarded.
+    pub forwards: u32,
+    /// Why it is being decided again, if it is.
+    pub(super) note: Option<String>,
+    /// The pend reason last recorded, to record only changes.
+    pub(super) last_pend: Option<PendReason>,
+    pub(super) waiting_key: u64,
+    /// The sequence number of its current forward.
+    pub(super) forward_seq: u64,
+    /// When it was last forwarded.
+    pub forwarded_at: SimTime,
+    /// Whether its current forward has been recalled.
+    pub(super) recalled: bool,
+    /// The queues it was forwarded to, in order.
+    pub previous_targets: Vec<RemoteQueueId>,
+}
+
+impl SourceJob {
+    /// The remote queue the job is at (forwarded, accepted, running or
+    /// suspended there), if any.
+    pub fn remote_queue(&self) -> Option<RemoteQueueId> {
+        match self.state {
+            SourceState::Forwarded { to, .. }
+            | SourceState::Accepted { to, .. }
+            | SourceState::Running { to, .. }
+            | SourceState::Suspended { to, .. } => Some(to),
+            SourceState::Waiting | SourceState::Done | SourceState::GaveUp => None,
+        }
+    }
+
+    /// The job's id at the execution cluster, once it has been accepted.
+    pub fn dest_job(&self) -> Option<u64> {
+        match self.state {
+            SourceState::Accepted { dest_job, .. }
+            | SourceState::Running { dest_job, .. }
+            | SourceState::Suspended { dest_job, .. } => Some(dest_job),
+            _ => None,
+        }
+    }
+
+    /// The send queue's index in the forwarder.
+    pub fn send_queue_index(&self) -> usize {
+        self.send_queue
+    }
+}

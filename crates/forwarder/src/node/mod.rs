@@ -1,0 +1,293 @@
+//! The submission side of one cluster, sans-IO: jobs submitted to its send
+//! queues, the view of the remote queues, forwarding sessions, and what
+//! happens when a forwarded job is refused or comes back.
+//!
+//! Engines drive it: [`ForwarderNode::submit`] for new jobs,
+//! [`ForwarderNode::handle`] for messages from execution clusters (it says
+//! what each one changed, as a [`Handled`]), and
+//! [`ForwarderNode::schedule`] once per instant in which anything changed.
+//! A session decides every job waiting at the submission cluster, in
+//! submission order. A job that stays pending is decided again in the next
+//! session (after a counter update or a returned job); a record is written
+//! for its first decision and whenever its outcome or reason changes.
+//!
+//! Jobs that cannot stay where they went come back and are decided again:
+//! one the receiving queue refuses ([`Message::JobReject`]), one it returns
+//! ([`Message::JobReturn`], for instance when this cluster recalls it after
+//! it pended there longer than its send queue's MAX_RSCHED_TIME), and one the
+//! execution cluster turns out not to hold ([`Message::JobLost`], the answer
+//! to the [`JobSync`] sent whenever a connection to it is made, so jobs held
+//! by a cluster that restarted come back). Messages about a job are only
+//! believed from the cluster the job is at, and only when they name its
+//! current forward.
+//!
+//! The node is split by responsibility: this file holds the node itself,
+//! its accessors and [`ForwarderNode::submit`]; `config` its configuration;
+//! `job` the jobs submitted here; `handle` the messages from execution
+//! clusters; `reply` the reconciliation of replies about forwarded jobs;
+//! `session` the forwarding sessions and MAX_RSCHED_TIME recalls; `records`
+//! the decision records and the oracle.
+//!
+//! [`Message::JobReject`]: mcfed_protocol::Message::JobReject
+//! [`Message::JobReturn`]: mcfed_protocol::Message::JobReturn
+//! [`Message::JobLost`]: mcfed_protocol::Message::JobLost
+//! [`JobSync`]: mcfed_protocol::JobSync
+
+mod config;
+mod handle;
+mod job;
+mod records;
+mod reply;
+mod session;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mcfed_protocol::{ClusterName, Envelope, JobSpec, QueueName, SimTime};
+use rustc_hash::FxHashMap;
+
+pub use config::{DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, SendQueueConfig};
+pub use handle::{CameBack, Handled};
+pub use job::{SourceJob, SourceState};
+
+use crate::mode::ScheduleMode;
+use crate::policy::{Decision, JobRequest};
+use crate::record::DecisionEntry;
+use crate::view::{RemoteQueueId, RemoteView, ResourceId};
+
+#[derive(Clone, Debug)]
+struct SendQueue {
+    name: QueueName,
+    targets: Vec<RemoteQueueId>,
+    max_rsched_time: Option<Duration>,
+}
+
+/// The submission side of one cluster.
+#[derive(Debug)]
+pub struct ForwarderNode {
+    cluster: ClusterName,
+    mode: ScheduleMode,
+    max_forwards: u32,
+    view: RemoteView,
+    send_queues: Vec<SendQueue>,
+    send_queue_by_name: FxHashMap<QueueName, usize>,
+    jobs: FxHashMap<u64, SourceJob>,
+    waiting: BTreeMap<u64, u64>,
+    next_job_id: u64,
+    next_waiting_key: u64,
+    session_due: bool,
+    records: Vec<DecisionEntry>,
+    /// Jobs that reached MAX_FORWARDS since the last session.
+    gave_up: Vec<u64>,
+    scratch: Decision,
+    /// The oracle's view: the same remote queues fed with the true counters
+    /// at each session (see [`ForwarderNode::enable_oracle`]).
+    oracle: Option<RemoteView>,
+    /// Messages produced while handling messages, sent at the next session.
+    outgoing: Vec<Envelope>,
+    /// Recall deadlines (MAX_RSCHED_TIME) of accepted jobs: (when, job).
+    recalls: BTreeMap<(SimTime, u64), u64>,
+    /// The incarnation each execution cluster last said hello with.
+    incarnations: FxHashMap<ClusterName, u64>,
+}
+
+impl ForwarderNode {
+    /// A forwarder for `config`.
+    pub fn new(config: ForwarderConfig) -> Self {
+        let mut view = RemoteView::new();
+        let mut send_queues = Vec::new();
+        let mut send_queue_by_name = FxHashMap::default();
+        for send_queue in config.send_queues {
+            let targets = send_queue
+                .send_to
+                .iter()
+                .map(|at| view.add_queue(at))
+                .collect();
+            send_queue_by_name.insert(send_queue.name.clone(), send_queues.len());
+            send_queues.push(SendQueue {
+                name: send_queue.name,
+                targets,
+                max_rsched_time: send_queue.max_rsched_time,
+            });
+        }
+        ForwarderNode {
+            cluster: config.cluster,
+            mode: config.mode,
+            max_forwards: config.max_forwards,
+            view,
+            send_queues,
+            send_queue_by_name,
+            jobs: FxHashMap::default(),
+            waiting: BTreeMap::new(),
+            next_job_id: 1,
+            next_waiting_key: 0,
+            session_due: false,
+            records: Vec::new(),
+            gave_up: Vec::new(),
+            oracle: None,
+            scratch: Decision::empty(config.mode),
+            outgoing: Vec::new(),
+            recalls: BTreeMap::new(),
+            incarnations: FxHashMap::default(),
+        }
+    }
+
+    /// The submission cluster's name.
+    pub fn cluster(&self) -> &ClusterName {
+        &self.cluster
+    }
+
+    /// The forwarding mode.
+    pub fn mode(&self) -> ScheduleMode {
+        self.mode
+    }
+
+    /// The view of the remote queues.
+    pub fn view(&self) -> &RemoteView {
+        &self.view
+    }
+
+    /// Whether `queue` is one of this cluster's send queues.
+    pub fn is_send_queue(&self, queue: &str) -> bool {
+        self.send_queue_by_name.contains_key(queue)
+    }
+
+    /// The execution clusters this one sends to.
+    pub fn remote_clusters(&self) -> impl Iterator<Item = &ClusterName> {
+        self.view.clusters()
+    }
+
+    /// A job submitted here, unless it has finished.
+    pub fn job(&self, id: u64) -> Option<&SourceJob> {
+        self.jobs.get(&id)
+    }
+
+    /// How many jobs wait at the submission cluster.
+    pub fn waiting_jobs(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Whether a forwarding session is due at `now`: something changed for
+    /// it, messages wait to be sent, or one of its timers (a MAX_RSCHED_TIME
+    /// recall) has come.
+    pub fn needs_session_at(&self, now: SimTime) -> bool {
+        self.needs_session() || self.next_event_time().is_some_and(|at| at <= now)
+    }
+
+    /// Whether a forwarding session is due for what happened (not counting
+    /// timers; see [`ForwarderNode::needs_session_at`]).
+    pub fn needs_session(&self) -> bool {
+        self.session_due || !self.outgoing.is_empty() || !self.gave_up.is_empty()
+    }
+
+    /// Every job submitted here that has not finished, in no particular
+    /// order.
+    pub fn jobs(&self) -> impl Iterator<Item = &SourceJob> {
+        self.jobs.values()
+    }
+
+    /// The name of send queue `index`.
+    pub fn send_queue_name(&self, index: usize) -> &QueueName {
+        &self.send_queues[index].name
+    }
+
+    /// The send queues' names, with the remote queues each sends to.
+    pub fn send_queues(&self) -> impl Iterator<Item = (&QueueName, &[RemoteQueueId])> {
+        self.send_queues
+            .iter()
+            .map(|queue| (&queue.name, queue.targets.as_slice()))
+    }
+
+    /// The incarnation execution cluster `cluster` last said hello with.
+    pub fn incarnation_of(&self, cluster: &ClusterName) -> Option<u64> {
+        self.incarnations.get(cluster).copied()
+    }
+
+    /// When the node next needs [`ForwarderNode::schedule`] on its own (the
+    /// next MAX_RSCHED_TIME recall), if ever.
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        self.recalls.keys().next().map(|(at, _)| *at)
+    }
+
+    /// Submits a job to send queue `queue`; it is decided in the next
+    /// session.
+    pub fn submit(
+        &mut self,
+        now: SimTime,
+        queue: &str,
+        spec: JobSpec,
+    ) -> Result<u64, ForwardSubmitError> {
+        let &send_queue = self
+            .send_queue_by_name
+            .get(queue)
+            .ok_or_else(|| ForwardSubmitError::NotASendQueue(queue.to_owned()))?;
+        if spec.slots == 0 {
+            return Err(ForwardSubmitError::NoSlots);
+        }
+        let mut resources: Vec<ResourceId> = spec
+            .resources
+            .iter()
+            .map(|name| self.view.resource_id(name))
+            .collect();
+        resources.sort_unstable();
+        resources.dedup();
+        let id = self.next_job_id;
+        self.next_job_id += 1;
+        let request = JobRequest {
+            slots: spec.slots,
+            resources,
+        };
+        self.jobs.insert(
+            id,
+            SourceJob {
+                id,
+                spec,
+                send_queue,
+                request,
+                submitted_at: now,
+                state: SourceState::Waiting,
+                forwards: 0,
+                note: None,
+                last_pend: None,
+                waiting_key: 0,
+                forward_seq: 0,
+                forwarded_at: SimTime::ZERO,
+                recalled: false,
+                previous_targets: Vec::new(),
+            },
+        );
+        self.enqueue_waiting(id);
+        Ok(id)
+    }
+
+    fn enqueue_waiting(&mut self, id: u64) {
+        let key = self.next_waiting_key;
+        self.next_waiting_key += 1;
+        if let Some(job) = self.jobs.get_mut(&id) {
+            job.waiting_key = key;
+            job.state = SourceState::Waiting;
+        }
+        self.waiting.insert(key, id);
+        self.session_due = true;
+    }
+
+    /// Sends a job back to wait here after a refusal or a return, unless it
+    /// has reached MAX_FORWARDS.
+    fn requeue(&mut self, id: u64, note: String) {
+        let cap = self.max_forwards;
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        job.note = Some(note);
+        job.last_pend = None;
+        if job.forwards >= cap {
+            job.state = SourceState::GaveUp;
+            self.session_due = true;
+            self.gave_up.push(id);
+            return;
+        }
+        self.enqueue_waiting(id);
+    }
+}

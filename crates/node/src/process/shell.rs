@@ -1,0 +1,128 @@
+//! The actors around the member in a cluster process: the outbox that
+//! hands what the member sends to the transport, and the collector of its
+//! decision records and job events.
+
+use std::sync::Arc;
+
+use actix::prelude::*;
+use mcfed_actors::{Deliver, Happened, MemberActor};
+use mcfed_forwarder::DecisionRecord;
+use mcfed_protocol::{ClusterName, Envelope};
+use mcfed_scenario::records::EventRecord;
+use mcfed_scenario::render;
+use mcfed_transport::Transport;
+
+use super::LiveReport;
+
+/// Sends what the actor sends through the transport (or back to the
+/// actor, for a message to this cluster itself).
+pub(super) struct Outbox {
+    pub(super) transport: Arc<Transport>,
+    pub(super) local: Option<Local>,
+}
+
+/// This process's member actor.
+#[derive(Clone)]
+pub(super) struct Local {
+    pub(super) name: ClusterName,
+    pub(super) member: Addr<MemberActor>,
+}
+
+impl Local {
+    pub(super) fn deliver(&self, envelope: Envelope) {
+        self.member.do_send(Deliver(envelope));
+    }
+}
+
+impl Actor for Outbox {
+    type Context = Context<Self>;
+}
+
+#[derive(Message)]
+#[rtype(result = "()")]
+pub(super) struct SetLocal(pub(super) Local);
+
+impl Handler<SetLocal> for Outbox {
+    type Result = ();
+    fn handle(&mut self, SetLocal(local): SetLocal, _: &mut Self::Context) {
+        self.local = Some(local);
+    }
+}
+
+impl Handler<Deliver> for Outbox {
+    type Result = ();
+    fn handle(&mut self, Deliver(envelope): Deliver, _: &mut Self::Context) {
+        if let Some(local) = self
+            .local
+            .as_ref()
+            .filter(|local| local.name == envelope.to)
+        {
+            local.deliver(envelope);
+            return;
+        }
+        if let Err(error) = self.transport.send(envelope) {
+            tracing::warn!(%error, "message dropped");
+        }
+    }
+}
+
+/// Keeps the forwarder's decision records (and prints them if asked) and
+/// the job events: the scheduler's transitions and what the forwarder
+/// heard about its jobs.
+pub(super) struct Collector {
+    pub(super) records: Vec<DecisionRecord>,
+    pub(super) events: Vec<EventRecord>,
+    pub(super) report: LiveReport,
+}
+
+impl Actor for Collector {
+    type Context = Context<Self>;
+}
+
+impl Handler<Happened> for Collector {
+    type Result = ();
+    fn handle(&mut self, made: Happened, _: &mut Self::Context) {
+        use std::io::Write as _;
+        let cluster = made.cluster.as_str();
+        let time = made.at.as_secs_f64();
+        self.events.extend(
+            made.notices
+                .iter()
+                .map(|notice| EventRecord::of_notice(time, cluster, notice)),
+        );
+        self.events.extend(
+            made.transitions
+                .iter()
+                .map(|transition| EventRecord::of_transition(cluster, transition)),
+        );
+        let records = made.decisions;
+        if self.report != LiveReport::None {
+            let mut out = std::io::stdout().lock();
+            for record in &records {
+                let line = match self.report {
+                    LiveReport::Json => render::decision_json(record).unwrap_or_default(),
+                    _ => render::decision_text(record),
+                };
+                let _ = writeln!(out, "{line}");
+            }
+            let _ = out.flush();
+        }
+        self.records.extend(records);
+    }
+}
+
+#[derive(Message)]
+#[rtype(result = "(Vec<DecisionRecord>, Vec<EventRecord>)")]
+pub(super) struct RecordsFrom(pub(super) usize);
+
+impl Handler<RecordsFrom> for Collector {
+    type Result = MessageResult<RecordsFrom>;
+    fn handle(&mut self, RecordsFrom(from): RecordsFrom, _: &mut Self::Context) -> Self::Result {
+        let records = self
+            .records
+            .get(from..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default();
+        MessageResult((records, self.events.clone()))
+    }
+}
