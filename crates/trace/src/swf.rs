@@ -1,0 +1,439 @@
+//! The Standard Workload Format (SWF) of the Parallel Workloads Archive:
+//! one job per line, 18 whitespace-separated numeric fields, `-1` for
+//! unknown; lines starting with `;` are header comments (`; MaxProcs: 128`).
+//!
+//! [`SwfReader`] reads a trace as a stream — one line in memory at a time —
+//! and yields one [`SwfRecord`] per job line. Lines are bounded
+//! ([`MAX_LINE_BYTES`]); a malformed line is an error naming the line and
+//! the field, and reading can go on past it.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// The longest line accepted, in bytes (a job line is under 200).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The names of the 18 fields, in order, as the archive's documentation
+/// gives them.
+pub const FIELDS: [&str; 18] = [
+    "job number",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average CPU time used",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user ID",
+    "group ID",
+    "executable number",
+    "queue number",
+    "partition number",
+    "preceding job number",
+    "think time",
+];
+
+/// One job line of a trace. Times are in seconds; `-1` (unknown) is kept
+/// as it is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SwfRecord {
+    /// Field 1: the job's number.
+    pub job_number: i64,
+    /// Field 2: submission time, seconds from the trace's start.
+    pub submit_time: f64,
+    /// Field 3: how long it waited.
+    pub wait_time: f64,
+    /// Field 4: how long it ran.
+    pub run_time: f64,
+    /// Field 5: processors it was allocated.
+    pub allocated_processors: i64,
+    /// Field 6: average CPU time used per processor.
+    pub average_cpu_time: f64,
+    /// Field 7: memory used per processor, in kilobytes.
+    pub used_memory: f64,
+    /// Field 8: processors requested.
+    pub requested_processors: i64,
+    /// Field 9: run time requested (the user's estimate, a limit).
+    pub requested_time: f64,
+    /// Field 10: memory requested per processor, in kilobytes.
+    pub requested_memory: f64,
+    /// Field 11: status (1 completed, 0 failed, 5 cancelled, ...).
+    pub status: i64,
+    /// Field 12: user ID.
+    pub user_id: i64,
+    /// Field 13: group ID.
+    pub group_id: i64,
+    /// Field 14: executable (application) number.
+    pub executable: i64,
+    /// Field 15: queue number.
+    pub queue: i64,
+    /// Field 16: partition number.
+    pub partition: i64,
+    /// Field 17: preceding job number.
+    pub preceding_job: i64,
+    /// Field 18: think time from the preceding job.
+    pub think_time: f64,
+}
+
+impl SwfRecord {
+    /// The processors the job needs: requested (field 8), else allocated
+    /// (field 5); `None` when neither is known or positive.
+    pub fn processors(&self) -> Option<u32> {
+        [self.requested_processors, self.allocated_processors]
+            .into_iter()
+            .find(|&count| count > 0)
+            .and_then(|count| u32::try_from(count).ok())
+    }
+
+    /// Renders the record as an SWF line.
+    pub fn to_line(&self) -> String {
+        format!(
+            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            self.job_number,
+            number(self.submit_time),
+            number(self.wait_time),
+            number(self.run_time),
+            self.allocated_processors,
+            number(self.average_cpu_time),
+            number(self.used_memory),
+            self.requested_processors,
+            number(self.requested_time),
+            number(self.requested_memory),
+            self.status,
+            self.user_id,
+            self.group_id,
+            self.executable,
+            self.queue,
+            self.partition,
+            self.preceding_job,
+            number(self.think_time),
+        )
+    }
+}
+
+fn number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value}")
+    }
+}
+
+/// The header comments of a trace: `; Key: value` lines, in order, and
+/// any other comment text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    /// `Key: value` pairs (`MaxProcs`, `MaxJobs`, `UnixStartTime`, ...).
+    pub fields: Vec<(String, String)>,
+}
+
+impl Header {
+    /// The value of header field `key` (case-insensitive), if present.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(key))
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// Why a trace could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SwfError {
+    /// The file could not be opened or read.
+    #[error("{file}: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line is longer than [`MAX_LINE_BYTES`].
+    #[error("{file}:{line}: line longer than {MAX_LINE_BYTES} bytes")]
+    LineTooLong {
+        /// The file.
+        file: String,
+        /// The line number (from 1).
+        line: u64,
+    },
+    /// A job line has the wrong number of fields.
+    #[error("{file}:{line}: {found} fields, an SWF job line has 18")]
+    FieldCount {
+        /// The file.
+        file: String,
+        /// The line number.
+        line: u64,
+        /// How many there were.
+        found: usize,
+    },
+    /// A field is not a number.
+    #[error("{file}:{line}: field {index} ({name}): `{text}` is not a number")]
+    Field {
+        /// The file.
+        file: String,
+        /// The line number.
+        line: u64,
+        /// The field's position (from 1).
+        index: usize,
+        /// The field's name.
+        name: &'static str,
+        /// What was there.
+        text: String,
+    },
+}
+
+/// Opens a trace file for reading: gzip when it starts with gzip's magic
+/// bytes (whatever its name), plain text otherwise.
+pub fn open(path: &Path) -> Result<SwfReader<Box<dyn BufRead>>, SwfError> {
+    let file_name = path.display().to_string();
+    let io = |source| SwfError::Io {
+        file: file_name.clone(),
+        source,
+    };
+    let mut file = BufReader::new(File::open(path).map_err(io)?);
+    let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn BufRead> = if gzip {
+        Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(file)))
+    } else {
+        Box::new(file)
+    };
+    Ok(SwfReader::new(file_name, reader))
+}
+
+/// Reads a trace line by line: header comments into [`SwfReader::header`],
+/// job lines as [`SwfRecord`]s.
+pub struct SwfReader<R> {
+    file: String,
+    reader: R,
+    line: u64,
+    buffer: Vec<u8>,
+    header: Header,
+}
+
+impl<R: BufRead> SwfReader<R> {
+    /// A reader of `reader`, named `file` in errors.
+    pub fn new(file: impl Into<String>, reader: R) -> Self {
+        SwfReader {
+            file: file.into(),
+            reader,
+            line: 0,
+            buffer: Vec::with_capacity(256),
+            header: Header::default(),
+        }
+    }
+
+    /// The header comments read so far (all of them once the first job
+    /// line has been read, since SWF puts them first).
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The number of the last line read.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Reads the next line into the buffer; `false` at the end.
+    fn next_line(&mut self) -> Result<bool, SwfError> {
+        self.buffer.clear();
+        self.line += 1;
+        let limit = (MAX_LINE_BYTES + 1) as u64;
+        let read = (&mut self.reader)
+            .take(limit)
+            .read_until(b'\n', &mut self.buffer)
+            .map_err(|source| SwfError::Io {
+                file: self.file.clone(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(false);
+        }
+        if self.buffer.len() > MAX_LINE_BYTES {
+            // Skip the rest of the overlong line before reporting it.
+            loop {
+                self.buffer.clear();
+                let more = (&mut self.reader)
+                    .take(limit)
+                    .read_until(b'\n', &mut self.buffer)
+                    .map_err(|source| SwfError::Io {
+                        file: self.file.clone(),
+                        source,
+                    })?;
+                if more == 0 || self.buffer.ends_with(b"\n") {
+                    break;
+                }
+            }
+            self.buffer.clear();
+            return Err(SwfError::LineTooLong {
+                file: self.file.clone(),
+                line: self.line,
+            });
+        }
+        Ok(true)
+    }
+
+    fn header_line(&mut self, text: &str) {
+        let text = text.trim_start_matches(';').trim();
+        if let Some((key, value)) = text.split_once(':') {
+            let key = key.trim();
+            if !key.is_empty() && !key.contains(char::is_whitespace) {
+                self.header
+                    .fields
+                    .push((key.to_owned(), value.trim().to_owned()));
+            }
+        }
+    }
+
+    fn parse(&self, text: &str) -> Result<SwfRecord, SwfError> {
+        let mut values = [0f64; 18];
+        let mut count = 0;
+        for token in text.split_ascii_whitespace() {
+            if count < 18 {
+                values[count] = parse_field(token).ok_or_else(|| SwfError::Field {
+                    file: self.file.clone(),
+                    line: self.line,
+                    index: count + 1,
+                    name: FIELDS[count],
+                    text: token.chars().take(40).collect(),
+                })?;
+            }
+            count += 1;
+        }
+        if count != 18 {
+            return Err(SwfError::FieldCount {
+                file: self.file.clone(),
+                line: self.line,
+                found: count,
+            });
+        }
+        let int = |index: usize| values[index] as i64;
+        Ok(SwfRecord {
+            job_number: int(0),
+            submit_time: values[1],
+            wait_time: values[2],
+            run_time: values[3],
+            allocated_processors: int(4),
+            average_cpu_time: values[5],
+            used_memory: values[6],
+            requested_processors: int(7),
+            requested_time: values[8],
+            requested_memory: values[9],
+            status: int(10),
+            user_id: int(11),
+            group_id: int(12),
+            executable: int(13),
+            queue: int(14),
+            partition: int(15),
+            preceding_job: int(16),
+            think_time: values[17],
+        })
+    }
+}
+
+/// A field's value: a finite number (integers and decimals both occur).
+fn parse_field(token: &str) -> Option<f64> {
+    token.parse::<f64>().ok().filter(|value| value.is_finite())
+}
+
+impl<R: BufRead> Iterator for SwfReader<R> {
+    type Item = Result<SwfRecord, SwfError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            match self.next_line() {
+                Ok(false) => return None,
+                Ok(true) => {}
+                Err(error) => return Some(Err(error)),
+            }
+            let text = String::from_utf8_lossy(&self.buffer);
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            if text.starts_with(';') {
+                let text = text.to_owned();
+                self.header_line(&text);
+                continue;
+            }
+            return Some(self.parse(text));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACE: &str = "; Version: 2.2\n; MaxProcs: 128\n;   Note: free text\n; a comment without a key\n\n1 0 10 3600 16 -1 -1 16 7200 -1 1 3 1 -1 1 1 -1 -1\n2 5.5 0 60 -1 -1 -1 4 120 -1 1 7 1 -1 2 -1 -1 -1\n";
+
+    fn read(text: &str) -> (Vec<Result<SwfRecord, SwfError>>, Header) {
+        let mut reader = SwfReader::new("t.swf", text.as_bytes());
+        let records: Vec<_> = reader.by_ref().collect();
+        (records, reader.header().clone())
+    }
+
+    #[test]
+    fn reads_records_and_header() {
+        let (records, header) = read(TRACE);
+        assert_eq!(records.len(), 2);
+        let first = records[0].as_ref().expect("valid");
+        assert_eq!(first.job_number, 1);
+        assert_eq!(first.run_time, 3600.0);
+        assert_eq!(first.processors(), Some(16));
+        assert_eq!(first.requested_time, 7200.0);
+        let second = records[1].as_ref().expect("valid");
+        assert_eq!(second.submit_time, 5.5);
+        assert_eq!(second.processors(), Some(4));
+        assert_eq!(second.queue, 2);
+        assert_eq!(header.get("maxprocs"), Some("128"));
+        assert_eq!(header.get("Version"), Some("2.2"));
+        assert_eq!(header.get("note"), Some("free text"));
+        assert_eq!(header.fields.len(), 3);
+    }
+
+    #[test]
+    fn allocated_processors_stand_in_for_unknown_requests() {
+        let (records, _) = read("1 0 0 10 8 -1 -1 -1 -1 -1 1 1 1 -1 1 1 -1 -1\n");
+        assert_eq!(records[0].as_ref().expect("valid").processors(), Some(8));
+        let (records, _) = read("1 0 0 10 -1 -1 -1 -1 -1 -1 1 1 1 -1 1 1 -1 -1\n");
+        assert_eq!(records[0].as_ref().expect("valid").processors(), None);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_field_and_reading_goes_on() {
+        let (records, _) = read("1 0 0 10 8 -1 -1 x -1 -1 1 1 1 -1 1 1 -1 -1\n1 2 3\n2 0 0 10 8 -1 -1 8 -1 -1 1 1 1 -1 1 1 -1 -1\n");
+        let message = records[0].as_ref().expect_err("bad field").to_string();
+        assert_eq!(
+            message,
+            "t.swf:1: field 8 (requested processors): `x` is not a number"
+        );
+        let message = records[1].as_ref().expect_err("short line").to_string();
+        assert_eq!(message, "t.swf:2: 3 fields, an SWF job line has 18");
+        assert!(records[2].is_ok());
+    }
+
+    #[test]
+    fn overlong_lines_are_refused_without_reading_them_whole() {
+        let mut text = "9".repeat(MAX_LINE_BYTES + 10);
+        text.push('\n');
+        text.push_str("2 0 0 10 8 -1 -1 8 -1 -1 1 1 1 -1 1 1 -1 -1\n");
+        let (records, _) = read(&text);
+        assert!(matches!(records[0], Err(SwfError::LineTooLong { line: 1, .. })));
+        assert_eq!(records[1].as_ref().expect("next line").job_number, 2);
+    }
+
+    #[test]
+    fn lines_round_trip() {
+        let (records, _) = read(TRACE);
+        for record in records {
+            let record = record.expect("valid");
+            let (again, _) = read(&format!("{}\n", record.to_line()));
+            assert_eq!(again[0].as_ref().expect("valid"), &record);
+        }
+    }
+}
