@@ -5,9 +5,11 @@
 //! every step; it is O(jobs + hosts + queues), so nothing calls it on a hot
 //! path.
 
+use std::cmp::Reverse;
+
 use rustc_hash::FxHashMap;
 
-use crate::job::{HostIndex, JobId, JobState, QueueIndex, UserId};
+use crate::job::{HostIndex, Job, JobId, JobState, QueueIndex, UserId};
 use crate::limits::Held;
 use crate::scheduler::{Cluster, victim_key};
 
@@ -15,122 +17,186 @@ fn check(condition: bool, message: impl FnOnce() -> String) -> Result<(), String
     if condition { Ok(()) } else { Err(message()) }
 }
 
+/// One queue's tallies, recomputed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct QueueTally {
+    running: u32,
+    suspended: u32,
+    pending: u32,
+    running_jobs: usize,
+    suspended_jobs: usize,
+    pending_jobs: usize,
+}
+
+/// What the books should hold, recomputed from the jobs.
+#[derive(Debug, Default)]
+struct Expected {
+    host_used: Vec<u32>,
+    host_jobs: Vec<Vec<JobId>>,
+    queues: Vec<QueueTally>,
+    user_held: FxHashMap<UserId, Held>,
+    queue_user_held: FxHashMap<(QueueIndex, UserId), u32>,
+    queue_user_running: FxHashMap<(QueueIndex, UserId), u32>,
+    host_user: FxHashMap<(HostIndex, UserId), Held>,
+    host_queue: FxHashMap<(HostIndex, QueueIndex), u32>,
+    /// Indexed like `VictimSlots`: preemptor × queues + victim.
+    victims: Vec<u64>,
+    memory: u64,
+}
+
 pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
     let queue_count = cluster.queues.len();
-    let mut host_used = vec![0u32; cluster.hosts.len()];
-    let mut host_jobs: Vec<Vec<JobId>> = vec![Vec::new(); cluster.hosts.len()];
-    let mut running = vec![0u32; queue_count];
-    let mut suspended = vec![0u32; queue_count];
-    let mut pending = vec![0u32; queue_count];
-    let mut pending_jobs = vec![0usize; queue_count];
-    let mut suspended_jobs = vec![0usize; queue_count];
-    let mut running_jobs = vec![0usize; queue_count];
-    let mut user_held: FxHashMap<UserId, Held> = FxHashMap::default();
-    let mut queue_user_held: FxHashMap<(QueueIndex, UserId), u32> = FxHashMap::default();
-    let mut queue_user_running: FxHashMap<(QueueIndex, UserId), u32> = FxHashMap::default();
-    let mut host_user: FxHashMap<(HostIndex, UserId), Held> = FxHashMap::default();
-    let mut host_queue: FxHashMap<(HostIndex, QueueIndex), u32> = FxHashMap::default();
-    let mut victims = vec![0u64; queue_count * queue_count];
-    let mut memory = 0u64;
-
-    for (&id, job) in &cluster.jobs {
+    let mut expected = Expected {
+        host_used: vec![0; cluster.hosts.len()],
+        host_jobs: vec![Vec::new(); cluster.hosts.len()],
+        queues: vec![QueueTally::default(); queue_count],
+        victims: vec![0; queue_count * queue_count],
+        ..Expected::default()
+    };
+    for (&id, job) in cluster.jobs.iter() {
         check(job.id == id, || format!("job {id} filed under another id"))?;
-        let queue = &cluster.queues[job.queue];
-        let in_pending = queue.pending.get(&job.arrival) == Some(&id);
-        let in_suspended = queue.suspended.get(&job.arrival) == Some(&id);
-        let in_running = queue.running_order.contains(&(
-            std::cmp::Reverse(victim_key(job, cluster.policy.preempt_for.least_run_time)),
-            std::cmp::Reverse(id),
-        ));
-        let slots = job.spec.slots;
+        check_job_lists(cluster, id, job)?;
         match job.state {
             JobState::Pending => {
-                check(in_pending && !in_suspended && !in_running, || {
-                    format!("pending job {id} is not only in its queue's pending list")
-                })?;
-                check(job.placement.is_empty(), || {
-                    format!("pending job {id} has hosts")
-                })?;
-                if queue.fairshare.is_some() {
-                    let listed = queue
-                        .users
-                        .get(&job.user)
-                        .is_some_and(|user| user.pending.get(&job.arrival) == Some(&id));
-                    check(listed, || {
-                        format!("pending job {id} missing from its user's list")
-                    })?;
-                }
-                pending[job.queue] += slots;
-                pending_jobs[job.queue] += 1;
+                let tally = &mut expected.queues[job.queue];
+                tally.pending += job.spec.slots;
+                tally.pending_jobs += 1;
             }
-            JobState::Running | JobState::Suspended => {
-                let is_running = job.state == JobState::Running;
-                check(!in_pending, || {
-                    format!("job {id} is both placed and pending")
-                })?;
-                check(in_suspended != is_running, || {
-                    format!(
-                        "job {id} ({}) in the wrong suspended list",
-                        job.state.as_str()
-                    )
-                })?;
-                if !queue.preemptors.is_empty() {
-                    check(in_running == is_running, || {
-                        format!("job {id} ({}) in the wrong victim list", job.state.as_str())
-                    })?;
-                }
-                let placed: u32 = job.placement.iter().map(|place| place.slots).sum();
-                check(placed == slots, || {
-                    format!("job {id} asks {slots} slots but is placed on {placed}")
-                })?;
-                let held = user_held.entry(job.user).or_default();
-                *queue_user_held.entry((job.queue, job.user)).or_default() += slots;
-                if is_running {
-                    *queue_user_running.entry((job.queue, job.user)).or_default() += slots;
-                    running[job.queue] += slots;
-                    running_jobs[job.queue] += 1;
-                    held.running += slots;
-                    memory += job.spec.memory_mb;
-                } else {
-                    suspended[job.queue] += slots;
-                    suspended_jobs[job.queue] += 1;
-                    held.suspended += slots;
-                }
-                for place in &job.placement {
-                    host_jobs[place.host].push(id);
-                    let per_host = host_user.entry((place.host, job.user)).or_default();
-                    *host_queue.entry((place.host, job.queue)).or_default() += place.slots;
-                    if is_running {
-                        host_used[place.host] += place.slots;
-                        per_host.running += place.slots;
-                    } else {
-                        per_host.suspended += place.slots;
-                    }
-                }
-                if is_running {
-                    for &preemptor in &queue.preemptors {
-                        let set = &cluster.host_sets[cluster.queues[preemptor].host_set];
-                        let reachable: u32 = job
-                            .placement
-                            .iter()
-                            .filter(|place| {
-                                set.contains(place.host) && !cluster.hosts[place.host].config.closed
-                            })
-                            .map(|place| place.slots)
-                            .sum();
-                        victims[preemptor * queue_count + job.queue] += u64::from(reachable);
-                    }
-                }
-            }
+            JobState::Running | JobState::Suspended => expected.count_placed(cluster, id, job)?,
             JobState::Done => return Err(format!("finished job {id} still listed")),
         }
     }
+    check_hosts(cluster, &mut expected)?;
+    for index in 0..queue_count {
+        check_queue(cluster, index, &expected)?;
+    }
+    check_users(cluster, &expected)?;
+    check_host_tallies(cluster, &expected)?;
+    check(
+        expected.memory == cluster.adjustment.memory_in_use_mb,
+        || "memory in use is stale".to_owned(),
+    )?;
+    check_pools(cluster)
+}
 
+/// Job `id` is in exactly the lists of its state.
+fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String> {
+    let queue = &cluster.queues[job.queue];
+    let in_pending = queue.pending.get(&job.arrival) == Some(&id);
+    let in_suspended = queue.suspended.get(&job.arrival) == Some(&id);
+    let in_running = queue.running_order.contains(&(
+        Reverse(victim_key(job, cluster.policy.preempt_for.least_run_time)),
+        Reverse(id),
+    ));
+    let state = job.state.as_str();
+    match job.state {
+        JobState::Pending => {
+            check(in_pending && !in_suspended && !in_running, || {
+                format!("pending job {id} is not only in its queue's pending list")
+            })?;
+            check(job.placement.is_empty(), || {
+                format!("pending job {id} has hosts")
+            })?;
+            if queue.fairshare.is_some() {
+                let listed = queue
+                    .users
+                    .get(&job.user)
+                    .is_some_and(|user| user.pending.get(&job.arrival) == Some(&id));
+                check(listed, || {
+                    format!("pending job {id} missing from its user's list")
+                })?;
+            }
+        }
+        JobState::Running | JobState::Suspended => {
+            let is_running = job.state == JobState::Running;
+            check(!in_pending, || {
+                format!("job {id} is both placed and pending")
+            })?;
+            check(in_suspended != is_running, || {
+                format!("job {id} ({state}) in the wrong suspended list")
+            })?;
+            if !queue.preemptors.is_empty() {
+                check(in_running == is_running, || {
+                    format!("job {id} ({state}) in the wrong victim list")
+                })?;
+            }
+        }
+        JobState::Done => {}
+    }
+    Ok(())
+}
+
+impl Expected {
+    /// Counts running or suspended job `id` everywhere it holds slots.
+    fn count_placed(&mut self, cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String> {
+        let slots = job.spec.slots;
+        let placed: u32 = job.placement.iter().map(|place| place.slots).sum();
+        check(placed == slots, || {
+            format!("job {id} asks {slots} slots but is placed on {placed}")
+        })?;
+        let is_running = job.state == JobState::Running;
+        let held = self.user_held.entry(job.user).or_default();
+        *self
+            .queue_user_held
+            .entry((job.queue, job.user))
+            .or_default() += slots;
+        let tally = &mut self.queues[job.queue];
+        if is_running {
+            *self
+                .queue_user_running
+                .entry((job.queue, job.user))
+                .or_default() += slots;
+            tally.running += slots;
+            tally.running_jobs += 1;
+            held.running += slots;
+            self.memory += job.spec.memory_mb;
+        } else {
+            tally.suspended += slots;
+            tally.suspended_jobs += 1;
+            held.suspended += slots;
+        }
+        for place in &job.placement {
+            self.host_jobs[place.host].push(id);
+            let per_host = self.host_user.entry((place.host, job.user)).or_default();
+            *self.host_queue.entry((place.host, job.queue)).or_default() += place.slots;
+            if is_running {
+                self.host_used[place.host] += place.slots;
+                per_host.running += place.slots;
+            } else {
+                per_host.suspended += place.slots;
+            }
+        }
+        if is_running {
+            self.count_victim(cluster, job);
+        }
+        Ok(())
+    }
+
+    /// Running `job`'s slots that each queue that may preempt it reaches.
+    fn count_victim(&mut self, cluster: &Cluster, job: &Job) {
+        let queue_count = cluster.queues.len();
+        for &preemptor in &cluster.queues[job.queue].preemptors {
+            let set = &cluster.hosts.sets[cluster.queues[preemptor].host_set];
+            let reachable: u32 = job
+                .placement
+                .iter()
+                .filter(|place| {
+                    set.contains(place.host) && !cluster.hosts[place.host].config.closed
+                })
+                .map(|place| place.slots)
+                .sum();
+            self.victims[preemptor * queue_count + job.queue] += u64::from(reachable);
+        }
+    }
+}
+
+/// Hosts' used slots and job lists, MXJ, and the host sets' indexes.
+fn check_hosts(cluster: &Cluster, expected: &mut Expected) -> Result<(), String> {
     for (index, host) in cluster.hosts.iter().enumerate() {
-        check(host.used == host_used[index], || {
+        check(host.used == expected.host_used[index], || {
             format!(
                 "host {} counts {} used slots, its running jobs hold {}",
-                host.config.name, host.used, host_used[index]
+                host.config.name, host.used, expected.host_used[index]
             )
         })?;
         check(host.used <= host.config.max_slots, || {
@@ -141,112 +207,138 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         })?;
         let mut listed = host.jobs.clone();
         listed.sort_unstable();
-        host_jobs[index].sort_unstable();
-        check(listed == host_jobs[index], || {
+        expected.host_jobs[index].sort_unstable();
+        check(listed == expected.host_jobs[index], || {
             format!("host {} lists the wrong jobs", host.config.name)
         })?;
     }
-    for set in &cluster.host_sets {
+    for set in &cluster.hosts.sets {
         set.audit(|host| {
             let host = &cluster.hosts[host];
             (!host.config.closed).then(|| host.free())
         })?;
     }
-    for (index, queue) in cluster.queues.iter().enumerate() {
-        let name = &queue.config.name;
-        check(
-            (
-                queue.running_slots,
-                queue.suspended_slots,
-                queue.pending_slots,
-            ) == (running[index], suspended[index], pending[index]),
-            || format!("queue {name} tallies disagree with its jobs"),
-        )?;
-        check(
-            queue.pending.len() == pending_jobs[index]
-                && queue.suspended.len() == suspended_jobs[index],
-            || format!("queue {name} lists jobs that are not its"),
-        )?;
-        if !queue.preemptors.is_empty() {
-            check(queue.running_order.len() == running_jobs[index], || {
-                format!("queue {name} victim list has stale jobs")
-            })?;
-        }
-        for (&user, state) in &queue.users {
-            let expected = queue_user_held.get(&(index, user)).copied().unwrap_or(0);
-            check(state.held == expected, || {
-                format!(
-                    "queue {name} user {user} holds {} not {expected}",
-                    state.held
-                )
-            })?;
-            if queue.fairshare.is_some() {
-                let expected = queue_user_running.get(&(index, user)).copied().unwrap_or(0);
-                check(state.account.running_slots == expected, || {
-                    format!("queue {name} user {user} fairshare slots disagree")
-                })?;
-            }
-        }
-        for victim in 0..queue_count {
-            let tally = cluster.victim_slots[index * queue_count + victim];
-            check(tally == victims[index * queue_count + victim], || {
-                format!("victim tally of {name} over queue {victim} is stale")
-            })?;
-        }
-        if let Some(limit) = queue.config.job_limit {
-            check(queue.held() <= limit, || {
-                format!(
-                    "queue {name} holds {} slots over QJOB_LIMIT {limit}",
-                    queue.held()
-                )
+    Ok(())
+}
+
+/// The queue at `index`: its tallies and lists, its users' figures, the
+/// victim tallies it keeps as a preemptor, QJOB_LIMIT.
+fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Result<(), String> {
+    let queue = &cluster.queues[index];
+    let name = &queue.config.name;
+    let tally = &expected.queues[index];
+    check(
+        (
+            queue.running_slots,
+            queue.suspended_slots,
+            queue.pending_slots,
+        ) == (tally.running, tally.suspended, tally.pending),
+        || format!("queue {name} tallies disagree with its jobs"),
+    )?;
+    check(
+        queue.pending.len() == tally.pending_jobs && queue.suspended.len() == tally.suspended_jobs,
+        || format!("queue {name} lists jobs that are not its"),
+    )?;
+    if !queue.preemptors.is_empty() {
+        check(queue.running_order.len() == tally.running_jobs, || {
+            format!("queue {name} victim list has stale jobs")
+        })?;
+    }
+    for (&user, state) in &queue.users {
+        let held = expected.queue_user_held.get(&(index, user)).copied();
+        let held = held.unwrap_or(0);
+        check(state.held == held, || {
+            format!("queue {name} user {user} holds {} not {held}", state.held)
+        })?;
+        if queue.fairshare.is_some() {
+            let running = expected.queue_user_running.get(&(index, user)).copied();
+            check(state.account.running_slots == running.unwrap_or(0), || {
+                format!("queue {name} user {user} fairshare slots disagree")
             })?;
         }
     }
+    let queue_count = cluster.queues.len();
+    for victim in 0..queue_count {
+        let tally = cluster.victim_slots.get(index, victim);
+        check(
+            tally == expected.victims[index * queue_count + victim],
+            || format!("victim tally of {name} over queue {victim} is stale"),
+        )?;
+    }
+    if let Some(limit) = queue.config.job_limit {
+        check(queue.held() <= limit, || {
+            format!(
+                "queue {name} holds {} slots over QJOB_LIMIT {limit}",
+                queue.held()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Users' and groups' cluster-wide tallies.
+fn check_users(cluster: &Cluster, expected: &Expected) -> Result<(), String> {
+    let held_by = |id: usize| {
+        let id = UserId::try_from(id).unwrap_or(UserId::MAX);
+        expected.user_held.get(&id).copied().unwrap_or_default()
+    };
     for (id, user) in cluster.users.iter().enumerate() {
-        let expected = user_held.get(&(id as UserId)).copied().unwrap_or_default();
-        check(user.held == expected, || {
+        check(user.held == held_by(id), || {
             format!("user {} tallies disagree with its jobs", user.name)
         })?;
     }
-    for (index, group) in cluster.groups.iter().enumerate() {
-        let mut expected = Held::default();
+    for (index, group) in cluster.users.groups.iter().enumerate() {
+        let mut sum = Held::default();
         for (id, user) in cluster.users.iter().enumerate() {
             if user.groups.contains(&index) {
-                let held = user_held.get(&(id as UserId)).copied().unwrap_or_default();
-                expected.running += held.running;
-                expected.suspended += held.suspended;
+                let held = held_by(id);
+                sum.running += held.running;
+                sum.suspended += held.suspended;
             }
         }
-        check(group.held == expected, || {
+        check(group.held == sum, || {
             format!("group {} tallies disagree with its users", group.name)
         })?;
     }
-    if cluster.tracking.host_user {
-        for (key, held) in &cluster.host_user_held {
-            check(host_user.get(key) == Some(held), || {
+    Ok(())
+}
+
+/// The per-host tallies that are kept.
+fn check_host_tallies(cluster: &Cluster, expected: &Expected) -> Result<(), String> {
+    let tallies = &cluster.tallies;
+    if tallies.tracking.host_user {
+        for (key, held) in &tallies.user {
+            check(expected.host_user.get(key) == Some(held), || {
                 format!("per-host user tally {key:?} is stale")
             })?;
         }
-        let nonempty = host_user.values().filter(|held| !held.is_empty()).count();
-        check(nonempty == cluster.host_user_held.len(), || {
+        let nonempty = expected
+            .host_user
+            .values()
+            .filter(|held| !held.is_empty())
+            .count();
+        check(nonempty == tallies.user.len(), || {
             "per-host user tallies are missing".to_owned()
         })?;
     }
-    if cluster.tracking.host_queue {
-        check(host_queue == cluster.host_queue_held, || {
+    if tallies.tracking.host_queue {
+        check(expected.host_queue == tallies.queue, || {
             "per-host queue tallies are stale".to_owned()
         })?;
     }
-    check(memory == cluster.memory_in_use_mb, || {
-        "memory in use is stale".to_owned()
-    })?;
-    for pool in &cluster.pools {
+    Ok(())
+}
+
+/// Pools: deserved slots within the total, the running tally, and
+/// MAX_SLOTS_IN_POOL.
+fn check_pools(cluster: &Cluster) -> Result<(), String> {
+    for pool in &cluster.queues.pools {
         let deserved: u64 = pool
             .queues
             .iter()
             .map(|&queue| u64::from(cluster.queues[queue].deserved.min(u32::MAX - 1)))
             .sum();
-        if cluster.pass > 0 {
+        if cluster.cycle.pass > 0 {
             check(deserved <= u64::from(pool.total), || {
                 format!(
                     "pool {} hands out {deserved} slots of {}",

@@ -168,7 +168,7 @@ pub struct QueueConfig {
     /// The queue's own dynamic-priority factors; unset ones come from the
     /// cluster's lsb.params.
     pub fairshare_factors: FairshareOverrides,
-    /// SLOT_RESERVE=MAX_RESERVE_TIME[n]: a parallel job that cannot start
+    /// SLOT_RESERVE=MAX_RESERVE_TIME\[n\]: a parallel job that cannot start
     /// holds the free slots of its hosts for up to `n` scheduling cycles.
     pub slot_reserve: Option<u32>,
     /// BACKFILL: the queue's jobs with a run limit may use slots reserved by

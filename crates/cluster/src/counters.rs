@@ -15,12 +15,11 @@ impl Cluster {
     /// state. Costs O(number of queues).
     pub fn queue_counters(&self, index: QueueIndex) -> QueueCounters {
         let queue = &self.queues[index];
-        let set = &self.host_sets[queue.host_set];
-        let queue_count = self.queues.len();
+        let set = &self.hosts.sets[queue.host_set];
         let mut preemptable = set.free_slots;
         let mut lowest_victim: Option<u32> = None;
         for &victim in &queue.victims {
-            let slots = self.victim_slots[index * queue_count + victim];
+            let slots = self.victim_slots.get(index, victim);
             if slots > 0 {
                 preemptable += slots;
                 let priority = self.queues[victim].config.priority;

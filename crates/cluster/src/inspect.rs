@@ -8,7 +8,7 @@
 use mcfed_protocol::SimTime;
 use serde::Serialize;
 
-use crate::config::HostSelection;
+use crate::config::{HostSelection, QueueConfig};
 use crate::fairshare::ShareAccount;
 use crate::job::QueueIndex;
 use crate::scheduler::Cluster;
@@ -126,75 +126,6 @@ impl Cluster {
     pub fn queue_report(&self, index: QueueIndex, now: SimTime) -> QueueReport {
         let queue = &self.queues[index];
         let config = &queue.config;
-        let mut policies = Vec::new();
-        if config.fairshare.is_some() {
-            policies.push("FAIRSHARE".to_owned());
-        }
-        if config.slot_pool.is_some() {
-            policies.push("QUEUE_BASED_FAIRSHARE".to_owned());
-        }
-        if config.preemption.preemptive.is_some() {
-            policies.push("PREEMPTIVE".to_owned());
-        }
-        if config.preemption.preemptable.is_some() {
-            policies.push("PREEMPTABLE".to_owned());
-        }
-        if config.backfill {
-            policies.push("BACKFILL".to_owned());
-        }
-        if config.slot_reserve.is_some() {
-            policies.push("SLOT_RESERVE".to_owned());
-        }
-        if config.terminate_when_preempt {
-            policies.push("TERMINATE_WHEN=PREEMPT".to_owned());
-        }
-        let rsv = self
-            .reservations
-            .iter()
-            .filter(|reservation| reservation.queue == index)
-            .map(|reservation| {
-                let free = self.host_sets[reservation.host_set].free_slots;
-                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
-            })
-            .sum();
-        let slot_pool = queue.pool.map(|pool_index| {
-            let pool = &self.pools[pool_index];
-            PoolReport {
-                pool: pool.name.clone(),
-                slot_share: queue.share(),
-                deserved_slots: if self.pass == 0 { 0 } else { queue.deserved },
-                pool_slots: pool.total,
-                max_slots_in_pool: pool.max_slots,
-                use_priority_in_pool: pool.use_priority,
-                accumulated_slot_hours: queue.usage.value_at(now, self.policy.hist_hours),
-            }
-        });
-        let fairshare = queue.fairshare.as_ref().map(|fairshare| {
-            let mut rows: Vec<(usize, UserShareReport)> = Vec::new();
-            let mut seen = Vec::new();
-            for (&user, state) in &queue.users {
-                let name = self.users[user as usize].name.clone();
-                let rank = fairshare
-                    .shares
-                    .users
-                    .iter()
-                    .position(|(named, _)| *named == name)
-                    .unwrap_or(usize::MAX);
-                seen.push(name.clone());
-                rows.push((rank, self.share_row(index, name, &state.account, now)));
-            }
-            for (rank, (name, shares)) in fairshare.shares.users.iter().enumerate() {
-                if !seen.contains(name) {
-                    let idle = ShareAccount::new(*shares);
-                    rows.push((rank, self.share_row(index, name.clone(), &idle, now)));
-                }
-            }
-            rows.sort_by(|(rank_a, a), (rank_b, b)| rank_a.cmp(rank_b).then(a.user.cmp(&b.user)));
-            FairshareReport {
-                user_shares: fairshare.shares.to_string(),
-                users: rows.into_iter().map(|(_, row)| row).collect(),
-            }
-        });
         QueueReport {
             queue: config.name.to_string(),
             priority: config.priority,
@@ -205,8 +136,8 @@ impl Cluster {
             pend: queue.pending_slots,
             run: queue.running_slots,
             susp: queue.suspended_slots,
-            rsv,
-            policies,
+            rsv: self.reserved_slots(index),
+            policies: policies(config),
             preemption: config
                 .preemption
                 .is_enabled()
@@ -215,9 +146,72 @@ impl Cluster {
                 HostSelection::All => "all".to_owned(),
                 HostSelection::Listed(hosts) => hosts.join(" "),
             },
-            slot_pool,
-            fairshare,
+            slot_pool: self.pool_report(index, now),
+            fairshare: self.fairshare_report(index, now),
         }
+    }
+
+    /// RSV: the free slots the queue's reservations hold.
+    fn reserved_slots(&self, index: QueueIndex) -> u32 {
+        self.reservations
+            .iter()
+            .filter(|reservation| reservation.queue == index)
+            .map(|reservation| {
+                let free = self.hosts.sets[reservation.host_set].free_slots;
+                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
+            })
+            .sum()
+    }
+
+    /// The queue's place in its slot pool, if it has one.
+    fn pool_report(&self, index: QueueIndex, now: SimTime) -> Option<PoolReport> {
+        let queue = &self.queues[index];
+        let pool = &self.queues.pools[queue.pool?];
+        Some(PoolReport {
+            pool: pool.name.clone(),
+            slot_share: queue.share(),
+            deserved_slots: if self.cycle.pass == 0 {
+                0
+            } else {
+                queue.deserved
+            },
+            pool_slots: pool.total,
+            max_slots_in_pool: pool.max_slots,
+            use_priority_in_pool: pool.use_priority,
+            accumulated_slot_hours: queue.usage.value_at(now, self.policy.hist_hours),
+        })
+    }
+
+    /// The queue's fairshare table, if it is a fairshare queue: every user
+    /// it has seen and every user named in its shares, in the order of the
+    /// shares (then by name).
+    fn fairshare_report(&self, index: QueueIndex, now: SimTime) -> Option<FairshareReport> {
+        let queue = &self.queues[index];
+        let fairshare = queue.fairshare.as_ref()?;
+        let mut rows: Vec<(usize, UserShareReport)> = Vec::new();
+        let mut seen = Vec::new();
+        for (&user, state) in &queue.users {
+            let name = self.users[user].name.clone();
+            let rank = fairshare
+                .shares
+                .users
+                .iter()
+                .position(|(named, _)| *named == name)
+                .unwrap_or(usize::MAX);
+            seen.push(name.clone());
+            rows.push((rank, self.share_row(index, name, &state.account, now)));
+        }
+        for (rank, (name, shares)) in fairshare.shares.users.iter().enumerate() {
+            if !seen.contains(name) {
+                let idle = ShareAccount::new(*shares);
+                rows.push((rank, self.share_row(index, name.clone(), &idle, now)));
+            }
+        }
+        rows.sort_by(|(rank_a, a), (rank_b, b)| rank_a.cmp(rank_b).then(a.user.cmp(&b.user)));
+        Some(FairshareReport {
+            user_shares: fairshare.shares.to_string(),
+            users: rows.into_iter().map(|(_, row)| row).collect(),
+        })
     }
 
     fn share_row(
@@ -254,4 +248,21 @@ impl Cluster {
         self.account_priority(index, account, now)
             .map(|(priority, _)| priority)
     }
+}
+
+/// SCHEDULING POLICIES of a queue.
+fn policies(config: &QueueConfig) -> Vec<String> {
+    [
+        (config.fairshare.is_some(), "FAIRSHARE"),
+        (config.slot_pool.is_some(), "QUEUE_BASED_FAIRSHARE"),
+        (config.preemption.preemptive.is_some(), "PREEMPTIVE"),
+        (config.preemption.preemptable.is_some(), "PREEMPTABLE"),
+        (config.backfill, "BACKFILL"),
+        (config.slot_reserve.is_some(), "SLOT_RESERVE"),
+        (config.terminate_when_preempt, "TERMINATE_WHEN=PREEMPT"),
+    ]
+    .into_iter()
+    .filter(|&(set, _)| set)
+    .map(|(_, policy)| policy.to_owned())
+    .collect()
 }

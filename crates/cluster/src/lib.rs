@@ -1,11 +1,13 @@
 //! One mcfed cluster: its sans-IO scheduler core and protocol endpoint.
 //!
-//! - [`Cluster`] (in `scheduler`, with the pass in `dispatch` and victim
-//!   choice in `victims`) is the sans-IO scheduling core: hosts, queues,
-//!   users, jobs, dispatch under every limit, queue-based fairshare pools
+//! - [`Cluster`] is the sans-IO scheduling core: hosts, queues, users,
+//!   jobs, dispatch under every limit, queue-based fairshare pools
 //!   ([`pool`]), user-based fairshare ([`fairshare`]), preemption
 //!   ([`preemption`], [`limits`]), slot reservation and backfill, and the
-//!   counters it publishes.
+//!   counters it publishes. Its state is kept in books, one per concern
+//!   (`scheduler` and its submodules); the pass is in `dispatch`, slot
+//!   reservation in `reservations`, victim choice in `victims`, building
+//!   and checking a cluster from its configuration in `setup`.
 //! - [`ClusterNode`] (in `node`) is the cluster's protocol endpoint, still
 //!   sans-IO: it takes forwarded jobs, answers them, reports job state to
 //!   submission clusters and takes counter snapshots.
@@ -23,6 +25,7 @@ pub mod limits;
 pub mod node;
 pub mod pool;
 pub mod preemption;
+mod reservations;
 pub mod scheduler;
 mod setup;
 mod victims;

@@ -30,7 +30,7 @@ use rustc_hash::FxHashSet;
 
 use crate::dispatch::PlaceMode;
 use crate::job::{HostIndex, JobId, JobState, PendingReason, Placement, QueueIndex, UserId};
-use crate::scheduler::{Cluster, Holding, Transition, victim_key};
+use crate::scheduler::{Cluster, Transition, victim_key};
 
 /// A victim stopped in the books, and whether it is terminated rather
 /// than suspended.
@@ -55,7 +55,7 @@ impl Cluster {
         now: SimTime,
         transitions: &mut Vec<Transition>,
     ) -> bool {
-        let Some(job) = self.jobs.get(&id) else {
+        let Some(job) = self.jobs.get(id) else {
             return false;
         };
         let need = Need {
@@ -64,39 +64,8 @@ impl Cluster {
             user: job.user,
             slots: job.spec.slots,
         };
-        let plain = job.spec.resources.is_empty();
-        // Limits that suspending cannot lift make it hopeless.
-        if self
-            .find_placement(queue, id, now, PlaceMode::Optimistic)
-            .is_err()
-        {
+        if !self.preemption_may_help(&need, job.spec.resources.is_empty(), now) {
             return false;
-        }
-        let block = self.blocking_reason(&need);
-        if let Some(reason) = block {
-            if !self.preemption_relieves(reason) {
-                return false;
-            }
-        } else {
-            if plain {
-                let queue_count = self.queues.len();
-                let reachable: u64 = self.host_sets[self.queues[queue].host_set].free_slots
-                    + self.queues[queue]
-                        .victims
-                        .iter()
-                        .map(|&v| self.victim_slots[queue * queue_count + v])
-                        .sum::<u64>();
-                if reachable < u64::from(need.slots) {
-                    return false;
-                }
-            }
-            // Held back by reservations alone: preempting frees nothing.
-            if self
-                .find_placement(queue, id, now, PlaceMode::Preempting)
-                .is_ok()
-            {
-                return false;
-            }
         }
         let mut chosen: Vec<Chosen> = Vec::new();
         let Some(placement) = self.choose_victims(&need, now, &mut chosen) else {
@@ -115,6 +84,47 @@ impl Cluster {
             }
         }
         self.start(id, placement, now, transitions);
+        true
+    }
+
+    /// Whether preempting could let the job start at all: not when a limit
+    /// that suspending cannot lift holds it back, when (for a job without
+    /// resource needs) free and preemptable slots together are too few, or
+    /// when only reservations hold it back (preempting frees nothing).
+    fn preemption_may_help(&self, need: &Need, plain: bool, now: SimTime) -> bool {
+        let (queue, id) = (need.queue, need.job);
+        // Limits that suspending cannot lift make it hopeless.
+        if self
+            .find_placement(queue, id, now, PlaceMode::Optimistic)
+            .is_err()
+        {
+            return false;
+        }
+        let block = self.blocking_reason(need);
+        if let Some(reason) = block {
+            if !self.preemption_relieves(reason) {
+                return false;
+            }
+        } else {
+            if plain {
+                let reachable: u64 = self.hosts.sets[self.queues[queue].host_set].free_slots
+                    + self.queues[queue]
+                        .victims
+                        .iter()
+                        .map(|&v| self.victim_slots.get(queue, v))
+                        .sum::<u64>();
+                if reachable < u64::from(need.slots) {
+                    return false;
+                }
+            }
+            // Held back by reservations alone: preempting frees nothing.
+            if self
+                .find_placement(queue, id, now, PlaceMode::Preempting)
+                .is_ok()
+            {
+                return false;
+            }
+        }
         true
     }
 
@@ -153,7 +163,7 @@ impl Cluster {
                     let mut on_host: Vec<(i64, JobId)> = self.hosts[host]
                         .jobs
                         .iter()
-                        .filter_map(|id| self.jobs.get(id))
+                        .filter_map(|&id| self.jobs.get(id))
                         .filter(|job| job.queue == victim_queue && job.state == JobState::Running)
                         .map(|job| (victim_key(job, false), job.id))
                         .collect();
@@ -197,10 +207,10 @@ impl Cluster {
     /// Open hosts of the job's queue with free slots and running jobs, that
     /// offer the job's resources, least loaded first.
     fn partly_loaded_hosts(&self, need: &Need) -> Vec<HostIndex> {
-        let Some(job) = self.jobs.get(&need.job) else {
+        let Some(job) = self.jobs.get(need.job) else {
             return Vec::new();
         };
-        let set = &self.host_sets[self.queues[need.queue].host_set];
+        let set = &self.hosts.sets[self.queues[need.queue].host_set];
         let mut hosts: Vec<HostIndex> = set
             .hosts_with_free_slots()
             .map(|(host, _)| host)
@@ -225,7 +235,7 @@ impl Cluster {
         if chosen.iter().any(|&(id, _)| id == victim) {
             return None;
         }
-        let job = self.jobs.get(&victim)?;
+        let job = self.jobs.get(victim)?;
         if job.state != JobState::Running {
             return None;
         }
@@ -241,16 +251,16 @@ impl Cluster {
             Some(PendingReason::UserJobLimit) => job.user == need.user,
             Some(_) => {
                 job.user == need.user
-                    || self.users[job.user as usize]
+                    || self.users[job.user]
                         .groups
                         .iter()
-                        .any(|group| self.users[need.user as usize].groups.contains(group))
+                        .any(|group| self.users[need.user].groups.contains(group))
             }
             None => {
-                let set = &self.host_sets[self.queues[need.queue].host_set];
+                let set = &self.hosts.sets[self.queues[need.queue].host_set];
                 let resources = self
                     .jobs
-                    .get(&need.job)
+                    .get(need.job)
                     .map(|pending| pending.spec.resources.clone())
                     .unwrap_or_default();
                 job.placement.iter().any(|place| {
@@ -265,12 +275,7 @@ impl Cluster {
             return None;
         }
         let terminated = victim_queue.config.terminate_when_preempt;
-        let to = if terminated {
-            Holding::Nothing
-        } else {
-            Holding::Suspended
-        };
-        self.account(victim, Holding::Running, to, now);
+        self.stop_in_books(victim, terminated, now);
         chosen.push((victim, terminated));
         self.fits(need, now)
     }
@@ -295,12 +300,7 @@ impl Cluster {
             if self.fits(need, now).is_some() {
                 chosen.remove(index);
             } else {
-                let to = if terminated {
-                    Holding::Nothing
-                } else {
-                    Holding::Suspended
-                };
-                self.account(victim, Holding::Running, to, now);
+                self.stop_in_books(victim, terminated, now);
             }
         }
         self.fits(need, now).unwrap_or(placement)

@@ -16,12 +16,14 @@ use mcfed_actors::{
 };
 use mcfed_federation::Member;
 use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{ClusterSnapshot, PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef};
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 use rustc_hash::FxHashMap;
 
 use crate::federation::{BuildError, Federation};
+use crate::submissions::Streams;
 
 /// Why the actor engine could not run.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +34,9 @@ pub enum ActorEngineError {
     /// The runtime could not start.
     #[error("cannot start the actor runtime: {0}")]
     Runtime(#[from] std::io::Error),
+    /// A workload's trace could not be opened.
+    #[error("workload: {0}")]
+    Workload(#[from] mcfed_trace::SwfError),
     /// An actor stopped before the run ended.
     #[error("an actor stopped unexpectedly: {0}")]
     Mailbox(#[from] MailboxError),
@@ -167,6 +172,7 @@ async fn settle_instant() {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     Submit(usize),
+    Stream(usize),
     Publish(usize),
     Probe,
 }
@@ -176,6 +182,8 @@ enum Step {
 struct Schedule {
     /// Submissions and probes, latest first.
     steps: Vec<(SimTime, Step)>,
+    /// The workloads' traces.
+    streams: Streams,
     /// Per member, its next update and interval.
     publishes: Vec<Option<(SimTime, Duration)>>,
 }
@@ -183,16 +191,22 @@ struct Schedule {
 impl Schedule {
     /// The next step, without taking it.
     fn peek(&self) -> Option<(SimTime, Step)> {
-        let publish = self
+        let publishes = self
             .publishes
             .iter()
             .enumerate()
-            .filter_map(|(index, next)| next.map(|(at, _)| (at, Step::Publish(index))))
-            .min();
-        match (self.steps.last().copied(), publish) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+            .filter_map(|(index, next)| next.map(|(at, _)| (at, Step::Publish(index))));
+        let streams = (0..self.streams.len()).filter_map(|index| {
+            let next = self.streams.peek(index)?;
+            Some((next.at, Step::Stream(index)))
+        });
+        self.steps
+            .last()
+            .copied()
+            .into_iter()
+            .chain(publishes)
+            .chain(streams)
+            .min()
     }
 
     /// Takes `step` (the one [`Schedule::peek`] gave).
@@ -200,9 +214,10 @@ impl Schedule {
         match step {
             Step::Publish(index) => {
                 if let Some((at, interval)) = &mut self.publishes[index] {
-                    *at = *at + *interval;
+                    *at += *interval;
                 }
             }
+            Step::Stream(_) => {}
             _ => {
                 self.steps.pop();
             }
@@ -212,6 +227,7 @@ impl Schedule {
     /// Whether only the periodic updates are left.
     fn only_updates_left(&self) -> bool {
         self.steps.is_empty()
+            && (0..self.streams.len()).all(|index| self.streams.peek(index).is_none())
     }
 }
 
@@ -246,9 +262,13 @@ impl Driver<'_> {
         tokio::time::sleep_until(due).await;
     }
 
-    async fn submit(&mut self, index: usize, at: SimTime) -> Result<(), ActorEngineError> {
-        let submission = &self.scenario.submissions[index];
+    async fn submit(
+        &mut self,
+        submission: &Submission,
+        at: SimTime,
+    ) -> Result<(), ActorEngineError> {
         let Some(member) = self.by_name.get(&submission.cluster) else {
+            self.refused += 1;
             return Ok(());
         };
         let result = member
@@ -329,7 +349,7 @@ impl Driver<'_> {
     /// stopped.
     async fn run(
         &mut self,
-        mut schedule: Schedule,
+        schedule: &mut Schedule,
         end: SimTime,
         drain: bool,
         longest_interval: Duration,
@@ -370,7 +390,15 @@ impl Driver<'_> {
             schedule.take(step);
             self.sleep_until(at).await;
             match step {
-                Step::Submit(index) => self.submit(index, at).await?,
+                Step::Submit(index) => {
+                    let scenario = self.scenario;
+                    self.submit(&scenario.submissions[index], at).await?;
+                }
+                Step::Stream(index) => {
+                    if let Some(submission) = schedule.streams.take(index) {
+                        self.submit(&submission, at).await?;
+                    }
+                }
                 Step::Publish(index) => self.publish(index).await?,
                 Step::Probe => self.probe(at).await?,
             }
@@ -410,7 +438,11 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
                 .map(|every| (SimTime::ZERO + every, every))
         })
         .collect();
-    let schedule = Schedule { steps, publishes };
+    let schedule = Schedule {
+        steps,
+        streams: Streams::open(scenario)?,
+        publishes,
+    };
     let watched: Vec<Vec<String>> = scenario
         .clusters
         .iter()
@@ -454,7 +486,10 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
             driver.members.push(actor.clone());
             driver.by_name.insert(name, actor);
         }
-        let stopped = driver.run(schedule, end, drain, longest_interval).await?;
+        let mut schedule = schedule;
+        let stopped = driver
+            .run(&mut schedule, end, drain, longest_interval)
+            .await?;
         // Let every message sent at the last instant be handled.
         settle_instant().await;
         let mut output = collector.send(TakeOutput).await?;
@@ -462,6 +497,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         output.stats.submitted = driver.submitted;
         output.stats.refused = driver.refused;
         output.stats.end = stopped;
+        output.workloads = schedule.streams.reports();
         System::current().stop();
         Ok::<_, ActorEngineError>(output)
     })?;

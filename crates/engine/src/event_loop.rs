@@ -23,18 +23,22 @@ use std::time::Duration;
 use mcfed_federation::Effects;
 use mcfed_protocol::{ClusterName, Envelope, JobEvent, Message, SimTime};
 use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
+use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef, UsageRecord};
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 
 use crate::federation::{BuildError, Federation};
-use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH};
+use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT};
+use crate::submissions::Streams;
 
 /// The event loop over a built federation.
 pub struct EventLoop<'a> {
     scenario: &'a Scenario,
     federation: Federation,
     heap: EventHeap,
+    /// The workloads being read.
+    streams: Streams,
     now: SimTime,
     dirty: Vec<bool>,
     dirty_list: Vec<usize>,
@@ -61,8 +65,9 @@ pub struct EventLoop<'a> {
 impl<'a> EventLoop<'a> {
     /// Builds the scenario's clusters and schedules its submissions and
     /// counter updates.
-    pub fn new(scenario: &'a Scenario, options: &RunOptions) -> Result<Self, BuildError> {
+    pub fn new(scenario: &'a Scenario, options: &RunOptions) -> Result<Self, EngineError> {
         let mut federation = Federation::build(scenario)?;
+        let streams = Streams::open(scenario)?;
         let count = federation.members.len();
         let (probes, end) = options.resolve(scenario);
         let watched = scenario
@@ -76,6 +81,7 @@ impl<'a> EventLoop<'a> {
         let mut engine = EventLoop {
             scenario,
             heap: EventHeap::default(),
+            streams,
             now: SimTime::ZERO,
             dirty: vec![false; count],
             dirty_list: Vec::new(),
@@ -108,7 +114,10 @@ impl<'a> EventLoop<'a> {
         }
         for (index, submission) in self.scenario.submissions.iter().enumerate() {
             self.heap
-                .push(submission.at, PHASE_EVENTS, EventKind::Submit(index));
+                .push(submission.at, PHASE_SUBMIT, EventKind::Submit(index));
+        }
+        for index in 0..self.streams.len() {
+            self.schedule_stream(index);
         }
         let mut shortest_interval: Option<Duration> = None;
         for index in 0..self.federation.members.len() {
@@ -192,6 +201,7 @@ impl<'a> EventLoop<'a> {
         } else {
             end
         };
+        self.output.workloads = self.streams.reports();
         self.output
     }
 
@@ -218,7 +228,8 @@ impl<'a> EventLoop<'a> {
 
     fn handle(&mut self, kind: EventKind) {
         match kind {
-            EventKind::Submit(index) => self.submit(index),
+            EventKind::Submit(index) => self.submit_scenario(index),
+            EventKind::Stream(index) => self.submit_stream(index),
             EventKind::Deliver(envelope) => self.deliver(envelope),
             EventKind::Wake(index) => {
                 if self.wake_at[index] == Some(self.now) {
@@ -246,17 +257,55 @@ impl<'a> EventLoop<'a> {
         });
     }
 
-    fn submit(&mut self, index: usize) {
-        let submission = &self.scenario.submissions[index];
-        let Some(member_index) = self.federation.position(&submission.cluster) else {
-            return;
-        };
-        if let Some(until) = self.down_until(member_index) {
+    fn submit_scenario(&mut self, index: usize) {
+        let scenario = self.scenario;
+        let submission = &scenario.submissions[index];
+        if let Some(until) = self.waits_for(submission) {
             // bsub waits for mbatchd to come back.
             self.heap
-                .push(until, PHASE_EVENTS, EventKind::Submit(index));
+                .push(until, PHASE_SUBMIT, EventKind::Submit(index));
             return;
         }
+        self.submit(submission);
+    }
+
+    /// Schedules the next job of workload `index` (a trace out of order is
+    /// submitted as soon as it is read).
+    fn schedule_stream(&mut self, index: usize) {
+        if let Some(next) = self.streams.peek(index) {
+            let at = next.at.max(self.now);
+            self.heap.push(at, PHASE_SUBMIT, EventKind::Stream(index));
+        }
+    }
+
+    fn submit_stream(&mut self, index: usize) {
+        if let Some(until) = self
+            .streams
+            .peek(index)
+            .and_then(|next| self.waits_for(next))
+        {
+            self.heap
+                .push(until, PHASE_SUBMIT, EventKind::Stream(index));
+            return;
+        }
+        if let Some(submission) = self.streams.take(index) {
+            self.submit(&submission);
+        }
+        self.schedule_stream(index);
+    }
+
+    /// When the cluster a submission goes to is down, until when.
+    fn waits_for(&self, submission: &Submission) -> Option<SimTime> {
+        let index = self.federation.position(&submission.cluster)?;
+        self.down_until(index)
+    }
+
+    fn submit(&mut self, submission: &Submission) {
+        let Some(member_index) = self.federation.position(&submission.cluster) else {
+            self.output.stats.refused += 1;
+            tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, "submission to an unknown cluster refused");
+            return;
+        };
         let member = &mut self.federation.members[member_index];
         match member.submit(self.now, &submission.queue, submission.spec.clone()) {
             Ok(submitted) => {
@@ -493,7 +542,18 @@ impl<'a> EventLoop<'a> {
     }
 }
 
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The federation could not be built.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// A workload's trace could not be opened.
+    #[error("workload: {0}")]
+    Workload(#[from] mcfed_trace::SwfError),
+}
+
 /// Runs `scenario` with the event-loop engine.
-pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, BuildError> {
+pub fn run(scenario: &Scenario, options: &RunOptions) -> Result<RunOutput, EngineError> {
     Ok(EventLoop::new(scenario, options)?.run(None))
 }

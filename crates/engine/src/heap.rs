@@ -11,6 +11,8 @@ use mcfed_protocol::{Envelope, SimTime};
 pub(crate) enum EventKind {
     /// Submit the scenario's submission at this index.
     Submit(usize),
+    /// Submit the next job of the workload at this index.
+    Stream(usize),
     /// Deliver an envelope.
     Deliver(Envelope),
     /// Wake the member at this index.
@@ -29,17 +31,22 @@ impl EventKind {
     fn is_work(&self) -> bool {
         matches!(
             self,
-            EventKind::Submit(_) | EventKind::Deliver(_) | EventKind::Wake(_)
+            EventKind::Submit(_)
+                | EventKind::Stream(_)
+                | EventKind::Deliver(_)
+                | EventKind::Wake(_)
         )
     }
 }
 
-/// Submissions, deliveries and wake-ups.
-pub(crate) const PHASE_EVENTS: u8 = 0;
+/// Submissions, first at their instant.
+pub(crate) const PHASE_SUBMIT: u8 = 0;
+/// Deliveries and wake-ups.
+pub(crate) const PHASE_EVENTS: u8 = 1;
 /// Counter snapshots, after everything at the instant settled.
-pub(crate) const PHASE_PUBLISH: u8 = 1;
+pub(crate) const PHASE_PUBLISH: u8 = 2;
 /// Probes, last.
-pub(crate) const PHASE_PROBE: u8 = 2;
+pub(crate) const PHASE_PROBE: u8 = 3;
 
 struct Entry {
     at: SimTime,

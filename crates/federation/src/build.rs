@@ -5,7 +5,7 @@ use mcfed_cluster::{Cluster, ClusterConfig, ClusterNode, JobId, JobState};
 use mcfed_forwarder::{ForwarderConfig, ForwarderNode};
 use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 
-use crate::member::Member;
+use crate::member::{Member, Route};
 
 /// Why a member could not be built (a scenario's validation normally
 /// catches all of these first).
@@ -53,6 +53,18 @@ pub struct MemberSpec<'a> {
     pub subscribers: &'a [ClusterName],
     /// Jobs present at start.
     pub initial_jobs: &'a [InitialJobs],
+}
+
+impl MemberSpec<'_> {
+    /// Where a job submitted to `queue` goes: to the forwarder for a send
+    /// queue, to the scheduler otherwise (what [`Member::route`] says of the
+    /// built member).
+    pub fn route(&self, queue: &str) -> Route {
+        let send = self
+            .forwarder
+            .is_some_and(|forwarder| forwarder.send_queues.iter().any(|q| q.name == queue));
+        if send { Route::Forward } else { Route::Local }
+    }
 }
 
 /// The states of an initial job group after the first dispatch pass.

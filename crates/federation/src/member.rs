@@ -143,14 +143,14 @@ impl Member {
             self.node
                 .handle(now, &from, message, &mut effects.envelopes);
         } else if message.is_for_forwarder() {
-            self.to_forwarder(now, &from, message, effects);
+            self.hand_to_forwarder(now, &from, message, effects);
         } else {
             self.node
                 .handle(now, &from, message, &mut effects.envelopes);
         }
     }
 
-    fn to_forwarder(
+    fn hand_to_forwarder(
         &mut self,
         now: SimTime,
         from: &ClusterName,

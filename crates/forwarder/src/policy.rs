@@ -363,7 +363,7 @@ fn eligibility(
             total: figures.total,
         };
     }
-    if figures.available < job.slots && !figures.has_backlog_room() {
+    if !mcfed_protocol::takes_import(figures.imported_pending, figures.impt_jobbklg) {
         return Eligibility::BacklogFull {
             limit: figures.impt_jobbklg.unwrap_or(u32::MAX),
         };

@@ -82,12 +82,6 @@ impl Figures {
         }
     }
 
-    /// Whether one more imported job may pend under IMPT_JOBBKLG.
-    pub fn has_backlog_room(&self) -> bool {
-        self.impt_jobbklg
-            .is_none_or(|limit| self.imported_pending < limit)
-    }
-
     /// Accounts locally for a job of `slots` slots just forwarded to the
     /// queue: it takes free slots if there are enough, else slots it can
     /// preempt, else it pends there as an imported job.

@@ -16,6 +16,21 @@ use serde::{Deserialize, Serialize};
 use crate::names::{ClusterName, QueueName};
 use crate::time::SimTime;
 
+/// Whether a receive queue takes one more forwarded job: it has room in
+/// its imported pending-job backlog (IMPT_JOBBKLG, `None`: unbounded).
+/// LSF's lsb.queues: once the limit is reached "the queue stops accepting
+/// jobs from remote clusters" — whatever its free slots, since a job
+/// accepted there may still pend. The one rule both sides use: the
+/// receiver on the truth when a job arrives, the sender on its view of the
+/// queue (a queue whose backlog is full is not a candidate, in any tier),
+/// so a forward the sender believes welcome is refused only when its view
+/// was stale. Seed 004's "free slots or space in the MultiCluster pending
+/// job threshold" would let the sender pick a queue its receiver then
+/// refuses; docs/forwarding.md says why mcfed does not.
+pub fn takes_import(imported_pending_jobs: u32, impt_jobbklg: Option<u32>) -> bool {
+    impt_jobbklg.is_none_or(|limit| imported_pending_jobs < limit)
+}
+
 /// The counters of one queue of an execution cluster, as computed by that
 /// cluster from its own state.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,5 +110,19 @@ impl CounterUpdate {
             .iter()
             .find(|mark| &mark.submission_cluster == submission_cluster)
             .map_or(0, |mark| mark.last_forward_seq)
+    }
+}
+
+#[cfg(test)]
+mod import_rule_tests {
+    use super::takes_import;
+
+    #[test]
+    fn only_room_in_the_backlog_takes_a_job() {
+        assert!(takes_import(9, Some(10)));
+        assert!(!takes_import(10, Some(10)));
+        assert!(!takes_import(11, Some(10)));
+        // No IMPT_JOBBKLG: always room.
+        assert!(takes_import(1_000_000, None));
     }
 }

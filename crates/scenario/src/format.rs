@@ -22,9 +22,10 @@ pub struct RawScenario {
     pub description: Option<String>,
     /// Seed for anything random (default 0).
     pub seed: Option<u64>,
-    /// When the run stops (default: the last submission plus three of the
-    /// longest update intervals).
-    pub end: Option<DurationValue>,
+    /// When the run stops: a duration, or `"drain"` (when nothing is left
+    /// to do). Default: `"drain"` with a `[[workload]]`, else the last
+    /// submission plus three of the longest update intervals.
+    pub end: Option<EndValue>,
     /// Federation-wide defaults of lsb.params.
     #[serde(default)]
     pub params: RawParams,
@@ -34,6 +35,9 @@ pub struct RawScenario {
     /// Jobs submitted while the scenario runs.
     #[serde(default)]
     pub submit: Vec<RawJob>,
+    /// Workloads read from trace files while the scenario runs.
+    #[serde(default)]
+    pub workload: Vec<RawWorkload>,
     /// Outcomes the scenario expects.
     #[serde(default)]
     pub expect: Vec<RawExpect>,
@@ -410,6 +414,84 @@ pub struct RawJob {
     /// For jobs present at start: `running` or `pending`, checked once the
     /// first dispatch pass has run.
     pub state: Option<String>,
+}
+
+/// `[[workload]]`: jobs read from a trace file (docs/scenarios.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWorkload {
+    /// The workload's name, which prefixes its jobs' names (default: the
+    /// file's name without extensions).
+    pub name: Option<String>,
+    /// An SWF trace, plain or gzip, relative to the scenario file.
+    pub swf: Option<String>,
+    /// The cluster its jobs go to.
+    pub cluster: Option<String>,
+    /// The queue its jobs go to.
+    pub queue: Option<String>,
+    /// SWF queue number → `queue` or `queue@cluster`.
+    #[serde(default)]
+    pub queue_map: std::collections::BTreeMap<String, String>,
+    /// SWF partition number → cluster.
+    #[serde(default)]
+    pub partition_map: std::collections::BTreeMap<String, String>,
+    /// The user name: `{uid}` and `{gid}` are replaced (default `u{uid}`).
+    pub user: Option<String>,
+    /// Read only the first this many jobs.
+    pub limit: Option<u64>,
+    /// Multiplies submission times (default 1).
+    pub time_scale: Option<f64>,
+}
+
+/// When a run ends: at a time, or once it has drained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndValue {
+    /// At this emulated time.
+    At(Duration),
+    /// When nothing is left to do.
+    Drain,
+}
+
+impl<'de> Deserialize<'de> for EndValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EndVisitor;
+        impl Visitor<'_> for EndVisitor {
+            type Value = EndValue;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"drain\" or a duration such as \"30s\", \"5m\", \"1h 30m\"")
+            }
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<EndValue, E> {
+                u64::try_from(value)
+                    .map(|secs| EndValue::At(Duration::from_secs(secs)))
+                    .map_err(|_| E::custom(format!("a duration cannot be negative ({value})")))
+            }
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<EndValue, E> {
+                Ok(EndValue::At(Duration::from_secs(value)))
+            }
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<EndValue, E> {
+                if (0.0..1e15).contains(&value) {
+                    Ok(EndValue::At(Duration::from_secs_f64(value)))
+                } else {
+                    Err(E::custom(format!(
+                        "a duration must be a non-negative number of seconds ({value})"
+                    )))
+                }
+            }
+            fn visit_str<E: de::Error>(self, value: &str) -> Result<EndValue, E> {
+                if value.trim().eq_ignore_ascii_case("drain") {
+                    return Ok(EndValue::Drain);
+                }
+                humantime::parse_duration(value)
+                    .map(EndValue::At)
+                    .map_err(|error| {
+                        E::custom(format!(
+                            "`{value}` is neither \"drain\" nor a duration: {error}"
+                        ))
+                    })
+            }
+        }
+        deserializer.deserialize_any(EndVisitor)
+    }
 }
 
 /// An expected outcome. Which keys are present says what kind of

@@ -21,6 +21,7 @@ pub mod render;
 pub mod run;
 pub mod validate;
 mod validate_expect;
+pub mod workload;
 
 pub use expect::{CheckResult, check};
 pub use locate::{Problem, ScenarioError};

@@ -16,12 +16,17 @@ pub struct Scenario {
     pub description: String,
     /// Seed for anything random.
     pub seed: u64,
-    /// When the run stops.
+    /// When the run stops (when it does not drain).
     pub end: SimTime,
+    /// Whether the run goes on until nothing is left to do (`end =
+    /// "drain"`, the default with a workload).
+    pub drain: bool,
     /// The clusters.
     pub clusters: Vec<ClusterSpec>,
     /// Submissions during the run, in time order.
     pub submissions: Vec<Submission>,
+    /// Workloads read from trace files during the run (`[[workload]]`).
+    pub workloads: Vec<crate::workload::WorkloadSpec>,
     /// Expected outcomes.
     pub expectations: Vec<Expectation>,
     /// Faults to inject (`[chaos]`), if any.
@@ -135,7 +140,9 @@ pub struct Submission {
     pub cluster: ClusterName,
     /// To which queue.
     pub queue: String,
-    /// Whether the queue is a send queue (the job goes to the forwarder).
+    /// Whether the queue is a send queue of the cluster (its
+    /// [`mcfed_federation::MemberSpec::route`]), known at validation for
+    /// the expectations about the job.
     pub forwarded: bool,
     /// The job.
     pub spec: JobSpec,

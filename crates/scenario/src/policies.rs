@@ -17,7 +17,7 @@ use crate::validate::Checker;
 
 /// A parameter of lsb.params and where it was written: the cluster's own
 /// `params` wins over the federation's `[params]`.
-fn pick<'a, T>(
+pub(crate) fn pick<'a, T>(
     own: &'a Option<T>,
     shared: &'a Option<T>,
     cluster_path: &FieldPath,
@@ -101,18 +101,8 @@ impl Checker<'_> {
             path,
             "PREEMPT_JOBTYPE",
         ) {
-            for word in text.split_whitespace() {
-                match word {
-                    "BACKFILL" => params.preempt_backfill = true,
-                    "EXCLUSIVE" | "AFFINITY" => self.problem(
-                        field.clone(),
-                        format!("PREEMPT_JOBTYPE `{word}` is not emulated by mcfed"),
-                    ),
-                    other => self.problem(
-                        field.clone(),
-                        format!("unknown PREEMPT_JOBTYPE `{other}` (expected BACKFILL)"),
-                    ),
-                }
+            if self.preempt_jobtype(text, &field) {
+                params.preempt_backfill = true;
             }
         }
         params.preempt_guards = PreemptGuards {
@@ -141,6 +131,40 @@ impl Checker<'_> {
                 params.sleep_time = Some(time.0);
             }
         }
+        if let Some(plugin) = self.fairshare_adjustment(own, federation, path) {
+            params.fairshare_adjustment = plugin;
+        }
+        params
+    }
+
+    /// PREEMPT_JOBTYPE, at `field`: whether it lists BACKFILL, the only job
+    /// type emulated.
+    fn preempt_jobtype(&mut self, text: &str, field: &FieldPath) -> bool {
+        let mut backfill = false;
+        for word in text.split_whitespace() {
+            match word {
+                "BACKFILL" => backfill = true,
+                "EXCLUSIVE" | "AFFINITY" => self.problem(
+                    field.clone(),
+                    format!("PREEMPT_JOBTYPE `{word}` is not emulated by mcfed"),
+                ),
+                other => self.problem(
+                    field.clone(),
+                    format!("unknown PREEMPT_JOBTYPE `{other}` (expected BACKFILL)"),
+                ),
+            }
+        }
+        backfill
+    }
+
+    /// FAIRSHARE_ADJUSTMENT_PLUGIN and its FAIRSHARE_ADJUSTMENT_THRESHOLD:
+    /// the plug-in if `memory`, `None` to keep the default.
+    fn fairshare_adjustment(
+        &mut self,
+        own: &RawParams,
+        federation: &RawParams,
+        path: &FieldPath,
+    ) -> Option<AdjustmentPlugin> {
         let threshold = pick(
             &own.FAIRSHARE_ADJUSTMENT_THRESHOLD,
             &federation.FAIRSHARE_ADJUSTMENT_THRESHOLD,
@@ -166,7 +190,7 @@ impl Checker<'_> {
                     .map(|(&value, _)| value)
                     .filter(|value| value.is_finite() && *value > 0.0)
                     .unwrap_or(DEFAULT_MEMORY_THRESHOLD);
-                params.fairshare_adjustment = AdjustmentPlugin::Memory { threshold };
+                return Some(AdjustmentPlugin::Memory { threshold });
             }
             Some((name, _)) if name == "none" => {}
             Some((name, field)) => self.problem(
@@ -184,7 +208,7 @@ impl Checker<'_> {
                 }
             }
         }
-        params
+        None
     }
 
     /// The scheduling-policy keys of a queue.
@@ -196,6 +220,45 @@ impl Checker<'_> {
     ) {
         config.user_job_limit = raw.UJOB_LIMIT;
         config.host_job_limit = raw.HJOB_LIMIT;
+        if let Some(pool) = self.slot_pool(raw, path) {
+            config.slot_pool = Some(pool);
+        }
+        if let Some(text) = &raw.FAIRSHARE {
+            match text.parse::<UserShares>() {
+                Ok(shares) => config.fairshare = Some(shares),
+                Err(error) => self.problem(path.key("FAIRSHARE"), error.to_string()),
+            }
+        }
+        config.fairshare_factors = Self::factors(raw.factor_values());
+        if let Some(text) = &raw.SLOT_RESERVE {
+            match text.parse::<MaxReserveTime>() {
+                Ok(time) => config.slot_reserve = Some(time.0),
+                Err(error) => self.problem(path.key("SLOT_RESERVE"), error.to_string()),
+            }
+        }
+        config.backfill = raw.BACKFILL.is_some_and(|yes| yes.0);
+        if let Some(text) = &raw.TERMINATE_WHEN {
+            if self.terminate_when(text, path) {
+                config.terminate_when_preempt = true;
+            }
+        }
+        config.preempt_guards = PreemptGuards {
+            run_time: self.guard(
+                raw.NO_PREEMPT_RUN_TIME
+                    .as_ref()
+                    .map(|value| (value, path.key("NO_PREEMPT_RUN_TIME"))),
+            ),
+            finish_time: self.guard(
+                raw.NO_PREEMPT_FINISH_TIME
+                    .as_ref()
+                    .map(|value| (value, path.key("NO_PREEMPT_FINISH_TIME"))),
+            ),
+        };
+    }
+
+    /// The slot pool a queue is in (SLOT_POOL, SLOT_SHARE,
+    /// MAX_SLOTS_IN_POOL, USE_PRIORITY_IN_POOL), if any.
+    fn slot_pool(&mut self, raw: &RawQueue, path: &FieldPath) -> Option<SlotPoolConfig> {
         match (&raw.SLOT_POOL, raw.SLOT_SHARE) {
             (Some(pool), Some(share)) => {
                 if pool.is_empty() || pool.contains(char::is_whitespace) {
@@ -204,7 +267,7 @@ impl Checker<'_> {
                         format!("`{pool}` is not a pool name"),
                     );
                 }
-                config.slot_pool = Some(SlotPoolConfig {
+                return Some(SlotPoolConfig {
                     pool: pool.clone(),
                     share,
                     max_slots: raw.MAX_SLOTS_IN_POOL,
@@ -230,47 +293,27 @@ impl Checker<'_> {
                 }
             }
         }
-        if let Some(text) = &raw.FAIRSHARE {
-            match text.parse::<UserShares>() {
-                Ok(shares) => config.fairshare = Some(shares),
-                Err(error) => self.problem(path.key("FAIRSHARE"), error.to_string()),
+        None
+    }
+
+    /// A queue's TERMINATE_WHEN: whether it lists PREEMPT, the only
+    /// condition emulated.
+    fn terminate_when(&mut self, text: &str, path: &FieldPath) -> bool {
+        let mut preempt = false;
+        for word in text.split_whitespace() {
+            match word {
+                "PREEMPT" => preempt = true,
+                "WINDOW" | "LOAD" => self.problem(
+                    path.key("TERMINATE_WHEN"),
+                    format!("TERMINATE_WHEN `{word}` is not emulated by mcfed (only PREEMPT)"),
+                ),
+                other => self.problem(
+                    path.key("TERMINATE_WHEN"),
+                    format!("unknown TERMINATE_WHEN `{other}` (expected PREEMPT)"),
+                ),
             }
         }
-        config.fairshare_factors = Self::factors(raw.factor_values());
-        if let Some(text) = &raw.SLOT_RESERVE {
-            match text.parse::<MaxReserveTime>() {
-                Ok(time) => config.slot_reserve = Some(time.0),
-                Err(error) => self.problem(path.key("SLOT_RESERVE"), error.to_string()),
-            }
-        }
-        config.backfill = raw.BACKFILL.is_some_and(|yes| yes.0);
-        if let Some(text) = &raw.TERMINATE_WHEN {
-            for word in text.split_whitespace() {
-                match word {
-                    "PREEMPT" => config.terminate_when_preempt = true,
-                    "WINDOW" | "LOAD" => self.problem(
-                        path.key("TERMINATE_WHEN"),
-                        format!("TERMINATE_WHEN `{word}` is not emulated by mcfed (only PREEMPT)"),
-                    ),
-                    other => self.problem(
-                        path.key("TERMINATE_WHEN"),
-                        format!("unknown TERMINATE_WHEN `{other}` (expected PREEMPT)"),
-                    ),
-                }
-            }
-        }
-        config.preempt_guards = PreemptGuards {
-            run_time: self.guard(
-                raw.NO_PREEMPT_RUN_TIME
-                    .as_ref()
-                    .map(|value| (value, path.key("NO_PREEMPT_RUN_TIME"))),
-            ),
-            finish_time: self.guard(
-                raw.NO_PREEMPT_FINISH_TIME
-                    .as_ref()
-                    .map(|value| (value, path.key("NO_PREEMPT_FINISH_TIME"))),
-            ),
-        };
+        preempt
     }
 
     /// lsb.users: user limits and user groups.

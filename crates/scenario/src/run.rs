@@ -30,6 +30,26 @@ pub struct RunOutput {
     pub preemptions: Vec<PreemptionRecord>,
     /// Counts of what happened.
     pub stats: RunStats,
+    /// What each workload read and skipped.
+    pub workloads: Vec<WorkloadReport>,
+}
+
+/// What one workload (`[[workload]]`) read: its trace's header, the jobs
+/// submitted and those skipped, by reason.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WorkloadReport {
+    /// The workload's name.
+    pub name: String,
+    /// The trace file.
+    pub file: String,
+    /// The trace's header comments (`MaxProcs`, ...).
+    pub header: Vec<(String, String)>,
+    /// Jobs submitted.
+    pub submitted: u64,
+    /// Jobs skipped.
+    pub skipped: crate::workload::Skipped,
+    /// The first malformed line, if any.
+    pub first_error: Option<String>,
 }
 
 impl RunOutput {
@@ -75,7 +95,7 @@ impl RunOptions {
         probes.sort_unstable();
         probes.dedup();
         let last_extra = self.probes.iter().copied().max().unwrap_or(SimTime::ZERO);
-        let end = if self.drain {
+        let end = if self.drain || scenario.drain {
             SimTime::MAX
         } else {
             scenario.end.max(last_extra)

@@ -184,6 +184,7 @@ impl Checker<'_> {
         }
     }
 
+    /// Checks an `[[expect]]` entry; its keys say which kind it is.
     pub(crate) fn expectation(
         &mut self,
         path: &FieldPath,
@@ -192,181 +193,21 @@ impl Checker<'_> {
         specs: &[ClusterSpec],
     ) -> Option<Expectation> {
         let kind = if let Some(metric) = &raw.metric {
-            const KIND: &str = "a figure of the run";
-            self.only_keys(path, raw, &["metric", "at_least", "at_most"], KIND);
-            let Some(known) = Metric::from_name(metric) else {
-                let names: Vec<&str> = Metric::ALL.iter().map(|(_, name)| *name).collect();
-                self.problem(
-                    path.key("metric"),
-                    format!("unknown metric `{metric}` (known: {})", names.join(", ")),
-                );
-                return None;
-            };
-            if raw.at_least.is_none() && raw.at_most.is_none() {
-                self.problem(
-                    path.clone(),
-                    "a metric [[expect]] needs `at_least`, `at_most` or both",
-                );
-                return None;
-            }
-            ExpectKind::Metric {
-                metric: known,
-                at_least: raw.at_least,
-                at_most: raw.at_most,
-            }
+            self.metric_expectation(path, raw, metric)?
         } else if raw.forwarded_to.is_some() || raw.pends.is_some() || raw.ends_pending.is_some() {
             self.decision_expectation(path, raw, jobs, specs)?
         } else if raw.preempted.is_some() || raw.preempted_by.is_some() {
-            const KIND: &str = "a preemption";
-            self.only_keys(
-                path,
-                raw,
-                &["job", "preempted", "preempted_by", "cluster"],
-                KIND,
-            );
-            let job = self.required(path, &raw.job, "job", KIND)?.clone();
-            let cluster = self.job_cluster(path, raw, &job, jobs, specs)?;
-            if let Some(by) = &raw.preempted_by {
-                if raw.preempted == Some(false) {
-                    self.problem(
-                        path.key("preempted_by"),
-                        "`preempted_by` with `preempted = false` can never hold",
-                    );
-                    return None;
-                }
-                if let Err(message) = jobs.find(by) {
-                    self.problem(path.key("preempted_by"), message);
-                    return None;
-                }
-            }
-            ExpectKind::Preempted {
-                cluster,
-                job,
-                preempted: raw.preempted.unwrap_or(true),
-                by: raw.preempted_by.clone(),
-            }
+            self.preemption_expectation(path, raw, jobs, specs)?
         } else if let Some(state) = &raw.state {
-            const KIND: &str = "a job's state";
-            self.only_keys(
-                path,
-                raw,
-                &["job", "at", "state", "cluster", "reason_contains"],
-                KIND,
-            );
-            let job = self.required(path, &raw.job, "job", KIND)?.clone();
-            let at = self.required(path, &raw.at, "at", KIND)?;
-            let at = SimTime::from(at.0);
-            let Some(state) = parse_state(state) else {
-                self.problem(
-                    path.key("state"),
-                    format!("state must be PEND, RUN, SSUSP or DONE, not `{state}`"),
-                );
-                return None;
-            };
-            let cluster = self.job_cluster(path, raw, &job, jobs, specs)?;
-            ExpectKind::JobState {
-                cluster,
-                job,
-                at,
-                state,
-            }
+            self.state_expectation(path, raw, state, jobs, specs)?
         } else if raw.priority.is_some() {
-            const KIND: &str = "a user's dynamic priority";
-            self.only_keys(
-                path,
-                raw,
-                &["at", "cluster", "queue", "user", "priority", "tolerance"],
-                KIND,
-            );
-            let (cluster, queue, at) = self.queue_at(path, raw, specs, KIND)?;
-            let user = self.required(path, &raw.user, "user", KIND)?.clone();
-            let priority = raw.priority.unwrap_or_default();
-            let tolerance = raw.tolerance.unwrap_or(DEFAULT_PRIORITY_TOLERANCE);
-            if !(tolerance.is_finite() && tolerance >= 0.0) {
-                self.problem(
-                    path.key("tolerance"),
-                    "tolerance must be a number of at least 0",
-                );
-                return None;
-            }
-            let spec = specs.iter().find(|spec| spec.config.name == cluster)?;
-            let fairshare = spec
-                .config
-                .queues
-                .iter()
-                .find(|config| config.name == queue)
-                .and_then(|config| config.fairshare.as_ref());
-            match fairshare {
-                None => {
-                    self.problem(
-                        path.key("queue"),
-                        format!("queue `{queue}` has no FAIRSHARE, so no user priorities"),
-                    );
-                    return None;
-                }
-                Some(shares) if shares.shares_of(&user).is_none() => {
-                    self.problem(
-                        path.key("user"),
-                        format!("user `{user}` has no shares in queue `{queue}`"),
-                    );
-                    return None;
-                }
-                Some(_) => {}
-            }
-            ExpectKind::UserPriority {
-                cluster,
-                queue,
-                user,
-                at,
-                priority,
-                tolerance,
-            }
+            self.priority_expectation(path, raw, specs)?
         } else if raw.running_slots.is_some()
             || raw.pending_slots.is_some()
             || raw.suspended_slots.is_some()
             || raw.deserved_slots.is_some()
         {
-            const KIND: &str = "a queue's slots";
-            self.only_keys(
-                path,
-                raw,
-                &[
-                    "at",
-                    "cluster",
-                    "queue",
-                    "running_slots",
-                    "pending_slots",
-                    "suspended_slots",
-                    "deserved_slots",
-                ],
-                KIND,
-            );
-            let (cluster, queue, at) = self.queue_at(path, raw, specs, KIND)?;
-            if raw.deserved_slots.is_some() {
-                let pooled = specs
-                    .iter()
-                    .find(|spec| spec.config.name == cluster)
-                    .and_then(|spec| spec.config.queues.iter().find(|q| q.name == queue))
-                    .is_some_and(|config| config.slot_pool.is_some());
-                if !pooled {
-                    self.problem(
-                        path.key("deserved_slots"),
-                        format!("queue `{queue}` is in no SLOT_POOL, so it deserves no slots"),
-                    );
-                    return None;
-                }
-            }
-            ExpectKind::QueueSlots {
-                cluster,
-                queue,
-                at,
-                figures: QueueFigures {
-                    running: raw.running_slots,
-                    pending: raw.pending_slots,
-                    suspended: raw.suspended_slots,
-                    deserved: raw.deserved_slots,
-                },
-            }
+            self.slots_expectation(path, raw, specs)?
         } else {
             self.problem(path.clone(), format!("an [[expect]] needs one of {KINDS}"));
             return None;
@@ -375,6 +216,219 @@ impl Checker<'_> {
             kind,
             reason_contains: raw.reason_contains.clone(),
             origin: path.to_string(),
+        })
+    }
+
+    /// A figure of the whole run, `metric`, within bounds.
+    fn metric_expectation(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawExpect,
+        metric: &str,
+    ) -> Option<ExpectKind> {
+        const KIND: &str = "a figure of the run";
+        self.only_keys(path, raw, &["metric", "at_least", "at_most"], KIND);
+        let Some(known) = Metric::from_name(metric) else {
+            let names: Vec<&str> = Metric::ALL.iter().map(|(_, name)| *name).collect();
+            self.problem(
+                path.key("metric"),
+                format!("unknown metric `{metric}` (known: {})", names.join(", ")),
+            );
+            return None;
+        };
+        if raw.at_least.is_none() && raw.at_most.is_none() {
+            self.problem(
+                path.clone(),
+                "a metric [[expect]] needs `at_least`, `at_most` or both",
+            );
+            return None;
+        }
+        Some(ExpectKind::Metric {
+            metric: known,
+            at_least: raw.at_least,
+            at_most: raw.at_most,
+        })
+    }
+
+    /// Whether a job is preempted, and by which job.
+    fn preemption_expectation(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawExpect,
+        jobs: &JobIndex<'_>,
+        specs: &[ClusterSpec],
+    ) -> Option<ExpectKind> {
+        const KIND: &str = "a preemption";
+        self.only_keys(
+            path,
+            raw,
+            &["job", "preempted", "preempted_by", "cluster"],
+            KIND,
+        );
+        let job = self.required(path, &raw.job, "job", KIND)?.clone();
+        let cluster = self.job_cluster(path, raw, &job, jobs, specs)?;
+        if let Some(by) = &raw.preempted_by {
+            if raw.preempted == Some(false) {
+                self.problem(
+                    path.key("preempted_by"),
+                    "`preempted_by` with `preempted = false` can never hold",
+                );
+                return None;
+            }
+            if let Err(message) = jobs.find(by) {
+                self.problem(path.key("preempted_by"), message);
+                return None;
+            }
+        }
+        Some(ExpectKind::Preempted {
+            cluster,
+            job,
+            preempted: raw.preempted.unwrap_or(true),
+            by: raw.preempted_by.clone(),
+        })
+    }
+
+    /// A job's state, `state`, at a time.
+    fn state_expectation(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawExpect,
+        state: &str,
+        jobs: &JobIndex<'_>,
+        specs: &[ClusterSpec],
+    ) -> Option<ExpectKind> {
+        const KIND: &str = "a job's state";
+        self.only_keys(
+            path,
+            raw,
+            &["job", "at", "state", "cluster", "reason_contains"],
+            KIND,
+        );
+        let job = self.required(path, &raw.job, "job", KIND)?.clone();
+        let at = self.required(path, &raw.at, "at", KIND)?;
+        let at = SimTime::from(at.0);
+        let Some(state) = parse_state(state) else {
+            self.problem(
+                path.key("state"),
+                format!("state must be PEND, RUN, SSUSP or DONE, not `{state}`"),
+            );
+            return None;
+        };
+        let cluster = self.job_cluster(path, raw, &job, jobs, specs)?;
+        Some(ExpectKind::JobState {
+            cluster,
+            job,
+            at,
+            state,
+        })
+    }
+
+    /// A user's dynamic priority in a fairshare queue at a time.
+    fn priority_expectation(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawExpect,
+        specs: &[ClusterSpec],
+    ) -> Option<ExpectKind> {
+        const KIND: &str = "a user's dynamic priority";
+        self.only_keys(
+            path,
+            raw,
+            &["at", "cluster", "queue", "user", "priority", "tolerance"],
+            KIND,
+        );
+        let (cluster, queue, at) = self.queue_at(path, raw, specs, KIND)?;
+        let user = self.required(path, &raw.user, "user", KIND)?.clone();
+        let priority = raw.priority.unwrap_or_default();
+        let tolerance = raw.tolerance.unwrap_or(DEFAULT_PRIORITY_TOLERANCE);
+        if !(tolerance.is_finite() && tolerance >= 0.0) {
+            self.problem(
+                path.key("tolerance"),
+                "tolerance must be a number of at least 0",
+            );
+            return None;
+        }
+        let spec = specs.iter().find(|spec| spec.config.name == cluster)?;
+        let fairshare = spec
+            .config
+            .queues
+            .iter()
+            .find(|config| config.name == queue)
+            .and_then(|config| config.fairshare.as_ref());
+        match fairshare {
+            None => {
+                self.problem(
+                    path.key("queue"),
+                    format!("queue `{queue}` has no FAIRSHARE, so no user priorities"),
+                );
+                return None;
+            }
+            Some(shares) if shares.shares_of(&user).is_none() => {
+                self.problem(
+                    path.key("user"),
+                    format!("user `{user}` has no shares in queue `{queue}`"),
+                );
+                return None;
+            }
+            Some(_) => {}
+        }
+        Some(ExpectKind::UserPriority {
+            cluster,
+            queue,
+            user,
+            at,
+            priority,
+            tolerance,
+        })
+    }
+
+    /// A queue's slot figures at a time.
+    fn slots_expectation(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawExpect,
+        specs: &[ClusterSpec],
+    ) -> Option<ExpectKind> {
+        const KIND: &str = "a queue's slots";
+        self.only_keys(
+            path,
+            raw,
+            &[
+                "at",
+                "cluster",
+                "queue",
+                "running_slots",
+                "pending_slots",
+                "suspended_slots",
+                "deserved_slots",
+            ],
+            KIND,
+        );
+        let (cluster, queue, at) = self.queue_at(path, raw, specs, KIND)?;
+        if raw.deserved_slots.is_some() {
+            let pooled = specs
+                .iter()
+                .find(|spec| spec.config.name == cluster)
+                .and_then(|spec| spec.config.queues.iter().find(|q| q.name == queue))
+                .is_some_and(|config| config.slot_pool.is_some());
+            if !pooled {
+                self.problem(
+                    path.key("deserved_slots"),
+                    format!("queue `{queue}` is in no SLOT_POOL, so it deserves no slots"),
+                );
+                return None;
+            }
+        }
+        Some(ExpectKind::QueueSlots {
+            cluster,
+            queue,
+            at,
+            figures: QueueFigures {
+                running: raw.running_slots,
+                pending: raw.pending_slots,
+                suspended: raw.suspended_slots,
+                deserved: raw.deserved_slots,
+            },
         })
     }
 

@@ -178,8 +178,8 @@ fn widths(max: u32) -> Vec<u32> {
 
 /// The mean processors × seconds of one job.
 fn mean_area(widths: &[u32], min: f64, max: f64) -> f64 {
-    let mean_width = 0.5 + 0.5 * widths.iter().map(|&w| f64::from(w)).sum::<f64>()
-        / widths.len() as f64;
+    let mean_width =
+        0.5 + 0.5 * widths.iter().map(|&w| f64::from(w)).sum::<f64>() / widths.len() as f64;
     let mean_run = if max > min {
         (max - min) / (max / min).ln()
     } else {
@@ -229,7 +229,11 @@ mod tests {
         assert!((0.65..0.85).contains(&load), "load {load}");
         assert!(records.iter().all(|r| r.requested_processors as u32 <= 16));
         assert!(records.iter().all(|r| r.requested_time >= r.run_time));
-        assert!(records.windows(2).all(|w| w[0].submit_time <= w[1].submit_time));
+        assert!(
+            records
+                .windows(2)
+                .all(|w| w[0].submit_time <= w[1].submit_time)
+        );
     }
 
     #[test]
@@ -256,7 +260,10 @@ mod tests {
         };
         assert!(matches!(
             bad.validate(),
-            Err(GenerateError::Invalid { field: "max_width", .. })
+            Err(GenerateError::Invalid {
+                field: "max_width",
+                ..
+            })
         ));
         let bad = SyntheticTrace {
             load: 0.0,

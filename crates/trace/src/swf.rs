@@ -406,7 +406,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_line_and_field_and_reading_goes_on() {
-        let (records, _) = read("1 0 0 10 8 -1 -1 x -1 -1 1 1 1 -1 1 1 -1 -1\n1 2 3\n2 0 0 10 8 -1 -1 8 -1 -1 1 1 1 -1 1 1 -1 -1\n");
+        let (records, _) = read(
+            "1 0 0 10 8 -1 -1 x -1 -1 1 1 1 -1 1 1 -1 -1\n1 2 3\n2 0 0 10 8 -1 -1 8 -1 -1 1 1 1 -1 1 1 -1 -1\n",
+        );
         let message = records[0].as_ref().expect_err("bad field").to_string();
         assert_eq!(
             message,
@@ -423,7 +425,10 @@ mod tests {
         text.push('\n');
         text.push_str("2 0 0 10 8 -1 -1 8 -1 -1 1 1 1 -1 1 1 -1 -1\n");
         let (records, _) = read(&text);
-        assert!(matches!(records[0], Err(SwfError::LineTooLong { line: 1, .. })));
+        assert!(matches!(
+            records[0],
+            Err(SwfError::LineTooLong { line: 1, .. })
+        ));
         assert_eq!(records[1].as_ref().expect("next line").job_number, 2);
     }
 

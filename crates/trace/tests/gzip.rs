@@ -41,5 +41,8 @@ fn a_missing_file_is_a_clear_error() {
     let Err(error) = open(std::path::Path::new("/no/such/trace.swf")) else {
         panic!("opened a missing file");
     };
-    assert!(error.to_string().starts_with("/no/such/trace.swf: "), "{error}");
+    assert!(
+        error.to_string().starts_with("/no/such/trace.swf: "),
+        "{error}"
+    );
 }

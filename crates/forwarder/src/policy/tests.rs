@@ -313,7 +313,7 @@ fn all_keywords_together() {
 }
 
 #[test]
-fn impt_jobbklg_full_makes_a_queue_without_free_slots_ineligible() {
+fn impt_jobbklg_full_makes_a_queue_ineligible() {
     let full_backlog = Q::new(40, 0, 0).backlog(Some(5), 5).preemptable(50, 1);
     let queues = [full_backlog, Q::new(40, 0, 90)];
     let (decision, _) = run("COUNT_PREEMPTABLE", &queues);
@@ -322,9 +322,10 @@ fn impt_jobbklg_full_makes_a_queue_without_free_slots_ineligible() {
         Eligibility::BacklogFull { limit: 5 }
     );
     assert_eq!(decision.target(), Some(decision.candidates[1].queue));
-    // With free slots the queue stays eligible despite a full backlog.
+    // Free slots do not make up for a full backlog: its receiver would
+    // refuse the job (mcfed_protocol::takes_import, docs/forwarding.md).
     let free = [Q::new(40, 3, 0).backlog(Some(5), 5)];
-    assert_eq!(winner("COUNT_PREEMPTABLE", &free), Some(0));
+    assert_eq!(winner("COUNT_PREEMPTABLE", &free), None);
     // `infinit` never fills.
     let infinite = [Q::new(40, 0, 0).backlog(None, 10_000)];
     assert_eq!(winner("RESOURCE_ONLY", &infinite), Some(0));

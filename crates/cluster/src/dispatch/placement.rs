@@ -1,0 +1,161 @@
+//! Where a job goes: the free slots of its queue's hosts, least-loaded
+//! hosts first, within every host-level limit and outside the slots others
+//! have reserved.
+
+use mcfed_protocol::SimTime;
+
+use crate::job::{HostIndex, Job, JobId, PendingReason, Placement, QueueIndex};
+use crate::scheduler::Cluster;
+
+/// How to look for a placement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PlaceMode {
+    /// Free slots, every limit, slot reservations.
+    Normal,
+    /// A job starting by preemption: reservations do not hold it back.
+    Preempting,
+    /// An upper bound for preemption: every slot of a host counts as free,
+    /// and limits that ignore suspended jobs do not count; if this fails,
+    /// no preemption can help.
+    Optimistic,
+}
+
+/// Why no placement was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PlacementFailure {
+    pub(crate) reason: PendingReason,
+    /// Only the lack of free slots stood in the way (no limit, no
+    /// reservation): any job as large fails too.
+    pub(crate) slots_alone: bool,
+}
+
+impl PlacementFailure {
+    /// Not enough free slots, and nothing else in the way.
+    const SHORTAGE: PlacementFailure = PlacementFailure {
+        reason: PendingReason::NotEnoughSlots,
+        slots_alone: true,
+    };
+
+    /// Held back by `reason`, a limit or a reservation.
+    fn blocked(reason: PendingReason) -> Self {
+        PlacementFailure {
+            reason,
+            slots_alone: false,
+        }
+    }
+}
+
+/// One search for a job's placement.
+struct Search<'a> {
+    job: &'a Job,
+    queue: QueueIndex,
+    /// Reservations that hold the job back (indices).
+    binding: &'a [usize],
+    mode: PlaceMode,
+    /// Some host-level limit is configured.
+    check_limits: bool,
+}
+
+impl Cluster {
+    /// Free slots for job `id` on its queue's hosts, least-loaded hosts
+    /// (most free slots) first, or why there are not enough.
+    pub(crate) fn find_placement(
+        &self,
+        queue: QueueIndex,
+        id: JobId,
+        now: SimTime,
+        mode: PlaceMode,
+    ) -> Result<Vec<Placement>, PlacementFailure> {
+        let Some(job) = self.jobs.get(id) else {
+            return Err(PlacementFailure::SHORTAGE);
+        };
+        let host_set = self.queues[queue].host_set;
+        let set = &self.hosts.sets[host_set];
+        let binding = if mode == PlaceMode::Normal && !self.reservations.is_empty() {
+            self.binding_reservations(queue, id, now)
+        } else {
+            Vec::new()
+        };
+        if binding
+            .iter()
+            .any(|&r| self.reservations[r].host_set == host_set)
+        {
+            return Err(PlacementFailure::blocked(PendingReason::SlotsReserved));
+        }
+        let mut needed = job.spec.slots;
+        let plain = job.spec.resources.is_empty();
+        if mode != PlaceMode::Optimistic && plain && set.free_slots < u64::from(needed) {
+            return Err(PlacementFailure::SHORTAGE);
+        }
+        let search = Search {
+            job,
+            queue,
+            binding: &binding,
+            mode,
+            check_limits: self.tallies.tracking.any_host_limit(),
+        };
+        let mut placement = Vec::new();
+        let mut first_blocker: Option<PendingReason> = None;
+        let mut take_from = |host: HostIndex, free: u32| -> bool {
+            match self.room_on_host(&search, host, free) {
+                Ok(room) => {
+                    let take = room.min(needed);
+                    placement.push(Placement { host, slots: take });
+                    needed -= take;
+                    needed == 0
+                }
+                Err(blocker) => {
+                    if let Some(reason) = blocker {
+                        first_blocker.get_or_insert(reason);
+                    }
+                    false
+                }
+            }
+        };
+        let placed = if mode == PlaceMode::Optimistic {
+            set.members
+                .iter()
+                .any(|&host| take_from(host, self.hosts[host].config.max_slots))
+        } else {
+            set.hosts_with_free_slots()
+                .any(|(host, free)| take_from(host, free))
+        };
+        if placed {
+            return Ok(placement);
+        }
+        Err(first_blocker.map_or(PlacementFailure::SHORTAGE, PlacementFailure::blocked))
+    }
+
+    /// The slots the job may take on `host`, which has `free` free slots:
+    /// `Err(None)` when the host is closed, full or lacks the job's
+    /// resources, `Err(Some(reason))` when a reservation or a limit holds
+    /// its slots.
+    fn room_on_host(
+        &self,
+        search: &Search<'_>,
+        host: HostIndex,
+        free: u32,
+    ) -> Result<u32, Option<PendingReason>> {
+        let host_state = &self.hosts[host];
+        if free == 0
+            || host_state.config.closed
+            || !host_state.has_resources(&search.job.spec.resources)
+        {
+            return Err(None);
+        }
+        if search
+            .binding
+            .iter()
+            .any(|&r| self.hosts.sets[self.reservations[r].host_set].contains(host))
+        {
+            return Err(Some(PendingReason::SlotsReserved));
+        }
+        if !search.check_limits {
+            return Ok(free);
+        }
+        let optimistic = search.mode == PlaceMode::Optimistic;
+        self.host_room(host, search.queue, search.job.user, false, optimistic)
+            .map(|limit| free.min(limit))
+            .map_err(Some)
+    }
+}

@@ -1,0 +1,139 @@
+//! Queue-based fairshare in the pass (seed 000): the order queues are
+//! served in, each pool's total and its queues' deserved slots, and
+//! USE_PRIORITY_IN_POOL's second round.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use mcfed_protocol::SimTime;
+
+use crate::job::QueueIndex;
+use crate::pool::{PoolClaim, allocate};
+use crate::scheduler::{Cluster, Transition};
+
+use super::{Outcome, Round, Scope, Turn};
+
+impl Cluster {
+    /// A pool queue's decayed slot-hours over its share: lower has had less
+    /// than its due.
+    pub(crate) fn usage_ratio(&self, queue: QueueIndex, now: SimTime) -> f64 {
+        let queue = &self.queues[queue];
+        let share = f64::from(queue.share().max(1));
+        queue.usage.value_at(now, self.policy.hist_hours) / share
+    }
+
+    /// A pool's total and each of its queues' deserved slots (see `pool`).
+    pub(super) fn plan_pool(&mut self, pool_index: usize, now: SimTime) {
+        let pool = &self.queues.pools[pool_index];
+        let in_use: u64 = pool
+            .queues
+            .iter()
+            .map(|&queue| u64::from(self.queues[queue].running_slots))
+            .sum();
+        let mut total = in_use + self.hosts.sets[pool.host_set].free_slots;
+        if let Some(max) = pool.max_slots {
+            total = total.min(u64::from(max));
+        }
+        let total = u32::try_from(total).unwrap_or(u32::MAX);
+        let mut order = pool.queues.clone();
+        order.sort_by(|&a, &b| {
+            let (qa, qb) = (&self.queues[a], &self.queues[b]);
+            qb.share()
+                .cmp(&qa.share())
+                .then_with(|| {
+                    self.usage_ratio(a, now)
+                        .total_cmp(&self.usage_ratio(b, now))
+                })
+                .then_with(|| qb.config.priority.cmp(&qa.config.priority))
+                .then_with(|| a.cmp(&b))
+        });
+        let claims: Vec<PoolClaim> = order
+            .iter()
+            .map(|&queue| {
+                let queue = &self.queues[queue];
+                let mut need = queue.running_slots.saturating_add(queue.pending_slots);
+                if let Some(limit) = queue.config.job_limit {
+                    need = need.min(limit.saturating_sub(queue.suspended_slots));
+                }
+                PoolClaim {
+                    share: queue.share(),
+                    need,
+                }
+            })
+            .collect();
+        for (queue, deserved) in order.into_iter().zip(allocate(total, &claims)) {
+            self.queues[queue].deserved = deserved;
+        }
+        self.queues.pools[pool_index].total = total;
+    }
+
+    /// The pass's queue order: by priority; among equal priorities, pool
+    /// queues that have used less of their share first.
+    pub(super) fn order_queues(&mut self, now: SimTime) {
+        let mut order = self.queues.priority_order.clone();
+        order.sort_by(|&a, &b| {
+            let ratio = |queue: QueueIndex| {
+                if self.queues[queue].pool.is_some() {
+                    self.usage_ratio(queue, now)
+                } else {
+                    0.0
+                }
+            };
+            self.queues[b]
+                .config
+                .priority
+                .cmp(&self.queues[a].config.priority)
+                .then_with(|| ratio(a).total_cmp(&ratio(b)))
+                .then_with(|| a.cmp(&b))
+        });
+        self.queues.set_dispatch_order(order);
+    }
+
+    /// USE_PRIORITY_IN_POOL: the pool's unused slots go to its pending jobs
+    /// in arrival order across its queues.
+    pub(super) fn pool_second_round(
+        &mut self,
+        pool: usize,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        let members = self.queues.pools[pool].queues.clone();
+        let total = self.queues.pools[pool].total;
+        if self.queues.pools[pool].running >= total {
+            return;
+        }
+        let mut heap: BinaryHeap<Reverse<(u64, QueueIndex)>> = members
+            .iter()
+            .filter_map(|&queue| {
+                let (&arrival, _) = self.queues[queue].pending.first_key_value()?;
+                Some(Reverse((arrival, queue)))
+            })
+            .collect();
+        let mut turns: Vec<Turn> = vec![Turn::new(Round::Main); members.len()];
+        while let Some(Reverse((arrival, queue))) = heap.pop() {
+            let running = self.queues.pools[pool].running;
+            if running >= total {
+                break;
+            }
+            let Some(&id) = self.queues[queue].pending.get(&arrival) else {
+                continue;
+            };
+            let member = members.iter().position(|&q| q == queue).unwrap_or(0);
+            turns[member].round = Round::PoolSecond {
+                room: total - running,
+            };
+            match self.try_dispatch(queue, id, now, transitions, &mut turns[member]) {
+                Outcome::Started => {}
+                Outcome::Failed { reason, scope } => {
+                    self.set_reason(id, reason);
+                    if scope == Scope::Queue {
+                        continue;
+                    }
+                }
+            }
+            if let Some((&next, _)) = self.queues[queue].pending.range(arrival + 1..).next() {
+                heap.push(Reverse((next, queue)));
+            }
+        }
+    }
+}

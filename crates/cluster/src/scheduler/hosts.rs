@@ -1,0 +1,133 @@
+//! The host book: every host with the slots its running jobs use and the
+//! jobs placed on it, and the host sets queues dispatch to, with their
+//! free-slot indexes. [`HostBook::account`] keeps the two in step as a job
+//! takes or gives back slots.
+
+use std::ops::Index;
+
+use crate::config::HostConfig;
+use crate::hostset::HostSet;
+use crate::job::{HostIndex, JobId, Placement};
+
+use super::accounting::Change;
+
+/// A host and its jobs.
+#[derive(Clone, Debug)]
+pub(crate) struct Host {
+    pub(crate) config: HostConfig,
+    /// Slots counted against MXJ (running jobs' slots).
+    pub(crate) used: u32,
+    /// Jobs placed on the host, running or suspended.
+    pub(crate) jobs: Vec<JobId>,
+    /// Host sets the host belongs to.
+    pub(crate) host_sets: Vec<usize>,
+}
+
+impl Host {
+    /// An empty host.
+    pub(crate) fn new(config: HostConfig) -> Self {
+        Host {
+            config,
+            used: 0,
+            jobs: Vec::new(),
+            host_sets: Vec::new(),
+        }
+    }
+
+    /// Slots free under MXJ (none on a closed host).
+    pub(crate) fn free(&self) -> u32 {
+        if self.config.closed {
+            0
+        } else {
+            self.config.max_slots.saturating_sub(self.used)
+        }
+    }
+
+    /// Whether the host offers every one of `resources`.
+    pub(crate) fn has_resources(&self, resources: &[String]) -> bool {
+        resources
+            .iter()
+            .all(|resource| self.config.resources.contains(resource))
+    }
+
+    /// Running slots over MXJ, as an integer ratio (0 to 1,000,000).
+    pub(crate) fn load(&self) -> u64 {
+        u64::from(self.used) * 1_000_000 / u64::from(self.config.max_slots.max(1))
+    }
+}
+
+/// The cluster's hosts and host sets.
+#[derive(Clone, Debug)]
+pub(crate) struct HostBook {
+    /// Hosts in configuration order (a host's index is its place here).
+    list: Vec<Host>,
+    /// Host sets, shared by queues with the same HOSTS.
+    pub(crate) sets: Vec<HostSet>,
+}
+
+impl HostBook {
+    /// Empty hosts and the sets built over them: each host learns its sets,
+    /// and each set indexes its open hosts' free slots.
+    pub(crate) fn new(mut list: Vec<Host>, mut sets: Vec<HostSet>) -> Self {
+        for (set_index, set) in sets.iter_mut().enumerate() {
+            for &host in &set.members.clone() {
+                list[host].host_sets.push(set_index);
+                if !list[host].config.closed {
+                    let slots = list[host].config.max_slots;
+                    set.add_open_host(host, slots, slots);
+                }
+            }
+        }
+        HostBook { list, sets }
+    }
+
+    /// The number of hosts.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Every host, in configuration order.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, Host> {
+        self.list.iter()
+    }
+
+    /// Job `id`'s slots on one host move by `change`: the host's used
+    /// slots (and so its sets' free-slot indexes) follow running, its job
+    /// list follows holding.
+    pub(crate) fn account(&mut self, id: JobId, place: Placement, change: Change) {
+        let host = &mut self.list[place.host];
+        if change.run != 0 {
+            let old = host.free();
+            Change::apply(change.run, &mut host.used, place.slots);
+            let new = host.free();
+            if !host.config.closed {
+                for &set in &host.host_sets {
+                    self.sets[set].update_free(place.host, old, new);
+                }
+            }
+        }
+        if change.held > 0 {
+            host.jobs.push(id);
+        } else if change.held < 0 {
+            host.jobs.retain(|&other| other != id);
+        }
+    }
+
+    /// The slots of `placement` on open hosts of host set `set`.
+    pub(crate) fn reachable_slots(&self, set: usize, placement: &[Placement]) -> u32 {
+        let set = &self.sets[set];
+        placement
+            .iter()
+            .filter(|place| set.contains(place.host) && !self.list[place.host].config.closed)
+            .map(|place| place.slots)
+            .sum()
+    }
+}
+
+impl Index<HostIndex> for HostBook {
+    type Output = Host;
+
+    fn index(&self, host: HostIndex) -> &Host {
+        &self.list[host]
+    }
+}

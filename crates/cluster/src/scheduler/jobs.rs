@@ -1,0 +1,150 @@
+//! The job book: every job that has not finished, by id, the numbering of
+//! jobs and of their arrivals, the jobs' finish events and the count of
+//! finished jobs.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use mcfed_protocol::{JobSpec, SimTime};
+use rustc_hash::FxHashMap;
+
+use crate::job::{Job, JobId, JobOrigin, JobState, PendingReason, QueueIndex, UserId};
+
+/// The cluster's jobs.
+#[derive(Clone, Debug)]
+pub(crate) struct JobBook {
+    map: FxHashMap<JobId, Job>,
+    next_id: u64,
+    next_arrival: u64,
+    /// When running jobs finish: (time, job, the run it is for). A job that
+    /// stopped running since leaves a stale event behind, recognised by its
+    /// run epoch.
+    finish_events: BinaryHeap<Reverse<(SimTime, JobId, u32)>>,
+    finished: u64,
+}
+
+impl Default for JobBook {
+    fn default() -> Self {
+        JobBook {
+            map: FxHashMap::default(),
+            next_id: 1,
+            next_arrival: 0,
+            finish_events: BinaryHeap::new(),
+            finished: 0,
+        }
+    }
+}
+
+impl JobBook {
+    /// The job with id `id`, unless it has finished.
+    pub(crate) fn get(&self, id: JobId) -> Option<&Job> {
+        self.map.get(&id)
+    }
+
+    /// The job with id `id`, to change its own fields.
+    pub(crate) fn get_mut(&mut self, id: JobId) -> Option<&mut Job> {
+        self.map.get_mut(&id)
+    }
+
+    /// Every job that has not finished, in no particular order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Job> {
+        self.map.values()
+    }
+
+    /// Every job with its id.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&JobId, &Job)> {
+        self.map.iter()
+    }
+
+    /// Files a new pending job of `user` in `queue`, with the next id and
+    /// the next place in arrival order.
+    pub(crate) fn insert_new(
+        &mut self,
+        queue: QueueIndex,
+        spec: JobSpec,
+        origin: JobOrigin,
+        user: UserId,
+        now: SimTime,
+    ) -> JobId {
+        let id = JobId(self.next_id);
+        self.next_id += 1;
+        let arrival = self.next_arrival;
+        self.next_arrival += 1;
+        let remaining = spec.run_time;
+        self.map.insert(
+            id,
+            Job {
+                id,
+                queue,
+                spec,
+                origin,
+                user,
+                state: JobState::Pending,
+                submitted_at: now,
+                started_at: None,
+                remaining,
+                running_since: now,
+                placement: Vec::new(),
+                pending_reason: PendingReason::NewJob,
+                reason_pass: 0,
+                arrival,
+                run_epoch: 0,
+            },
+        );
+        id
+    }
+
+    /// Takes job `id` out of the book.
+    pub(crate) fn remove(&mut self, id: JobId) -> Option<Job> {
+        self.map.remove(&id)
+    }
+
+    /// Takes finished job `id` out of the book, counting it.
+    pub(crate) fn remove_finished(&mut self, id: JobId) -> Option<Job> {
+        let job = self.map.remove(&id)?;
+        self.finished += 1;
+        Some(job)
+    }
+
+    /// How many jobs have finished.
+    pub(crate) fn finished(&self) -> u64 {
+        self.finished
+    }
+
+    /// Job `id`, in run `epoch`, finishes at `at` unless it stops first.
+    pub(crate) fn schedule_finish(&mut self, at: SimTime, id: JobId, epoch: u32) {
+        self.finish_events.push(Reverse((at, id, epoch)));
+    }
+
+    /// When the next running job finishes, dropping stale events.
+    pub(crate) fn next_finish(&mut self) -> Option<SimTime> {
+        while let Some(Reverse((at, job, epoch))) = self.finish_events.peek().copied() {
+            if self.is_current_finish(job, epoch) {
+                return Some(at);
+            }
+            self.finish_events.pop();
+        }
+        None
+    }
+
+    /// The next job to finish by `now`, and when, taking its event (and
+    /// any stale one before it).
+    pub(crate) fn pop_finish_due(&mut self, now: SimTime) -> Option<(SimTime, JobId)> {
+        while let Some(Reverse((at, job, epoch))) = self.finish_events.peek().copied() {
+            if at > now {
+                return None;
+            }
+            self.finish_events.pop();
+            if self.is_current_finish(job, epoch) {
+                return Some((at, job));
+            }
+        }
+        None
+    }
+
+    fn is_current_finish(&self, job: JobId, epoch: u32) -> bool {
+        self.map
+            .get(&job)
+            .is_some_and(|job| job.state == JobState::Running && job.run_epoch == epoch)
+    }
+}

@@ -1,0 +1,235 @@
+//! A job's life in the cluster: it arrives and pends, starts, is suspended
+//! or terminated and requeued by preemption, resumes, and finishes or is
+//! taken out. Each step sets the job's own fields and reports a
+//! [`Transition`]; its hold on slots changes through `Cluster::account`.
+
+use mcfed_protocol::{JobEvent, JobSpec, SimTime};
+
+use crate::job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement, QueueIndex};
+
+use super::accounting::Holding;
+use super::queues::QueueBook;
+use super::{Cluster, Transition};
+
+impl Transition {
+    /// `event` happened to `job` at `at`.
+    fn of(
+        job: &Job,
+        event: JobEvent,
+        at: SimTime,
+        preempted_by: Option<JobId>,
+        queues: &QueueBook,
+    ) -> Self {
+        Transition {
+            job: job.id,
+            event,
+            at,
+            origin: job.origin.clone(),
+            preempted_by,
+            name: job.spec.name.clone(),
+            queue: queues[job.queue].config.name.clone(),
+        }
+    }
+}
+
+impl Cluster {
+    /// Files a new job in `queue` at `now`; it pends until the next pass.
+    pub(crate) fn enqueue(
+        &mut self,
+        now: SimTime,
+        queue: QueueIndex,
+        spec: JobSpec,
+        origin: JobOrigin,
+    ) -> JobId {
+        self.cycle.now = self.cycle.now.max(now);
+        let user = self.users.intern(&spec.user);
+        let id = self.jobs.insert_new(queue, spec, origin, user, now);
+        self.add_pending(id);
+        self.cycle.dirty = true;
+        id
+    }
+
+    /// Puts pending job `id` in its queue's pending lists.
+    fn add_pending(&mut self, id: JobId) {
+        let Some(job) = self.jobs.get(id) else {
+            return;
+        };
+        let queue = &mut self.queues[job.queue];
+        queue.pending.insert(job.arrival, id);
+        queue.pending_slots += job.spec.slots;
+        if matches!(job.origin, JobOrigin::Forwarded { .. }) {
+            queue.imported_pending_jobs += 1;
+        }
+        if queue.fairshare.is_some() {
+            let name = &self.users[job.user].name;
+            queue
+                .user_entry(job.user, name)
+                .pending
+                .insert(job.arrival, id);
+        }
+    }
+
+    /// Takes pending job `id` out of its queue's pending lists.
+    fn remove_pending(&mut self, id: JobId) {
+        let Some(job) = self.jobs.get(id) else {
+            return;
+        };
+        let queue = &mut self.queues[job.queue];
+        queue.pending.remove(&job.arrival);
+        queue.pending_slots -= job.spec.slots;
+        if matches!(job.origin, JobOrigin::Forwarded { .. }) {
+            queue.imported_pending_jobs -= 1;
+        }
+        if queue.fairshare.is_some() {
+            if let Some(user) = queue.users.get_mut(&job.user) {
+                user.pending.remove(&job.arrival);
+            }
+        }
+    }
+
+    /// Starts pending job `id` on `placement` at `now`.
+    pub(crate) fn start(
+        &mut self,
+        id: JobId,
+        placement: Vec<Placement>,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        self.remove_pending(id);
+        let Some(job) = self.jobs.get_mut(id) else {
+            return;
+        };
+        job.state = JobState::Running;
+        job.started_at = Some(now);
+        job.running_since = now;
+        job.placement = placement;
+        let finish = (now + job.remaining, job.run_epoch);
+        let transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
+        let queue = job.queue;
+        self.account(id, Holding::Nothing, Holding::Running, now);
+        if !self.reservations.is_empty() {
+            self.drop_reservation_of(id);
+        }
+        self.now_running(queue, finish, transition, transitions);
+    }
+
+    /// Resumes suspended job `id` on its hosts at `now`.
+    pub(crate) fn resume(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
+        let Some(job) = self.jobs.get_mut(id) else {
+            return;
+        };
+        job.state = JobState::Running;
+        job.running_since = now;
+        let finish = (now + job.remaining, job.run_epoch);
+        let transition = Transition::of(job, JobEvent::Resumed, now, None, &self.queues);
+        let queue = job.queue;
+        self.account(id, Holding::Suspended, Holding::Running, now);
+        self.now_running(queue, finish, transition, transitions);
+    }
+
+    /// What follows a job's start or resumption: its finish event (at
+    /// `finish.0`, for run `finish.1`), another pass if a higher queue may
+    /// preempt it, and the transition.
+    fn now_running(
+        &mut self,
+        queue: QueueIndex,
+        (at, epoch): (SimTime, u32),
+        transition: Transition,
+        transitions: &mut Vec<Transition>,
+    ) {
+        if !self.queues[queue].preemptors.is_empty() {
+            self.cycle.new_victims = true;
+        }
+        self.jobs.schedule_finish(at, transition.job, epoch);
+        transitions.push(transition);
+    }
+
+    /// Completes the suspension of a victim whose slots were already
+    /// accounted as suspended.
+    pub(crate) fn finish_suspension(
+        &mut self,
+        id: JobId,
+        by: JobId,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        let Some(job) = self.jobs.get_mut(id) else {
+            return;
+        };
+        job.remaining = job
+            .remaining
+            .saturating_sub(now.saturating_since(job.running_since));
+        job.state = JobState::Suspended;
+        job.run_epoch += 1;
+        transitions.push(Transition::of(
+            job,
+            JobEvent::Suspended,
+            now,
+            Some(by),
+            &self.queues,
+        ));
+    }
+
+    /// Completes the termination of a victim (TERMINATE_WHEN=PREEMPT) whose
+    /// slots were already released: it is requeued, to run again from the
+    /// start, ahead of the jobs that arrived after it.
+    pub(crate) fn finish_termination(
+        &mut self,
+        id: JobId,
+        by: JobId,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        let Some(job) = self.jobs.get_mut(id) else {
+            return;
+        };
+        job.remaining = job.spec.run_time;
+        job.state = JobState::Pending;
+        job.run_epoch += 1;
+        job.placement.clear();
+        job.pending_reason = PendingReason::NewJob;
+        job.reason_pass = 0;
+        let transition = Transition::of(job, JobEvent::Requeued, now, Some(by), &self.queues);
+        self.add_pending(id);
+        self.cycle.dirty = true;
+        transitions.push(transition);
+    }
+
+    /// Job `id` has run its time: it leaves the cluster at `at`.
+    pub(crate) fn finish(&mut self, id: JobId, at: SimTime, transitions: &mut Vec<Transition>) {
+        self.account(id, Holding::Running, Holding::Nothing, at);
+        let Some(job) = self.jobs.remove_finished(id) else {
+            return;
+        };
+        self.cycle.dirty = true;
+        transitions.push(Transition {
+            job: id,
+            event: JobEvent::Finished,
+            at,
+            origin: job.origin,
+            preempted_by: None,
+            name: job.spec.name,
+            queue: self.queues[job.queue].config.name.clone(),
+        });
+    }
+
+    /// Takes job `id` out of the cluster, whatever its state, and returns it
+    /// (`bkill`; used when a submission cluster recalls or withdraws a job
+    /// it forwarded). A pending job leaves its queue; a running or suspended
+    /// one frees its slots. No transition is reported; a dispatch pass is
+    /// due. Its use counts in fairshare up to the latest time the cluster
+    /// was given.
+    pub fn remove_job(&mut self, id: JobId) -> Option<Job> {
+        let now = self.cycle.now;
+        let state = self.jobs.get(id)?.state;
+        match state {
+            JobState::Pending => self.remove_pending(id),
+            JobState::Running => self.account(id, Holding::Running, Holding::Nothing, now),
+            JobState::Suspended => self.account(id, Holding::Suspended, Holding::Nothing, now),
+            JobState::Done => {}
+        }
+        self.drop_reservation_of(id);
+        self.cycle.dirty = true;
+        self.jobs.remove(id)
+    }
+}

@@ -1,0 +1,141 @@
+//! What a [`Cluster`] tells about itself: its configuration, hosts,
+//! queues, jobs and users, preemptions in a batch of transitions, and a
+//! full audit of its books.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcfed_protocol::{ClusterName, JobEvent};
+
+use crate::config::{ConfigWarning, HostConfig, QueueConfig};
+use crate::fairshare::FairshareAdjustment;
+use crate::job::{HostIndex, Job, JobId, QueueIndex};
+
+use super::queues::QueueUser;
+use super::{Cluster, PreemptionNote, Transition};
+
+impl Cluster {
+    /// The cluster's name.
+    pub fn name(&self) -> &ClusterName {
+        &self.name
+    }
+
+    /// Settings LSF accepts but warns about (a SLOT_RESERVE in a pool queue,
+    /// a preemptive queue that can preempt backfill jobs, ...).
+    pub fn warnings(&self) -> &[ConfigWarning] {
+        &self.warnings
+    }
+
+    /// MC_PLUGIN_UPDATE_INTERVAL, if set.
+    pub fn update_interval(&self) -> Option<Duration> {
+        self.policy.update_interval
+    }
+
+    /// Installs a fairshare adjustment plug-in in place of the configured
+    /// one (its weight is still FAIRSHARE_ADJUSTMENT_FACTOR).
+    pub fn set_fairshare_adjustment(&mut self, plugin: Arc<dyn FairshareAdjustment>) {
+        self.adjustment.plugin = Some(plugin);
+    }
+
+    /// The index of the queue named `name`.
+    pub fn queue_index(&self, name: &str) -> Option<QueueIndex> {
+        self.queues.index_of(name)
+    }
+
+    /// The number of queues.
+    pub fn queue_count(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// The configuration of the queue at `index`.
+    pub fn queue_config(&self, index: QueueIndex) -> &QueueConfig {
+        &self.queues[index].config
+    }
+
+    /// Every queue's configuration, in configuration order.
+    pub fn queue_configs(&self) -> impl Iterator<Item = &QueueConfig> {
+        self.queues.iter().map(|queue| &queue.config)
+    }
+
+    /// Every host's configuration, in configuration order (a host's index
+    /// is its place here).
+    pub fn host_configs(&self) -> impl Iterator<Item = &HostConfig> {
+        self.hosts.iter().map(|host| &host.config)
+    }
+
+    /// The job with id `id`, unless it has finished.
+    pub fn job(&self, id: JobId) -> Option<&Job> {
+        self.jobs.get(id)
+    }
+
+    /// Every job that has not finished, in no particular order.
+    pub fn jobs(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.values()
+    }
+
+    /// The name of a job's user.
+    pub fn user_name<'a>(&'a self, job: &'a Job) -> &'a str {
+        self.users
+            .get(job.user)
+            .map_or(&*job.spec.user, |user| user.name.as_str())
+    }
+
+    /// How many jobs have finished.
+    pub fn finished_jobs(&self) -> u64 {
+        self.jobs.finished()
+    }
+
+    /// The name of the host at `index`.
+    pub fn host_name(&self, index: HostIndex) -> &str {
+        &self.hosts[index].config.name
+    }
+
+    /// Slots used by running jobs on the host at `index` (never more than
+    /// its MXJ).
+    pub fn host_used_slots(&self, index: HostIndex) -> u32 {
+        self.hosts[index].used
+    }
+
+    /// Whether some queue is PREEMPTIVE or PREEMPTABLE.
+    pub fn preemption_enabled(&self) -> bool {
+        self.policy.preemption_enabled
+    }
+
+    /// The preemptions among `transitions` (as just returned by
+    /// [`Cluster::advance`]), with the jobs' names.
+    pub fn preemption_notes(&self, transitions: &[Transition]) -> Vec<PreemptionNote> {
+        let name = |id: JobId| {
+            self.jobs
+                .get(id)
+                .map_or_else(|| format!("job {id}"), |job| job.spec.name.to_string())
+        };
+        transitions
+            .iter()
+            .filter_map(|transition| {
+                let preemptor = transition.preempted_by?;
+                Some(PreemptionNote {
+                    at: transition.at,
+                    victim: transition.job,
+                    victim_name: name(transition.job),
+                    preemptor,
+                    preemptor_name: name(preemptor),
+                    requeued: transition.event == JobEvent::Requeued,
+                })
+            })
+            .collect()
+    }
+
+    /// The fairshare account of `user` (by name) in queue `queue`, if the
+    /// user has used the queue.
+    pub(crate) fn account_of(&self, queue: QueueIndex, user: &str) -> Option<&QueueUser> {
+        let id = self.users.id_of(user)?;
+        self.queues[queue].users.get(&id)
+    }
+
+    /// Checks that every index and tally agrees with the jobs themselves,
+    /// and that no host runs more than its MXJ. For tests and debugging;
+    /// O(jobs + hosts + queues).
+    pub fn audit(&self) -> Result<(), String> {
+        crate::audit::audit(self)
+    }
+}

@@ -1,0 +1,305 @@
+//! The queue book: every queue with its jobs and tallies (pending,
+//! running and suspended slots, per-user figures, the order its running
+//! jobs are preempted in, its pool usage), the slot pools, and the orders
+//! queues are served in. [`QueueBook::account`] keeps a queue's tallies in
+//! step as one of its jobs takes or gives back slots.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::{Index, IndexMut};
+
+use mcfed_protocol::{QueueName, SimTime};
+use rustc_hash::FxHashMap;
+
+use crate::config::QueueConfig;
+use crate::fairshare::{DecayingTotal, FairshareFactors, JobUse, ShareAccount, UserShares};
+use crate::job::{Job, JobId, PendingReason, QueueIndex, UserId};
+use crate::preemption::PreemptGuards;
+
+use super::Policy;
+use super::accounting::Change;
+
+/// One user's figures in one queue.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct QueueUser {
+    /// Slots of the user's running and suspended jobs in the queue
+    /// (UJOB_LIMIT).
+    pub(crate) held: u32,
+    /// Fairshare account (fairshare queues only).
+    pub(crate) account: ShareAccount,
+    /// Pending jobs by arrival (fairshare queues only).
+    pub(crate) pending: BTreeMap<u64, JobId>,
+    /// Pass in which the dispatch stopped looking at the user's jobs, and
+    /// why (fairshare queues only).
+    pub(crate) stopped: Option<(u64, PendingReason)>,
+}
+
+impl QueueUser {
+    /// The user's job `job` moves by `change`; `hist_hours` is the queue's
+    /// HIST_HOURS in a fairshare queue.
+    fn account(&mut self, job: &Job, change: Change, hist_hours: Option<f64>, now: SimTime) {
+        let slots = job.spec.slots;
+        Change::apply(change.held, &mut self.held, slots);
+        if let (Some(hist_hours), true) = (hist_hours, change.run != 0) {
+            let used = JobUse {
+                slots,
+                cpu_utilisation: job.spec.cpu_utilisation,
+                memory_mb: job.spec.memory_mb,
+                running_since: job.running_since,
+                ran_before: job.ran_before(),
+            };
+            if change.run > 0 {
+                self.account.job_runs(&used, hist_hours);
+            } else {
+                self.account.job_stops(now, &used, hist_hours);
+            }
+        }
+    }
+}
+
+/// A fairshare queue's shares and resolved factors.
+#[derive(Clone, Debug)]
+pub(crate) struct QueueFairshare {
+    pub(crate) shares: UserShares,
+    pub(crate) factors: FairshareFactors,
+}
+
+/// Where the last pass stopped looking at a queue's pending jobs: every job
+/// it did not look at shares the reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stop {
+    pub(crate) reason: PendingReason,
+}
+
+/// A queue and its jobs.
+#[derive(Clone, Debug)]
+pub(crate) struct Queue {
+    pub(crate) config: QueueConfig,
+    pub(crate) host_set: usize,
+    /// Pending jobs by arrival order.
+    pub(crate) pending: BTreeMap<u64, JobId>,
+    /// Suspended jobs by arrival order.
+    pub(crate) suspended: BTreeMap<u64, JobId>,
+    /// Running jobs, most preferred victim first (kept only for queues that
+    /// other queues may preempt); equal keys put the newest job first.
+    pub(crate) running_order: BTreeSet<(Reverse<i64>, Reverse<JobId>)>,
+    pub(crate) running_slots: u32,
+    pub(crate) suspended_slots: u32,
+    pub(crate) pending_slots: u32,
+    pub(crate) imported_pending_jobs: u32,
+    /// Where the last dispatch pass stopped looking at this queue.
+    pub(crate) stopped: Option<Stop>,
+    /// Queues this one may preempt, most preferred victim first.
+    pub(crate) victims: Vec<QueueIndex>,
+    /// Queues that may preempt this one.
+    pub(crate) preemptors: Vec<QueueIndex>,
+    /// Boolean resources offered by the queue's hosts, sorted.
+    pub(crate) resources: Vec<String>,
+    /// Total slots on all the queue's hosts, open or closed.
+    pub(crate) configured_slots: u64,
+    /// Per-user figures.
+    pub(crate) users: FxHashMap<UserId, QueueUser>,
+    /// User-based fairshare, if configured.
+    pub(crate) fairshare: Option<QueueFairshare>,
+    /// The queue's slot pool.
+    pub(crate) pool: Option<usize>,
+    /// Slots it deserves in its pool as of the last pass (pool queues).
+    pub(crate) deserved: u32,
+    /// Decayed slot-hours used (pool queues).
+    pub(crate) usage: DecayingTotal,
+    /// NO_PREEMPT_* protecting its running jobs.
+    pub(crate) guards: PreemptGuards,
+    /// A job whose reservation expired, and the last pass in which it may
+    /// not reserve again.
+    pub(crate) reserve_cooldown: Option<(JobId, u64)>,
+}
+
+impl Queue {
+    /// Slots the queue's running and suspended jobs hold.
+    pub(crate) fn held(&self) -> u32 {
+        self.running_slots + self.suspended_slots
+    }
+
+    /// The SLOT_SHARE of a pool queue.
+    pub(crate) fn share(&self) -> u32 {
+        self.config.slot_pool.as_ref().map_or(0, |pool| pool.share)
+    }
+
+    /// The queue's figures for `user` (named `name`), created on first use
+    /// (with the user's shares in a fairshare queue).
+    pub(crate) fn user_entry(&mut self, user: UserId, name: &str) -> &mut QueueUser {
+        let Queue {
+            users, fairshare, ..
+        } = self;
+        users.entry(user).or_insert_with(|| {
+            let shares = fairshare
+                .as_ref()
+                .and_then(|fairshare| fairshare.shares.shares_of(name))
+                .unwrap_or(0);
+            QueueUser {
+                account: ShareAccount::new(shares),
+                ..QueueUser::default()
+            }
+        })
+    }
+
+    /// Its job `id` moves by `change`: slot tallies, the suspended list,
+    /// the victim order and the user's figures follow.
+    fn account(
+        &mut self,
+        id: JobId,
+        job: &Job,
+        change: Change,
+        least_run_time: bool,
+        now: SimTime,
+    ) {
+        let slots = job.spec.slots;
+        Change::apply(change.run, &mut self.running_slots, slots);
+        Change::apply(change.suspend, &mut self.suspended_slots, slots);
+        if change.suspend > 0 {
+            self.suspended.insert(job.arrival, id);
+        } else if change.suspend < 0 {
+            self.suspended.remove(&job.arrival);
+        }
+        if change.run != 0 && !self.preemptors.is_empty() {
+            let entry = (Reverse(victim_key(job, least_run_time)), Reverse(id));
+            if change.run > 0 {
+                self.running_order.insert(entry);
+            } else {
+                self.running_order.remove(&entry);
+            }
+        }
+        let hist_hours = self
+            .fairshare
+            .as_ref()
+            .map(|fairshare| fairshare.factors.hist_hours);
+        self.users
+            .entry(job.user)
+            .or_default()
+            .account(job, change, hist_hours, now);
+    }
+}
+
+/// A queue-based fairshare slot pool.
+#[derive(Clone, Debug)]
+pub(crate) struct Pool {
+    pub(crate) name: String,
+    /// Member queues, in configuration order.
+    pub(crate) queues: Vec<QueueIndex>,
+    pub(crate) host_set: usize,
+    pub(crate) max_slots: Option<u32>,
+    pub(crate) use_priority: bool,
+    /// The pool's total as of the last pass.
+    pub(crate) total: u32,
+    /// Slots its queues' jobs run on now.
+    pub(crate) running: u32,
+}
+
+/// The cluster's queues and slot pools.
+#[derive(Clone, Debug)]
+pub(crate) struct QueueBook {
+    /// Queues in configuration order (a queue's index is its place here).
+    list: Vec<Queue>,
+    by_name: FxHashMap<QueueName, QueueIndex>,
+    /// Queue indices by PRIORITY, highest first (configuration order breaks
+    /// ties).
+    pub(crate) priority_order: Vec<QueueIndex>,
+    /// The order of the current pass (pools reorder equal priorities).
+    pub(crate) dispatch_order: Vec<QueueIndex>,
+    /// Position of each queue in `dispatch_order`.
+    pub(crate) order_position: Vec<usize>,
+    pub(crate) pools: Vec<Pool>,
+}
+
+impl QueueBook {
+    /// The queues and pools, served by priority until a pass reorders them.
+    pub(crate) fn new(list: Vec<Queue>, pools: Vec<Pool>) -> Self {
+        let mut priority_order: Vec<QueueIndex> = (0..list.len()).collect();
+        priority_order.sort_by_key(|&q| (Reverse(list[q].config.priority), q));
+        let by_name = list
+            .iter()
+            .enumerate()
+            .map(|(index, queue)| (queue.config.name.clone(), index))
+            .collect();
+        let mut book = QueueBook {
+            list,
+            by_name,
+            priority_order: priority_order.clone(),
+            dispatch_order: Vec::new(),
+            order_position: Vec::new(),
+            pools,
+        };
+        book.set_dispatch_order(priority_order);
+        book
+    }
+
+    /// The number of queues.
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Every queue, in configuration order.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, Queue> {
+        self.list.iter()
+    }
+
+    /// The index of the queue named `name`.
+    pub(crate) fn index_of(&self, name: &str) -> Option<QueueIndex> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Sets the order of the current pass.
+    pub(crate) fn set_dispatch_order(&mut self, order: Vec<QueueIndex>) {
+        self.order_position.resize(self.list.len(), 0);
+        for (position, &queue) in order.iter().enumerate() {
+            self.order_position[queue] = position;
+        }
+        self.dispatch_order = order;
+    }
+
+    /// Job `id` of queue `job.queue` moves by `change` at `now`: the
+    /// queue's tallies and its pool's follow.
+    pub(crate) fn account(
+        &mut self,
+        id: JobId,
+        job: &Job,
+        change: Change,
+        policy: &Policy,
+        now: SimTime,
+    ) {
+        let queue = &mut self.list[job.queue];
+        queue.account(id, job, change, policy.preempt_for.least_run_time, now);
+        if let (Some(pool), true) = (queue.pool, change.run != 0) {
+            let slots = job.spec.slots;
+            let delta = (change.run * i64::from(slots)) as f64;
+            queue.usage.add_rate(now, delta, policy.hist_hours);
+            Change::apply(change.run, &mut self.pools[pool].running, slots);
+        }
+    }
+}
+
+impl Index<QueueIndex> for QueueBook {
+    type Output = Queue;
+
+    fn index(&self, queue: QueueIndex) -> &Queue {
+        &self.list[queue]
+    }
+}
+
+impl IndexMut<QueueIndex> for QueueBook {
+    fn index_mut(&mut self, queue: QueueIndex) -> &mut Queue {
+        &mut self.list[queue]
+    }
+}
+
+/// The key ordering a queue's running jobs as preemption victims: most
+/// recently started first, or (PREEMPT_FOR=LEAST_RUN_TIME) shortest run
+/// time first. Both are fixed while the job runs.
+pub(crate) fn victim_key(job: &Job, least_run_time: bool) -> i64 {
+    let since = i64::try_from(job.running_since.as_millis()).unwrap_or(i64::MAX);
+    if least_run_time {
+        since - i64::try_from(job.ran_before().as_millis()).unwrap_or(i64::MAX)
+    } else {
+        since
+    }
+}

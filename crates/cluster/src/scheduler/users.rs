@@ -1,0 +1,130 @@
+//! The user book: users as the cluster numbers them on first sight, user
+//! groups, the lsb.users limits each gets, and the slots each user and
+//! group holds cluster-wide (MAX_JOBS).
+
+use std::ops::Index;
+
+use rustc_hash::FxHashMap;
+
+use crate::job::UserId;
+use crate::limits::Held;
+
+use super::accounting::Change;
+
+/// MAX_JOBS and JL/P of one lsb.users entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct UserLimits {
+    pub(crate) max_jobs: Option<u32>,
+    pub(crate) slots_per_processor: Option<f64>,
+}
+
+/// A user as the cluster knows it.
+#[derive(Clone, Debug)]
+pub(crate) struct User {
+    pub(crate) name: String,
+    /// User groups it belongs to.
+    pub(crate) groups: Vec<usize>,
+    /// MAX_JOBS and JL/P (own entry, else `default`).
+    pub(crate) limits: UserLimits,
+    /// Slots of its jobs, cluster-wide.
+    pub(crate) held: Held,
+}
+
+/// A user group.
+#[derive(Clone, Debug)]
+pub(crate) struct Group {
+    pub(crate) name: String,
+    pub(crate) members: Vec<String>,
+    pub(crate) limits: UserLimits,
+    pub(crate) held: Held,
+}
+
+/// The cluster's users and user groups.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct UserBook {
+    /// Users by number.
+    list: Vec<User>,
+    by_name: FxHashMap<String, UserId>,
+    pub(crate) groups: Vec<Group>,
+    /// lsb.users limits of named users.
+    named_limits: FxHashMap<String, UserLimits>,
+    /// lsb.users limits of `default`: every user not named.
+    default_limits: UserLimits,
+}
+
+impl UserBook {
+    /// No user yet; `groups` and the limits from lsb.users.
+    pub(crate) fn new(
+        groups: Vec<Group>,
+        named_limits: FxHashMap<String, UserLimits>,
+        default_limits: UserLimits,
+    ) -> Self {
+        UserBook {
+            groups,
+            named_limits,
+            default_limits,
+            ..UserBook::default()
+        }
+    }
+
+    /// The user numbered `id`.
+    pub(crate) fn get(&self, id: UserId) -> Option<&User> {
+        self.list.get(id as usize)
+    }
+
+    /// The number of user `name`, if it has submitted.
+    pub(crate) fn id_of(&self, name: &str) -> Option<UserId> {
+        self.by_name.get(name).copied()
+    }
+
+    /// Every user, by number.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, User> {
+        self.list.iter()
+    }
+
+    /// The number of user `name`, numbering it on first sight.
+    pub(crate) fn intern(&mut self, name: &str) -> UserId {
+        if let Some(&id) = self.by_name.get(name) {
+            return id;
+        }
+        let id = UserId::try_from(self.list.len()).unwrap_or(UserId::MAX);
+        let limits = self
+            .named_limits
+            .get(name)
+            .copied()
+            .unwrap_or(self.default_limits);
+        let groups = self
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, group)| group.members.iter().any(|member| member == name))
+            .map(|(index, _)| index)
+            .collect();
+        self.list.push(User {
+            name: name.to_owned(),
+            groups,
+            limits,
+            held: Held::default(),
+        });
+        self.by_name.insert(name.to_owned(), id);
+        id
+    }
+
+    /// A job of `user` holding `slots` slots moves by `change`: the user's
+    /// and its groups' tallies follow.
+    pub(crate) fn account(&mut self, user: UserId, slots: u32, change: Change) {
+        let user = &mut self.list[user as usize];
+        change.apply_held(&mut user.held, slots);
+        for &group in &user.groups {
+            change.apply_held(&mut self.groups[group].held, slots);
+        }
+    }
+}
+
+impl Index<UserId> for UserBook {
+    type Output = User;
+
+    fn index(&self, id: UserId) -> &User {
+        &self.list[id as usize]
+    }
+}

@@ -1,0 +1,208 @@
+//! Clusters (`[[cluster]]`) and their hosts (`[[cluster.host]]`): names,
+//! the draft each cluster's parts are gathered into, the check of each
+//! configuration as its scheduler would make it, and the [`ClusterSpec`]s
+//! built from the drafts.
+
+use std::time::Duration;
+
+use mcfed_cluster::{Cluster, ClusterConfig, ConfigLocation, HostConfig};
+use mcfed_forwarder::ScheduleMode;
+use mcfed_protocol::{ClusterName, QueueName};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::Checker;
+use crate::format::{RawCluster, RawParams};
+use crate::locate::FieldPath;
+use crate::model::ClusterSpec;
+
+/// What validation learns about each cluster before building it.
+pub(super) struct ClusterDraft {
+    pub(super) name: ClusterName,
+    pub(super) path: FieldPath,
+    /// Host entry index of every expanded host.
+    host_entries: Vec<usize>,
+    /// Whether each lsb.params field the cluster may complain about was set
+    /// by the cluster itself (else by the federation's `[params]`).
+    own_params: Vec<&'static str>,
+    pub(super) config: ClusterConfig,
+    pub(super) mode: ScheduleMode,
+    pub(super) max_forwards: u32,
+    /// MAX_RSCHED_TIME of its send queues.
+    pub(super) max_rsched_time: FxHashMap<QueueName, Duration>,
+    /// Where its process listens.
+    address: Option<String>,
+}
+
+impl ClusterDraft {
+    /// The field of the scenario a cluster's configuration problem is at.
+    fn locate(&self, location: &ConfigLocation) -> FieldPath {
+        match *location {
+            ConfigLocation::Cluster { field } => {
+                if self.own_params.contains(&field) {
+                    self.path.key("params").key(field)
+                } else {
+                    FieldPath::root().key("params").key(field)
+                }
+            }
+            ConfigLocation::Host { index, field } => self
+                .path
+                .key("host")
+                .index(self.host_entries.get(index).copied().unwrap_or(0))
+                .key(field),
+            ConfigLocation::Queue { index, field } => {
+                self.path.key("queue").index(index).key(field)
+            }
+            ConfigLocation::User { index, field } => self.path.key("user").index(index).key(field),
+            ConfigLocation::UserGroup { index, field } => {
+                self.path.key("user_group").index(index).key(field)
+            }
+        }
+    }
+
+    /// The cluster as a scenario runs it, without subscribers or jobs yet.
+    fn spec(&self) -> ClusterSpec {
+        ClusterSpec {
+            config: self.config.clone(),
+            forwarder: super::links::forwarder(self),
+            subscribers: Vec::new(),
+            initial_jobs: Vec::new(),
+            address: self.address.clone(),
+        }
+    }
+}
+
+/// The hosts of a cluster, expanded.
+struct Hosts<'r> {
+    configs: Vec<HostConfig>,
+    /// Host entry index of every expanded host.
+    entries: Vec<usize>,
+    /// The hosts each entry expands to, by the entry's name: a queue's
+    /// HOSTS may name the entry for all of them.
+    groups: FxHashMap<&'r str, Vec<String>>,
+}
+
+/// The clusters of a scenario, with their subscribers, from their drafts.
+pub(super) fn specs(drafts: &[ClusterDraft]) -> Vec<ClusterSpec> {
+    let mut specs: Vec<ClusterSpec> = drafts.iter().map(ClusterDraft::spec).collect();
+    super::links::add_subscribers(&mut specs);
+    specs
+}
+
+impl Checker<'_> {
+    /// The name of every cluster (`None` where it is not a name), and the
+    /// set of the valid ones; a name used twice is a problem.
+    pub(super) fn cluster_names(
+        &mut self,
+        clusters: &[RawCluster],
+    ) -> (Vec<Option<ClusterName>>, FxHashSet<ClusterName>) {
+        let mut names: Vec<Option<ClusterName>> = Vec::new();
+        let mut seen = FxHashSet::default();
+        for (index, cluster) in clusters.iter().enumerate() {
+            let path = FieldPath::root().key("cluster").index(index).key("name");
+            let name: Option<ClusterName> = self.name(path.clone(), &cluster.name);
+            if let Some(name) = &name {
+                if !seen.insert(name.clone()) {
+                    self.problem(path, format!("cluster `{name}` is defined twice"));
+                }
+            }
+            names.push(name);
+        }
+        (names, seen)
+    }
+
+    /// Checks the cluster `raw`, at `path`, gathering its configuration.
+    pub(super) fn cluster(
+        &mut self,
+        federation: &RawParams,
+        raw: &RawCluster,
+        name: ClusterName,
+        path: FieldPath,
+        known_clusters: &FxHashSet<ClusterName>,
+    ) -> ClusterDraft {
+        let forwarding = self.forwarding_params(federation, &raw.params, &path);
+        let hosts = self.hosts(raw, &path);
+        let address = self.address(raw, &path);
+        let queues = self.queues(raw, &path, &hosts.groups, known_clusters);
+        let params = self.scheduling_params(federation, raw, &path);
+        let (users, user_groups) = self.users(raw, &path);
+        let mut config = ClusterConfig::new(name.clone());
+        config.hosts = hosts.configs;
+        config.queues = queues.configs;
+        config.update_interval = Some(forwarding.update_interval);
+        config.params = params;
+        config.users = users;
+        config.user_groups = user_groups;
+        ClusterDraft {
+            path,
+            host_entries: hosts.entries,
+            own_params: raw.params.set_fields(),
+            config,
+            name,
+            mode: forwarding.mode,
+            max_forwards: forwarding.max_forwards,
+            max_rsched_time: queues.max_rsched_time,
+            address,
+        }
+    }
+
+    /// The hosts of a cluster: each `[[cluster.host]]` is one host, or
+    /// `count` of them named `name1`, `name2`, ….
+    fn hosts<'r>(&mut self, raw: &'r RawCluster, path: &FieldPath) -> Hosts<'r> {
+        let mut hosts = Hosts {
+            configs: Vec::new(),
+            entries: Vec::new(),
+            groups: FxHashMap::default(),
+        };
+        for (index, host) in raw.host.iter().enumerate() {
+            let host_path = path.key("host").index(index);
+            if host.MXJ == 0 {
+                self.problem(host_path.key("MXJ"), "MXJ must be at least 1");
+            }
+            let names: Vec<String> = match host.count {
+                None => vec![host.name.clone()],
+                Some(0) => {
+                    self.problem(host_path.key("count"), "count must be at least 1");
+                    Vec::new()
+                }
+                Some(count) => (1..=count).map(|n| format!("{}{n}", host.name)).collect(),
+            };
+            if host.name.is_empty() || host.name.contains(char::is_whitespace) {
+                self.problem(
+                    host_path.key("name"),
+                    format!("`{}` is not a host name", host.name),
+                );
+            }
+            hosts.groups.insert(host.name.as_str(), names.clone());
+            for name in names {
+                let mut config = HostConfig::new(name, host.MXJ.max(1));
+                config.resources = host.resources.clone();
+                config.closed = host.closed;
+                config.processors = host.ncpus;
+                config.user_slot_limit = host.JL_U;
+                config.memory_mb = host.memory_mb.unwrap_or(0);
+                hosts.configs.push(config);
+                hosts.entries.push(index);
+            }
+        }
+        hosts
+    }
+
+    /// Checks each cluster as its scheduler would: its errors are problems,
+    /// its warnings are kept, each located in the scenario.
+    pub(super) fn check_clusters(&mut self, drafts: &[ClusterDraft]) {
+        for draft in drafts {
+            match Cluster::new(draft.config.clone()) {
+                Ok(cluster) => {
+                    for warning in cluster.warnings() {
+                        let path = draft.locate(&warning.location);
+                        self.warning(path, warning.message.clone());
+                    }
+                }
+                Err(error) => {
+                    let path = draft.locate(&error.location);
+                    self.problem(path, error.message);
+                }
+            }
+        }
+    }
+}

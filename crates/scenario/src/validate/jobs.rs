@@ -1,0 +1,339 @@
+//! Jobs: those present at start (`[[cluster.job]]`, with their expected
+//! initial state) and those submitted during the run (`[[submit]]`), each
+//! entry checked and expanded into named job specs.
+
+use std::time::Duration;
+
+use mcfed_cluster::{JobState, QueueConfig};
+use mcfed_protocol::{ClusterName, JobSpec, SimTime};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{Checker, DEFAULT_RUN_TIME, DEFAULT_USER};
+use crate::format::{RawCluster, RawJob};
+use crate::locate::FieldPath;
+use crate::model::{ClusterSpec, ExpectKind, Expectation, InitialJobs, Submission};
+
+/// The clusters each name of a job present at start is used in.
+pub(super) type InitialNames = FxHashMap<String, Vec<ClusterName>>;
+
+impl Checker<'_> {
+    /// Adds the jobs present at start to `specs`, the cluster of `clusters`
+    /// whose name is `names` at the same index. Returns the expectations
+    /// their `state` keys make, and the clusters each job name is used in.
+    pub(super) fn initial_jobs(
+        &mut self,
+        clusters: &[RawCluster],
+        names: &[Option<ClusterName>],
+        specs: &mut [ClusterSpec],
+        counter: &mut usize,
+    ) -> (Vec<Expectation>, InitialNames) {
+        let mut expectations = Vec::new();
+        let mut initial_names = InitialNames::default();
+        for (cluster_index, cluster) in clusters.iter().enumerate() {
+            let Some(spec) = specs
+                .iter_mut()
+                .find(|spec| names[cluster_index].as_ref() == Some(&spec.config.name))
+            else {
+                continue;
+            };
+            for (group_index, job) in cluster.job.iter().enumerate() {
+                let path = FieldPath::root()
+                    .key("cluster")
+                    .index(cluster_index)
+                    .key("job")
+                    .index(group_index);
+                let Some((queue, jobs)) = self.jobs(&path, job, spec, false, counter) else {
+                    continue;
+                };
+                let group = spec.initial_jobs.len();
+                for job_spec in &jobs {
+                    initial_names
+                        .entry(job_spec.name.to_string())
+                        .or_default()
+                        .push(spec.config.name.clone());
+                }
+                if let Some(state) = &job.state {
+                    let cluster = &spec.config.name;
+                    expectations.extend(self.initial_state(&path, state, cluster, group));
+                }
+                spec.initial_jobs.push(InitialJobs { queue, jobs });
+            }
+        }
+        (expectations, initial_names)
+    }
+
+    /// The expectation a `[[cluster.job]]`'s `state` makes of its group.
+    fn initial_state(
+        &mut self,
+        path: &FieldPath,
+        state: &str,
+        cluster: &ClusterName,
+        group: usize,
+    ) -> Option<Expectation> {
+        let state = match state {
+            "running" | "RUN" => JobState::Running,
+            "pending" | "PEND" => JobState::Pending,
+            other => {
+                self.problem(
+                    path.key("state"),
+                    format!("state must be `running` or `pending`, not `{other}`"),
+                );
+                return None;
+            }
+        };
+        Some(Expectation {
+            kind: ExpectKind::InitialState {
+                cluster: cluster.clone(),
+                group,
+                state,
+            },
+            reason_contains: None,
+            origin: path.key("state").to_string(),
+        })
+    }
+
+    /// The submissions of every `[[submit]]`, in time order; a job name
+    /// used twice is a problem.
+    pub(super) fn submissions(
+        &mut self,
+        raw: &[RawJob],
+        specs: &[ClusterSpec],
+        counter: &mut usize,
+    ) -> Vec<Submission> {
+        let mut submissions = Vec::new();
+        let mut seen_names: FxHashSet<String> = FxHashSet::default();
+        for (index, job) in raw.iter().enumerate() {
+            let path = FieldPath::root().key("submit").index(index);
+            let Some(submitted) = self.submission(&path, job, specs, counter) else {
+                continue;
+            };
+            for submission in submitted {
+                if !seen_names.insert(submission.spec.name.to_string()) {
+                    self.problem(
+                        path.key("name"),
+                        format!("job name `{}` is used twice", submission.spec.name),
+                    );
+                }
+                submissions.push(submission);
+            }
+        }
+        submissions.sort_by_key(|submission| submission.at);
+        submissions
+    }
+
+    /// Expands a job entry into job specs, checking its fields.
+    fn jobs(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawJob,
+        cluster: &ClusterSpec,
+        submitted: bool,
+        counter: &mut usize,
+    ) -> Option<(String, Vec<JobSpec>)> {
+        let mut ok = self.job_placement(path, raw, submitted);
+        let queue = self.job_queue(path, raw, cluster)?;
+        if !submitted && !queue.send_to.is_empty() {
+            self.problem(
+                path.key("queue"),
+                format!(
+                    "`{}` is a send queue; jobs present at start must be in local queues",
+                    raw.queue
+                ),
+            );
+            ok = false;
+        }
+        ok &= self.job_values(path, raw, submitted);
+        if queue.send_to.is_empty() {
+            // A local queue: the job must be able to run there some day.
+            ok &= self.job_resources(path, raw, cluster);
+        }
+        if !ok {
+            return None;
+        }
+        Some((raw.queue.clone(), expand(raw, counter)))
+    }
+
+    /// Whether the keys that say where and when a job is (`at`, `cluster`,
+    /// `state`) belong in its kind of entry.
+    fn job_placement(&mut self, path: &FieldPath, raw: &RawJob, submitted: bool) -> bool {
+        let mut ok = true;
+        if !submitted {
+            if raw.at.is_some() {
+                self.problem(
+                    path.key("at"),
+                    "`at` belongs in [[submit]]; jobs under [[cluster.job]] are present at start",
+                );
+                ok = false;
+            }
+            if raw.cluster.is_some() {
+                self.problem(
+                    path.key("cluster"),
+                    "`cluster` belongs in [[submit]]; this job is already inside its cluster",
+                );
+                ok = false;
+            }
+        } else if raw.state.is_some() {
+            self.problem(
+                path.key("state"),
+                "`state` is only for jobs present at start ([[cluster.job]])",
+            );
+            ok = false;
+        }
+        ok
+    }
+
+    /// The queue of `cluster` a job entry names.
+    fn job_queue<'c>(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawJob,
+        cluster: &'c ClusterSpec,
+    ) -> Option<&'c QueueConfig> {
+        let found = cluster
+            .config
+            .queues
+            .iter()
+            .find(|q| q.name == raw.queue.as_str());
+        if found.is_none() {
+            self.problem(
+                path.key("queue"),
+                format!(
+                    "cluster `{}` has no queue `{}`",
+                    cluster.config.name, raw.queue
+                ),
+            );
+        }
+        found
+    }
+
+    /// Whether a job entry's `slots`, `count`, `cpu_utilisation` and
+    /// `every` are valid.
+    fn job_values(&mut self, path: &FieldPath, raw: &RawJob, submitted: bool) -> bool {
+        let mut ok = true;
+        if raw.slots.unwrap_or(1) == 0 {
+            self.problem(path.key("slots"), "a job needs at least one slot");
+            ok = false;
+        }
+        if raw.count.unwrap_or(1) == 0 {
+            self.problem(path.key("count"), "count must be at least 1");
+            ok = false;
+        }
+        if let Some(cpu) = raw.cpu_utilisation {
+            if !(cpu.is_finite() && (0.0..=1.0).contains(&cpu)) {
+                self.problem(
+                    path.key("cpu_utilisation"),
+                    "cpu_utilisation must be between 0 and 1",
+                );
+                ok = false;
+            }
+        }
+        if raw.every.is_some() && !submitted {
+            self.problem(path.key("every"), "`every` belongs in [[submit]]");
+            ok = false;
+        }
+        ok
+    }
+
+    /// Whether some host of `cluster` offers every resource the job needs.
+    fn job_resources(&mut self, path: &FieldPath, raw: &RawJob, cluster: &ClusterSpec) -> bool {
+        let offered = |resource: &String| {
+            cluster
+                .config
+                .hosts
+                .iter()
+                .any(|host| host.resources.contains(resource))
+        };
+        let Some(missing) = raw.resources.iter().find(|r| !offered(r)) else {
+            return true;
+        };
+        self.problem(
+            path.key("resources"),
+            format!(
+                "no host of cluster `{}` offers resource `{missing}`",
+                cluster.config.name
+            ),
+        );
+        false
+    }
+
+    /// The submissions of one `[[submit]]`, `every` apart from `at`.
+    fn submission(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawJob,
+        specs: &[ClusterSpec],
+        counter: &mut usize,
+    ) -> Option<Vec<Submission>> {
+        let Some(at) = raw.at else {
+            self.problem(
+                path.key("at"),
+                "a [[submit]] needs `at` (when the job is submitted)",
+            );
+            return None;
+        };
+        let Some(cluster_name) = &raw.cluster else {
+            self.problem(
+                path.key("cluster"),
+                "a [[submit]] needs `cluster` (where the job is submitted)",
+            );
+            return None;
+        };
+        let Some(cluster) = specs
+            .iter()
+            .find(|spec| spec.config.name == cluster_name.as_str())
+        else {
+            self.problem(
+                path.key("cluster"),
+                format!("unknown cluster `{cluster_name}`"),
+            );
+            return None;
+        };
+        let (queue, jobs) = self.jobs(path, raw, cluster, true, counter)?;
+        let forwarded = cluster.member_spec().route(&queue) == mcfed_federation::Route::Forward;
+        let every = raw.every.map_or(Duration::ZERO, |d| d.0);
+        let start = SimTime::from(at.0);
+        Some(
+            jobs.into_iter()
+                .enumerate()
+                .map(|(n, spec)| Submission {
+                    at: start + every * u32::try_from(n).unwrap_or(u32::MAX),
+                    cluster: cluster.config.name.clone(),
+                    queue: queue.clone(),
+                    forwarded,
+                    spec,
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The job specs of a valid job entry: `count` of them, named `name`,
+/// `name-1`, `name-2`, … or `job<n>` by `counter`, which counts every job
+/// of the scenario.
+fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
+    let count = raw.count.unwrap_or(1);
+    let base = JobSpec {
+        name: "".into(),
+        user: raw.user.as_deref().unwrap_or(DEFAULT_USER).into(),
+        slots: raw.slots.unwrap_or(1),
+        run_time: raw.run_time.map_or(DEFAULT_RUN_TIME, |d| d.0),
+        run_limit: raw.run_limit.map(|d| d.0),
+        resources: raw.resources.clone(),
+        cpu_utilisation: raw.cpu_utilisation.unwrap_or(1.0),
+        memory_mb: raw.memory_mb.unwrap_or(0),
+    };
+    (1..=count)
+        .map(|n| {
+            *counter += 1;
+            let name = match (&raw.name, count) {
+                (Some(name), 1) => name.clone(),
+                (Some(name), _) => format!("{name}-{n}"),
+                (None, _) => format!("job{counter}"),
+            };
+            JobSpec {
+                name: name.into(),
+                ..base.clone()
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,195 @@
+//! Forwarding links between clusters: a queue's RCVJOBS_FROM and
+//! SNDJOBS_TO, the check that every SNDJOBS_TO entry names a queue that
+//! receives from the sender, a cluster's address, and the forwarder and
+//! subscribers of each cluster that follow from its links.
+
+use mcfed_cluster::{QueueConfig, ReceiveFrom};
+use mcfed_forwarder::{ForwarderConfig, SendQueueConfig};
+use mcfed_protocol::{ClusterName, QueueRef};
+use rustc_hash::FxHashSet;
+
+use super::Checker;
+use super::clusters::ClusterDraft;
+use crate::format::{RawCluster, RawQueue};
+use crate::locate::FieldPath;
+use crate::model::ClusterSpec;
+
+impl Checker<'_> {
+    /// A queue's RCVJOBS_FROM, if set: `allclusters` or a list of known
+    /// clusters.
+    pub(super) fn receive_from(
+        &mut self,
+        queue: &RawQueue,
+        queue_path: &FieldPath,
+        known_clusters: &FxHashSet<ClusterName>,
+    ) -> Option<ReceiveFrom> {
+        let words = &queue.RCVJOBS_FROM.as_ref()?.0;
+        if words.iter().any(|word| word == "allclusters") {
+            return Some(ReceiveFrom::All);
+        }
+        let mut clusters = Vec::new();
+        for (position, word) in words.iter().enumerate() {
+            let entry = queue_path.key("RCVJOBS_FROM").index(position);
+            let Some(cluster) = self.name::<ClusterName>(entry.clone(), word) else {
+                continue;
+            };
+            if !known_clusters.contains(&cluster) {
+                self.problem(
+                    entry,
+                    format!(
+                        "queue `{}` receives from unknown cluster `{cluster}`",
+                        queue.name
+                    ),
+                );
+            }
+            clusters.push(cluster);
+        }
+        if clusters.is_empty() {
+            self.problem(
+                queue_path.key("RCVJOBS_FROM"),
+                "RCVJOBS_FROM lists no cluster",
+            );
+        }
+        Some(ReceiveFrom::Listed(clusters))
+    }
+
+    /// A queue's SNDJOBS_TO, each entry a `queue@cluster`; empty if not
+    /// set. Whether the targets exist is checked by
+    /// [`Checker::check_send_targets`] once every cluster is known.
+    pub(super) fn send_to(&mut self, queue: &RawQueue, queue_path: &FieldPath) -> Vec<QueueRef> {
+        let mut send_to = Vec::new();
+        let Some(targets) = &queue.SNDJOBS_TO else {
+            return send_to;
+        };
+        for (position, word) in targets.0.iter().enumerate() {
+            let entry = queue_path.key("SNDJOBS_TO").index(position);
+            match word.parse::<QueueRef>() {
+                Ok(at) => send_to.push(at),
+                Err(error) => self.problem(entry, error.to_string()),
+            }
+        }
+        if targets.0.is_empty() {
+            self.problem(queue_path.key("SNDJOBS_TO"), "SNDJOBS_TO lists no queue");
+        }
+        send_to
+    }
+
+    /// Where the cluster's process listens, `host:port`, if given.
+    pub(super) fn address(&mut self, raw: &RawCluster, path: &FieldPath) -> Option<String> {
+        let address = raw.address.as_ref()?;
+        let port = address
+            .rsplit_once(':')
+            .filter(|(host, _)| !host.is_empty())
+            .and_then(|(_, port)| port.parse::<u16>().ok());
+        match port {
+            Some(_) => Some(address.clone()),
+            None => {
+                self.problem(
+                    path.key("address"),
+                    format!("`{address}` is not an address of the form host:port"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Every SNDJOBS_TO entry must name a queue of another cluster that
+    /// receives from this one.
+    pub(super) fn check_send_targets(&mut self, drafts: &[ClusterDraft]) {
+        for draft in drafts {
+            for (queue_index, queue) in draft.config.queues.iter().enumerate() {
+                for (position, at) in queue.send_to.iter().enumerate() {
+                    if let Some(message) = send_target_problem(drafts, draft, queue, at) {
+                        let entry = draft
+                            .path
+                            .key("queue")
+                            .index(queue_index)
+                            .key("SNDJOBS_TO")
+                            .index(position);
+                        self.problem(entry, message);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What is wrong with `at`, an entry of the SNDJOBS_TO of `queue` of the
+/// cluster `draft`, if anything.
+fn send_target_problem(
+    drafts: &[ClusterDraft],
+    draft: &ClusterDraft,
+    queue: &QueueConfig,
+    at: &QueueRef,
+) -> Option<String> {
+    if at.cluster == draft.name {
+        return Some(format!(
+            "queue `{}` sends to its own cluster ({at})",
+            queue.name
+        ));
+    }
+    let Some(target) = drafts.iter().find(|other| other.name == at.cluster) else {
+        return Some(format!(
+            "queue `{}` sends to unknown cluster `{}` ({at})",
+            queue.name, at.cluster
+        ));
+    };
+    let Some(receiver) = target.config.queues.iter().find(|q| q.name == at.queue) else {
+        return Some(format!(
+            "cluster `{}` has no queue `{}` ({at})",
+            at.cluster, at.queue
+        ));
+    };
+    match &receiver.receive_from {
+        Some(from) if from.accepts(&draft.name) => None,
+        Some(_) => Some(format!(
+            "{at} does not receive jobs from `{}`: add it to that queue's RCVJOBS_FROM",
+            draft.name
+        )),
+        None => Some(format!(
+            "{at} is not a receive queue: set RCVJOBS_FROM on it"
+        )),
+    }
+}
+
+/// The forwarder of a cluster with send queues; `None` without.
+pub(super) fn forwarder(draft: &ClusterDraft) -> Option<ForwarderConfig> {
+    let send_queues: Vec<SendQueueConfig> = draft
+        .config
+        .queues
+        .iter()
+        .filter(|queue| !queue.send_to.is_empty())
+        .map(|queue| SendQueueConfig {
+            name: queue.name.clone(),
+            send_to: queue.send_to.clone(),
+            max_rsched_time: draft.max_rsched_time.get(&queue.name).copied(),
+        })
+        .collect();
+    (!send_queues.is_empty()).then(|| ForwarderConfig {
+        cluster: draft.name.clone(),
+        mode: draft.mode,
+        send_queues,
+        max_forwards: draft.max_forwards,
+    })
+}
+
+/// Sets the subscribers of each cluster: the submission clusters that send
+/// to it.
+pub(super) fn add_subscribers(specs: &mut [ClusterSpec]) {
+    for index in 0..specs.len() {
+        let target = specs[index].config.name.clone();
+        let subscribers: Vec<ClusterName> = specs
+            .iter()
+            .filter(|spec| {
+                spec.forwarder.as_ref().is_some_and(|forwarder| {
+                    forwarder
+                        .send_queues
+                        .iter()
+                        .any(|queue| queue.send_to.iter().any(|at| at.cluster == target))
+                })
+            })
+            .map(|spec| spec.config.name.clone())
+            .collect();
+        specs[index].subscribers = subscribers;
+    }
+}

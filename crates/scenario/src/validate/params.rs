@@ -1,0 +1,89 @@
+//! The forwarding parameters of lsb.params: MC_PLUGIN_UPDATE_INTERVAL,
+//! MC_PLUGIN_SCHEDULE_ENHANCE and MAX_FORWARDS, each from a cluster's own
+//! `params` or else the federation's `[params]`. The scheduling parameters
+//! of lsb.params are checked in `crate::policies`.
+
+use std::time::Duration;
+
+use mcfed_forwarder::{DEFAULT_MAX_FORWARDS, ScheduleMode};
+
+use super::{Checker, DEFAULT_UPDATE_INTERVAL};
+use crate::format::RawParams;
+use crate::locate::FieldPath;
+use crate::policies::pick;
+
+/// A cluster's forwarding parameters, defaults filled in.
+pub(super) struct ForwardingParams {
+    /// MC_PLUGIN_UPDATE_INTERVAL.
+    pub(super) update_interval: Duration,
+    /// MC_PLUGIN_SCHEDULE_ENHANCE.
+    pub(super) mode: ScheduleMode,
+    /// MAX_FORWARDS.
+    pub(super) max_forwards: u32,
+}
+
+impl Checker<'_> {
+    /// The forwarding parameters of the cluster at `path`, whose own
+    /// `params` are `own`.
+    pub(super) fn forwarding_params(
+        &mut self,
+        federation: &RawParams,
+        own: &RawParams,
+        path: &FieldPath,
+    ) -> ForwardingParams {
+        ForwardingParams {
+            update_interval: self.update_interval(federation, own, path),
+            mode: self.schedule_mode(federation, own, path),
+            max_forwards: own
+                .MAX_FORWARDS
+                .or(federation.MAX_FORWARDS)
+                .unwrap_or(DEFAULT_MAX_FORWARDS),
+        }
+    }
+
+    /// MC_PLUGIN_UPDATE_INTERVAL, which must be longer than zero.
+    fn update_interval(
+        &mut self,
+        federation: &RawParams,
+        own: &RawParams,
+        path: &FieldPath,
+    ) -> Duration {
+        match pick(
+            &own.MC_PLUGIN_UPDATE_INTERVAL,
+            &federation.MC_PLUGIN_UPDATE_INTERVAL,
+            path,
+            "MC_PLUGIN_UPDATE_INTERVAL",
+        ) {
+            Some((interval, _)) if !interval.0.is_zero() => interval.0,
+            Some((_, field)) => {
+                self.problem(field, "MC_PLUGIN_UPDATE_INTERVAL must be longer than zero");
+                DEFAULT_UPDATE_INTERVAL
+            }
+            None => DEFAULT_UPDATE_INTERVAL,
+        }
+    }
+
+    /// MC_PLUGIN_SCHEDULE_ENHANCE, a schedule mode keyword.
+    fn schedule_mode(
+        &mut self,
+        federation: &RawParams,
+        own: &RawParams,
+        path: &FieldPath,
+    ) -> ScheduleMode {
+        match pick(
+            &own.MC_PLUGIN_SCHEDULE_ENHANCE,
+            &federation.MC_PLUGIN_SCHEDULE_ENHANCE,
+            path,
+            "MC_PLUGIN_SCHEDULE_ENHANCE",
+        ) {
+            None => ScheduleMode::Default,
+            Some((text, field)) => match text.parse::<ScheduleMode>() {
+                Ok(mode) => mode,
+                Err(error) => {
+                    self.problem(field, error.to_string());
+                    ScheduleMode::Default
+                }
+            },
+        }
+    }
+}

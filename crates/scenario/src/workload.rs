@@ -1,0 +1,209 @@
+//! Workloads from trace files (`[[workload]]`): an SWF trace read as a
+//! stream and mapped onto a scenario's clusters and queues, one
+//! [`Submission`] at a time, so a million-job trace is never in memory.
+//!
+//! Mapping: a job goes to the workload's `cluster` and `queue`, unless its
+//! SWF queue number is in `queue_map` (→ `queue` or `queue@cluster`) or its
+//! partition number in `partition_map` (→ cluster). Slots are the requested
+//! processors (field 8), else the allocated ones (field 5); the run time is
+//! field 4; the requested time (field 9) becomes the job's run limit. Jobs
+//! with no run time or no processors are skipped and counted by reason.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcfed_protocol::{ClusterName, JobSpec, SimTime};
+use mcfed_trace::{Header, SwfError, SwfReader, SwfRecord};
+use rustc_hash::FxHashMap;
+
+use crate::model::Submission;
+
+/// Where a mapped job goes: a queue, at a given cluster or the workload's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueTarget {
+    /// The queue.
+    pub queue: String,
+    /// The cluster, if not the workload's (or the partition's).
+    pub cluster: Option<ClusterName>,
+}
+
+/// A `[[workload]]` entry, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadSpec {
+    /// The workload's name (job names are `NAME-JOBNUMBER`).
+    pub name: String,
+    /// The trace file, resolved against the scenario file's directory.
+    pub swf: PathBuf,
+    /// The default cluster.
+    pub cluster: ClusterName,
+    /// The default queue.
+    pub queue: String,
+    /// SWF queue number → queue (and cluster).
+    pub queue_map: Vec<(i64, QueueTarget)>,
+    /// SWF partition number → cluster.
+    pub partition_map: Vec<(i64, ClusterName)>,
+    /// The user name template: `{uid}` and `{gid}` are replaced.
+    pub user: String,
+    /// Read only the first this many jobs.
+    pub limit: Option<u64>,
+    /// Multiplies submission times (below 1: denser arrivals).
+    pub time_scale: f64,
+}
+
+/// Jobs of a workload that were not submitted, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Skipped {
+    /// No run time (field 4 unknown, or not above zero).
+    pub no_run_time: u64,
+    /// No processors (fields 8 and 5 unknown, or not above zero).
+    pub no_processors: u64,
+    /// Malformed lines.
+    pub malformed: u64,
+}
+
+impl Skipped {
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.no_run_time + self.no_processors + self.malformed
+    }
+}
+
+/// A workload being read (its submissions' `forwarded` is not worked out:
+/// the member routes each job when it is submitted): yields its submissions in trace order.
+pub struct WorkloadStream {
+    spec: Arc<WorkloadSpec>,
+    reader: SwfReader<Box<dyn BufRead>>,
+    read: u64,
+    skipped: Skipped,
+    users: FxHashMap<(i64, i64), Arc<str>>,
+    queue_map: FxHashMap<i64, (ClusterName, Arc<str>)>,
+    partition_map: FxHashMap<i64, ClusterName>,
+    default_queue: Arc<str>,
+    first_error: Option<String>,
+}
+
+impl WorkloadStream {
+    /// Opens the workload's trace.
+    pub fn open(spec: Arc<WorkloadSpec>) -> Result<Self, SwfError> {
+        let reader = mcfed_trace::open(&spec.swf)?;
+        let queue_map = spec
+            .queue_map
+            .iter()
+            .map(|(number, target)| {
+                let cluster = target
+                    .cluster
+                    .clone()
+                    .unwrap_or_else(|| spec.cluster.clone());
+                (*number, (cluster, Arc::from(target.queue.as_str())))
+            })
+            .collect();
+        let partition_map = spec.partition_map.iter().cloned().collect();
+        Ok(WorkloadStream {
+            default_queue: Arc::from(spec.queue.as_str()),
+            spec,
+            reader,
+            read: 0,
+            skipped: Skipped::default(),
+            users: FxHashMap::default(),
+            queue_map,
+            partition_map,
+            first_error: None,
+        })
+    }
+
+    /// The trace's header comments (whole once the first job is read).
+    pub fn header(&self) -> &Header {
+        self.reader.header()
+    }
+
+    /// Jobs skipped so far.
+    pub fn skipped(&self) -> Skipped {
+        self.skipped
+    }
+
+    /// The first malformed line, if any (`file:line: ...`).
+    pub fn first_error(&self) -> Option<&str> {
+        self.first_error.as_deref()
+    }
+
+    /// The workload's specification.
+    pub fn spec(&self) -> &WorkloadSpec {
+        &self.spec
+    }
+
+    fn user(&mut self, record: &SwfRecord) -> Arc<str> {
+        let key = (record.user_id, record.group_id);
+        let template = &self.spec.user;
+        self.users
+            .entry(key)
+            .or_insert_with(|| {
+                template
+                    .replace("{uid}", &record.user_id.to_string())
+                    .replace("{gid}", &record.group_id.to_string())
+                    .into()
+            })
+            .clone()
+    }
+
+    fn submission(&mut self, record: &SwfRecord) -> Option<Submission> {
+        if record.run_time.is_nan() || record.run_time <= 0.0 {
+            self.skipped.no_run_time += 1;
+            return None;
+        }
+        let Some(slots) = record.processors() else {
+            self.skipped.no_processors += 1;
+            return None;
+        };
+        let (mut cluster, queue) = match self.queue_map.get(&record.queue) {
+            Some((cluster, queue)) => (cluster.clone(), queue.to_string()),
+            None => (self.spec.cluster.clone(), self.default_queue.to_string()),
+        };
+        if let Some(partition) = self.partition_map.get(&record.partition) {
+            cluster = partition.clone();
+        }
+        let user = self.user(record);
+        let seconds = |value: f64| Duration::from_secs_f64(value.clamp(0.0, 1e12));
+        let mut spec = JobSpec::simple(
+            format!("{}-{}", self.spec.name, record.job_number),
+            user,
+            seconds(record.run_time),
+        );
+        spec.slots = slots;
+        spec.run_limit = (record.requested_time > 0.0).then(|| seconds(record.requested_time));
+        let at_ms = (record.submit_time.max(0.0) * self.spec.time_scale * 1000.0).round();
+        Some(Submission {
+            at: SimTime::from_millis(at_ms.min(u64::MAX as f64 / 2.0) as u64),
+            cluster,
+            queue,
+            forwarded: false,
+            spec,
+        })
+    }
+}
+
+impl Iterator for WorkloadStream {
+    type Item = Submission;
+
+    fn next(&mut self) -> Option<Submission> {
+        loop {
+            if self.spec.limit.is_some_and(|limit| self.read >= limit) {
+                return None;
+            }
+            let record = match self.reader.next()? {
+                Ok(record) => record,
+                Err(error) => {
+                    self.skipped.malformed += 1;
+                    tracing::warn!(%error, "trace line skipped");
+                    self.first_error.get_or_insert_with(|| error.to_string());
+                    continue;
+                }
+            };
+            self.read += 1;
+            if let Some(submission) = self.submission(&record) {
+                return Some(submission);
+            }
+        }
+    }
+}
