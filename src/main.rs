@@ -55,6 +55,13 @@ enum Command {
     Bhosts(cli::lsf::ListArgs),
     /// Show a running cluster's MultiCluster links.
     Bclusters(cli::lsf::ListArgs),
+    /// Generate inputs: `mcfed gen swf -o trace.swf` writes a synthetic
+    /// SWF trace.
+    #[command(subcommand)]
+    Gen(cli::traces::GenCommand),
+    /// Replay an SWF trace on a federation built from a few flags
+    /// (`--hosts N [--mxj M] [--clusters K]`), until it drains.
+    Replay(cli::traces::ReplayArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -166,6 +173,8 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bqueues(args) => cli::lsf::bqueues(args),
         Command::Bhosts(args) => cli::lsf::bhosts(args),
         Command::Bclusters(args) => cli::lsf::bclusters(args),
+        Command::Gen(command) => cli::traces::generate(command),
+        Command::Replay(args) => cli::traces::replay(args),
     }
 }
 

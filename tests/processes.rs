@@ -403,6 +403,37 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
     );
     let queues = text(&scenario, &certs, &["bqueues", "-l"], "Cluster2");
     assert!(queues.contains("RCVJOBS_FROM: Cluster1"), "{queues}");
+    // One queue view: `bqueues -o json` (the admin `Queues` answer) and
+    // `mcfed run --show queues --report json` show the same fields.
+    let admin = ask(&scenario, &certs, "bqueues", "Cluster2", &[]);
+    let run = mcfed(&[
+        "run",
+        scenario.to_str().expect("utf-8"),
+        "--show",
+        "queues",
+        "--cluster",
+        "Cluster2",
+        "--report",
+        "json",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&run.stdout).expect("one JSON object");
+    let keys = |queue: &Value| {
+        let mut keys: Vec<String> = queue.as_object().expect("object").keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    let (admin, shown) = (&admin[0], &shown["clusters"][0]["queues"][0]);
+    assert_eq!(keys(admin), keys(shown), "{admin} and {shown}");
+    for queue in [admin, shown] {
+        assert_eq!(queue["queue_name"], "high", "{queue}");
+        assert_eq!(queue["rcvjobs_from"], serde_json::json!(["Cluster1"]));
+        assert_eq!(queue["counters"]["total_slots"], 16, "{queue}");
+    }
     let forwarded = text(&scenario, &certs, &["bjobs", "-fwd"], "Cluster1");
     assert!(
         forwarded.contains("CLUSTER") && forwarded.contains("FORWARD_TIME"),

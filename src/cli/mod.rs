@@ -1,6 +1,7 @@
 //! The subcommands beyond `run` and `validate`: cluster processes
 //! (`cluster`, `launch`, `certs`), the LSF-style commands (`bsub`, `bjobs`,
-//! `bqueues`, `bhosts`, `bclusters`), analysis (`report`, `sweep`) and the
+//! `bqueues`, `bhosts`, `bclusters`), analysis (`report`, `sweep`), traces
+//! (`gen swf`, `replay`) and the
 //! printing `run` and `launch` share. Each module parses its own arguments
 //! and calls the libraries.
 
@@ -8,6 +9,7 @@ pub(crate) mod analysis;
 pub(crate) mod lsf;
 pub(crate) mod processes;
 pub(crate) mod report;
+pub(crate) mod traces;
 
 /// LSF spells some long options with one dash (`bjobs -fwd`); clap wants
 /// two. Rewrites them before parsing.

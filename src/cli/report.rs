@@ -92,7 +92,89 @@ fn summary(
         out,
         "events: {}, messages: {}, counter updates: {} ({} lost, {} ignored)",
         stats.events, stats.messages, stats.updates, stats.updates_lost, stats.updates_ignored
-    )
+    )?;
+    if stats.refused > 0 {
+        writeln!(out, "submissions refused: {}", stats.refused)?;
+    }
+    for workload in &output.workloads {
+        workload_summary(out, workload)?;
+    }
+    if let Some(metrics) = &output.metrics {
+        metrics_table(out, metrics)?;
+    }
+    Ok(())
+}
+
+fn workload_summary(
+    out: &mut impl Write,
+    workload: &mcfed_scenario::run::WorkloadReport,
+) -> io::Result<()> {
+    let skipped = &workload.skipped;
+    writeln!(
+        out,
+        "workload {} ({}): {} jobs submitted, {} skipped ({} without run time, {} without processors, {} malformed lines)",
+        workload.name,
+        workload.file,
+        workload.submitted,
+        skipped.total(),
+        skipped.no_run_time,
+        skipped.no_processors,
+        skipped.malformed
+    )?;
+    for (key, value) in &workload.header {
+        writeln!(out, "  ; {key}: {value}")?;
+    }
+    if let Some(error) = &workload.first_error {
+        writeln!(out, "  first malformed line: {error}")?;
+    }
+    Ok(())
+}
+
+fn seconds(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |value| format!("{value:.1}"))
+}
+
+/// Per cluster, then per queue: jobs, waits, slowdown, utilization.
+fn metrics_table(
+    out: &mut impl Write,
+    metrics: &mcfed_scenario::metrics::RunMetrics,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "makespan: {:.1} s (bounded slowdown with tau = {} s; waits in seconds)",
+        metrics.makespan, metrics.slowdown_bound
+    )?;
+    writeln!(
+        out,
+        "{:<12} {:<14} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6}",
+        "cluster", "queue", "submitted", "started", "finished", "never", "fwd-in", "fwd-out",
+        "wait-mean", "wait-p50", "wait-p95", "wait-max", "slowdown", "util"
+    )?;
+    for group in metrics.clusters.iter().chain(&metrics.queues) {
+        writeln!(
+            out,
+            "{:<12} {:<14} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6}",
+            group.cluster,
+            group.queue.as_deref().unwrap_or("(all)"),
+            group.submitted,
+            group.started,
+            group.finished,
+            group.never_started,
+            group.forwarded_in,
+            group.forwarded_out,
+            seconds(group.wait.mean),
+            seconds(group.wait.p50),
+            seconds(group.wait.p95),
+            seconds(group.wait.max),
+            group
+                .mean_bounded_slowdown
+                .map_or_else(|| "-".to_owned(), |s| format!("{s:.2}")),
+            group
+                .utilization
+                .map_or_else(|| "-".to_owned(), |u| format!("{:.1}%", u * 100.0)),
+        )?;
+    }
+    Ok(())
 }
 
 /// Prints `output` as `printing` says, then, with `check`, the scenario's

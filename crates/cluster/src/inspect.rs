@@ -1,20 +1,32 @@
-//! What `bqueues -l` shows about a cluster's queues, as plain data: limits,
-//! job counts, the slot pool and deserved slots, and the fairshare table of
-//! each user with its dynamic priority and the figures behind it.
+//! What `bqueues` and `bqueues -l` show about a cluster's queues, as plain
+//! data: limits, job counts, the MultiCluster settings and the counters a
+//! receive queue publishes, the slot pool and deserved slots, and the
+//! fairshare table of each user with its dynamic priority and the figures
+//! behind it.
 //!
-//! The scenario layer prints these as text or JSON; every figure comes from
-//! the same functions the scheduler decides with.
+//! [`QueueReport`] is the one queue view: `mcfed bqueues` (its admin
+//! answer, its columns, `-l` and `-o json`), `mcfed run --show queues`
+//! (text and JSON) and the snapshots expectations read are all built here,
+//! by [`Cluster::report`] and [`Cluster::queue_report`]. The scenario layer
+//! prints them; every figure comes from the same functions the scheduler
+//! decides with. Its JSON field names are a public contract: add fields,
+//! never rename one.
 
-use mcfed_protocol::SimTime;
-use serde::Serialize;
+use std::time::Duration;
 
-use crate::config::{HostSelection, QueueConfig};
+use mcfed_protocol::{QueueCounters, SimTime};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{HostSelection, QueueConfig, ReceiveFrom};
 use crate::fairshare::ShareAccount;
 use crate::job::QueueIndex;
 use crate::scheduler::Cluster;
 
+/// STATUS of every queue: mcfed does not open or close queues.
+pub const QUEUE_STATUS: &str = "Open:Active";
+
 /// One cluster's queues at one time.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterReport {
     /// The cluster.
     pub cluster: String,
@@ -24,13 +36,26 @@ pub struct ClusterReport {
     pub queues: Vec<QueueReport>,
 }
 
-/// One queue, as `bqueues -l` shows it. Job counts are in slots.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One queue, as `bqueues` and `bqueues -l` show it. Job counts are in
+/// slots.
+///
+/// Everything but MAX_RSCHED_TIME comes from the cluster; MAX_RSCHED_TIME
+/// belongs to the submission side (the forwarder's send queues), so a
+/// caller that knows it fills it in with
+/// [`QueueReport::set_max_rsched_time`].
+///
+/// Fields are never skipped when serialized: the report also travels in
+/// postcard admin frames, which need every field in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueueReport {
-    /// QUEUE.
+    /// QUEUE_NAME.
+    #[serde(rename = "queue_name")]
     pub queue: String,
     /// PRIO.
+    #[serde(rename = "prio")]
     pub priority: u32,
+    /// STATUS: always [`QUEUE_STATUS`].
+    pub status: String,
     /// MAX: QJOB_LIMIT.
     pub max: Option<u32>,
     /// JL/U: UJOB_LIMIT.
@@ -50,18 +75,40 @@ pub struct QueueReport {
     /// SCHEDULING POLICIES: FAIRSHARE, PREEMPTIVE, PREEMPTABLE, BACKFILL,
     /// SLOT_RESERVE, TERMINATE_WHEN=PREEMPT.
     pub policies: Vec<String>,
-    /// PREEMPTION as configured.
+    /// PREEMPTION as configured, if the queue preempts or is preemptable.
     pub preemption: Option<String>,
     /// HOSTS.
     pub hosts: String,
+    /// SNDJOBS_TO, for a send queue (`queue@cluster` each).
+    pub sndjobs_to: Vec<String>,
+    /// MAX_RSCHED_TIME of a send queue, emulated seconds; set only by a
+    /// caller that knows the submission side
+    /// ([`QueueReport::set_max_rsched_time`]).
+    pub max_rsched_time: Option<f64>,
+    /// RCVJOBS_FROM, for a receive queue (`allclusters`, or the clusters).
+    pub rcvjobs_from: Vec<String>,
+    /// IMPT_JOBBKLG of a receive queue (`None`: infinit, or not a receive
+    /// queue).
+    pub impt_jobbklg: Option<u32>,
+    /// The counters a receive queue publishes, as they are now.
+    pub counters: Option<QueueCounters>,
     /// The queue's slot pool.
     pub slot_pool: Option<PoolReport>,
     /// The queue's fairshare table.
     pub fairshare: Option<FairshareReport>,
 }
 
+impl QueueReport {
+    /// Sets MAX_RSCHED_TIME, which only the submission side knows (the
+    /// forwarder's configuration of this send queue): `None` for a queue
+    /// without one. The cluster's own report leaves it `None`.
+    pub fn set_max_rsched_time(&mut self, limit: Option<Duration>) {
+        self.max_rsched_time = limit.map(|limit| limit.as_secs_f64());
+    }
+}
+
 /// A queue's place in its slot pool.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PoolReport {
     /// SLOT_POOL.
     pub pool: String,
@@ -81,7 +128,7 @@ pub struct PoolReport {
 }
 
 /// A fairshare queue's shares and users.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FairshareReport {
     /// USER_SHARES as configured.
     pub user_shares: String,
@@ -90,7 +137,7 @@ pub struct FairshareReport {
 }
 
 /// One row of SHARE_INFO_FOR.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UserShareReport {
     /// USER/GROUP.
     pub user: String,
@@ -129,6 +176,7 @@ impl Cluster {
         QueueReport {
             queue: config.name.to_string(),
             priority: config.priority,
+            status: QUEUE_STATUS.to_owned(),
             max: config.job_limit,
             jl_u: config.user_job_limit,
             jl_h: config.host_job_limit,
@@ -146,6 +194,22 @@ impl Cluster {
                 HostSelection::All => "all".to_owned(),
                 HostSelection::Listed(hosts) => hosts.join(" "),
             },
+            sndjobs_to: config.send_to.iter().map(ToString::to_string).collect(),
+            max_rsched_time: None,
+            rcvjobs_from: match &config.receive_from {
+                None => Vec::new(),
+                Some(ReceiveFrom::All) => vec!["allclusters".to_owned()],
+                Some(ReceiveFrom::Listed(clusters)) => {
+                    clusters.iter().map(ToString::to_string).collect()
+                }
+            },
+            impt_jobbklg: config
+                .impt_jobbklg
+                .filter(|_| config.receive_from.is_some()),
+            counters: config
+                .receive_from
+                .is_some()
+                .then(|| self.queue_counters(index)),
             slot_pool: self.pool_report(index, now),
             fairshare: self.fairshare_report(index, now),
         }

@@ -70,6 +70,12 @@ pub struct Transition {
     pub name: std::sync::Arc<str>,
     /// The job's queue.
     pub queue: QueueName,
+    /// When the job arrived in this cluster.
+    pub submitted_at: SimTime,
+    /// When it last started, if it has (for a `Started` transition: `at`).
+    pub started_at: Option<SimTime>,
+    /// The slots it asked for.
+    pub slots: u32,
 }
 
 /// A preemption, with the names of the jobs involved, for reports.

@@ -455,7 +455,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         .max()
         .unwrap_or_default();
     let events = plan.events;
-    let drain = plan.drain;
+    let drain = plan.drain || scenario.drain;
     let mut output = system.block_on(async move {
         let clock = EmulatedClock::start(1.0);
         let router = Router::default().start();

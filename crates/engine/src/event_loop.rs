@@ -23,6 +23,7 @@ use std::time::Duration;
 use mcfed_federation::Effects;
 use mcfed_protocol::{ClusterName, Envelope, JobEvent, Message, SimTime};
 use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
+use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef, UsageRecord};
@@ -57,6 +58,8 @@ pub struct EventLoop<'a> {
     /// How often slot usage is sampled (the shortest update interval).
     sample_interval: Option<Duration>,
     output: RunOutput,
+    /// Scheduling metrics, collected as the run goes.
+    metrics: MetricsRecorder,
     end: SimTime,
     /// Per cluster, the jobs expectations watch.
     watched: Vec<Vec<String>>,
@@ -91,7 +94,7 @@ impl<'a> EventLoop<'a> {
             oracle_seq: 0,
             events: options.events,
             count_only: options.count_only,
-            drain: options.drain,
+            drain: options.drain || scenario.drain,
             longest_interval: Duration::ZERO,
             sample_interval: None,
             output: RunOutput {
@@ -99,6 +102,7 @@ impl<'a> EventLoop<'a> {
                 ..RunOutput::default()
             },
             federation,
+            metrics: MetricsRecorder::default(),
             end,
             watched,
         };
@@ -202,6 +206,8 @@ impl<'a> EventLoop<'a> {
             end
         };
         self.output.workloads = self.streams.reports();
+        let metrics = std::mem::take(&mut self.metrics);
+        self.output.metrics = Some(crate::metrics::finish(metrics, &self.federation));
         self.output
     }
 
@@ -310,6 +316,8 @@ impl<'a> EventLoop<'a> {
         match member.submit(self.now, &submission.queue, submission.spec.clone()) {
             Ok(submitted) => {
                 self.output.stats.submitted += 1;
+                self.metrics
+                    .submitted(&submission.cluster, &submission.queue, self.now);
                 if self.events {
                     let mut event = EventRecord::new(
                         self.now.as_secs_f64(),
@@ -434,17 +442,21 @@ impl<'a> EventLoop<'a> {
         stats.updates += effects.updates.sent;
         stats.updates_ignored += effects.updates.ignored;
         stats.update_regressions += effects.updates.regressions;
+        let name = self.federation.name(index).clone();
         for transition in &effects.transitions {
             match transition.event {
                 JobEvent::Started => stats.started += 1,
                 JobEvent::Finished => stats.finished += 1,
                 _ => {}
             }
+            self.metrics.transition(&name, transition);
+        }
+        for entry in effects.decisions.iter().filter(|e| e.forwarded()) {
+            self.metrics.forwarded(&name, entry.send_queue.as_str());
         }
         stats.decisions += effects.decisions.len() as u64;
         stats.forwarded += effects.decisions.iter().filter(|e| e.forwarded()).count() as u64;
         stats.stale_decisions += effects.decisions.iter().filter(|e| e.stale()).count() as u64;
-        let name = self.federation.name(index).clone();
         self.output.preemptions.extend(
             effects
                 .preemptions

@@ -14,6 +14,7 @@ pub mod actors;
 pub mod event_loop;
 mod federation;
 mod heap;
+mod metrics;
 mod submissions;
 
 pub use event_loop::{EngineError, EventLoop, run};

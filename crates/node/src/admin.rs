@@ -13,6 +13,12 @@ use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::JobSpec;
 use serde::{Deserialize, Serialize};
 
+/// One queue, as `bqueues` shows it: the cluster's one queue view, which
+/// `mcfed run --show queues` prints too (built by
+/// `mcfed_cluster::Cluster::queue_report`, with MAX_RSCHED_TIME filled in by
+/// [`crate::rows::queues`]).
+pub use mcfed_cluster::QueueReport;
+
 /// What an administrator asks a cluster process.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum AdminRequest {
@@ -50,8 +56,8 @@ pub enum AdminResponse {
     Submitted(Submitted),
     /// The jobs.
     Jobs(Vec<JobRow>),
-    /// The queues.
-    Queues(Vec<QueueRow>),
+    /// The queues, in configuration order.
+    Queues(Vec<QueueReport>),
     /// The hosts.
     Hosts(Vec<HostRow>),
     /// The links.
@@ -140,39 +146,6 @@ pub struct ForwardedFrom {
     pub cluster: String,
     /// The job's id there.
     pub source_job: u64,
-}
-
-/// One queue, as `bqueues` shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct QueueRow {
-    /// QUEUE_NAME.
-    pub queue_name: String,
-    /// PRIO.
-    pub prio: u32,
-    /// STATUS (Open:Active).
-    pub status: String,
-    /// MAX: QJOB_LIMIT, if any.
-    pub max: Option<u32>,
-    /// NJOBS: slots of its pending, running and suspended jobs.
-    pub njobs: u32,
-    /// PEND slots.
-    pub pend: u32,
-    /// RUN slots.
-    pub run: u32,
-    /// SUSP slots.
-    pub susp: u32,
-    /// SNDJOBS_TO, for a send queue.
-    pub sndjobs_to: Vec<String>,
-    /// RCVJOBS_FROM, for a receive queue.
-    pub rcvjobs_from: Vec<String>,
-    /// IMPT_JOBBKLG of a receive queue (`None`: infinit).
-    pub impt_jobbklg: Option<u32>,
-    /// PREEMPTION as configured (empty: none).
-    pub preemption: String,
-    /// The counters it publishes (receive queues).
-    pub counters: Option<mcfed_protocol::QueueCounters>,
-    /// MAX_RSCHED_TIME of a send queue (emulated seconds).
-    pub max_rsched_time: Option<f64>,
 }
 
 /// One host, as `bhosts` shows it.

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use mcfed_protocol::SimTime;
 use serde::Serialize;
 
-use crate::admin::{HostRow, JobRow, LinkRow, QueueRow, Submitted};
+use crate::admin::{HostRow, JobRow, LinkRow, QueueReport, Submitted};
 
 fn clock(secs: f64) -> String {
     SimTime::from_millis((secs * 1000.0).round().max(0.0) as u64).to_string()
@@ -200,23 +200,24 @@ fn job_long(row: &JobRow) -> String {
     text
 }
 
-/// `bqueues` or `bqueues -l`.
-pub fn queues(rows: &[QueueRow], long: bool) -> String {
+/// `bqueues`, or `bqueues -l` (the block `mcfed run --show queues` prints,
+/// [`mcfed_scenario::inspect::queue_long`]).
+pub fn queues(rows: &[QueueReport], long: bool) -> String {
     if long {
-        return rows.iter().map(queue_long).collect::<Vec<_>>().join("\n");
+        return mcfed_scenario::inspect::queues_long(rows);
     }
+    let dash = |value: Option<u32>| value.map_or_else(|| "-".to_owned(), |v| v.to_string());
     let table: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             vec![
-                row.queue_name.clone(),
-                row.prio.to_string(),
+                row.queue.clone(),
+                row.priority.to_string(),
                 row.status.clone(),
-                row.max
-                    .map_or_else(|| "-".to_owned(), |max| max.to_string()),
+                dash(row.max),
+                dash(row.jl_u),
                 "-".to_owned(),
-                "-".to_owned(),
-                "-".to_owned(),
+                dash(row.jl_h),
                 row.njobs.to_string(),
                 row.pend.to_string(),
                 row.run.to_string(),
@@ -240,60 +241,6 @@ pub fn queues(rows: &[QueueRow], long: bool) -> String {
         ],
         &table,
     )
-}
-
-fn queue_long(row: &QueueRow) -> String {
-    let mut text = String::new();
-    let _ = writeln!(text, "QUEUE: {}", row.queue_name);
-    let _ = writeln!(text, "PARAMETERS/STATISTICS");
-    let _ = write!(
-        text,
-        "{}",
-        columns(
-            &["PRIO", "STATUS", "MAX", "NJOBS", "PEND", "RUN", "SUSP"],
-            &[vec![
-                row.prio.to_string(),
-                row.status.clone(),
-                row.max
-                    .map_or_else(|| "-".to_owned(), |max| max.to_string()),
-                row.njobs.to_string(),
-                row.pend.to_string(),
-                row.run.to_string(),
-                row.susp.to_string(),
-            ]],
-        )
-    );
-    if !row.preemption.is_empty() {
-        let _ = writeln!(text, "PREEMPTION = {}", row.preemption);
-    }
-    if !row.sndjobs_to.is_empty() {
-        let _ = writeln!(text, "SNDJOBS_TO: {}", row.sndjobs_to.join(" "));
-    }
-    if let Some(limit) = row.max_rsched_time {
-        let _ = writeln!(text, "MAX_RSCHED_TIME: {}", duration(limit));
-    }
-    if !row.rcvjobs_from.is_empty() {
-        let _ = writeln!(text, "RCVJOBS_FROM: {}", row.rcvjobs_from.join(" "));
-        let _ = writeln!(
-            text,
-            "IMPT_JOBBKLG: {}",
-            row.impt_jobbklg
-                .map_or_else(|| "infinit".to_owned(), |limit| limit.to_string())
-        );
-    }
-    if let Some(counters) = &row.counters {
-        let _ = writeln!(
-            text,
-            "COUNTERS: total {} available {} running {} pending {} preemptable_available {} imported_pending {}",
-            counters.total_slots,
-            counters.available_slots,
-            counters.running_slots,
-            counters.pending_slots,
-            counters.preemptable_available_slots,
-            counters.imported_pending_jobs
-        );
-    }
-    text
 }
 
 /// `bhosts`.

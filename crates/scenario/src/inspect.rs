@@ -1,8 +1,12 @@
 //! `mcfed run SCENARIO --show queues --at T`: a cluster's queues at one
-//! time, as `bqueues -l` prints them (text) or as JSON.
+//! time, as `bqueues -l` prints them (text) or as JSON; and the `bqueues -l`
+//! block itself ([`queue_long`]), which `mcfed bqueues -l` prints too.
 //!
 //! The figures come from a [`Snapshot`] the engine took at `T`, after
-//! everything that happened at that instant.
+//! everything that happened at that instant: the cluster's
+//! [`QueueReport`]s, the same model `mcfed bqueues` gets from a cluster
+//! process. A snapshot is taken from the scheduler alone, so its send
+//! queues show no MAX_RSCHED_TIME (`null` in JSON).
 
 use std::fmt::Write as _;
 
@@ -44,17 +48,30 @@ fn dash(value: Option<u32>) -> String {
     value.map_or_else(|| "-".to_owned(), |v| v.to_string())
 }
 
-fn queue_text(text: &mut String, queue: &QueueReport) {
+fn duration(secs: f64) -> SimTime {
+    SimTime::from_millis((secs * 1000.0).round().max(0.0) as u64)
+}
+
+/// The line between two queues of `bqueues -l`.
+const SEPARATOR: &str =
+    "------------------------------------------------------------------------------";
+
+/// One queue as `bqueues -l` prints it: `mcfed bqueues -l` and `mcfed run
+/// --show queues` both print this block.
+pub fn queue_long(queue: &QueueReport) -> String {
+    let mut text = String::new();
     let _ = writeln!(text, "QUEUE: {}", queue.queue);
     let _ = writeln!(text, "PARAMETERS/STATISTICS");
     let _ = writeln!(
         text,
-        "PRIO   MAX  JL/U  JL/H  NJOBS   PEND    RUN   SUSP    RSV"
+        "{:>4}  {:<11} {:>5} {:>5} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "PRIO", "STATUS", "MAX", "JL/U", "JL/H", "NJOBS", "PEND", "RUN", "SUSP", "RSV"
     );
     let _ = writeln!(
         text,
-        "{:>4} {:>5} {:>5} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "{:>4}  {:<11} {:>5} {:>5} {:>5} {:>6} {:>6} {:>6} {:>6} {:>6}",
         queue.priority,
+        queue.status,
         dash(queue.max),
         dash(queue.jl_u),
         dash(queue.jl_h),
@@ -81,6 +98,34 @@ fn queue_text(text: &mut String, queue: &QueueReport) {
             dash(pool.max_slots_in_pool),
             if pool.use_priority_in_pool { "Y" } else { "N" },
             pool.accumulated_slot_hours
+        );
+    }
+    if !queue.sndjobs_to.is_empty() {
+        let _ = writeln!(text, "SNDJOBS_TO: {}", queue.sndjobs_to.join(" "));
+    }
+    if let Some(limit) = queue.max_rsched_time {
+        let _ = writeln!(text, "MAX_RSCHED_TIME: {}", duration(limit));
+    }
+    if !queue.rcvjobs_from.is_empty() {
+        let _ = writeln!(text, "RCVJOBS_FROM: {}", queue.rcvjobs_from.join(" "));
+        let _ = writeln!(
+            text,
+            "IMPT_JOBBKLG: {}",
+            queue
+                .impt_jobbklg
+                .map_or_else(|| "infinit".to_owned(), |limit| limit.to_string())
+        );
+    }
+    if let Some(counters) = &queue.counters {
+        let _ = writeln!(
+            text,
+            "COUNTERS: total {} available {} running {} pending {} preemptable_available {} imported_pending {}",
+            counters.total_slots,
+            counters.available_slots,
+            counters.running_slots,
+            counters.pending_slots,
+            counters.preemptable_available_slots,
+            counters.imported_pending_jobs
         );
     }
     if let Some(fairshare) = &queue.fairshare {
@@ -115,6 +160,19 @@ fn queue_text(text: &mut String, queue: &QueueReport) {
     }
     let _ = writeln!(text);
     let _ = writeln!(text, "HOSTS:  {}", queue.hosts);
+    text
+}
+
+/// Queues as `bqueues -l` prints them: each block, then a dashed line and
+/// an empty line.
+pub fn queues_long(queues: &[QueueReport]) -> String {
+    let mut text = String::new();
+    for queue in queues {
+        text.push_str(&queue_long(queue));
+        let _ = writeln!(text, "{SEPARATOR}");
+        let _ = writeln!(text);
+    }
+    text
 }
 
 /// The queues of `cluster` (or of every cluster) as `bqueues -l` text.
@@ -124,14 +182,7 @@ pub fn queues_text(snapshot: &Snapshot, cluster: Option<&str>) -> Result<String,
     for report in selected(snapshot, cluster)? {
         let _ = writeln!(text, "# cluster {} at {at}", report.cluster);
         let _ = writeln!(text);
-        for queue in &report.queues {
-            queue_text(&mut text, queue);
-            let _ = writeln!(
-                text,
-                "------------------------------------------------------------------------------"
-            );
-            let _ = writeln!(text);
-        }
+        text.push_str(&queues_long(&report.queues));
     }
     Ok(text)
 }

@@ -13,6 +13,7 @@ pub mod expect;
 pub mod format;
 pub mod inspect;
 pub mod locate;
+pub mod metrics;
 pub mod model;
 mod policies;
 pub mod probe;

@@ -32,6 +32,8 @@ pub struct RunOutput {
     pub stats: RunStats,
     /// What each workload read and skipped.
     pub workloads: Vec<WorkloadReport>,
+    /// Scheduling metrics per cluster and queue (the event loop).
+    pub metrics: Option<crate::metrics::RunMetrics>,
 }
 
 /// What one workload (`[[workload]]`) read: its trace's header, the jobs

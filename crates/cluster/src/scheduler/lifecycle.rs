@@ -28,6 +28,9 @@ impl Transition {
             preempted_by,
             name: job.spec.name.clone(),
             queue: queues[job.queue].config.name.clone(),
+            submitted_at: job.submitted_at,
+            started_at: job.started_at,
+            slots: job.spec.slots,
         }
     }
 }
@@ -210,6 +213,9 @@ impl Cluster {
             preempted_by: None,
             name: job.spec.name,
             queue: self.queues[job.queue].config.name.clone(),
+            submitted_at: job.submitted_at,
+            started_at: job.started_at,
+            slots: job.spec.slots,
         });
     }
 

@@ -282,8 +282,8 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
             match process
                 .local
                 .member
-                .send(Inspect(move |member: &Member, _| {
-                    rows::queues(member.node(), &spec)
+                .send(Inspect(move |member: &Member, now| {
+                    rows::queues(member.node(), &spec, now)
                 }))
                 .await
             {

@@ -1,0 +1,293 @@
+//! Scheduling metrics of a run, per cluster and per queue: jobs submitted,
+//! started, finished and never started, jobs forwarded in and out, waits
+//! (mean, median, 95th percentile, maximum), mean bounded slowdown,
+//! utilization over the makespan, and the makespan itself.
+//!
+//! Waits are kept as one `f32` per started job (4 bytes: 4 MB for a
+//! million jobs) and sorted once at the end for the quantiles; nothing else
+//! grows with the number of jobs. A wait is measured where the job runs,
+//! from its arrival in that cluster (for a forwarded job: from its
+//! forward's arrival, not from its submission at the submission cluster).
+
+use mcfed_cluster::{JobOrigin, Transition};
+use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// τ of the bounded slowdown, in seconds: jobs shorter than this count as
+/// this long, so very short jobs do not dominate the mean.
+pub const SLOWDOWN_BOUND_SECS: f64 = 10.0;
+
+/// Collects the metrics as a run goes.
+#[derive(Debug, Default)]
+pub struct MetricsRecorder {
+    queues: Vec<Tally>,
+    index: FxHashMap<(ClusterName, String), usize>,
+    first_submit: Option<SimTime>,
+    last_finish: Option<SimTime>,
+}
+
+#[derive(Debug)]
+struct Tally {
+    cluster: ClusterName,
+    queue: String,
+    submitted: u64,
+    started: u64,
+    finished: u64,
+    forwarded_in: u64,
+    forwarded_out: u64,
+    waits: Vec<f32>,
+    slowdown_sum: f64,
+    busy_slot_seconds: f64,
+}
+
+impl MetricsRecorder {
+    fn tally(&mut self, cluster: &ClusterName, queue: &str) -> &mut Tally {
+        let key = (cluster.clone(), queue.to_owned());
+        let next = self.queues.len();
+        let index = *self.index.entry(key).or_insert(next);
+        if index == next {
+            self.queues.push(Tally::new(cluster.clone(), queue.to_owned()));
+        }
+        &mut self.queues[index]
+    }
+
+    /// A job was submitted to `queue` of `cluster` at `at`.
+    pub fn submitted(&mut self, cluster: &ClusterName, queue: &str, at: SimTime) {
+        self.first_submit = Some(self.first_submit.map_or(at, |first| first.min(at)));
+        self.tally(cluster, queue).submitted += 1;
+    }
+
+    /// A forwarding decision of send queue `queue` of `cluster` forwarded
+    /// a job.
+    pub fn forwarded(&mut self, cluster: &ClusterName, queue: &str) {
+        self.tally(cluster, queue).forwarded_out += 1;
+    }
+
+    /// A job changed state in `cluster`.
+    pub fn transition(&mut self, cluster: &ClusterName, transition: &Transition) {
+        match transition.event {
+            JobEvent::Started => {
+                let wait = transition.at.saturating_since(transition.submitted_at);
+                let forwarded = matches!(transition.origin, JobOrigin::Forwarded { .. });
+                let tally = self.tally(cluster, transition.queue.as_str());
+                tally.started += 1;
+                tally.forwarded_in += u64::from(forwarded);
+                tally.waits.push(wait.as_secs_f32());
+            }
+            JobEvent::Finished => {
+                let at = transition.at;
+                self.last_finish = Some(self.last_finish.map_or(at, |last| last.max(at)));
+                let started = transition.started_at.unwrap_or(at);
+                let run = at.saturating_since(started).as_secs_f64();
+                let wait = started.saturating_since(transition.submitted_at).as_secs_f64();
+                let slots = f64::from(transition.slots);
+                let tally = self.tally(cluster, transition.queue.as_str());
+                tally.finished += 1;
+                tally.slowdown_sum += ((wait + run) / run.max(SLOWDOWN_BOUND_SECS)).max(1.0);
+                tally.busy_slot_seconds += run * slots;
+            }
+            _ => {}
+        }
+    }
+
+    /// The metrics, with each cluster's total slots and the jobs still
+    /// pending in each queue at the end.
+    pub fn finish(
+        mut self,
+        total_slots: &[(ClusterName, u64)],
+        pending: &[(ClusterName, String, u64)],
+    ) -> RunMetrics {
+        // Queues with pending jobs appear even if nothing else happened there.
+        for (cluster, queue, count) in pending {
+            if *count > 0 {
+                let _ = self.tally(cluster, queue);
+            }
+        }
+        let makespan = match (self.first_submit, self.last_finish) {
+            (Some(first), Some(last)) => last.saturating_since(first).as_secs_f64(),
+            _ => 0.0,
+        };
+        let pending_of = |cluster: &ClusterName, queue: &str| {
+            pending
+                .iter()
+                .filter(|(c, q, _)| c == cluster && q == queue)
+                .map(|(_, _, count)| count)
+                .sum::<u64>()
+        };
+        let mut queues: Vec<GroupMetrics> = self
+            .queues
+            .iter_mut()
+            .map(|tally| {
+                let never = pending_of(&tally.cluster, &tally.queue);
+                GroupMetrics::of(tally, Some(tally.queue.clone()), never, None, makespan)
+            })
+            .collect();
+        queues.sort_by(|a, b| (&a.cluster, &a.queue).cmp(&(&b.cluster, &b.queue)));
+        let clusters = total_slots
+            .iter()
+            .map(|(cluster, slots)| {
+                let mut merged = Tally::new(cluster.clone(), String::new());
+                let mut never = 0;
+                for tally in self.queues.iter_mut().filter(|t| &t.cluster == cluster) {
+                    merged.absorb(tally);
+                    never += pending_of(cluster, &tally.queue);
+                }
+                GroupMetrics::of(&mut merged, None, never, Some(*slots), makespan)
+            })
+            .collect();
+        RunMetrics {
+            makespan,
+            slowdown_bound: SLOWDOWN_BOUND_SECS,
+            clusters,
+            queues,
+        }
+    }
+}
+
+impl Tally {
+    fn new(cluster: ClusterName, queue: String) -> Tally {
+        Tally {
+            cluster,
+            queue,
+            submitted: 0,
+            started: 0,
+            finished: 0,
+            forwarded_in: 0,
+            forwarded_out: 0,
+            waits: Vec::new(),
+            slowdown_sum: 0.0,
+            busy_slot_seconds: 0.0,
+        }
+    }
+
+    fn absorb(&mut self, other: &mut Tally) {
+        self.submitted += other.submitted;
+        self.started += other.started;
+        self.finished += other.finished;
+        self.forwarded_in += other.forwarded_in;
+        self.forwarded_out += other.forwarded_out;
+        self.waits.extend_from_slice(&other.waits);
+        self.slowdown_sum += other.slowdown_sum;
+        self.busy_slot_seconds += other.busy_slot_seconds;
+    }
+}
+
+/// The metrics of a whole run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunMetrics {
+    /// From the first submission to the last finish, in seconds.
+    pub makespan: f64,
+    /// τ of the bounded slowdown, in seconds.
+    pub slowdown_bound: f64,
+    /// Per cluster (all its queues).
+    pub clusters: Vec<GroupMetrics>,
+    /// Per queue of each cluster.
+    pub queues: Vec<GroupMetrics>,
+}
+
+/// The metrics of one cluster or one queue.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupMetrics {
+    /// The cluster.
+    pub cluster: String,
+    /// The queue (none for a whole cluster).
+    pub queue: Option<String>,
+    /// Jobs submitted here.
+    pub submitted: u64,
+    /// Job starts here (a job requeued by preemption starts again).
+    pub started: u64,
+    /// Jobs finished here.
+    pub finished: u64,
+    /// Jobs still pending here when the run ended (never started).
+    pub never_started: u64,
+    /// Jobs forwarded here from a submission cluster that started.
+    pub forwarded_in: u64,
+    /// Jobs forwarded from here (a send queue) to an execution cluster.
+    pub forwarded_out: u64,
+    /// Waits of the jobs that started, in seconds.
+    pub wait: WaitStats,
+    /// Mean bounded slowdown of the finished jobs: (wait + run) / max(run,
+    /// τ), at least 1.
+    pub mean_bounded_slowdown: Option<f64>,
+    /// Busy slot time of finished jobs over (slots × makespan); clusters
+    /// only.
+    pub utilization: Option<f64>,
+}
+
+/// Mean and quantiles of waits, in seconds (none without a started job).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitStats {
+    /// Mean.
+    pub mean: Option<f64>,
+    /// Median.
+    pub p50: Option<f64>,
+    /// 95th percentile.
+    pub p95: Option<f64>,
+    /// Maximum.
+    pub max: Option<f64>,
+}
+
+impl WaitStats {
+    fn of(waits: &mut [f32]) -> WaitStats {
+        if waits.is_empty() {
+            return WaitStats::default();
+        }
+        waits.sort_unstable_by(f32::total_cmp);
+        let quantile = |q: f64| {
+            let rank = ((q * waits.len() as f64).ceil() as usize).clamp(1, waits.len());
+            f64::from(waits[rank - 1])
+        };
+        let sum: f64 = waits.iter().map(|&w| f64::from(w)).sum();
+        WaitStats {
+            mean: Some(sum / waits.len() as f64),
+            p50: Some(quantile(0.5)),
+            p95: Some(quantile(0.95)),
+            max: waits.last().map(|&w| f64::from(w)),
+        }
+    }
+}
+
+impl GroupMetrics {
+    fn of(
+        tally: &mut Tally,
+        queue: Option<String>,
+        never_started: u64,
+        slots: Option<u64>,
+        makespan: f64,
+    ) -> GroupMetrics {
+        let utilization = slots
+            .filter(|&slots| slots > 0 && makespan > 0.0)
+            .map(|slots| tally.busy_slot_seconds / (slots as f64 * makespan));
+        GroupMetrics {
+            cluster: tally.cluster.to_string(),
+            queue,
+            submitted: tally.submitted,
+            started: tally.started,
+            finished: tally.finished,
+            never_started,
+            forwarded_in: tally.forwarded_in,
+            forwarded_out: tally.forwarded_out,
+            wait: WaitStats::of(&mut tally.waits),
+            mean_bounded_slowdown: (tally.finished > 0)
+                .then(|| tally.slowdown_sum / tally.finished as f64),
+            utilization,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let mut waits: Vec<f32> = (1..=100).map(|w| w as f32).collect();
+        let stats = WaitStats::of(&mut waits);
+        assert_eq!(stats.p50, Some(50.0));
+        assert_eq!(stats.p95, Some(95.0));
+        assert_eq!(stats.max, Some(100.0));
+        assert_eq!(stats.mean, Some(50.5));
+        assert_eq!(WaitStats::of(&mut []), WaitStats::default());
+    }
+}

@@ -1,0 +1,199 @@
+//! Workload traces on the command line: `mcfed gen swf` writes a synthetic
+//! SWF trace; `mcfed replay TRACE` replays one on a federation built from a
+//! few flags (and `--print-scenario` shows that federation as a scenario
+//! file, to edit and run with `mcfed run`).
+
+use std::fmt::Write as _;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use mcfed_scenario::RunOptions;
+use mcfed_trace::SyntheticTrace;
+
+use crate::cli::report::{Printing, Report};
+
+/// `mcfed gen ...`
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum GenCommand {
+    /// Write a synthetic SWF trace (seeded; gzip when the file ends in .gz).
+    Swf(GenSwfArgs),
+}
+
+/// `mcfed gen swf`
+#[derive(Debug, clap::Args)]
+pub(crate) struct GenSwfArgs {
+    /// Where to write it (`-` for standard output).
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    /// How many jobs.
+    #[arg(long, default_value_t = 10_000)]
+    jobs: u64,
+    /// Processors the load is aimed at.
+    #[arg(long, default_value_t = 32)]
+    processors: u32,
+    /// The widest job, in processors.
+    #[arg(long, default_value_t = 16)]
+    max_width: u32,
+    /// Target load (fraction of the processors' time; above 1 overloads).
+    #[arg(long, default_value_t = 0.74)]
+    load: f64,
+    /// Shortest run time, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    min_run_time: f64,
+    /// Longest run time, in seconds.
+    #[arg(long, default_value_t = 600.0)]
+    max_run_time: f64,
+    /// Users.
+    #[arg(long, default_value_t = 20)]
+    users: u32,
+    /// The seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// `mcfed replay`
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReplayArgs {
+    /// An SWF trace (plain or .gz).
+    trace: PathBuf,
+    /// Hosts per execution cluster.
+    #[arg(long)]
+    hosts: u32,
+    /// Job slots per host (MXJ).
+    #[arg(long, default_value_t = 1)]
+    mxj: u32,
+    /// Execution clusters; above 1, a submission cluster forwards every job
+    /// to them under COUNT_PREEMPTABLE.
+    #[arg(long, default_value_t = 1)]
+    clusters: u32,
+    /// Read only the first this many jobs.
+    #[arg(long)]
+    limit: Option<u64>,
+    /// Print the scenario it builds instead of running it.
+    #[arg(long)]
+    print_scenario: bool,
+    /// How to print the run.
+    #[arg(long, value_enum, default_value_t = Report::Summary)]
+    report: Report,
+}
+
+/// The most clusters `mcfed replay` builds.
+const MAX_REPLAY_CLUSTERS: u32 = 1_000;
+
+pub(crate) fn generate(command: GenCommand) -> anyhow::Result<ExitCode> {
+    let GenCommand::Swf(args) = command;
+    let trace = SyntheticTrace {
+        jobs: args.jobs,
+        processors: args.processors,
+        max_width: args.max_width,
+        load: args.load,
+        min_run_time: args.min_run_time,
+        max_run_time: args.max_run_time,
+        users: args.users,
+        seed: args.seed,
+    };
+    trace.validate()?;
+    let written = if args.output == Path::new("-") {
+        trace.write(&mut BufWriter::new(io::stdout().lock()))?
+    } else {
+        let file = std::fs::File::create(&args.output)
+            .with_context(|| format!("cannot create {}", args.output.display()))?;
+        let gzip = args.output.extension().is_some_and(|ext| ext == "gz");
+        if gzip {
+            let mut encoder =
+                flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+            let written = trace.write(&mut encoder)?;
+            encoder.finish()?.flush()?;
+            written
+        } else {
+            let mut out = BufWriter::new(file);
+            let written = trace.write(&mut out)?;
+            out.flush()?;
+            written
+        }
+    };
+    if args.output != Path::new("-") {
+        eprintln!("{}: {written} jobs", args.output.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The scenario `mcfed replay` runs.
+fn replay_scenario(args: &ReplayArgs, trace: &Path) -> anyhow::Result<String> {
+    anyhow::ensure!(args.hosts >= 1, "--hosts: at least 1");
+    anyhow::ensure!(args.mxj >= 1, "--mxj: at least 1");
+    anyhow::ensure!(
+        (1..=MAX_REPLAY_CLUSTERS).contains(&args.clusters),
+        "--clusters: between 1 and {MAX_REPLAY_CLUSTERS}"
+    );
+    let trace = trace.display().to_string().replace('\\', "\\\\").replace('"', "\\\"");
+    let mut text = String::new();
+    let _ = writeln!(text, "name = \"replay of {trace}\"\nend = \"drain\"\n");
+    let limit = args
+        .limit
+        .map(|limit| format!("limit = {limit}\n"))
+        .unwrap_or_default();
+    let host = |text: &mut String, name: &str| {
+        let _ = writeln!(
+            text,
+            "[[cluster.host]]\nname = \"{name}\"\ncount = {}\nMXJ = {}\n",
+            args.hosts, args.mxj
+        );
+    };
+    if args.clusters == 1 {
+        text.push_str("[[cluster]]\nname = \"C1\"\n\n");
+        host(&mut text, "h");
+        text.push_str("[[cluster.queue]]\nname = \"normal\"\n\n");
+        let _ = writeln!(
+            text,
+            "[[workload]]\nswf = \"{trace}\"\ncluster = \"C1\"\nqueue = \"normal\"\n{limit}"
+        );
+        return Ok(text);
+    }
+    let targets: Vec<String> = (1..=args.clusters).map(|i| format!("normal@E{i}")).collect();
+    let _ = writeln!(
+        text,
+        "[params]\nMC_PLUGIN_UPDATE_INTERVAL = \"30s\"\n\n[[cluster]]\nname = \"Sub\"\nparams = {{ MC_PLUGIN_SCHEDULE_ENHANCE = \"COUNT_PREEMPTABLE\" }}\n\n[[cluster.queue]]\nname = \"send\"\nSNDJOBS_TO = \"{}\"\n",
+        targets.join(" ")
+    );
+    for i in 1..=args.clusters {
+        let _ = writeln!(text, "[[cluster]]\nname = \"E{i}\"\n");
+        host(&mut text, &format!("e{i}h"));
+        text.push_str(
+            "[[cluster.queue]]\nname = \"normal\"\nIMPT_JOBBKLG = \"infinit\"\nRCVJOBS_FROM = \"Sub\"\n\n",
+        );
+    }
+    let _ = writeln!(
+        text,
+        "[[workload]]\nswf = \"{trace}\"\ncluster = \"Sub\"\nqueue = \"send\"\n{limit}"
+    );
+    Ok(text)
+}
+
+pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    let trace = std::path::absolute(&args.trace)
+        .with_context(|| format!("{}: not a usable path", args.trace.display()))?;
+    let text = replay_scenario(&args, &trace)?;
+    if args.print_scenario {
+        let mut out = io::stdout().lock();
+        write!(out, "{text}")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let scenario = mcfed_scenario::parse("replay.toml", &text)?;
+    let options = RunOptions {
+        count_only: args.report == Report::Summary,
+        ..RunOptions::default()
+    };
+    let started = std::time::Instant::now();
+    let output = mcfed_engine::run(&scenario, &options)?;
+    let printing = Printing {
+        report: args.report,
+        events: false,
+        faulty: false,
+        check: false,
+        wall: Some(started.elapsed()),
+    };
+    crate::cli::report::print(&scenario, &output, &printing)
+}
