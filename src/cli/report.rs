@@ -147,8 +147,20 @@ fn metrics_table(
     writeln!(
         out,
         "{:<12} {:<14} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6}",
-        "cluster", "queue", "submitted", "started", "finished", "never", "fwd-in", "fwd-out",
-        "wait-mean", "wait-p50", "wait-p95", "wait-max", "slowdown", "util"
+        "cluster",
+        "queue",
+        "submitted",
+        "started",
+        "finished",
+        "never",
+        "fwd-in",
+        "fwd-out",
+        "wait-mean",
+        "wait-p50",
+        "wait-p95",
+        "wait-max",
+        "slowdown",
+        "util"
     )?;
     for group in metrics.clusters.iter().chain(&metrics.queues) {
         writeln!(

@@ -128,7 +128,11 @@ fn replay_scenario(args: &ReplayArgs, trace: &Path) -> anyhow::Result<String> {
         (1..=MAX_REPLAY_CLUSTERS).contains(&args.clusters),
         "--clusters: between 1 and {MAX_REPLAY_CLUSTERS}"
     );
-    let trace = trace.display().to_string().replace('\\', "\\\\").replace('"', "\\\"");
+    let trace = trace
+        .display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
     let mut text = String::new();
     let _ = writeln!(text, "name = \"replay of {trace}\"\nend = \"drain\"\n");
     let limit = args
@@ -152,7 +156,9 @@ fn replay_scenario(args: &ReplayArgs, trace: &Path) -> anyhow::Result<String> {
         );
         return Ok(text);
     }
-    let targets: Vec<String> = (1..=args.clusters).map(|i| format!("normal@E{i}")).collect();
+    let targets: Vec<String> = (1..=args.clusters)
+        .map(|i| format!("normal@E{i}"))
+        .collect();
     let _ = writeln!(
         text,
         "[params]\nMC_PLUGIN_UPDATE_INTERVAL = \"30s\"\n\n[[cluster]]\nname = \"Sub\"\nparams = {{ MC_PLUGIN_SCHEDULE_ENHANCE = \"COUNT_PREEMPTABLE\" }}\n\n[[cluster.queue]]\nname = \"send\"\nSNDJOBS_TO = \"{}\"\n",

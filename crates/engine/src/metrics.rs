@@ -25,7 +25,9 @@ pub(crate) fn finish(metrics: MetricsRecorder, federation: &Federation) -> RunMe
         if let Some(forwarder) = member.forwarder() {
             for job in forwarder.jobs() {
                 if matches!(job.state, SourceState::Waiting | SourceState::GaveUp) {
-                    let queue = forwarder.send_queue_name(job.send_queue_index()).to_string();
+                    let queue = forwarder
+                        .send_queue_name(job.send_queue_index())
+                        .to_string();
                     *pending.entry((name.clone(), queue)).or_default() += 1;
                 }
             }

@@ -341,6 +341,14 @@ pub fn metric_value(output: &RunOutput, metric: Metric) -> f64 {
         Metric::UpdateRegressions => stats.update_regressions as f64,
         Metric::BacklogOverflows => stats.backlog_overflows as f64,
         Metric::Finished => stats.finished as f64,
+        Metric::Submitted => stats.submitted as f64,
+        Metric::Started => stats.started as f64,
+        Metric::Refused => stats.refused as f64,
+        Metric::Skipped => output
+            .workloads
+            .iter()
+            .map(|workload| workload.skipped.total() as f64)
+            .sum(),
     }
 }
 

@@ -47,7 +47,8 @@ impl MetricsRecorder {
         let next = self.queues.len();
         let index = *self.index.entry(key).or_insert(next);
         if index == next {
-            self.queues.push(Tally::new(cluster.clone(), queue.to_owned()));
+            self.queues
+                .push(Tally::new(cluster.clone(), queue.to_owned()));
         }
         &mut self.queues[index]
     }
@@ -80,7 +81,9 @@ impl MetricsRecorder {
                 self.last_finish = Some(self.last_finish.map_or(at, |last| last.max(at)));
                 let started = transition.started_at.unwrap_or(at);
                 let run = at.saturating_since(started).as_secs_f64();
-                let wait = started.saturating_since(transition.submitted_at).as_secs_f64();
+                let wait = started
+                    .saturating_since(transition.submitted_at)
+                    .as_secs_f64();
                 let slots = f64::from(transition.slots);
                 let tally = self.tally(cluster, transition.queue.as_str());
                 tally.finished += 1;

@@ -300,11 +300,19 @@ pub enum Metric {
     BacklogOverflows,
     /// Jobs finished.
     Finished,
+    /// Jobs submitted (scenario submissions and workloads).
+    Submitted,
+    /// Job starts (local and forwarded).
+    Started,
+    /// Submissions refused.
+    Refused,
+    /// Workload jobs skipped (no run time, no processors, malformed).
+    Skipped,
 }
 
 impl Metric {
     /// Every metric with its scenario name.
-    pub const ALL: [(Metric, &'static str); 11] = [
+    pub const ALL: [(Metric, &'static str); 15] = [
         (Metric::Decisions, "decisions"),
         (Metric::Forwarded, "forwarded"),
         (Metric::Pending, "pending"),
@@ -316,6 +324,10 @@ impl Metric {
         (Metric::UpdateRegressions, "update_regressions"),
         (Metric::BacklogOverflows, "backlog_overflows"),
         (Metric::Finished, "finished"),
+        (Metric::Submitted, "submitted"),
+        (Metric::Started, "started"),
+        (Metric::Refused, "refused"),
+        (Metric::Skipped, "skipped"),
     ];
 
     /// The metric's scenario name.
