@@ -99,6 +99,9 @@ struct RunArgs {
     /// With --show: only this cluster.
     #[arg(long, requires = "show")]
     cluster: Option<String>,
+    /// No progress bar on standard error.
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -204,7 +207,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let started = std::time::Instant::now();
     let output: RunOutput = match args.engine {
-        Engine::Events => mcfed_engine::run(&scenario, &options)
+        Engine::Events => cli::progress::run(&scenario, &options, args.quiet)
             .context("cannot build the scenario's clusters")?,
         Engine::Actors => {
             if faulty || args.oracle || scenario.wants_oracle() {

@@ -54,7 +54,9 @@ fn a_generated_trace_replays_to_drain_on_one_cluster_and_on_many() {
             "7",
         ]);
         stdout(&generated);
-        let one = stdout(&mcfed(&["replay", trace, "--hosts", "4", "--mxj", "4"]));
+        let one = stdout(&mcfed(&[
+            "replay", trace, "--hosts", "4", "--mxj", "4", "--quiet",
+        ]));
         assert_eq!(started_finished(&one), (3000, 3000), "{one}");
         assert!(one.contains("workload t ("), "{one}");
         assert!(one.contains("; MaxProcs: 16"), "{one}");

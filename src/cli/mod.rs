@@ -8,6 +8,7 @@
 pub(crate) mod analysis;
 pub(crate) mod lsf;
 pub(crate) mod processes;
+pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod traces;
 

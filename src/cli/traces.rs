@@ -77,6 +77,9 @@ pub(crate) struct ReplayArgs {
     /// How to print the run.
     #[arg(long, value_enum, default_value_t = Report::Summary)]
     report: Report,
+    /// No progress bar on standard error.
+    #[arg(long, short = 'q')]
+    quiet: bool,
 }
 
 /// The most clusters `mcfed replay` builds.
@@ -193,7 +196,7 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         ..RunOptions::default()
     };
     let started = std::time::Instant::now();
-    let output = mcfed_engine::run(&scenario, &options)?;
+    let output = crate::cli::progress::run(&scenario, &options, args.quiet)?;
     let printing = Printing {
         report: args.report,
         events: false,

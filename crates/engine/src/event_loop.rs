@@ -33,6 +33,20 @@ use crate::federation::{BuildError, Federation};
 use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT};
 use crate::submissions::Streams;
 
+/// How many events pass between two calls of a run's observer.
+pub const PROGRESS_EVERY: u64 = 65_536;
+
+/// How far a run has got, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Emulated time.
+    pub now: SimTime,
+    /// Jobs submitted so far.
+    pub submitted: u64,
+    /// Jobs finished so far.
+    pub finished: u64,
+}
+
 /// The event loop over a built federation.
 pub struct EventLoop<'a> {
     scenario: &'a Scenario,
@@ -179,7 +193,17 @@ impl<'a> EventLoop<'a> {
 
     /// Runs to the run's end (or `until`, if earlier); when draining, stops
     /// earlier once no work is left.
-    pub fn run(mut self, until: Option<SimTime>) -> RunOutput {
+    pub fn run(self, until: Option<SimTime>) -> RunOutput {
+        self.run_observed(until, &mut |_| {})
+    }
+
+    /// Runs as [`EventLoop::run`] does, and calls `observe` every
+    /// [`PROGRESS_EVERY`] events with the figures so far (a progress bar).
+    pub fn run_observed(
+        mut self,
+        until: Option<SimTime>,
+        observe: &mut dyn FnMut(&Progress),
+    ) -> RunOutput {
         let end = until.map_or(self.end, |until| until.min(self.end));
         let mut idle_since: Option<SimTime> = None;
         loop {
@@ -199,6 +223,13 @@ impl<'a> EventLoop<'a> {
             self.now = at;
             self.output.stats.events += 1;
             self.handle(kind);
+            if self.output.stats.events % PROGRESS_EVERY == 0 {
+                observe(&Progress {
+                    now: self.now,
+                    submitted: self.output.stats.submitted,
+                    finished: self.output.stats.finished,
+                });
+            }
         }
         self.output.stats.end = if self.drain && self.now < end {
             self.now

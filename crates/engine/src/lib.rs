@@ -17,5 +17,5 @@ mod heap;
 mod metrics;
 mod submissions;
 
-pub use event_loop::{EngineError, EventLoop, run};
+pub use event_loop::{EngineError, EventLoop, PROGRESS_EVERY, Progress, run};
 pub use federation::{BuildError, Federation};
