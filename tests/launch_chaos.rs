@@ -39,7 +39,7 @@ const SCENARIO: &str = "scenarios/chaos/launched-updates.toml";
 /// Emulated seconds per wall second (see the module's comment).
 const SPEED: &str = "20";
 
-/// `mcfed launch FILE --report json` with `extra`, on free ports.
+/// `mcfed launch FILE --report json` with `extra`, on ports the OS picks (`--base-port 0`).
 fn launch(file: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "launch",

@@ -3,8 +3,11 @@
 //! commands. Every process is killed when its guard drops, so a failing
 //! test leaves no orphans; every wait has a deadline.
 
+use std::cell::RefCell;
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -117,6 +120,9 @@ struct Process {
     child: Child,
     args: Vec<String>,
     stdout: Option<PathBuf>,
+    /// Where it says it listens (its standard error's
+    /// `mcfed cluster NAME: listening on ADDRESS`).
+    listening: mpsc::Receiver<String>,
 }
 
 impl Process {
@@ -125,19 +131,40 @@ impl Process {
             Some(path) => Stdio::from(std::fs::File::create(path).expect("stdout file")),
             None => Stdio::null(),
         };
-        let child = Command::new(MCFED)
+        let mut child = Command::new(MCFED)
             .args(&args)
             .current_dir(root())
             .stdin(Stdio::piped())
             .stdout(out)
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("mcfed cluster starts");
+        // Read standard error to its end, so the process never blocks on it.
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tell, listening) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some((_, address)) = line
+                    .strip_prefix("mcfed cluster ")
+                    .and_then(|rest| rest.split_once(": listening on "))
+                {
+                    let _ = tell.send(address.to_owned());
+                }
+            }
+        });
         Process {
             child,
             args,
             stdout,
+            listening,
         }
+    }
+
+    /// Where the process listens, once it says so.
+    fn address(&self) -> String {
+        self.listening
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the process says where it listens")
     }
 
     /// SIGKILL.
@@ -146,7 +173,8 @@ impl Process {
         self.child.wait().expect("wait")
     }
 
-    /// Starts the same command again (appending to nothing: a new file).
+    /// Starts the same command again (appending to nothing: a new file),
+    /// on the port it had.
     fn restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -169,37 +197,64 @@ impl Drop for Process {
     }
 }
 
-fn free_ports(count: usize) -> Vec<u16> {
-    let sockets: Vec<std::net::UdpSocket> = (0..count)
-        .map(|_| std::net::UdpSocket::bind("127.0.0.1:0").expect("bind"))
-        .collect();
-    sockets
-        .iter()
-        .map(|socket| socket.local_addr().expect("address").port())
-        .collect()
+/// A hand-started federation: its scenario, certificates, and where each
+/// started cluster listens.
+struct Federation {
+    scenario: PathBuf,
+    certs: PathBuf,
+    addresses: RefCell<Vec<(String, String)>>,
+}
+
+impl Federation {
+    /// Where `cluster` listens.
+    fn address(&self, cluster: &str) -> String {
+        self.addresses
+            .borrow()
+            .iter()
+            .find(|(name, _)| name == cluster)
+            .map(|(_, address)| address.clone())
+            .unwrap_or_else(|| panic!("{cluster} is not started"))
+    }
+
+    /// Starts `cluster` on a port the OS picks, told where the clusters
+    /// started before it listen (it learns of later ones from their
+    /// hellos), and records its port, which a restart keeps.
+    fn start(&self, cluster: &str, stdout: Option<PathBuf>) -> Process {
+        let mut args = cluster_args(&self.scenario, &self.certs, cluster);
+        args.extend(["--listen", "127.0.0.1:0", "--base-port", "0"].map(str::to_owned));
+        for (name, address) in self.addresses.borrow().iter() {
+            args.extend(["--peer".to_owned(), format!("{name}={address}")]);
+        }
+        let mut process = Process::start(args, stdout);
+        let address = process.address();
+        if let Some(listen) = process.args.iter().position(|arg| arg == "127.0.0.1:0") {
+            process.args[listen] = address.clone();
+        }
+        self.addresses
+            .borrow_mut()
+            .push((cluster.to_owned(), address));
+        process
+    }
 }
 
 /// Three clusters: Cluster1 sends to `high` on Cluster2 (16 slots) and
-/// Cluster3 (5 slots), with each cluster's address in the scenario.
-fn federation(dir: &Path) -> PathBuf {
-    let ports = free_ports(3);
-    let text = format!(
-        r#"
+/// Cluster3 (5 slots). The scenario gives no addresses: the processes
+/// listen on ports the OS picks ([`Federation::start`]).
+fn federation(dir: &Path) -> Federation {
+    let text = r#"
 name = "restart"
 [params]
 MC_PLUGIN_UPDATE_INTERVAL = "10s"
 
 [[cluster]]
 name = "Cluster1"
-address = "127.0.0.1:{}"
-params = {{ MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }}
+params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
 [[cluster.queue]]
 name = "send"
 SNDJOBS_TO = "high@Cluster2 high@Cluster3"
 
 [[cluster]]
 name = "Cluster2"
-address = "127.0.0.1:{}"
 [[cluster.host]]
 name = "c2host"
 count = 4
@@ -210,16 +265,13 @@ RCVJOBS_FROM = "Cluster1"
 
 [[cluster]]
 name = "Cluster3"
-address = "127.0.0.1:{}"
 [[cluster.host]]
 name = "c3host"
 MXJ = 5
 [[cluster.queue]]
 name = "high"
 RCVJOBS_FROM = "Cluster1"
-"#,
-        ports[0], ports[1], ports[2]
-    );
+"#;
     let path = dir.join("federation.toml");
     std::fs::write(&path, text).expect("write scenario");
     let certs = dir.join("certs");
@@ -231,7 +283,11 @@ RCVJOBS_FROM = "Cluster1"
         "Cluster1,Cluster2,Cluster3",
     ]);
     assert!(output.status.success(), "{output:?}");
-    path
+    Federation {
+        scenario: path,
+        certs,
+        addresses: RefCell::new(Vec::new()),
+    }
 }
 
 fn cluster_args(scenario: &Path, certs: &Path, name: &str) -> Vec<String> {
@@ -255,15 +311,16 @@ fn cluster_args(scenario: &Path, certs: &Path, name: &str) -> Vec<String> {
 }
 
 /// Runs an LSF-style command against `cluster` and parses its `-o json`.
-fn ask(scenario: &Path, certs: &Path, command: &str, cluster: &str, extra: &[&str]) -> Value {
+fn ask(fed: &Federation, command: &str, cluster: &str, extra: &[&str]) -> Value {
+    let address = fed.address(cluster);
     let mut args = vec![
         command,
         "--cluster",
         cluster,
-        "--scenario",
-        scenario.to_str().expect("utf-8"),
+        "--address",
+        &address,
         "--certs",
-        certs.to_str().expect("utf-8"),
+        fed.certs.to_str().expect("utf-8"),
         "-o",
         "json",
     ];
@@ -277,15 +334,16 @@ fn ask(scenario: &Path, certs: &Path, command: &str, cluster: &str, extra: &[&st
     serde_json::from_slice(&output.stdout).expect("JSON")
 }
 
-fn text(scenario: &Path, certs: &Path, command: &[&str], cluster: &str) -> String {
+fn text(fed: &Federation, command: &[&str], cluster: &str) -> String {
+    let address = fed.address(cluster);
     let mut args = command.to_vec();
     args.extend_from_slice(&[
         "--cluster",
         cluster,
-        "--scenario",
-        scenario.to_str().expect("utf-8"),
+        "--address",
+        &address,
         "--certs",
-        certs.to_str().expect("utf-8"),
+        fed.certs.to_str().expect("utf-8"),
     ]);
     let output = mcfed(&args);
     assert!(
@@ -329,21 +387,18 @@ fn jobs_from(jobs: &Value, cluster: &str) -> Vec<u64> {
 #[test]
 fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let scenario = federation(dir.path());
-    let certs = dir.path().join("certs");
+    let fed = federation(dir.path());
+    let scenario = fed.scenario.clone();
     let decisions = dir.path().join("cluster1.jsonl");
-    let _one = Process::start(
-        cluster_args(&scenario, &certs, "Cluster1"),
-        Some(decisions.clone()),
-    );
-    let mut two = Process::start(cluster_args(&scenario, &certs, "Cluster2"), None);
-    let _three = Process::start(cluster_args(&scenario, &certs, "Cluster3"), None);
+    let _one = fed.start("Cluster1", Some(decisions.clone()));
+    let mut two = fed.start("Cluster2", None);
+    let _three = fed.start("Cluster3", None);
     eventually(
         Duration::from_secs(30),
         "Cluster1 is connected and has counters",
-        || links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[])),
+        || links_up_with_updates(&ask(&fed, "bclusters", "Cluster1", &[])),
     );
-    let clusters = text(&scenario, &certs, &["bclusters"], "Cluster1");
+    let clusters = text(&fed, &["bclusters"], "Cluster1");
     assert!(
         clusters.contains("LOCAL_QUEUE  JOB_FLOW  REMOTE  CLUSTER   STATUS"),
         "{clusters}"
@@ -351,8 +406,7 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
     for n in 1..=4 {
         let name = format!("job{n}");
         let submitted = ask(
-            &scenario,
-            &certs,
+            &fed,
             "bsub",
             "Cluster1",
             &["-q", "send", "-J", &name, "--run-time", "10h"],
@@ -364,7 +418,7 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
         Duration::from_secs(20),
         "the four jobs run at Cluster2",
         || {
-            let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
+            let jobs = ask(&fed, "bjobs", "Cluster1", &["-fwd"]);
             let rows = jobs.as_array().expect("array");
             rows.len() == 4
                 && rows
@@ -373,17 +427,14 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
         },
     );
     assert_eq!(
-        jobs_from(
-            &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
-            "Cluster1"
-        ),
+        jobs_from(&ask(&fed, "bjobs", "Cluster2", &[]), "Cluster1"),
         vec![1, 2, 3, 4],
         "Cluster2 keeps each job's source id"
     );
     // Each forwarded job keeps both ids: Cluster1 knows its id at Cluster2,
     // and Cluster2 knows its id at Cluster1.
-    let at_two = ask(&scenario, &certs, "bjobs", "Cluster2", &[]);
-    for job in ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"])
+    let at_two = ask(&fed, "bjobs", "Cluster2", &[]);
+    for job in ask(&fed, "bjobs", "Cluster1", &["-fwd"])
         .as_array()
         .expect("array")
     {
@@ -396,16 +447,16 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
             .expect("the job at Cluster2");
         assert_eq!(there["forwarded_from"]["source_job"], job["job_id"]);
     }
-    let long = text(&scenario, &certs, &["bjobs", "-l"], "Cluster1");
+    let long = text(&fed, &["bjobs", "-l"], "Cluster1");
     assert!(
         long.contains("Forwarded to queue <high@Cluster2> (job <"),
         "{long}"
     );
-    let queues = text(&scenario, &certs, &["bqueues", "-l"], "Cluster2");
+    let queues = text(&fed, &["bqueues", "-l"], "Cluster2");
     assert!(queues.contains("RCVJOBS_FROM: Cluster1"), "{queues}");
     // One queue view: `bqueues -o json` (the admin `Queues` answer) and
     // `mcfed run --show queues --report json` show the same fields.
-    let admin = ask(&scenario, &certs, "bqueues", "Cluster2", &[]);
+    let admin = ask(&fed, "bqueues", "Cluster2", &[]);
     let run = mcfed(&[
         "run",
         scenario.to_str().expect("utf-8"),
@@ -434,12 +485,12 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
         assert_eq!(queue["rcvjobs_from"], serde_json::json!(["Cluster1"]));
         assert_eq!(queue["counters"]["total_slots"], 16, "{queue}");
     }
-    let forwarded = text(&scenario, &certs, &["bjobs", "-fwd"], "Cluster1");
+    let forwarded = text(&fed, &["bjobs", "-fwd"], "Cluster1");
     assert!(
         forwarded.contains("CLUSTER") && forwarded.contains("FORWARD_TIME"),
         "{forwarded}"
     );
-    let old_incarnation = ask(&scenario, &certs, "bclusters", "Cluster1", &[])[0]["incarnation"]
+    let old_incarnation = ask(&fed, "bclusters", "Cluster1", &[])[0]["incarnation"]
         .as_u64()
         .expect("incarnation");
 
@@ -454,7 +505,7 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
         Duration::from_secs(30),
         "the four jobs come back and run again",
         || {
-            let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
+            let jobs = ask(&fed, "bjobs", "Cluster1", &["-fwd"]);
             let rows = jobs.as_array().expect("array");
             rows.len() == 4
                 && rows
@@ -464,14 +515,8 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
     );
     // None lost, none run twice: each runs at exactly one cluster, where
     // Cluster1 says it does.
-    let at_two = jobs_from(
-        &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
-        "Cluster1",
-    );
-    let at_three = jobs_from(
-        &ask(&scenario, &certs, "bjobs", "Cluster3", &[]),
-        "Cluster1",
-    );
+    let at_two = jobs_from(&ask(&fed, "bjobs", "Cluster2", &[]), "Cluster1");
+    let at_three = jobs_from(&ask(&fed, "bjobs", "Cluster3", &[]), "Cluster1");
     let mut everywhere = [at_two.clone(), at_three.clone()].concat();
     everywhere.sort_unstable();
     assert_eq!(
@@ -479,7 +524,7 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
         vec![1, 2, 3, 4],
         "at Cluster2 {at_two:?}, at Cluster3 {at_three:?}"
     );
-    let jobs = ask(&scenario, &certs, "bjobs", "Cluster1", &["-fwd"]);
+    let jobs = ask(&fed, "bjobs", "Cluster1", &["-fwd"]);
     for job in jobs.as_array().expect("array") {
         let id = job["job_id"].as_u64().expect("id");
         let at = if at_two.contains(&id) {
@@ -491,7 +536,7 @@ fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {
     }
     // The restarted Cluster2's updates reach Cluster1 again.
     eventually(Duration::from_secs(20), "Cluster2's updates resume", || {
-        let links = ask(&scenario, &certs, "bclusters", "Cluster1", &[]);
+        let links = ask(&fed, "bclusters", "Cluster1", &[]);
         let row = &links[0];
         row["cluster"] == "Cluster2"
             && row["status"] == "ok"
@@ -529,28 +574,20 @@ fn a_listening_process_survives_garbage_and_oversized_frames() {
     use mcfed_transport::{FederationTls, Role, tls};
 
     let dir = tempfile::tempdir().expect("temp dir");
-    let scenario = federation(dir.path());
-    let certs = dir.path().join("certs");
-    let _one = Process::start(cluster_args(&scenario, &certs, "Cluster1"), None);
-    let mut two = Process::start(cluster_args(&scenario, &certs, "Cluster2"), None);
-    let _three = Process::start(cluster_args(&scenario, &certs, "Cluster3"), None);
+    let fed = federation(dir.path());
+    let certs = fed.certs.clone();
+    let _one = fed.start("Cluster1", None);
+    let mut two = fed.start("Cluster2", None);
+    let _three = fed.start("Cluster3", None);
     eventually(
         Duration::from_secs(30),
         "the federation is connected",
-        || links_up_with_updates(&ask(&scenario, &certs, "bclusters", "Cluster1", &[])),
+        || links_up_with_updates(&ask(&fed, "bclusters", "Cluster1", &[])),
     );
-    let seq_before = ask(&scenario, &certs, "bclusters", "Cluster1", &[])[0]["last_update_seq"]
+    let seq_before = ask(&fed, "bclusters", "Cluster1", &[])[0]["last_update_seq"]
         .as_u64()
         .expect("seq");
-    let address: std::net::SocketAddr = std::fs::read_to_string(&scenario)
-        .expect("scenario")
-        .lines()
-        .filter_map(|line| line.strip_prefix("address = \""))
-        .nth(1)
-        .and_then(|rest| rest.strip_suffix('"'))
-        .expect("Cluster2's address")
-        .parse()
-        .expect("address");
+    let address: std::net::SocketAddr = fed.address("Cluster2").parse().expect("address");
 
     // Raw UDP garbage, then QUIC connections with a valid certificate that
     // send a frame that does not decode, and one over the size limit.
@@ -610,41 +647,31 @@ fn a_listening_process_survives_garbage_and_oversized_frames() {
         Duration::from_secs(20),
         "Cluster2's updates keep coming",
         || {
-            let links = ask(&scenario, &certs, "bclusters", "Cluster1", &[]);
+            let links = ask(&fed, "bclusters", "Cluster1", &[]);
             links[0]["status"] == "ok" && links[0]["last_update_seq"].as_u64() > Some(seq_before)
         },
     );
-    ask(
-        &scenario,
-        &certs,
-        "bsub",
-        "Cluster1",
-        &["-q", "send", "-J", "after"],
-    );
+    ask(&fed, "bsub", "Cluster1", &["-q", "send", "-J", "after"]);
     eventually(
         Duration::from_secs(20),
         "a new job runs at Cluster2",
-        || {
-            jobs_from(
-                &ask(&scenario, &certs, "bjobs", "Cluster2", &[]),
-                "Cluster1",
-            ) == vec![1]
-        },
+        || jobs_from(&ask(&fed, "bjobs", "Cluster2", &[]), "Cluster1") == vec![1],
     );
-    let hosts = text(&scenario, &certs, &["bhosts"], "Cluster2");
+    let hosts = text(&fed, &["bhosts"], "Cluster2");
     assert!(
         hosts.starts_with("HOST_NAME  STATUS  JL/U  MAX  NJOBS  RUN  SSUSP  USUSP  RSV"),
         "{hosts}"
     );
-    let queues = text(&scenario, &certs, &["bqueues"], "Cluster2");
+    let queues = text(&fed, &["bqueues"], "Cluster2");
     assert!(queues.starts_with("QUEUE_NAME  PRIO  STATUS"), "{queues}");
 }
 
 #[test]
 fn a_process_refuses_to_run_under_another_clusters_certificate() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let scenario = federation(dir.path());
-    let certs = dir.path().join("certs");
+    let Federation {
+        scenario, certs, ..
+    } = federation(dir.path());
     let output = mcfed(&[
         "cluster",
         "--scenario",

@@ -57,14 +57,18 @@ pub(crate) struct ClusterArgs {
     /// The key of --cert.
     #[arg(long, requires = "cert")]
     key: Option<PathBuf>,
-    /// Where to listen (HOST:PORT), instead of the scenario's address.
+    /// Where to listen (HOST:PORT), instead of the scenario's address; port
+    /// 0: one the OS picks. The process says where it listens on standard
+    /// error: `mcfed cluster NAME: listening on HOST:PORT`.
     #[arg(long)]
     listen: Option<String>,
     /// A peer's address, instead of the scenario's (repeatable).
     #[arg(long = "peer", value_name = "CLUSTER=HOST:PORT", value_parser = peer)]
     peers: Vec<(String, String)>,
     /// The first cluster's port when the scenario gives no addresses (the
-    /// others follow in scenario order).
+    /// others follow in scenario order); 0: this process listens on a port
+    /// the OS picks, and learns the address of a peer not given by --peer
+    /// or the scenario from its hello when it connects.
     #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
     base_port: u16,
     /// Emulated seconds per wall-clock second: scales every timer.
@@ -128,8 +132,9 @@ pub(crate) struct LaunchArgs {
     /// Use this certificate directory (default: make one for the run).
     #[arg(long)]
     certs: Option<PathBuf>,
-    /// The first cluster's port when the scenario gives no addresses; 0
-    /// picks free ports.
+    /// The first cluster's port when the scenario gives no addresses; 0:
+    /// each process listens on a port the OS picks (they are started one
+    /// after the other, each told where the earlier ones listen).
     #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
     base_port: u16,
     /// How long the processes may take to start and connect.

@@ -1,8 +1,11 @@
 //! `mcfed launch`: one `mcfed cluster` process per cluster of a scenario.
 //!
-//! The launcher makes certificates (unless given a directory), picks
-//! addresses, starts every process with a shared clock origin a moment
-//! ahead, waits until every process is connected to all its peers both
+//! The launcher makes certificates (unless given a directory), starts
+//! every process with a shared clock origin a moment ahead, one after the
+//! other, each reading back where the process says it listens (with
+//! `--base-port 0` each listens on a port the OS picks and is told where
+//! the earlier ones listen; they learn of the later ones from their
+//! hellos), waits until every process is connected to all its peers both
 //! ways, plays the scenario's submissions at their emulated times through
 //! the admin channel (the jobs present at start each process builds
 //! itself), waits for the scenario's end, gathers every process's decision
@@ -16,7 +19,8 @@
 //! process) act in the processes, on their datagrams. Outages are the
 //! launcher's: at a `[[chaos.outage]]`'s start it takes the cluster's
 //! decision records, then SIGKILLs its process; at its end it starts the
-//! same command again (a new incarnation: its peers reconnect, and the jobs
+//! same command again, on the same port and told every peer's address (a
+//! new incarnation: its peers reconnect, and the jobs
 //! it held come back to their submission clusters). Submissions to a
 //! cluster that is down wait until it is back.
 
@@ -37,7 +41,7 @@ use tokio::process::{Child, Command};
 
 use crate::admin::{AdminRequest, AdminResponse, RecordsReply};
 use crate::client::{ClientError, Session, admin_tls};
-use crate::process::{DEFAULT_BASE_PORT, default_address, peers_of};
+use crate::process::{DEFAULT_BASE_PORT, known_address, parse_listening_line, peers_of};
 use mcfed_scenario::records::EventRecord;
 
 /// Why a launch failed.
@@ -95,8 +99,8 @@ pub struct LaunchOptions {
     /// A certificate directory to use (default: fresh ones in a temporary
     /// directory, removed afterwards).
     pub certs: Option<PathBuf>,
-    /// The first cluster's port when the scenario gives no addresses; 0
-    /// picks free ports.
+    /// The first cluster's port when the scenario gives no addresses; 0:
+    /// ports the OS picks.
     pub base_port: u16,
     /// Emulated seconds per wall-clock second.
     pub speed: f64,
@@ -179,28 +183,14 @@ pub fn launch(options: &LaunchOptions) -> Result<RunOutput, LaunchError> {
     result
 }
 
-fn addresses(scenario: &Scenario, base_port: u16) -> Result<Vec<String>, std::io::Error> {
-    if base_port != 0 {
-        return Ok((0..scenario.clusters.len())
-            .map(|index| default_address(scenario, index, base_port))
-            .collect());
-    }
-    // Free ports: hold them all at once so they differ, then let go.
-    let sockets: Vec<std::net::UdpSocket> = (0..scenario.clusters.len())
-        .map(|_| std::net::UdpSocket::bind("127.0.0.1:0"))
-        .collect::<Result<_, _>>()?;
-    sockets
-        .iter()
-        .map(|socket| socket.local_addr().map(|address| address.to_string()))
-        .collect()
-}
-
-/// The `mcfed cluster` arguments of cluster `index`.
+/// The `mcfed cluster` arguments of cluster `index`, listening on `listen`
+/// and told the addresses of its peers that are known.
 fn cluster_args(
     options: &LaunchOptions,
     scenario: &Scenario,
     certs: &Path,
-    addresses: &[String],
+    listen: &str,
+    addresses: &[Option<String>],
     index: usize,
     epoch_ms: u64,
 ) -> Vec<OsString> {
@@ -214,7 +204,9 @@ fn cluster_args(
         "--certs".into(),
         certs.into(),
         "--listen".into(),
-        addresses[index].clone().into(),
+        listen.into(),
+        "--base-port".into(),
+        options.base_port.to_string().into(),
         "--speed".into(),
         options.speed.to_string().into(),
         "--epoch-ms".into(),
@@ -224,13 +216,14 @@ fn cluster_args(
         "--exit-on-stdin-eof".into(),
     ];
     for peer in peers_of(spec) {
-        if let Some(position) = scenario
+        if let Some(address) = scenario
             .clusters
             .iter()
             .position(|other| other.config.name == peer)
+            .and_then(|position| addresses[position].as_ref())
         {
             args.push("--peer".into());
-            args.push(format!("{peer}={}", addresses[position]).into());
+            args.push(format!("{peer}={address}").into());
         }
     }
     args.extend(options.chaos.to_args().into_iter().map(OsString::from));
@@ -240,12 +233,14 @@ fn cluster_args(
     args
 }
 
+/// Starts `mcfed cluster` with `args`; its standard error is piped (see
+/// [`forward_stderr`] and [`listening`]).
 fn spawn(binary: &Path, cluster: &str, args: &[OsString]) -> Result<Child, LaunchError> {
     Command::new(binary)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .map_err(|source| LaunchError::Spawn {
@@ -254,13 +249,85 @@ fn spawn(binary: &Path, cluster: &str, args: &[OsString]) -> Result<Child, Launc
         })
 }
 
+type StderrLines = tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStderr>>;
+
+fn stderr_lines(child: &mut Child) -> Option<StderrLines> {
+    use tokio::io::AsyncBufReadExt as _;
+    child
+        .stderr
+        .take()
+        .map(|stderr| tokio::io::BufReader::new(stderr).lines())
+}
+
+/// Copies what a process writes on standard error to the launcher's, until
+/// it closes (but for where it listens).
+fn forward_stderr(lines: Option<StderrLines>) {
+    if let Some(mut lines) = lines {
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                // A restarted process listens where it did before.
+                if parse_listening_line(&line).is_none() {
+                    pass_on(&line);
+                }
+            }
+        });
+    }
+}
+
+/// Writes a line of a process's standard error on the launcher's (a
+/// launcher whose standard error is closed drops it).
+fn pass_on(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// Waits, at most `limit`, until the process of `cluster` says where it
+/// listens (passing on what else it writes on standard error), and returns
+/// that address; then keeps passing its standard error on.
+async fn listening(
+    cluster: &str,
+    child: &mut Child,
+    limit: Duration,
+) -> Result<String, LaunchError> {
+    let mut lines = stderr_lines(child);
+    let read = async {
+        let lines = lines.as_mut()?;
+        while let Ok(Some(line)) = lines.next_line().await {
+            match parse_listening_line(&line) {
+                Some((name, address)) if name == cluster => return Some(address.to_owned()),
+                _ => pass_on(&line),
+            }
+        }
+        None
+    };
+    let address = tokio::time::timeout(limit, read).await;
+    forward_stderr(lines);
+    match address {
+        Ok(Some(address)) => Ok(address),
+        Ok(None) => {
+            let status = tokio::time::timeout(Duration::from_secs(3), child.wait()).await;
+            Err(LaunchError::ClusterDied {
+                cluster: cluster.to_owned(),
+                status: match status {
+                    Ok(Ok(status)) => status.to_string(),
+                    Ok(Err(error)) => error.to_string(),
+                    Err(_) => "it closed its standard error".to_owned(),
+                },
+            })
+        }
+        Err(_) => Err(LaunchError::NotConnected {
+            limit,
+            detail: format!("the process of cluster `{cluster}` did not say where it listens"),
+        }),
+    }
+}
+
 async fn run(
     options: &LaunchOptions,
     scenario: &Scenario,
     certs: &Path,
 ) -> Result<RunOutput, LaunchError> {
     let tls = admin_tls(certs)?;
-    let addresses = addresses(scenario, options.base_port)?;
     let chaos = options.chaos.apply(scenario).filter(ChaosConfig::is_active);
     // With faults, give the processes time to connect before the clock
     // starts: the faults act from emulated time zero on.
@@ -272,19 +339,56 @@ async fn run(
     let epoch_ms = epoch
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis() as u64);
+    // One after the other: each is told where the earlier ones listen (with
+    // OS-assigned ports, the later ones are learned from their hellos).
+    let mut addresses: Vec<Option<String>> = (0..scenario.clusters.len())
+        .map(|index| known_address(scenario, index, options.base_port))
+        .collect();
     let mut running: Vec<Running> = Vec::new();
     for (index, spec) in scenario.clusters.iter().enumerate() {
         let name = spec.config.name.to_string();
-        let args = cluster_args(options, scenario, certs, &addresses, index, epoch_ms);
-        let child = spawn(&options.binary, &name, &args)?;
-        tracing::info!(cluster = %name, address = %addresses[index], "started");
+        let listen = addresses[index]
+            .clone()
+            .unwrap_or_else(|| "127.0.0.1:0".to_owned());
+        let args = cluster_args(
+            options, scenario, certs, &listen, &addresses, index, epoch_ms,
+        );
+        let mut child = spawn(&options.binary, &name, &args)?;
+        let heard = match listening(&name, &mut child, options.connect_timeout).await {
+            Ok(heard) => heard,
+            Err(error) => {
+                let _ = child.start_kill();
+                stop_all(&tls, &mut running).await;
+                return Err(error);
+            }
+        };
+        // The address it was given, unless its port was 0 (the OS's pick).
+        let address = match &addresses[index] {
+            Some(known) if !known.ends_with(":0") => known.clone(),
+            _ => heard,
+        };
+        tracing::info!(cluster = %name, %address, "started");
+        addresses[index] = Some(address.clone());
         running.push(Running {
             cluster: name,
-            address: addresses[index].clone(),
+            address,
             args,
             child,
             down: false,
         });
+    }
+    // Started again after an outage: on the port it had, told every peer's
+    // address.
+    for (index, process) in running.iter_mut().enumerate() {
+        process.args = cluster_args(
+            options,
+            scenario,
+            certs,
+            &process.address,
+            &addresses,
+            index,
+            epoch_ms,
+        );
     }
     let running = RefCell::new(running);
     let ctrl_c = tokio::signal::ctrl_c();
@@ -621,6 +725,7 @@ async fn drive(
                     let mut processes = running.borrow_mut();
                     let process = &mut processes[cluster];
                     process.child = spawn(&options.binary, &process.cluster, &process.args)?;
+                    forward_stderr(stderr_lines(&mut process.child));
                     process.down = false;
                 }
                 tracing::info!(cluster = %targets[cluster].0, at = %at, "outage over: the process is started again");

@@ -39,6 +39,8 @@ mod oracle;
 mod serve;
 mod shell;
 
+pub use serve::{listening_line, parse_listening_line};
+
 /// How long a forwarding session waits for the true counters of the
 /// execution clusters (wall time) before it runs without judging its
 /// decisions.
@@ -117,7 +119,9 @@ pub struct ClusterOptions {
     pub listen: Option<String>,
     /// Peer addresses that override the scenario's: (cluster, host:port).
     pub peers: Vec<(String, String)>,
-    /// The default port of the scenario's first cluster.
+    /// The default port of the scenario's first cluster; 0: the OS picks
+    /// this process's port, and a peer's address not given (by `peers` or
+    /// the scenario) is learned from its hello.
     pub base_port: u16,
     /// Emulated seconds per wall-clock second.
     pub speed: f64,
@@ -179,6 +183,17 @@ pub fn default_address(scenario: &Scenario, index: usize, base_port: u16) -> Str
             .unwrap_or(base_port);
         format!("127.0.0.1:{port}")
     })
+}
+
+/// The address of cluster `index` of `scenario` if it can be known
+/// beforehand: its `address` key, or with a `base_port` other than 0
+/// `127.0.0.1:(base_port + index)`; with 0 the OS picks ports, so only the
+/// scenario's addresses are known.
+pub fn known_address(scenario: &Scenario, index: usize, base_port: u16) -> Option<String> {
+    match base_port {
+        0 => scenario.clusters[index].address.clone(),
+        _ => Some(default_address(scenario, index, base_port)),
+    }
 }
 
 /// The position of cluster `name` in `scenario`.
@@ -269,8 +284,8 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
             .iter()
             .find(|(cluster, _)| cluster == peer.as_str())
         {
-            Some((_, address)) => address.clone(),
-            None => default_address(
+            Some((_, address)) => Some(address.clone()),
+            None => known_address(
                 &scenario,
                 cluster_index(&scenario, peer.as_str())?,
                 options.base_port,

@@ -13,7 +13,8 @@ use crate::names::ClusterName;
 ///
 /// Version 2 (issue 4) added [`Hello::incarnation`] and the messages
 /// [`Message::JobRecall`], [`Message::JobSync`] and [`Message::JobLost`].
-pub const PROTOCOL_VERSION: u16 = 2;
+/// Version 3 (issue 9) added [`Hello::port`].
+pub const PROTOCOL_VERSION: u16 = 3;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +27,10 @@ pub struct Hello {
     /// says hello with a new incarnation, so its peers know that it lost
     /// whatever it held (0: unknown, as in-process).
     pub incarnation: u64,
+    /// The UDP port the sender listens on, so that a peer that did not
+    /// know its address learns it (the remote IP and this port; 0:
+    /// unknown, as in-process).
+    pub port: u16,
 }
 
 impl Hello {
@@ -40,7 +45,13 @@ impl Hello {
             version: PROTOCOL_VERSION,
             cluster,
             incarnation,
+            port: 0,
         }
+    }
+
+    /// The same hello, announcing that the sender listens on `port`.
+    pub fn listening_on(self, port: u16) -> Self {
+        Hello { port, ..self }
     }
 }
 

@@ -44,7 +44,7 @@ fn endpoint(
         listen: listen.parse().expect("address"),
         peers: vec![Peer {
             name: name(peer),
-            address: peer_address,
+            address: Some(peer_address),
         }],
         tls: FederationTls::load(dir, Role::Cluster, cluster).expect("certificates"),
         max_frame: MAX_FRAME_SIZE,

@@ -12,7 +12,8 @@
 //! hello of the peer's connection to it.
 //!
 //! Only datagrams to a peer's address (as configured, resolved when the
-//! endpoint starts) are touched. Everything else — answers to
+//! endpoint starts, or learned from the peer's hello when it was not
+//! configured: [`PeerAddresses`]) are touched. Everything else — answers to
 //! administrators and to the launcher, answers to oracle queries
 //! ([`crate::truth`]) — goes out at once.
 //!
@@ -25,8 +26,8 @@ use std::collections::BinaryHeap;
 use std::io::{self, IoSliceMut};
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, RwLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -88,10 +89,42 @@ fn canonical(address: SocketAddr) -> SocketAddr {
     SocketAddr::new(address.ip().to_canonical(), address.port())
 }
 
+/// Which peer each address is: the configured ones, and those learned
+/// from hellos. Shared by the faulty socket and the endpoint's readers.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PeerAddresses(Arc<RwLock<FxHashMap<SocketAddr, ClusterName>>>);
+
+impl PeerAddresses {
+    /// The map of `addresses`.
+    pub(crate) fn new(addresses: FxHashMap<SocketAddr, ClusterName>) -> Self {
+        PeerAddresses(Arc::new(RwLock::new(
+            addresses
+                .into_iter()
+                .map(|(address, name)| (canonical(address), name))
+                .collect(),
+        )))
+    }
+
+    /// Records that `peer` is at `address`.
+    pub(crate) fn learn(&self, address: SocketAddr, peer: &ClusterName) {
+        if let Ok(mut addresses) = self.0.write() {
+            addresses.insert(canonical(address), peer.clone());
+        }
+    }
+
+    /// The peer at `address`, if it is one.
+    pub(crate) fn peer_at(&self, address: SocketAddr) -> Option<ClusterName> {
+        self.0
+            .read()
+            .ok()
+            .and_then(|addresses| addresses.get(&canonical(address)).cloned())
+    }
+}
+
 /// The endpoint's UDP socket with faults on what it sends to peers.
 pub(crate) struct FaultySocket {
     inner: Arc<dyn AsyncUdpSocket>,
-    peers: FxHashMap<SocketAddr, ClusterName>,
+    peers: PeerAddresses,
     faults: Arc<dyn DatagramFaults>,
     later: mpsc::UnboundedSender<Delayed>,
     sent: AtomicU64,
@@ -108,21 +141,19 @@ impl std::fmt::Debug for FaultySocket {
 }
 
 impl FaultySocket {
-    /// Wraps `inner`; `peers` maps each peer's address to its name. Starts
-    /// the task that sends held-back datagrams (needs a tokio runtime).
+    /// Wraps `inner`; `peers` maps each peer's address to its name (and
+    /// learns more later). Starts the task that sends held-back datagrams
+    /// (needs a tokio runtime).
     pub(crate) fn new(
         inner: Arc<dyn AsyncUdpSocket>,
-        peers: FxHashMap<SocketAddr, ClusterName>,
+        peers: PeerAddresses,
         faults: Arc<dyn DatagramFaults>,
     ) -> Arc<Self> {
         let (later, queue) = mpsc::unbounded_channel();
         tokio::spawn(send_later(inner.clone(), queue));
         Arc::new(FaultySocket {
             inner,
-            peers: peers
-                .into_iter()
-                .map(|(address, name)| (canonical(address), name))
-                .collect(),
+            peers,
             faults,
             later,
             sent: AtomicU64::new(0),
@@ -136,10 +167,10 @@ impl AsyncUdpSocket for FaultySocket {
     }
 
     fn try_send(&self, transmit: &Transmit<'_>) -> io::Result<()> {
-        let Some(peer) = self.peers.get(&canonical(transmit.destination)) else {
+        let Some(peer) = self.peers.peer_at(transmit.destination) else {
             return self.inner.try_send(transmit);
         };
-        let delays = match self.faults.fate(peer) {
+        let delays = match self.faults.fate(&peer) {
             DatagramFate::Lost => {
                 tracing::trace!(%peer, bytes = transmit.contents.len(), "datagram dropped");
                 // As far as quinn knows it was sent; the network lost it.

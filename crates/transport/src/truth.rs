@@ -77,7 +77,8 @@ pub enum TruthError {
 }
 
 struct Target {
-    address: String,
+    /// Configured, or learned from the peer's hello ([`TruthClient::learn_address`]).
+    address: std::sync::Mutex<Option<String>>,
     connection: Mutex<Option<quinn::Connection>>,
 }
 
@@ -130,7 +131,7 @@ impl TruthClient {
                     (
                         peer.name.clone(),
                         Target {
-                            address: peer.address.clone(),
+                            address: std::sync::Mutex::new(peer.address.clone()),
                             connection: Mutex::new(None),
                         },
                     )
@@ -159,7 +160,16 @@ impl TruthClient {
             let connection = match slot.as_ref().filter(|open| open.close_reason().is_none()) {
                 Some(open) => open.clone(),
                 None => {
-                    let made = self.connect(peer, &target.address).await?;
+                    let address = target
+                        .address
+                        .lock()
+                        .ok()
+                        .and_then(|address| address.clone())
+                        .ok_or_else(|| TruthError::Connect {
+                            peer: peer.clone(),
+                            reason: "its address is not known yet".to_owned(),
+                        })?;
+                    let made = self.connect(peer, &address).await?;
                     *slot = Some(made.clone());
                     made
                 }
@@ -183,6 +193,16 @@ impl TruthClient {
             }
         }
         result
+    }
+
+    /// Sets where `peer` is (learned from its hello by the endpoint,
+    /// [`crate::Transport::peer_address`]); the next connection goes there.
+    pub fn learn_address(&self, peer: &ClusterName, address: String) {
+        if let Some(target) = self.targets.get(peer) {
+            if let Ok(mut known) = target.address.lock() {
+                *known = Some(address);
+            }
+        }
     }
 
     /// Forgets the connection to `peer` (it restarted): the next query

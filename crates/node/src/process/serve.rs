@@ -38,6 +38,7 @@ struct Process {
     initial_states: Arc<Vec<GroupState>>,
     stop: mpsc::UnboundedSender<()>,
     oracle: Option<Addr<Oracle>>,
+    truth: Option<Arc<TruthClient>>,
 }
 
 pub(super) async fn serve(
@@ -86,6 +87,16 @@ pub(super) async fn serve(
         false => None,
     };
     let (transport, mut events) = Transport::start(config)?;
+    // One plain line on standard error (standard output carries decision
+    // records) that the launcher and tests read for an OS-assigned port.
+    {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "{}",
+            listening_line(&name, transport.local_addr())
+        );
+    }
     let transport = Arc::new(transport);
     let outbox = Outbox {
         transport: transport.clone(),
@@ -131,6 +142,7 @@ pub(super) async fn serve(
         initial_states: Arc::new(initial_states),
         stop: stop.clone(),
         oracle,
+        truth: truth_client.clone(),
     };
     if options.exit_on_stdin_eof {
         let stop = stop.clone();
@@ -176,10 +188,32 @@ pub(super) async fn serve(
     Ok(())
 }
 
+/// What a cluster process says on standard error once it listens:
+/// `mcfed cluster NAME: listening on ADDRESS`.
+pub fn listening_line(name: &ClusterName, address: SocketAddr) -> String {
+    format!("{LISTENING_PREFIX}{name}: listening on {address}")
+}
+
+/// The start of [`listening_line`].
+const LISTENING_PREFIX: &str = "mcfed cluster ";
+
+/// The cluster and address of a [`listening_line`], if `line` is one.
+pub fn parse_listening_line(line: &str) -> Option<(&str, &str)> {
+    line.strip_prefix(LISTENING_PREFIX)?
+        .split_once(": listening on ")
+}
+
 fn handle_event(process: &Process, event: Event) {
     match event {
         Event::Message(envelope) => process.local.deliver(envelope),
         Event::PeerUp { peer, hello, .. } => {
+            // A peer whose address was not given is learned from its hello;
+            // oracle queries go there too.
+            if let (Some(truth), Some(address)) =
+                (&process.truth, process.transport.peer_address(&peer))
+            {
+                truth.learn_address(&peer, address);
+            }
             if let Some(oracle) = &process.oracle {
                 oracle.do_send(PeerHello {
                     peer: peer.clone(),

@@ -54,8 +54,29 @@ pub(crate) fn transport_settings(timeouts: &Timeouts) -> Arc<quinn::TransportCon
 pub struct Peer {
     /// Its name.
     pub name: ClusterName,
-    /// `host:port`, resolved at every connection attempt.
-    pub address: String,
+    /// `host:port`, resolved at every connection attempt; `None`: not
+    /// known yet, learned from the peer's hello when it connects (its
+    /// remote IP and the port it announces). Until then the writer to it
+    /// keeps what is sent, as while disconnected.
+    pub address: Option<String>,
+}
+
+impl Peer {
+    /// `name` at `address`.
+    pub fn at(name: ClusterName, address: impl Into<String>) -> Peer {
+        Peer {
+            name,
+            address: Some(address.into()),
+        }
+    }
+
+    /// `name`, whose address is learned from its hello.
+    pub fn unknown(name: ClusterName) -> Peer {
+        Peer {
+            name,
+            address: None,
+        }
+    }
 }
 
 /// What a cluster process's endpoint needs.

@@ -2,13 +2,15 @@
 //! and writes the process's messages to it in order; when the connection
 //! is lost (or the peer restarted) it reconnects with exponential backoff,
 //! keeping what is sent meanwhile, counter updates coalesced to the newest.
+//! A writer to a peer whose address is not known waits, keeping what is
+//! sent likewise, until the peer's hello teaches it.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, Envelope, Hello, Message, encode_frame};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use super::close::{self, close_connection, describe_close};
 use super::config::Peer;
@@ -44,8 +46,20 @@ pub(super) async fn writer(
 ) {
     let mut pending: VecDeque<Envelope> = VecDeque::new();
     let mut backoff = shared.timeouts.backoff_min;
+    let Some(mut address) = shared
+        .addresses
+        .get(&peer.name)
+        .map(watch::Sender::subscribe)
+    else {
+        return;
+    };
     loop {
-        match dial(&shared, &peer).await {
+        let Some(current) =
+            wait_address(&shared, &peer, &mut address, &mut outgoing, &mut pending).await
+        else {
+            return;
+        };
+        match dial(&shared, &peer, &current).await {
             Ok((connection, send, hello)) => {
                 backoff = shared.timeouts.backoff_min;
                 connected(&shared, &peer, &connection, hello);
@@ -150,6 +164,42 @@ async fn wait_backoff(
     }
 }
 
+/// Waits until `peer`'s address is known (at once if it is), keeping what
+/// is sent meanwhile. Returns `None` if the process shut down meanwhile.
+async fn wait_address(
+    shared: &Shared,
+    peer: &Peer,
+    address: &mut watch::Receiver<Option<String>>,
+    outgoing: &mut mpsc::UnboundedReceiver<Envelope>,
+    pending: &mut VecDeque<Envelope>,
+) -> Option<String> {
+    let mut waiting = false;
+    loop {
+        if let Some(known) = address.borrow_and_update().clone() {
+            return Some(known);
+        }
+        if !waiting {
+            waiting = true;
+            tracing::debug!(cluster = %shared.cluster, peer = %peer.name, "waiting for the peer's hello to learn its address");
+            shared.update_status(&peer.name, |status| {
+                status.last_error =
+                    Some("its address is not known until it connects and says hello".to_owned());
+            });
+        }
+        tokio::select! {
+            changed = address.changed() => {
+                if changed.is_err() {
+                    return None;
+                }
+            }
+            envelope = outgoing.recv() => match envelope {
+                Some(envelope) => keep_pending(pending, envelope),
+                None => return None,
+            },
+        }
+    }
+}
+
 /// Queues a message while disconnected; a counter update replaces older
 /// ones (only the newest snapshot matters).
 fn keep_pending(pending: &mut VecDeque<Envelope>, envelope: Envelope) {
@@ -159,17 +209,18 @@ fn keep_pending(pending: &mut VecDeque<Envelope>, envelope: Envelope) {
     pending.push_back(envelope);
 }
 
-/// Connects to `peer`, checks that its certificate names it, and exchanges
-/// hellos.
+/// Connects to `peer` at `address`, checks that its certificate names it,
+/// and exchanges hellos.
 async fn dial(
     shared: &Shared,
     peer: &Peer,
+    address: &str,
 ) -> Result<(quinn::Connection, quinn::SendStream, Hello), DialError> {
-    let address = tokio::net::lookup_host(peer.address.as_str())
+    let address = tokio::net::lookup_host(address)
         .await
-        .map_err(|error| DialError::Failed(format!("cannot resolve {}: {error}", peer.address)))?
+        .map_err(|error| DialError::Failed(format!("cannot resolve {address}: {error}")))?
         .next()
-        .ok_or_else(|| DialError::Failed(format!("{} resolves to no address", peer.address)))?;
+        .ok_or_else(|| DialError::Failed(format!("{address} resolves to no address")))?;
     let connecting = shared
         .endpoint
         .connect_with(shared.client_config.clone(), address, tls::SERVER_NAME)

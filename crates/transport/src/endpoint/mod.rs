@@ -25,6 +25,12 @@
 //! exponential backoff; messages sent meanwhile wait, counter updates
 //! coalesced to the newest.
 //!
+//! A peer may be configured without an address (it listens on a port the
+//! OS picked): its dialler waits likewise until the peer connects to this
+//! process, whose hello carries the port it listens on; the peer's address
+//! is then the connection's remote IP and that port, for the dialler and
+//! for the faults.
+//!
 //! The parts:
 //!
 //! - `transport`: the [`Transport`] handle: binding, sending, status, closing;

@@ -52,9 +52,10 @@ pub(super) async fn serve_peer(shared: &Shared, connection: quinn::Connection, n
 }
 
 /// Records an inbound connection from `peer` that completed its hello
-/// exchange, makes this process's own connection to it again if the peer
+/// exchange, learns its address if it was not known, makes this process's own connection to it again if the peer
 /// restarted, and tells the process.
 fn peer_up(shared: &Shared, peer: &ClusterName, hello: Hello, remote: SocketAddr) {
+    shared.learn_address(peer, remote, hello.port);
     shared.update_status(peer, |status| {
         status.inbound += 1;
         status.incarnation = Some(hello.incarnation);

@@ -2,14 +2,16 @@
 //! share: who this cluster is, the quinn endpoint, the peers, the event
 //! channel to the process and the status of the links.
 
+use std::net::SocketAddr;
 use std::sync::Mutex;
 
 use mcfed_protocol::{ClusterName, Hello};
 use rustc_hash::FxHashMap;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, watch};
 
 use super::config::{Peer, PeerStatus, Timeouts, TransportConfig};
 use super::events::Event;
+use crate::faults::PeerAddresses;
 
 pub(super) struct Shared {
     pub(super) cluster: ClusterName,
@@ -22,6 +24,11 @@ pub(super) struct Shared {
     /// Per peer: the incarnation this process's connection to it reached,
     /// and how to tell its writer to reconnect (the peer restarted).
     pub(super) outbound: FxHashMap<ClusterName, (Mutex<Option<u64>>, Notify)>,
+    /// Per peer: where to dial it, configured or learned from its hello
+    /// (`None` until then); its writer waits on it.
+    pub(super) addresses: FxHashMap<ClusterName, watch::Sender<Option<String>>>,
+    /// Which peer each address is, for the faults.
+    pub(super) fault_addresses: PeerAddresses,
     pub(super) max_frame: usize,
     pub(super) timeouts: Timeouts,
 }
@@ -33,10 +40,13 @@ impl Shared {
         config: &TransportConfig,
         endpoint: quinn::Endpoint,
         client_config: quinn::ClientConfig,
+        local_addr: SocketAddr,
+        fault_addresses: PeerAddresses,
     ) -> (Shared, mpsc::UnboundedReceiver<Event>) {
         let (events, receiver) = mpsc::unbounded_channel();
         let shared = Shared {
-            hello: Hello::with_incarnation(config.cluster.clone(), config.incarnation),
+            hello: Hello::with_incarnation(config.cluster.clone(), config.incarnation)
+                .listening_on(local_addr.port()),
             cluster: config.cluster.clone(),
             endpoint,
             client_config,
@@ -58,6 +68,12 @@ impl Shared {
                 .iter()
                 .map(|peer| (peer.name.clone(), (Mutex::new(None), Notify::new())))
                 .collect(),
+            addresses: config
+                .peers
+                .iter()
+                .map(|peer| (peer.name.clone(), watch::Sender::new(peer.address.clone())))
+                .collect(),
+            fault_addresses,
             max_frame: config.max_frame,
             timeouts: config.timeouts,
         };
@@ -67,6 +83,36 @@ impl Shared {
     pub(super) fn update_status(&self, peer: &ClusterName, f: impl FnOnce(&mut PeerStatus)) {
         if let Ok(mut status) = self.status.lock() {
             f(status.entry(peer.clone()).or_default());
+        }
+    }
+
+    /// Learns where `peer`, whose address was not configured, listens: the
+    /// IP its connection comes from and the port its hello announces (or
+    /// the connection's port, if it announces none).
+    pub(super) fn learn_address(&self, peer: &ClusterName, remote: SocketAddr, port: u16) {
+        let configured = self
+            .peers
+            .get(peer)
+            .is_some_and(|peer| peer.address.is_some());
+        let Some(address) = self.addresses.get(peer) else {
+            return;
+        };
+        if configured {
+            return;
+        }
+        let port = if port == 0 { remote.port() } else { port };
+        let learned = SocketAddr::new(remote.ip().to_canonical(), port);
+        self.fault_addresses.learn(learned, peer);
+        let text = learned.to_string();
+        let changed = address.send_if_modified(|known| {
+            if known.as_deref() == Some(text.as_str()) {
+                return false;
+            }
+            *known = Some(text.clone());
+            true
+        });
+        if changed {
+            tracing::info!(cluster = %self.cluster, %peer, address = %learned, "learned the peer's address from its hello");
         }
     }
 

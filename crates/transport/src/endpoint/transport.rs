@@ -15,7 +15,7 @@ use super::events::Event;
 use super::shared::Shared;
 use super::{accept, close, dial};
 use crate::certs::Role;
-use crate::faults::FaultySocket;
+use crate::faults::{FaultySocket, PeerAddresses};
 
 /// A running endpoint.
 pub struct Transport {
@@ -51,14 +51,16 @@ impl Transport {
         server_config.transport_config(transport_settings(&config.timeouts));
         let mut client_config = config.tls.client_config()?;
         client_config.transport_config(transport_settings(&config.timeouts));
-        let endpoint = bind(&config, server_config)?;
+        let addresses = PeerAddresses::new(peer_addresses(&config.peers));
+        let endpoint = bind(&config, server_config, &addresses)?;
         let local_addr = endpoint
             .local_addr()
             .map_err(|source| TransportError::Bind {
                 address: config.listen,
                 source,
             })?;
-        let (shared, receiver) = Shared::new(&config, endpoint, client_config);
+        let (shared, receiver) =
+            Shared::new(&config, endpoint, client_config, local_addr, addresses);
         let shared = Arc::new(shared);
         let mut senders = FxHashMap::default();
         for peer in &config.peers {
@@ -83,8 +85,18 @@ impl Transport {
         self.local_addr
     }
 
+    /// Where `peer` is dialled: its configured address, or the one learned
+    /// from its hello; `None` if not known (yet) or not a peer.
+    pub fn peer_address(&self, peer: &ClusterName) -> Option<String> {
+        self.shared
+            .addresses
+            .get(peer)
+            .and_then(|address| address.borrow().clone())
+    }
+
     /// Queues `envelope` for its peer. Returns at once; the peer's writer
-    /// sends it when connected.
+    /// sends it when connected (and, for a peer whose address is not
+    /// known, once its hello taught it).
     pub fn send(&self, envelope: Envelope) -> Result<(), TransportError> {
         let sender = self
             .senders
@@ -130,6 +142,7 @@ impl Transport {
 fn bind(
     config: &TransportConfig,
     server_config: quinn::ServerConfig,
+    addresses: &PeerAddresses,
 ) -> Result<quinn::Endpoint, TransportError> {
     let bind_error = |source| TransportError::Bind {
         address: config.listen,
@@ -142,7 +155,7 @@ fn bind(
             let socket = std::net::UdpSocket::bind(config.listen).map_err(bind_error)?;
             let socket =
                 quinn::Runtime::wrap_udp_socket(runtime.as_ref(), socket).map_err(bind_error)?;
-            let socket = FaultySocket::new(socket, peer_addresses(&config.peers), faults.clone());
+            let socket = FaultySocket::new(socket, addresses.clone(), faults.clone());
             quinn::Endpoint::new_with_abstract_socket(
                 quinn::EndpointConfig::default(),
                 Some(server_config),
@@ -157,19 +170,23 @@ fn bind(
 
 /// Every address of every peer, for the faults to know whom a datagram
 /// goes to. A peer whose address does not resolve now gets no faults (and
-/// a warning).
+/// a warning); one whose address is not known yet is added when its hello
+/// teaches it.
 fn peer_addresses(peers: &[super::Peer]) -> FxHashMap<SocketAddr, ClusterName> {
     use std::net::ToSocketAddrs as _;
     let mut addresses = FxHashMap::default();
     for peer in peers {
-        match peer.address.to_socket_addrs() {
+        let Some(address) = &peer.address else {
+            continue;
+        };
+        match address.to_socket_addrs() {
             Ok(resolved) => {
                 for address in resolved {
                     addresses.insert(address, peer.name.clone());
                 }
             }
             Err(error) => {
-                tracing::warn!(peer = %peer.name, address = %peer.address, %error, "cannot resolve the peer's address: no faults on the link to it");
+                tracing::warn!(peer = %peer.name, %address, %error, "cannot resolve the peer's address: no faults on the link to it");
             }
         }
     }

@@ -73,6 +73,6 @@ pub(crate) fn start(
 pub(crate) fn peer(cluster: &str, address: SocketAddr) -> Peer {
     Peer {
         name: name(cluster),
-        address: address.to_string(),
+        address: Some(address.to_string()),
     }
 }
