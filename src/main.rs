@@ -102,6 +102,9 @@ struct RunArgs {
     /// No progress bar on standard error.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Write Batsim's jobs.csv (for evalys) here as jobs finish.
+    #[arg(long, value_name = "PATH")]
+    jobs_csv: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -204,6 +207,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         events: args.events,
         count_only: args.report == Report::Summary && !args.check,
         drain: false,
+        jobs_csv: args.jobs_csv.clone(),
     };
     let started = std::time::Instant::now();
     let output: RunOutput = match args.engine {

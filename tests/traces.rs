@@ -124,12 +124,14 @@ fn replay_refuses_nonsense_flags_without_panicking() {
 }
 
 /// The trace commands the README and docs/scenarios.md show, run as shown
-/// (the trace written to a temporary directory instead).
+/// (the files they write go to a temporary directory instead).
 #[test]
 fn the_documented_trace_commands_run() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let trace = dir.path().join("trace.swf");
     let trace = trace.to_str().expect("utf-8");
+    let csv_out = dir.path().join("jobs.csv");
+    let csv_out = csv_out.to_str().expect("utf-8");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut commands = Vec::new();
     for doc in ["README.md", "docs/scenarios.md"] {
@@ -142,27 +144,134 @@ fn the_documented_trace_commands_run() {
             if let Some(command) =
                 command.filter(|c| c.starts_with("gen swf") || c.starts_with("replay "))
             {
-                commands.push(
-                    command
-                        .replace("/tmp/trace.swf", trace)
-                        .replace("trace.swf", trace),
-                );
+                commands.push(command.to_owned());
             }
         }
     }
-    assert!(commands.len() >= 5, "{commands:?}");
+    assert!(commands.len() >= 6, "{commands:?}");
     for command in commands {
         let args: Vec<&str> = command
             .split_whitespace()
             .map(|arg| {
                 if arg.ends_with("trace.swf") {
                     trace
+                } else if arg.ends_with(".csv") {
+                    csv_out
                 } else {
                     arg
                 }
             })
             .collect();
-        let output = mcfed(&args);
-        stdout(&output);
+        stdout(&mcfed(&args));
+    }
+    assert!(std::path::Path::new(csv_out).exists(), "jobs.csv written");
+}
+
+/// The slot numbers of an interval set such as `0-3 8`.
+fn slots(set: &str) -> Vec<u64> {
+    set.split_whitespace()
+        .flat_map(|part| match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (u64, u64) = (a.parse().expect("number"), b.parse().expect("number"));
+                (a..=b).collect::<Vec<_>>()
+            }
+            None => vec![part.parse().expect("number")],
+        })
+        .collect()
+}
+
+/// jobs.csv read back with a CSV library: one row per job, every row's
+/// arithmetic right, as many slots as asked, and no slot held by two jobs
+/// at once.
+#[test]
+fn jobs_csv_rows_add_up_and_slots_never_overlap() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let trace = dir.path().join("t.swf");
+    let trace = trace.to_str().expect("utf-8");
+    stdout(&mcfed(&[
+        "gen",
+        "swf",
+        "-o",
+        trace,
+        "--jobs",
+        "2000",
+        "--processors",
+        "16",
+        "--max-width",
+        "4",
+        "--load",
+        "1.2",
+        "--seed",
+        "3",
+    ]));
+    let csv_path = dir.path().join("jobs.csv");
+    let csv_text = csv_path.to_str().expect("utf-8");
+    stdout(&mcfed(&[
+        "replay",
+        trace,
+        "--hosts",
+        "4",
+        "--mxj",
+        "4",
+        "--jobs-csv",
+        csv_text,
+        "--quiet",
+    ]));
+    let mut reader = csv::Reader::from_path(&csv_path).expect("jobs.csv opens");
+    let headers = reader.headers().expect("header").clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let (submit, start, finish) = (
+        column("submission_time"),
+        column("starting_time"),
+        column("finish_time"),
+    );
+    let (execution, waiting, turnaround) = (
+        column("execution_time"),
+        column("waiting_time"),
+        column("turnaround_time"),
+    );
+    let (stretch, allocated, asked) = (
+        column("stretch"),
+        column("allocated_resources"),
+        column("requested_number_of_resources"),
+    );
+    let mut intervals: Vec<(f64, f64, Vec<u64>)> = Vec::new();
+    for row in reader.records() {
+        let row = row.expect("a valid row");
+        let number = |index: usize| row[index].parse::<f64>().expect("a number");
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6 * (1.0 + a.abs());
+        assert!(
+            close(number(execution), number(finish) - number(start)),
+            "{row:?}"
+        );
+        assert!(
+            close(number(waiting), number(start) - number(submit)),
+            "{row:?}"
+        );
+        assert!(
+            close(number(turnaround), number(finish) - number(submit)),
+            "{row:?}"
+        );
+        assert!(
+            close(number(stretch), number(turnaround) / number(execution)),
+            "{row:?}"
+        );
+        let held = slots(&row[allocated]);
+        assert_eq!(held.len() as f64, number(asked), "{row:?}");
+        assert!(held.iter().all(|&slot| slot < 16), "{row:?}");
+        intervals.push((number(start), number(finish), held));
+    }
+    assert_eq!(intervals.len(), 2000);
+    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (index, (start, finish, held)) in intervals.iter().enumerate() {
+        for (other_start, _, other) in &intervals[index + 1..] {
+            if other_start >= finish {
+                break;
+            }
+            assert!(
+                held.iter().all(|slot| !other.contains(slot)),
+                "two jobs hold a slot at once: {start}..{finish} {held:?} and {other_start} {other:?}"
+            );
+        }
     }
 }

@@ -235,6 +235,9 @@ pub(crate) fn print(
     }
     out.flush()?;
     drop(out);
+    if let Some(error) = &output.jobs_csv_error {
+        anyhow::bail!("jobs.csv is incomplete: {error}");
+    }
     if !printing.check {
         return Ok(ExitCode::SUCCESS);
     }

@@ -80,6 +80,9 @@ pub(crate) struct ReplayArgs {
     /// No progress bar on standard error.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Write Batsim's jobs.csv (for evalys) here as jobs finish.
+    #[arg(long, value_name = "PATH")]
+    jobs_csv: Option<PathBuf>,
 }
 
 /// The most clusters `mcfed replay` builds.
@@ -193,6 +196,7 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let scenario = mcfed_scenario::parse("replay.toml", &text)?;
     let options = RunOptions {
         count_only: args.report == Report::Summary,
+        jobs_csv: args.jobs_csv.clone(),
         ..RunOptions::default()
     };
     let started = std::time::Instant::now();

@@ -18,34 +18,24 @@
 //! recorded decision is compared with the one the true counters would have
 //! given.
 
+use std::fs::File;
+use std::io::BufWriter;
 use std::time::Duration;
 
 use mcfed_federation::Effects;
-use mcfed_protocol::{ClusterName, Envelope, JobEvent, Message, SimTime};
+use mcfed_protocol::{ClusterName, Envelope, Message, SimTime};
 use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
+use mcfed_scenario::jobs_csv::JobsCsv;
 use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef, UsageRecord};
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 
-use crate::federation::{BuildError, Federation};
+use crate::federation::Federation;
 use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT};
+use crate::output::{EngineError, PROGRESS_EVERY, Progress, count, open_jobs_csv};
 use crate::submissions::Streams;
-
-/// How many events pass between two calls of a run's observer.
-pub const PROGRESS_EVERY: u64 = 65_536;
-
-/// How far a run has got, for a progress bar.
-#[derive(Clone, Copy, Debug)]
-pub struct Progress {
-    /// Emulated time.
-    pub now: SimTime,
-    /// Jobs submitted so far.
-    pub submitted: u64,
-    /// Jobs finished so far.
-    pub finished: u64,
-}
 
 /// The event loop over a built federation.
 pub struct EventLoop<'a> {
@@ -74,6 +64,8 @@ pub struct EventLoop<'a> {
     output: RunOutput,
     /// Scheduling metrics, collected as the run goes.
     metrics: MetricsRecorder,
+    /// `jobs.csv`, written as jobs finish.
+    jobs_csv: Option<JobsCsv<BufWriter<File>>>,
     end: SimTime,
     /// Per cluster, the jobs expectations watch.
     watched: Vec<Vec<String>>,
@@ -117,10 +109,14 @@ impl<'a> EventLoop<'a> {
             },
             federation,
             metrics: MetricsRecorder::default(),
+            jobs_csv: None,
             end,
             watched,
         };
         engine.schedule_start(probes);
+        if let Some(path) = &options.jobs_csv {
+            engine.jobs_csv = Some(open_jobs_csv(path, scenario, &engine.federation)?);
+        }
         Ok(engine)
     }
 
@@ -237,6 +233,11 @@ impl<'a> EventLoop<'a> {
             end
         };
         self.output.workloads = self.streams.reports();
+        if let Some(mut csv) = self.jobs_csv.take() {
+            if let Err(error) = csv.flush() {
+                self.output.jobs_csv_error = Some(error.to_string());
+            }
+        }
         let metrics = std::mem::take(&mut self.metrics);
         self.output.metrics = Some(crate::metrics::finish(metrics, &self.federation));
         self.output
@@ -469,25 +470,15 @@ impl<'a> EventLoop<'a> {
     /// schedules its envelopes.
     fn absorb(&mut self, index: usize) {
         let mut effects = std::mem::take(&mut self.effects);
-        let stats = &mut self.output.stats;
-        stats.updates += effects.updates.sent;
-        stats.updates_ignored += effects.updates.ignored;
-        stats.update_regressions += effects.updates.regressions;
+        count(&mut self.output.stats, &effects);
         let name = self.federation.name(index).clone();
         for transition in &effects.transitions {
-            match transition.event {
-                JobEvent::Started => stats.started += 1,
-                JobEvent::Finished => stats.finished += 1,
-                _ => {}
-            }
             self.metrics.transition(&name, transition);
         }
         for entry in effects.decisions.iter().filter(|e| e.forwarded()) {
             self.metrics.forwarded(&name, entry.send_queue.as_str());
         }
-        stats.decisions += effects.decisions.len() as u64;
-        stats.forwarded += effects.decisions.iter().filter(|e| e.forwarded()).count() as u64;
-        stats.stale_decisions += effects.decisions.iter().filter(|e| e.stale()).count() as u64;
+        self.write_jobs(index, &effects);
         self.output.preemptions.extend(
             effects
                 .preemptions
@@ -504,6 +495,22 @@ impl<'a> EventLoop<'a> {
         self.deliver_out(&mut effects.envelopes);
         effects.clear();
         self.effects = effects;
+    }
+
+    /// Rows of `jobs.csv` for the jobs that finished; the first write error
+    /// stops the file and is reported with the run's output.
+    fn write_jobs(&mut self, index: usize, effects: &Effects) {
+        let Some(csv) = &mut self.jobs_csv else {
+            return;
+        };
+        let cluster = self.federation.members[index].cluster();
+        for transition in &effects.transitions {
+            if let Err(error) = csv.transition(index, cluster, transition) {
+                self.output.jobs_csv_error = Some(error.to_string());
+                self.jobs_csv = None;
+                return;
+            }
+        }
     }
 
     /// Event records for what the forwarder heard and the scheduler did.
@@ -583,17 +590,6 @@ impl<'a> EventLoop<'a> {
                 .push(self.now + interval, PHASE_PUBLISH, EventKind::Sample);
         }
     }
-}
-
-/// Why a run could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// The federation could not be built.
-    #[error(transparent)]
-    Build(#[from] BuildError),
-    /// A workload's trace could not be opened.
-    #[error("workload: {0}")]
-    Workload(#[from] mcfed_trace::SwfError),
 }
 
 /// Runs `scenario` with the event-loop engine.

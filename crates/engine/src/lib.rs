@@ -15,7 +15,9 @@ pub mod event_loop;
 mod federation;
 mod heap;
 mod metrics;
+mod output;
 mod submissions;
 
-pub use event_loop::{EngineError, EventLoop, PROGRESS_EVERY, Progress, run};
+pub use event_loop::{EventLoop, run};
 pub use federation::{BuildError, Federation};
+pub use output::{EngineError, PROGRESS_EVERY, Progress};

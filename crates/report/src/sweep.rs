@@ -161,6 +161,7 @@ pub fn run_sweep(
                         events: true,
                         count_only: false,
                         drain: false,
+                        jobs_csv: None,
                     };
                     let result = runner(&variant, &options)
                         .map(summary_of)

@@ -12,6 +12,7 @@ pub mod chaos;
 pub mod expect;
 pub mod format;
 pub mod inspect;
+pub mod jobs_csv;
 pub mod locate;
 pub mod metrics;
 pub mod model;

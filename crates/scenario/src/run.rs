@@ -34,6 +34,8 @@ pub struct RunOutput {
     pub workloads: Vec<WorkloadReport>,
     /// Scheduling metrics per cluster and queue (the event loop).
     pub metrics: Option<crate::metrics::RunMetrics>,
+    /// Why `jobs.csv` could not be written whole, if it could not.
+    pub jobs_csv_error: Option<String>,
 }
 
 /// What one workload (`[[workload]]`) read: its trace's header, the jobs
@@ -86,6 +88,8 @@ pub struct RunOptions {
     /// round of counter updates) instead of stopping at the scenario's end;
     /// `until` still caps it.
     pub drain: bool,
+    /// Write Batsim's `jobs.csv` here as jobs finish.
+    pub jobs_csv: Option<std::path::PathBuf>,
 }
 
 impl RunOptions {
