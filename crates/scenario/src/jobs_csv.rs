@@ -61,6 +61,8 @@ pub struct JobsCsv<W: Write> {
     /// What each running job's row needs from its start.
     facts: FxHashMap<(usize, JobId), Facts>,
     workload_name: String,
+    /// A reused buffer for formatting fields.
+    scratch: String,
 }
 
 struct Facts {
@@ -102,6 +104,7 @@ impl<W: Write> JobsCsv<W> {
             held: FxHashMap::default(),
             facts: FxHashMap::default(),
             workload_name: workload_name.to_owned(),
+            scratch: String::with_capacity(64),
         })
     }
 
@@ -198,39 +201,60 @@ impl<W: Write> JobsCsv<W> {
             1.0
         };
         let source = match &transition.origin {
-            JobOrigin::Forwarded { from, .. } => from.to_string(),
-            _ => String::new(),
+            JobOrigin::Forwarded { from, .. } => from.as_str(),
+            _ => "",
         };
         let (requested_time, user) = facts.map_or((None, None), |facts| {
             (facts.requested_time, Some(facts.user))
         });
-        let number = |value: f64| format!("{value}");
-        self.writer.write_record([
-            transition.name.to_string(),
-            self.workload_name.clone(),
-            number(submit),
-            transition.slots.to_string(),
-            requested_time.map_or_else(|| "-1".to_owned(), number),
-            "1".to_owned(),
-            "COMPLETED_SUCCESSFULLY".to_owned(),
-            number(start),
-            number(execution),
-            number(finish),
-            number(waiting),
-            number(turnaround),
-            number(stretch),
-            interval_set(held),
-            "-1".to_owned(),
-            self.clusters[cluster].name.to_string(),
-            transition.queue.to_string(),
-            user.map(|user| user.to_string()).unwrap_or_default(),
-            source,
-        ])
+        self.field(format_args!("{}", transition.name))?;
+        self.writer.write_field(&self.workload_name)?;
+        self.field(format_args!("{submit}"))?;
+        self.field(format_args!("{}", transition.slots))?;
+        match requested_time {
+            Some(limit) => self.field(format_args!("{limit}"))?,
+            None => self.writer.write_field("-1")?,
+        }
+        self.writer.write_field("1")?;
+        self.writer.write_field("COMPLETED_SUCCESSFULLY")?;
+        for value in [start, execution, finish, waiting, turnaround, stretch] {
+            self.field(format_args!("{value}"))?;
+        }
+        self.field(format_args!("{}", IntervalSet(held)))?;
+        self.writer.write_field("-1")?;
+        self.writer
+            .write_field(self.clusters[cluster].name.as_str())?;
+        self.field(format_args!("{}", transition.queue))?;
+        match user {
+            Some(user) => self.writer.write_field(user.as_bytes())?,
+            None => self.writer.write_field("")?,
+        }
+        self.writer.write_field(source.as_bytes())?;
+        self.writer.write_record(None::<&[u8]>)
+    }
+
+    /// Writes one field formatted into a reused buffer (no allocation per
+    /// field).
+    fn field(&mut self, value: std::fmt::Arguments<'_>) -> csv::Result<()> {
+        use std::fmt::Write as _;
+        self.scratch.clear();
+        let _ = self.scratch.write_fmt(value);
+        self.writer.write_field(self.scratch.as_bytes())
     }
 
     /// Flushes what was written.
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.writer.flush()
+    }
+}
+
+/// Slot numbers (sorted, as a job takes them host by host) shown as an
+/// interval set.
+struct IntervalSet<'a>(&'a [u64]);
+
+impl std::fmt::Display for IntervalSet<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&interval_set(self.0))
     }
 }
 
