@@ -19,10 +19,22 @@ const EXAMPLES: [&str; 4] = [
     "example4-preemptable-slots",
 ];
 
+/// The decision records of `--report json` (every line is a JSON object;
+/// a `summary` record closes the output).
 fn json_lines(output: &Output) -> Vec<Value> {
-    String::from_utf8_lossy(&output.stdout)
+    let records: Vec<Value> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .map(|line| serde_json::from_str(line).expect("every line is a JSON object"))
+        .collect();
+    if let Some(last) = records.last() {
+        assert_eq!(
+            last["record"], "summary",
+            "the output ends with its summary"
+        );
+    }
+    records
+        .into_iter()
+        .filter(|record| record["record"] == "decision")
         .collect()
 }
 

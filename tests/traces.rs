@@ -275,3 +275,27 @@ fn jobs_csv_rows_add_up_and_slots_never_overlap() {
         }
     }
 }
+
+/// A run's JSON records end with its summary, and `mcfed report` shows its
+/// metrics.
+#[test]
+fn the_summary_record_reaches_mcfed_report() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let records = stdout(&mcfed(&[
+        "run",
+        "scenarios/traces/small-trace.toml",
+        "--report",
+        "json",
+        "--events",
+    ]));
+    let last = records.lines().last().expect("records");
+    let summary: serde_json::Value = serde_json::from_str(last).expect("JSON");
+    assert_eq!(summary["record"], "summary");
+    assert_eq!(summary["finished"], 10);
+    assert_eq!(summary["workloads"][0]["skipped"]["no_run_time"], 1);
+    let file = dir.path().join("run.jsonl");
+    std::fs::write(&file, records).expect("write records");
+    let report = stdout(&mcfed(&["report", file.to_str().expect("utf-8")]));
+    assert!(report.contains("## Metrics"), "{report}");
+    assert!(report.contains("C1           short"), "{report}");
+}

@@ -172,6 +172,7 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
         Format::Json => {
             let value = serde_json::json!({
                 "summary": summary,
+                "metrics": records.summaries,
                 "timelines": timelines,
                 "stale_by_run": per_run
                     .iter()
@@ -190,6 +191,13 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
 "
             )?;
             write!(out, "{}", mcfed_report::markdown::summary(&summary))?;
+            for run in &records.summaries {
+                writeln!(
+                    out,
+                    "\n## Metrics\n\n```\n{}```",
+                    mcfed_scenario::render::metrics_text(&run.metrics)
+                )?;
+            }
             if !plots.is_empty() {
                 writeln!(
                     out,

@@ -100,7 +100,7 @@ fn summary(
         workload_summary(out, workload)?;
     }
     if let Some(metrics) = &output.metrics {
-        metrics_table(out, metrics)?;
+        write!(out, "{}", render::metrics_text(metrics))?;
     }
     Ok(())
 }
@@ -130,65 +130,6 @@ fn workload_summary(
     Ok(())
 }
 
-fn seconds(value: Option<f64>) -> String {
-    value.map_or_else(|| "-".to_owned(), |value| format!("{value:.1}"))
-}
-
-/// Per cluster, then per queue: jobs, waits, slowdown, utilization.
-fn metrics_table(
-    out: &mut impl Write,
-    metrics: &mcfed_scenario::metrics::RunMetrics,
-) -> io::Result<()> {
-    writeln!(
-        out,
-        "makespan: {:.1} s (bounded slowdown with tau = {} s; waits in seconds)",
-        metrics.makespan, metrics.slowdown_bound
-    )?;
-    writeln!(
-        out,
-        "{:<12} {:<14} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6}",
-        "cluster",
-        "queue",
-        "submitted",
-        "started",
-        "finished",
-        "never",
-        "fwd-in",
-        "fwd-out",
-        "wait-mean",
-        "wait-p50",
-        "wait-p95",
-        "wait-max",
-        "slowdown",
-        "util"
-    )?;
-    for group in metrics.clusters.iter().chain(&metrics.queues) {
-        writeln!(
-            out,
-            "{:<12} {:<14} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6}",
-            group.cluster,
-            group.queue.as_deref().unwrap_or("(all)"),
-            group.submitted,
-            group.started,
-            group.finished,
-            group.never_started,
-            group.forwarded_in,
-            group.forwarded_out,
-            seconds(group.wait.mean),
-            seconds(group.wait.p50),
-            seconds(group.wait.p95),
-            seconds(group.wait.max),
-            group
-                .mean_bounded_slowdown
-                .map_or_else(|| "-".to_owned(), |s| format!("{s:.2}")),
-            group
-                .utilization
-                .map_or_else(|| "-".to_owned(), |u| format!("{:.1}%", u * 100.0)),
-        )?;
-    }
-    Ok(())
-}
-
 /// Prints `output` as `printing` says, then, with `check`, the scenario's
 /// expectations; the exit code says whether they held.
 pub(crate) fn print(
@@ -206,6 +147,9 @@ pub(crate) fn print(
         Report::Json => {
             for record in &output.decisions {
                 writeln!(out, "{}", render::decision_json(record)?)?;
+            }
+            if let Some(summary) = mcfed_scenario::records::SummaryRecord::of(output) {
+                writeln!(out, "{}", serde_json::to_string(&summary)?)?;
             }
         }
         Report::Summary => summary(&mut out, scenario, output, printing.wall)?,

@@ -16,6 +16,7 @@ use mcfed_actors::{
 };
 use mcfed_federation::Member;
 use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{ClusterSnapshot, PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef};
@@ -79,6 +80,7 @@ impl Handler<Deliver> for Router {
 struct Collector {
     output: RunOutput,
     events: bool,
+    metrics: MetricsRecorder,
 }
 
 impl Actor for Collector {
@@ -106,6 +108,12 @@ impl Handler<Happened> for Collector {
                 JobEvent::Finished => stats.finished += 1,
                 _ => {}
             }
+        }
+        for transition in &made.transitions {
+            self.metrics.transition(&made.cluster, transition);
+        }
+        for decision in made.decisions.iter().filter(|d| d.target.is_some()) {
+            self.metrics.forwarded(&made.cluster, &decision.send_queue);
         }
         stats.decisions += made.decisions.len() as u64;
         stats.forwarded += made.decisions.iter().filter(|d| d.target.is_some()).count() as u64;
@@ -141,19 +149,29 @@ struct Record(EventRecord);
 impl Handler<Record> for Collector {
     type Result = ();
     fn handle(&mut self, Record(record): Record, _: &mut Self::Context) {
+        if let (Ok(cluster), Some(queue)) = (record.cluster.parse(), &record.queue) {
+            self.metrics.submitted(
+                &cluster,
+                queue,
+                SimTime::from_millis((record.time * 1000.0).round() as u64),
+            );
+        }
         if self.events {
             self.push_event(record);
         }
     }
 }
 
+/// Takes the output, its metrics finished with the members' end states.
 #[derive(Message)]
 #[rtype(result = "RunOutput")]
-struct TakeOutput;
+struct TakeOutput(Vec<crate::metrics::EndState>);
 
 impl Handler<TakeOutput> for Collector {
     type Result = MessageResult<TakeOutput>;
-    fn handle(&mut self, _: TakeOutput, _: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, TakeOutput(states): TakeOutput, _: &mut Self::Context) -> Self::Result {
+        let metrics = std::mem::take(&mut self.metrics);
+        self.output.metrics = Some(crate::metrics::finish(metrics, states));
         MessageResult(std::mem::take(&mut self.output))
     }
 }
@@ -492,7 +510,16 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
             .await?;
         // Let every message sent at the last instant be handled.
         settle_instant().await;
-        let mut output = collector.send(TakeOutput).await?;
+        let mut states = Vec::with_capacity(driver.members.len());
+        for member in &driver.members {
+            let state = member
+                .send(Inspect(|member: &Member, _| {
+                    Some(crate::metrics::end_state(member))
+                }))
+                .await?;
+            states.extend(state);
+        }
+        let mut output = collector.send(TakeOutput(states)).await?;
         output.snapshots = std::mem::take(&mut driver.snapshots);
         output.stats.submitted = driver.submitted;
         output.stats.refused = driver.refused;

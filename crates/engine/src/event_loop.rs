@@ -239,7 +239,13 @@ impl<'a> EventLoop<'a> {
             }
         }
         let metrics = std::mem::take(&mut self.metrics);
-        self.output.metrics = Some(crate::metrics::finish(metrics, &self.federation));
+        let states = self
+            .federation
+            .members
+            .iter()
+            .map(crate::metrics::end_state)
+            .collect();
+        self.output.metrics = Some(crate::metrics::finish(metrics, states));
         self.output
     }
 

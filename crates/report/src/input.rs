@@ -1,5 +1,5 @@
 //! Reading run records: one JSON object per line, each with a `record`
-//! field (`run`, `decision`, `event` or `usage`). Blank lines are skipped;
+//! field (`run`, `decision`, `event`, `usage` or `summary`). Blank lines are skipped;
 //! a line that does not parse is an error naming the file and line, and a
 //! record kind this version does not know is skipped with a warning, so
 //! files from newer versions still read.
@@ -8,7 +8,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use mcfed_forwarder::DecisionRecord;
-use mcfed_scenario::records::{EventRecord, RecordRef, RunRecord, UsageRecord};
+use mcfed_scenario::records::{EventRecord, RecordRef, RunRecord, SummaryRecord, UsageRecord};
 use serde::Deserialize;
 
 /// Why records could not be read.
@@ -56,6 +56,9 @@ pub struct Records {
     pub usage: Vec<UsageRecord>,
     /// The order in which the decisions, events and samples were read.
     pub order: Vec<RecordRef>,
+    /// Run summaries (metrics per cluster and queue), one per run that
+    /// measured them.
+    pub summaries: Vec<SummaryRecord>,
 }
 
 #[derive(Deserialize)]
@@ -96,6 +99,9 @@ impl Records {
             "run" => self
                 .runs
                 .push(serde_json::from_str(text).map_err(|e| error(e.to_string()))?),
+            "summary" => self
+                .summaries
+                .push(serde_json::from_str(text).map_err(|e| error(e.to_string()))?),
             other => tracing::warn!(file, line, kind = other, "unknown record kind skipped"),
         }
         Ok(())
@@ -117,6 +123,7 @@ impl Records {
         self.decisions.extend(other.decisions);
         self.events.extend(other.events);
         self.usage.extend(other.usage);
+        self.summaries.extend(other.summaries);
     }
 }
 

@@ -106,6 +106,7 @@ fn summary_of(output: RunOutput) -> Summary {
         events: output.events,
         usage: Vec::new(),
         order: output.order,
+        summaries: Vec::new(),
     })
 }
 

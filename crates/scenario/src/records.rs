@@ -8,6 +8,47 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The last line of a run's JSON records (when the run measured them):
+/// the run's totals, its metrics per cluster and queue, and what each
+/// workload read — what `--report summary` prints.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRecord {
+    /// Always `summary`.
+    pub record: String,
+    /// Emulated time at which the run stopped, in seconds.
+    pub end: f64,
+    /// Jobs submitted.
+    pub submitted: u64,
+    /// Submissions refused.
+    pub refused: u64,
+    /// Job starts.
+    pub started: u64,
+    /// Jobs finished.
+    pub finished: u64,
+    /// Metrics per cluster and queue.
+    pub metrics: crate::metrics::RunMetrics,
+    /// What each workload read and skipped.
+    pub workloads: Vec<crate::run::WorkloadReport>,
+}
+
+impl SummaryRecord {
+    /// The summary of `output`, if the run measured metrics.
+    pub fn of(output: &crate::RunOutput) -> Option<SummaryRecord> {
+        let metrics = output.metrics.clone()?;
+        let stats = &output.stats;
+        Some(SummaryRecord {
+            record: "summary".to_owned(),
+            end: stats.end.as_secs_f64(),
+            submitted: stats.submitted,
+            refused: stats.refused,
+            started: stats.started,
+            finished: stats.finished,
+            metrics,
+            workloads: output.workloads.clone(),
+        })
+    }
+}
+
 /// The first line of a run's records: what was run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {

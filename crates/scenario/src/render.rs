@@ -217,5 +217,68 @@ pub fn run_json_lines(
         };
         lines.push(line);
     }
+    if let Some(summary) = crate::records::SummaryRecord::of(output) {
+        lines.push(serde_json::to_string(&summary)?);
+    }
     Ok(lines)
+}
+
+fn optional_seconds(value: Option<f64>) -> String {
+    value.map_or_else(|| "-".to_owned(), |value| format!("{value:.1}"))
+}
+
+/// A run's metrics as a table: per cluster, then per queue — jobs, waits,
+/// slowdown, utilization (what `--report summary` and `mcfed report`
+/// print).
+pub fn metrics_text(metrics: &crate::metrics::RunMetrics) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "makespan: {:.1} s (bounded slowdown with tau = {} s; waits in seconds)",
+        metrics.makespan, metrics.slowdown_bound
+    );
+    let _ = writeln!(
+        text,
+        "{:<12} {:<14} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6}",
+        "cluster",
+        "queue",
+        "submitted",
+        "started",
+        "finished",
+        "never",
+        "fwd-in",
+        "fwd-out",
+        "wait-mean",
+        "wait-p50",
+        "wait-p95",
+        "wait-max",
+        "slowdown",
+        "util"
+    );
+    for group in metrics.clusters.iter().chain(&metrics.queues) {
+        let _ = writeln!(
+            text,
+            "{:<12} {:<14} {:>9} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>6}",
+            group.cluster,
+            group.queue.as_deref().unwrap_or("(all)"),
+            group.submitted,
+            group.started,
+            group.finished,
+            group.never_started,
+            group.forwarded_in,
+            group.forwarded_out,
+            optional_seconds(group.wait.mean),
+            optional_seconds(group.wait.p50),
+            optional_seconds(group.wait.p95),
+            optional_seconds(group.wait.max),
+            group
+                .mean_bounded_slowdown
+                .map_or_else(|| "-".to_owned(), |s| format!("{s:.2}")),
+            group
+                .utilization
+                .map_or_else(|| "-".to_owned(), |u| format!("{:.1}%", u * 100.0)),
+        );
+    }
+    text
 }
