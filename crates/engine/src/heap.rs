@@ -28,14 +28,16 @@ pub(crate) enum EventKind {
 impl EventKind {
     /// Whether the event is work that can change a job's fate (as opposed
     /// to periodic publishing, sampling and probes).
+    /// Counter updates are periodic, not work: a federation whose only
+    /// traffic is updates is idle (see `EventLoop::drained`).
     fn is_work(&self) -> bool {
-        matches!(
-            self,
-            EventKind::Submit(_)
-                | EventKind::Stream(_)
-                | EventKind::Deliver(_)
-                | EventKind::Wake(_)
-        )
+        match self {
+            EventKind::Submit(_) | EventKind::Stream(_) | EventKind::Wake(_) => true,
+            EventKind::Deliver(envelope) => {
+                !matches!(envelope.message, mcfed_protocol::Message::CounterUpdate(_))
+            }
+            EventKind::Publish(_) | EventKind::Sample | EventKind::Probe => false,
+        }
     }
 }
 

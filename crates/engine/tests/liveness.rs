@@ -125,3 +125,56 @@ fn a_deep_queue_of_wide_jobs_drains_without_observers() {
     let output = drained(&generated, RunOptions::default());
     assert_every_job_ran(&generated, &output, "events");
 }
+
+/// A drained run ends even when a forwarder holds jobs that no queue can
+/// ever take (only counter updates keep arriving), and lists them with
+/// their reasons.
+#[test]
+fn a_drained_run_ends_with_jobs_held_for_ever_and_lists_them() {
+    let text = r#"
+name = "held"
+end = "drain"
+[params]
+MC_PLUGIN_UPDATE_INTERVAL = "30s"
+[[cluster]]
+name = "C1"
+params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE PENDING_WHEN_NOSLOTS" }
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = "normal@C2"
+[[cluster]]
+name = "C2"
+[[cluster.host]]
+name = "h"
+MXJ = 1
+[[cluster.queue]]
+name = "normal"
+RCVJOBS_FROM = "C1"
+[[submit]]
+at = "40s"
+cluster = "C1"
+queue = "send"
+name = "wide"
+count = 3
+slots = 2
+"#;
+    let scenario = mcfed_scenario::parse("held.toml", text).expect("valid");
+    for output in [
+        mcfed_engine::run(&scenario, &RunOptions::default()).expect("runs"),
+        mcfed_engine::actors::run_plan(&scenario, &RunOptions::default()).expect("runs"),
+    ] {
+        assert!(
+            output.stats.end <= SimTime::from_secs(120),
+            "{:?}",
+            output.stats.end
+        );
+        let metrics = output.metrics.expect("metrics");
+        assert_eq!(metrics.never_started.len(), 3);
+        assert!(
+            metrics.never_started[0]
+                .reason
+                .contains("Waiting at the submission cluster")
+        );
+        assert_eq!(metrics.clusters[0].never_started, 3);
+    }
+}

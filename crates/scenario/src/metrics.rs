@@ -144,6 +144,7 @@ impl MetricsRecorder {
             slowdown_bound: SLOWDOWN_BOUND_SECS,
             clusters,
             queues,
+            never_started: Vec::new(),
         }
     }
 }
@@ -176,6 +177,22 @@ impl Tally {
     }
 }
 
+/// How many never-started jobs a run lists by name (all are counted).
+pub const MAX_LISTED_NEVER_STARTED: usize = 100;
+
+/// A job still pending when the run ended, and why.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NeverStarted {
+    /// The cluster it pends in.
+    pub cluster: String,
+    /// The queue.
+    pub queue: String,
+    /// The job's name.
+    pub job: String,
+    /// Why it pends (as `bjobs -p` says).
+    pub reason: String,
+}
+
 /// The metrics of a whole run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunMetrics {
@@ -187,6 +204,9 @@ pub struct RunMetrics {
     pub clusters: Vec<GroupMetrics>,
     /// Per queue of each cluster.
     pub queues: Vec<GroupMetrics>,
+    /// The first [`MAX_LISTED_NEVER_STARTED`] jobs still pending at the
+    /// end, with their pending reasons.
+    pub never_started: Vec<NeverStarted>,
 }
 
 /// The metrics of one cluster or one queue.

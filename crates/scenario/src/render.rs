@@ -280,5 +280,30 @@ pub fn metrics_text(metrics: &crate::metrics::RunMetrics) -> String {
                 .map_or_else(|| "-".to_owned(), |u| format!("{:.1}%", u * 100.0)),
         );
     }
+    let never: u64 = metrics
+        .clusters
+        .iter()
+        .map(|group| group.never_started)
+        .sum();
+    if never > 0 {
+        let _ = writeln!(
+            text,
+            "never started: {never} jobs, still pending at the end:"
+        );
+        for job in &metrics.never_started {
+            let _ = writeln!(
+                text,
+                "  {}@{} {}: {}",
+                job.queue, job.cluster, job.job, job.reason
+            );
+        }
+        if never as usize > metrics.never_started.len() {
+            let _ = writeln!(
+                text,
+                "  ... and {} more",
+                never as usize - metrics.never_started.len()
+            );
+        }
+    }
     text
 }
