@@ -68,6 +68,16 @@ fn run_limit(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// The boolean resources of one `-R` (its own type: clap takes an
+/// `Option<Vec<_>>` field for a repeated option, and would then expect the
+/// parser to return one item, not a list).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Resources(Vec<String>);
+
+fn resources_arg(text: &str) -> Result<Resources, String> {
+    resources(text).map(Resources)
+}
+
 /// `-R`: boolean resources, as `bigmem`, `"bigmem fast"` or
 /// `"select[bigmem && fast]"`.
 fn resources(text: &str) -> Result<Vec<String>, String> {
@@ -108,8 +118,8 @@ pub(crate) struct BsubArgs {
     #[arg(short = 'W', value_parser = run_limit)]
     run_limit: Option<Duration>,
     /// Boolean resources every host of the job must have.
-    #[arg(short = 'R', value_parser = resources)]
-    resources: Option<Vec<String>>,
+    #[arg(short = 'R', value_parser = resources_arg)]
+    resources: Option<Resources>,
     /// The submitting user.
     #[arg(short = 'u', default_value = "user1")]
     user: String,
@@ -185,7 +195,7 @@ pub(crate) fn bsub(args: BsubArgs) -> anyhow::Result<ExitCode> {
         slots: args.slots,
         run_time: args.run_time,
         run_limit: args.run_limit,
-        resources: args.resources.unwrap_or_default(),
+        resources: args.resources.map(|r| r.0).unwrap_or_default(),
         cpu_utilisation: 1.0,
         memory_mb: 0,
     };
