@@ -157,6 +157,9 @@ pub struct Job {
     pub state: JobState,
     /// When it entered this cluster.
     pub submitted_at: SimTime,
+    /// When it was first submitted anywhere: for a job forwarded here, at
+    /// its submission cluster; otherwise `submitted_at`.
+    pub first_submitted_at: SimTime,
     /// When it first started, if it has.
     pub started_at: Option<SimTime>,
     /// Run time still to go.

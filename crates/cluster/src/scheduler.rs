@@ -72,6 +72,9 @@ pub struct Transition {
     pub queue: QueueName,
     /// When the job arrived in this cluster.
     pub submitted_at: SimTime,
+    /// When it was first submitted anywhere (for a forwarded job, at its
+    /// submission cluster).
+    pub first_submitted_at: SimTime,
     /// When it last started, if it has (for a `Started` transition: `at`).
     pub started_at: Option<SimTime>,
     /// The slots it asked for.
@@ -235,7 +238,7 @@ impl Cluster {
         }
         self.check_runnable(queue_index, &spec)
             .map_err(SubmitError::CannotRun)?;
-        Ok(self.enqueue(now, queue_index, spec, origin))
+        Ok(self.enqueue(now, queue_index, spec, origin, now))
     }
 
     /// Takes a job forwarded by `from`, or says why not: the queue must
@@ -273,7 +276,13 @@ impl Cluster {
             from: from.clone(),
             source_job: forward.source_job,
         };
-        Ok(self.enqueue(now, queue_index, forward.spec.clone(), origin))
+        Ok(self.enqueue(
+            now,
+            queue_index,
+            forward.spec.clone(),
+            origin,
+            forward.submitted_at,
+        ))
     }
 
     /// When the cluster next needs [`Cluster::advance`] on its own (the next

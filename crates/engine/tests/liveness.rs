@@ -178,3 +178,50 @@ slots = 2
         assert_eq!(metrics.clusters[0].never_started, 3);
     }
 }
+
+/// A forwarded job's wait runs from its submission at the submission
+/// cluster: held there until the first counter update (30 s), it waits 20 s
+/// although it starts the moment it arrives.
+#[test]
+fn a_forwarded_jobs_wait_counts_from_its_first_submission() {
+    let text = r#"
+name = "wait"
+[params]
+MC_PLUGIN_UPDATE_INTERVAL = "30s"
+[[cluster]]
+name = "C1"
+params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = "normal@C2"
+[[cluster]]
+name = "C2"
+[[cluster.host]]
+name = "h"
+MXJ = 4
+[[cluster.queue]]
+name = "normal"
+RCVJOBS_FROM = "C1"
+[[submit]]
+at = "10s"
+cluster = "C1"
+queue = "send"
+name = "j"
+run_time = "60s"
+"#;
+    let scenario = mcfed_scenario::parse("wait.toml", text).expect("valid");
+    let options = RunOptions {
+        drain: true,
+        ..RunOptions::default()
+    };
+    let output = mcfed_engine::run(&scenario, &options).expect("runs");
+    let metrics = output.metrics.expect("metrics");
+    let queue = metrics
+        .queues
+        .iter()
+        .find(|group| group.cluster == "C2")
+        .expect("C2's queue");
+    assert_eq!(queue.finished, 1);
+    assert_eq!(queue.forwarded_in, 1);
+    assert_eq!(queue.wait.max, Some(20.0));
+}

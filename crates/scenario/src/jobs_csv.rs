@@ -10,9 +10,9 @@
 //! host by host, MXJ slots each — and a job's `allocated_resources` is an
 //! interval set of those numbers (`0-3 8`): the lowest free slots of each
 //! host it was placed on, held from its start (or resumption) to its
-//! suspension or finish. `submission_time` is the job's arrival in the
-//! cluster it ran in; `source_cluster` names the submission cluster of a
-//! forwarded job. Jobs that never started have no row (the summary counts
+//! suspension or finish. `submission_time` is the job's first submission
+//! (for a forwarded job, at its submission cluster, named in
+//! `source_cluster`). Jobs that never started have no row (the summary counts
 //! them).
 
 use std::io::Write;
@@ -189,7 +189,7 @@ impl<W: Write> JobsCsv<W> {
         held: &[u64],
         facts: Option<Facts>,
     ) -> csv::Result<()> {
-        let submit = transition.submitted_at.as_secs_f64();
+        let submit = transition.first_submitted_at.as_secs_f64();
         let start = transition.started_at.unwrap_or(transition.at).as_secs_f64();
         let finish = transition.at.as_secs_f64();
         let execution = finish - start;

@@ -5,9 +5,9 @@
 //!
 //! Waits are kept as one `f32` per started job (4 bytes: 4 MB for a
 //! million jobs) and sorted once at the end for the quantiles; nothing else
-//! grows with the number of jobs. A wait is measured where the job runs,
-//! from its arrival in that cluster (for a forwarded job: from its
-//! forward's arrival, not from its submission at the submission cluster).
+//! grows with the number of jobs. A wait runs from the job's first
+//! submission — for a forwarded job, at its submission cluster, so the time
+//! it was held there and in flight counts — to its start where it runs.
 
 use mcfed_cluster::{JobOrigin, Transition};
 use mcfed_protocol::{ClusterName, JobEvent, SimTime};
@@ -69,7 +69,9 @@ impl MetricsRecorder {
     pub fn transition(&mut self, cluster: &ClusterName, transition: &Transition) {
         match transition.event {
             JobEvent::Started => {
-                let wait = transition.at.saturating_since(transition.submitted_at);
+                let wait = transition
+                    .at
+                    .saturating_since(transition.first_submitted_at);
                 let forwarded = matches!(transition.origin, JobOrigin::Forwarded { .. });
                 let tally = self.tally(cluster, transition.queue.as_str());
                 tally.started += 1;
@@ -82,7 +84,7 @@ impl MetricsRecorder {
                 let started = transition.started_at.unwrap_or(at);
                 let run = at.saturating_since(started).as_secs_f64();
                 let wait = started
-                    .saturating_since(transition.submitted_at)
+                    .saturating_since(transition.first_submitted_at)
                     .as_secs_f64();
                 let slots = f64::from(transition.slots);
                 let tally = self.tally(cluster, transition.queue.as_str());

@@ -81,6 +81,7 @@ impl JobBook {
                 user,
                 state: JobState::Pending,
                 submitted_at: now,
+                first_submitted_at: now,
                 started_at: None,
                 remaining,
                 running_since: now,

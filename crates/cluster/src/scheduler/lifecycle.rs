@@ -29,6 +29,7 @@ impl Transition {
             name: job.spec.name.clone(),
             queue: queues[job.queue].config.name.clone(),
             submitted_at: job.submitted_at,
+            first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
         }
@@ -37,16 +38,22 @@ impl Transition {
 
 impl Cluster {
     /// Files a new job in `queue` at `now`; it pends until the next pass.
+    /// `first_submitted_at` is when the job was first submitted anywhere
+    /// (for a forwarded job, at its submission cluster).
     pub(crate) fn enqueue(
         &mut self,
         now: SimTime,
         queue: QueueIndex,
         spec: JobSpec,
         origin: JobOrigin,
+        first_submitted_at: SimTime,
     ) -> JobId {
         self.cycle.now = self.cycle.now.max(now);
         let user = self.users.intern(&spec.user);
         let id = self.jobs.insert_new(queue, spec, origin, user, now);
+        if let Some(job) = self.jobs.get_mut(id) {
+            job.first_submitted_at = first_submitted_at.min(now);
+        }
         self.add_pending(id);
         self.cycle.dirty = true;
         id
@@ -214,6 +221,7 @@ impl Cluster {
             name: job.spec.name,
             queue: self.queues[job.queue].config.name.clone(),
             submitted_at: job.submitted_at,
+            first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
         });
