@@ -4,7 +4,7 @@
 //! Every table refuses unknown keys, so a misspelt parameter is an error,
 //! not a silently ignored line. Values that LSF writes in more than one way
 //! (durations, lists, IMPT_JOBBKLG's `infinit`) have their own types, in
-//! [`values`] and re-exported here.
+//! `values`, re-exported here.
 //! docs/scenarios.md documents the format.
 
 use serde::Deserialize;
