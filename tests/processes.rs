@@ -868,4 +868,23 @@ fn launched_runs_carry_job_events_for_reports() {
         .filter_map(|cluster| waits[cluster]["count"].as_u64())
         .sum();
     assert_eq!(started, 10);
+    // Slot-usage samples, as an in-process run takes them: every 30 s from
+    // 0 to the scenario's end (165 s), for the two clusters with slots.
+    let samples: Vec<Value> = String::from_utf8_lossy(&launched.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|record| record["record"] == "usage")
+        .collect();
+    let clusters: std::collections::BTreeSet<&str> = samples
+        .iter()
+        .filter_map(|sample| sample["cluster"].as_str())
+        .collect();
+    assert_eq!(clusters.len(), 2, "{samples:?}");
+    assert!(samples.len() >= 8, "{samples:?}");
+    assert!(
+        samples
+            .iter()
+            .any(|sample| sample["slots_in_use"].as_u64().is_some_and(|used| used > 0)),
+        "{samples:?}"
+    );
 }

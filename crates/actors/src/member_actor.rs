@@ -41,6 +41,8 @@ pub struct MemberActor {
     /// the event loop's order within an instant: updates after everything
     /// else at their instant).
     own_timer: bool,
+    /// How often to report slot usage to the observer, if at all.
+    usage_every: Option<std::time::Duration>,
 }
 
 impl MemberActor {
@@ -56,6 +58,29 @@ impl MemberActor {
             wakeup: None,
             effects: Effects::default(),
             own_timer: true,
+            usage_every: None,
+        }
+    }
+
+    /// Reports the slots in use to the observer at emulated time zero and
+    /// every `every` after (the samples of a run's slots-in-use plot).
+    pub fn with_usage_samples(mut self, every: std::time::Duration) -> Self {
+        self.usage_every = Some(every).filter(|every| !every.is_zero());
+        self
+    }
+
+    fn sample_usage(&mut self) {
+        if let Some(observer) = &self.observer {
+            observer.do_send(Happened {
+                cluster: self.member.name().clone(),
+                transitions: Vec::new(),
+                preemptions: Vec::new(),
+                decisions: Vec::new(),
+                notices: Vec::new(),
+                updates: mcfed_federation::UpdateTally::default(),
+                usage: Some(self.member.cluster().slot_usage()),
+                at: self.clock.now(),
+            });
         }
     }
 
@@ -105,6 +130,7 @@ impl MemberActor {
                 decisions,
                 notices: std::mem::take(&mut self.effects.notices),
                 updates: self.effects.updates,
+                usage: None,
                 at: self.clock.now(),
             };
             if !happened.is_empty() {
@@ -197,6 +223,15 @@ impl Actor for MemberActor {
             ctx.run_later(first, move |actor, ctx| {
                 actor.publish();
                 ctx.run_interval(actor.clock.real_delay(interval), |actor, _| actor.publish());
+            });
+        }
+        if let Some(every) = self.usage_every {
+            let first = self.clock.real_delay_until(SimTime::ZERO);
+            ctx.run_later(first, move |actor, ctx| {
+                actor.sample_usage();
+                ctx.run_interval(actor.clock.real_delay(every), |actor, _| {
+                    actor.sample_usage()
+                });
             });
         }
         self.queue_step(ctx);

@@ -39,6 +39,9 @@ pub struct Happened {
     pub notices: Vec<JobNotice>,
     /// Counter updates sent and received.
     pub updates: UpdateTally,
+    /// A slot-usage sample (slots running jobs, slots in all), on the
+    /// sampling timer ([`crate::MemberActor::with_usage_samples`]).
+    pub usage: Option<(u64, u64)>,
     /// When, in emulated time.
     pub at: SimTime,
 }
@@ -50,6 +53,7 @@ impl Happened {
             && self.decisions.is_empty()
             && self.notices.is_empty()
             && self.updates == UpdateTally::default()
+            && self.usage.is_none()
     }
 }
 

@@ -204,6 +204,10 @@ pub struct RecordsReply {
     /// ...), for `mcfed launch --events`.
     #[serde(default)]
     pub events: Vec<mcfed_scenario::records::EventRecord>,
+    /// The process's slot-usage samples (every shortest update interval
+    /// of the scenario, from emulated time zero).
+    #[serde(default)]
+    pub usage: Vec<mcfed_scenario::records::UsageRecord>,
 }
 
 /// A process's state.

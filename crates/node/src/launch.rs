@@ -42,7 +42,7 @@ use tokio::process::{Child, Command};
 use crate::admin::{AdminRequest, AdminResponse, RecordsReply};
 use crate::client::{ClientError, Session, admin_tls};
 use crate::process::{DEFAULT_BASE_PORT, known_address, parse_listening_line, peers_of};
-use mcfed_scenario::records::EventRecord;
+use mcfed_scenario::records::{EventRecord, UsageRecord};
 
 mod drive;
 mod spawn;

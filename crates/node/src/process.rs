@@ -324,6 +324,13 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         timeouts,
         faults: None,
     };
+    // Slot usage is sampled as in-process runs sample it: every shortest
+    // update interval of the federation, from emulated time zero.
+    let sample_every = scenario
+        .clusters
+        .iter()
+        .filter_map(|spec| spec.config.update_interval)
+        .min();
     let system = actix_rt::System::new();
     system.block_on(serve::serve(
         options,
@@ -332,5 +339,6 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         initial_states,
         config,
         chaos,
+        sample_every,
     ))
 }

@@ -160,6 +160,7 @@ impl Link {
 pub(super) struct Gathered {
     records: Vec<DecisionRecord>,
     events: Vec<EventRecord>,
+    usage: Vec<UsageRecord>,
     initial_states: Option<Vec<GroupState>>,
 }
 
@@ -239,6 +240,7 @@ pub(super) async fn drive(
                 let kept = &mut gathered[cluster];
                 kept.records.extend(reply.records);
                 kept.events.extend(reply.events);
+                kept.usage.extend(reply.usage);
                 kept.initial_states.get_or_insert(reply.initial_states);
                 tracing::info!(cluster = %name, at = %at, "outage: killing the process");
                 let mut processes = running.borrow_mut();
@@ -288,16 +290,19 @@ pub(super) async fn drive(
     // Let what was sent at the last instant arrive.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut decisions: Vec<(usize, DecisionRecord)> = Vec::new();
+    let mut usage: Vec<UsageRecord> = Vec::new();
     let mut initial_states = Vec::new();
     for (index, (link, kept)) in sessions.iter_mut().zip(gathered).enumerate() {
         decisions.extend(kept.records.into_iter().map(|record| (index, record)));
         events.extend(kept.events);
+        usage.extend(kept.usage);
         let mut states = kept.initial_states;
         let (name, address) = &targets[index];
         if let Some(session) = link.session(tls, name, address, options).await? {
             let reply = records_of(session).await?;
             decisions.extend(reply.records.into_iter().map(|record| (index, record)));
             events.extend(reply.events);
+            usage.extend(reply.usage);
             states.get_or_insert(reply.initial_states);
         }
         initial_states.push(states.unwrap_or_default());
@@ -313,9 +318,18 @@ pub(super) async fn drive(
         a.time.total_cmp(&b.time).then_with(|| a_index.cmp(b_index))
     });
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
+    // The samples a run up to the scenario's end would take.
+    let end = scenario.end.as_secs_f64();
+    usage.retain(|sample| sample.time <= end);
+    usage.sort_by(|a, b| {
+        a.time
+            .total_cmp(&b.time)
+            .then_with(|| a.cluster.cmp(&b.cluster))
+    });
     Ok(RunOutput {
         decisions: decisions.into_iter().map(|(_, record)| record).collect(),
         events,
+        usage,
         initial_states,
         stats,
         ..RunOutput::default()

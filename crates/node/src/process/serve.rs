@@ -48,6 +48,7 @@ pub(super) async fn serve(
     initial_states: Vec<GroupState>,
     mut config: TransportConfig,
     chaos: Option<ChaosConfig>,
+    sample_every: Option<Duration>,
 ) -> Result<(), NodeError> {
     let shared_origin = origin(options.epoch_unix_ms);
     let name = config.cluster.clone();
@@ -106,6 +107,7 @@ pub(super) async fn serve(
     let collector = Collector {
         records: Vec::new(),
         events: Vec::new(),
+        usage: Vec::new(),
         report: options.report,
     }
     .start();
@@ -119,8 +121,11 @@ pub(super) async fn serve(
         }
         .start()
     });
-    let actor = MemberActor::new(member, clock, outbox.clone().recipient())
+    let mut actor = MemberActor::new(member, clock, outbox.clone().recipient())
         .with_observer(collector.clone().recipient());
+    if let Some(every) = sample_every {
+        actor = actor.with_usage_samples(every);
+    }
     let actor = match &oracle {
         Some(oracle) => actor.with_truth(oracle.clone().recipient()),
         None => actor,
@@ -355,12 +360,13 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
         AdminRequest::Records { from } => {
             let total_and_records = process.collector.send(RecordsFrom(from)).await;
             match total_and_records {
-                Ok((records, events)) => AdminResponse::Records(RecordsReply {
+                Ok((records, events, usage)) => AdminResponse::Records(RecordsReply {
                     cluster: process.name.to_string(),
                     total: from + records.len(),
                     records,
                     initial_states: process.initial_states.as_ref().clone(),
                     events,
+                    usage,
                 }),
                 Err(error) => mailbox(error),
             }

@@ -8,7 +8,7 @@ use actix::prelude::*;
 use mcfed_actors::{Deliver, Happened, MemberActor};
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{ClusterName, Envelope};
-use mcfed_scenario::records::EventRecord;
+use mcfed_scenario::records::{EventRecord, UsageRecord};
 use mcfed_scenario::render;
 use mcfed_transport::Transport;
 
@@ -72,6 +72,7 @@ impl Handler<Deliver> for Outbox {
 pub(super) struct Collector {
     pub(super) records: Vec<DecisionRecord>,
     pub(super) events: Vec<EventRecord>,
+    pub(super) usage: Vec<UsageRecord>,
     pub(super) report: LiveReport,
 }
 
@@ -85,6 +86,15 @@ impl Handler<Happened> for Collector {
         use std::io::Write as _;
         let cluster = made.cluster.as_str();
         let time = made.at.as_secs_f64();
+        if let Some((slots_in_use, total_slots)) = made.usage.filter(|(_, total)| *total > 0) {
+            self.usage.push(UsageRecord {
+                record: "usage".to_owned(),
+                time,
+                cluster: cluster.to_owned(),
+                slots_in_use,
+                total_slots,
+            });
+        }
         self.events.extend(
             made.notices
                 .iter()
@@ -112,7 +122,7 @@ impl Handler<Happened> for Collector {
 }
 
 #[derive(Message)]
-#[rtype(result = "(Vec<DecisionRecord>, Vec<EventRecord>)")]
+#[rtype(result = "(Vec<DecisionRecord>, Vec<EventRecord>, Vec<UsageRecord>)")]
 pub(super) struct RecordsFrom(pub(super) usize);
 
 impl Handler<RecordsFrom> for Collector {
@@ -123,6 +133,6 @@ impl Handler<RecordsFrom> for Collector {
             .get(from..)
             .map(<[_]>::to_vec)
             .unwrap_or_default();
-        MessageResult((records, self.events.clone()))
+        MessageResult((records, self.events.clone(), self.usage.clone()))
     }
 }
