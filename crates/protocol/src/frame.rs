@@ -402,6 +402,20 @@ mod tests {
         );
     }
 
+    /// `body` under a length prefix of its own size is refused as
+    /// undecodable.
+    fn assert_body_refused(body: &[u8]) {
+        let mut altered = u32::try_from(body.len())
+            .expect("fits")
+            .to_be_bytes()
+            .to_vec();
+        altered.extend_from_slice(body);
+        assert!(matches!(
+            decode_frame(&altered, MAX_FRAME_SIZE),
+            Err(FrameError::Decode(_))
+        ));
+    }
+
     #[test]
     fn huge_declared_counts_are_refused_within_the_frame() {
         // A job sync that claims far more jobs than its body holds.
@@ -412,15 +426,7 @@ mod tests {
         let mut body = frame[LENGTH_PREFIX..frame.len() - 1].to_vec();
         body.extend_from_slice(&postcard::to_allocvec(&u64::from(u32::MAX)).expect("encodes"));
         body.extend_from_slice(&[0; 8]);
-        let mut altered = u32::try_from(body.len())
-            .expect("fits")
-            .to_be_bytes()
-            .to_vec();
-        altered.extend_from_slice(&body);
-        assert!(matches!(
-            decode_frame(&altered, MAX_FRAME_SIZE),
-            Err(FrameError::Decode(_))
-        ));
+        assert_body_refused(&body);
 
         // A string that claims to be longer than its body.
         let frame = frame_with_name(&messages_with_placeholder()[3], "Cluster9");
@@ -430,15 +436,7 @@ mod tests {
             .position(|window| window == b"\x08Cluster9")
             .expect("the name is encoded");
         body[at] = 0x7f;
-        let mut altered = u32::try_from(body.len())
-            .expect("fits")
-            .to_be_bytes()
-            .to_vec();
-        altered.extend_from_slice(&body);
-        assert!(matches!(
-            decode_frame(&altered, MAX_FRAME_SIZE),
-            Err(FrameError::Decode(_))
-        ));
+        assert_body_refused(&body);
     }
 
     proptest! {

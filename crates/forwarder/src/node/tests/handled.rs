@@ -1,39 +1,16 @@
-//! Unit tests of [`Handled`]: what [`ForwarderNode::handle`] says each
+//! Unit tests of [`Handled`]: what `ForwarderNode::handle` says each
 //! message changed, and that a stale reply changes nothing.
 
-use std::time::Duration;
-
 use mcfed_protocol::{
-    Hello, JobAccept, JobEvent, JobLost, JobReject, JobReturn, JobSpec, JobStatus, JobSync,
-    Message, RejectReason, SimTime,
+    Hello, JobAccept, JobEvent, JobLost, JobReject, JobReturn, JobStatus, JobSync, Message,
+    RejectReason, SimTime,
 };
 
-use super::{forwarder, name, update, with_job_at_c2};
-use crate::node::{CameBack, ForwarderNode, Handled, SourceState};
+use super::{forwarder, name, update, with_job_at_c2, with_job_forwarded_to_c2};
+use crate::node::{CameBack, Handled, SourceState};
 use crate::view::UpdateOutcome;
 
 const NOW: SimTime = SimTime::from_secs(40);
-
-/// A forwarder with counters from C2 and C3 and one job forwarded to C2
-/// (forward 1), not answered yet.
-fn with_job_forwarded_to_c2() -> (ForwarderNode, u64) {
-    let mut node = forwarder(None);
-    let now = SimTime::from_secs(30);
-    node.handle(now, &name("C2"), update("C2", 1, 5));
-    node.handle(now, &name("C3"), update("C3", 1, 2));
-    let id = node
-        .submit(
-            now,
-            "send",
-            JobSpec::simple("j", "u", Duration::from_secs(60)),
-        )
-        .expect("submit");
-    let mut out = Vec::new();
-    node.schedule(now, &mut out);
-    assert_eq!(out.len(), 1);
-    assert_eq!(out[0].to, "C2");
-    (node, id)
-}
 
 fn accept(source_job: u64, forward_seq: u64) -> Message {
     Message::JobAccept(JobAccept {
@@ -123,7 +100,7 @@ fn an_update_under_another_clusters_name_is_from_an_unknown_sender() {
 
 #[test]
 fn an_accept_of_the_current_forward_is_reported_once() {
-    let (mut node, id) = with_job_forwarded_to_c2();
+    let (mut node, id) = with_job_forwarded_to_c2(None);
     assert_eq!(
         node.handle(NOW, &name("C2"), accept(id, 2)),
         Handled::Nothing
@@ -154,7 +131,7 @@ fn an_accept_of_the_current_forward_is_reported_once() {
 
 #[test]
 fn a_refusal_comes_back_with_the_remote_reason() {
-    let (mut node, id) = with_job_forwarded_to_c2();
+    let (mut node, id) = with_job_forwarded_to_c2(None);
     let reason = RejectReason::BacklogFull { limit: 50 };
     assert_eq!(
         node.handle(NOW, &name("C2"), reject(id, 2, reason.clone())),

@@ -57,9 +57,9 @@ fn update(sender: &str, seq: u64, available: u32) -> Message {
     })
 }
 
-/// A forwarder with counters from C2 (5 free) and C3 (2 free) and one
-/// job forwarded to C2 and accepted there as job 77.
-fn with_job_at_c2(max_rsched_time: Option<Duration>) -> (ForwarderNode, u64) {
+/// A forwarder with counters from C2 (5 free) and C3 (2 free) and one job
+/// forwarded to C2 (forward 1), not answered yet.
+fn with_job_forwarded_to_c2(max_rsched_time: Option<Duration>) -> (ForwarderNode, u64) {
     let mut node = forwarder(max_rsched_time);
     let now = SimTime::from_secs(30);
     node.handle(now, &name("C2"), update("C2", 1, 5));
@@ -75,8 +75,14 @@ fn with_job_at_c2(max_rsched_time: Option<Duration>) -> (ForwarderNode, u64) {
     node.schedule(now, &mut out);
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].to, "C2");
+    (node, id)
+}
+
+/// The same, with the job accepted at C2 as job 77.
+fn with_job_at_c2(max_rsched_time: Option<Duration>) -> (ForwarderNode, u64) {
+    let (mut node, id) = with_job_forwarded_to_c2(max_rsched_time);
     node.handle(
-        now,
+        SimTime::from_secs(30),
         &name("C2"),
         Message::JobAccept(JobAccept {
             forward_seq: 1,
