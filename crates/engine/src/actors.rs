@@ -291,7 +291,7 @@ impl Driver<'_> {
         };
         let result = member
             .send(Submit {
-                queue: submission.queue.clone(),
+                queue: submission.queue.to_string(),
                 spec: submission.spec.clone(),
             })
             .await?;
@@ -305,7 +305,7 @@ impl Driver<'_> {
                     submitted.job_id,
                     "submitted",
                 );
-                event.queue = Some(submission.queue.clone());
+                event.queue = Some(submission.queue.to_string());
                 if submitted.forwarded {
                     event.source_cluster = Some(event.cluster.clone());
                     event.source_job_id = Some(submitted.job_id);

@@ -20,6 +20,7 @@
 
 use std::fs::File;
 use std::io::BufWriter;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_federation::Effects;
@@ -48,7 +49,10 @@ pub struct EventLoop<'a> {
     dirty: Vec<bool>,
     dirty_list: Vec<usize>,
     wake_at: Vec<Option<SimTime>>,
-    effects: Effects,
+    /// Where members write what they produce; absorbed into the records.
+    effects: Box<Effects>,
+    /// An emptied box swapped in while `effects` is absorbed.
+    spare_effects: Option<Box<Effects>>,
     chaos: Option<Chaos>,
     oracle_seq: u64,
     events: bool,
@@ -95,7 +99,8 @@ impl<'a> EventLoop<'a> {
             dirty: vec![false; count],
             dirty_list: Vec::new(),
             wake_at: vec![None; count],
-            effects: Effects::default(),
+            effects: Box::default(),
+            spare_effects: None,
             chaos,
             oracle_seq: 0,
             events: options.events,
@@ -310,7 +315,7 @@ impl<'a> EventLoop<'a> {
                 .push(until, PHASE_SUBMIT, EventKind::Submit(index));
             return;
         }
-        self.submit(submission);
+        self.submit(submission.clone());
     }
 
     /// Schedules the next job of workload `index` (a trace out of order is
@@ -333,7 +338,7 @@ impl<'a> EventLoop<'a> {
             return;
         }
         if let Some(submission) = self.streams.take(index) {
-            self.submit(&submission);
+            self.submit(submission);
         }
         self.schedule_stream(index);
     }
@@ -344,27 +349,33 @@ impl<'a> EventLoop<'a> {
         self.down_until(index)
     }
 
-    fn submit(&mut self, submission: &Submission) {
-        let Some(member_index) = self.federation.position(&submission.cluster) else {
+    fn submit(&mut self, submission: Submission) {
+        let Submission {
+            cluster,
+            queue,
+            spec,
+            ..
+        } = submission;
+        let Some(member_index) = self.federation.position(&cluster) else {
             self.output.stats.refused += 1;
-            tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, "submission to an unknown cluster refused");
+            tracing::warn!(job = %spec.name, %cluster, "submission to an unknown cluster refused");
             return;
         };
         let member = &mut self.federation.members[member_index];
-        match member.submit(self.now, &submission.queue, submission.spec.clone()) {
+        let name = Arc::clone(&spec.name);
+        match member.submit(self.now, &queue, spec) {
             Ok(submitted) => {
                 self.output.stats.submitted += 1;
-                self.metrics
-                    .submitted(&submission.cluster, &submission.queue, self.now);
+                self.metrics.submitted(&cluster, &queue, self.now);
                 if self.events {
                     let mut event = EventRecord::new(
                         self.now.as_secs_f64(),
                         member.name().as_str(),
-                        &submission.spec.name,
+                        &name,
                         submitted.job_id,
                         "submitted",
                     );
-                    event.queue = Some(submission.queue.clone());
+                    event.queue = Some(queue.to_string());
                     if submitted.forwarded {
                         // A job of a send queue is its own source.
                         event.source_cluster = Some(event.cluster.clone());
@@ -375,7 +386,7 @@ impl<'a> EventLoop<'a> {
             }
             Err(error) => {
                 self.output.stats.refused += 1;
-                tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, %error, "submission refused");
+                tracing::warn!(job = %name, %cluster, %error, "submission refused");
             }
         }
         self.touch(member_index);
@@ -450,6 +461,12 @@ impl<'a> EventLoop<'a> {
         for &index in &touched {
             self.reschedule_wake(index);
         }
+        // Keep the list's buffer for the next instant (nothing touches a
+        // member while it settles, but be safe if something did).
+        if self.dirty_list.is_empty() {
+            touched.clear();
+            self.dirty_list = touched;
+        }
     }
 
     /// Feeds the oracle of member `index` with the true counters of every
@@ -475,7 +492,10 @@ impl<'a> EventLoop<'a> {
     /// Takes what member `index` produced: counts it, records it and
     /// schedules its envelopes.
     fn absorb(&mut self, index: usize) {
-        let mut effects = std::mem::take(&mut self.effects);
+        // Swap boxes, not the effects themselves (absorbed several times
+        // per job).
+        let spare = self.spare_effects.take().unwrap_or_default();
+        let mut effects = std::mem::replace(&mut self.effects, spare);
         count(&mut self.output.stats, &effects);
         let name = self.federation.name(index).clone();
         for transition in &effects.transitions {
@@ -500,7 +520,7 @@ impl<'a> EventLoop<'a> {
         }
         self.deliver_out(&mut effects.envelopes);
         effects.clear();
-        self.effects = effects;
+        self.spare_effects = Some(effects);
     }
 
     /// Rows of `jobs.csv` for the jobs that finished; the first write error
@@ -535,7 +555,12 @@ impl<'a> EventLoop<'a> {
         let now = self.now;
         for envelope in envelopes.drain(..) {
             let fate = match &mut self.chaos {
-                None => Fate::Deliver(vec![now]),
+                None => {
+                    // No faults: delivered at once, without a fate to build.
+                    self.heap
+                        .push(now, PHASE_EVENTS, EventKind::Deliver(envelope));
+                    continue;
+                }
                 Some(chaos) => {
                     let update = matches!(envelope.message, Message::CounterUpdate(_));
                     chaos.fate(&envelope.from, &envelope.to, update, now)

@@ -1,6 +1,6 @@
 //! The event heap of the event loop: entries ordered by (time, phase,
-//! sequence number), their payloads kept in a slab so the heap moves only
-//! small keys.
+//! sequence number); the envelopes of deliveries kept in a slab, so the
+//! heap moves only small keys.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -50,11 +50,25 @@ pub(crate) const PHASE_PUBLISH: u8 = 2;
 /// Probes, last.
 pub(crate) const PHASE_PROBE: u8 = 3;
 
+/// What an entry of the heap holds: the event itself, or for a delivery
+/// the slab slot of its envelope — so the heap and the events that are not
+/// deliveries (most of a replay's) never move an envelope.
+#[derive(Clone, Copy)]
+enum Key {
+    Submit(usize),
+    Stream(usize),
+    Deliver(u32),
+    Wake(usize),
+    Publish(usize),
+    Sample,
+    Probe,
+}
+
 struct Entry {
     at: SimTime,
     phase: u8,
     seq: u64,
-    slot: u32,
+    key: Key,
 }
 
 impl PartialEq for Entry {
@@ -79,7 +93,8 @@ impl Ord for Entry {
 #[derive(Default)]
 pub(crate) struct EventHeap {
     heap: BinaryHeap<Entry>,
-    slab: Vec<Option<EventKind>>,
+    /// The envelopes of pending deliveries.
+    envelopes: Vec<Option<Envelope>>,
     free_slots: Vec<u32>,
     next_seq: u64,
     /// Events in the heap that are work ([`EventKind::is_work`]).
@@ -92,22 +107,34 @@ impl EventHeap {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.work += usize::from(kind.is_work());
-        let slot = match self.free_slots.pop() {
-            Some(slot) => {
-                self.slab[slot as usize] = Some(kind);
-                slot
-            }
-            None => {
-                self.slab.push(Some(kind));
-                u32::try_from(self.slab.len() - 1).unwrap_or(u32::MAX)
-            }
+        let key = match kind {
+            EventKind::Submit(index) => Key::Submit(index),
+            EventKind::Stream(index) => Key::Stream(index),
+            EventKind::Deliver(envelope) => Key::Deliver(self.store(envelope)),
+            EventKind::Wake(index) => Key::Wake(index),
+            EventKind::Publish(index) => Key::Publish(index),
+            EventKind::Sample => Key::Sample,
+            EventKind::Probe => Key::Probe,
         };
         self.heap.push(Entry {
             at,
             phase,
             seq,
-            slot,
+            key,
         });
+    }
+
+    fn store(&mut self, envelope: Envelope) -> u32 {
+        match self.free_slots.pop() {
+            Some(slot) => {
+                self.envelopes[slot as usize] = Some(envelope);
+                slot
+            }
+            None => {
+                self.envelopes.push(Some(envelope));
+                u32::try_from(self.envelopes.len() - 1).unwrap_or(u32::MAX)
+            }
+        }
     }
 
     /// The time and phase of the next event.
@@ -119,15 +146,24 @@ impl EventHeap {
     pub(crate) fn pop(&mut self) -> Option<(SimTime, EventKind)> {
         loop {
             let entry = self.heap.pop()?;
-            let kind = self
-                .slab
-                .get_mut(entry.slot as usize)
-                .and_then(Option::take);
-            self.free_slots.push(entry.slot);
-            if let Some(kind) = kind {
-                self.work -= usize::from(kind.is_work());
-                return Some((entry.at, kind));
-            }
+            let kind = match entry.key {
+                Key::Submit(index) => EventKind::Submit(index),
+                Key::Stream(index) => EventKind::Stream(index),
+                Key::Deliver(slot) => {
+                    let envelope = self.envelopes.get_mut(slot as usize).and_then(Option::take);
+                    self.free_slots.push(slot);
+                    match envelope {
+                        Some(envelope) => EventKind::Deliver(envelope),
+                        None => continue,
+                    }
+                }
+                Key::Wake(index) => EventKind::Wake(index),
+                Key::Publish(index) => EventKind::Publish(index),
+                Key::Sample => EventKind::Sample,
+                Key::Probe => EventKind::Probe,
+            };
+            self.work -= usize::from(kind.is_work());
+            return Some((entry.at, kind));
         }
     }
 

@@ -22,7 +22,12 @@ pub const SLOWDOWN_BOUND_SECS: f64 = 10.0;
 #[derive(Debug, Default)]
 pub struct MetricsRecorder {
     queues: Vec<Tally>,
-    index: FxHashMap<(ClusterName, String), usize>,
+    /// Cluster → queue → place in `queues` (looked up by reference, so
+    /// the three lookups of a job allocate nothing).
+    index: FxHashMap<ClusterName, FxHashMap<String, usize>>,
+    /// The tally used last: most jobs of a run go to few queues, so it is
+    /// checked (two short string comparisons) before the maps.
+    last: usize,
     first_submit: Option<SimTime>,
     last_finish: Option<SimTime>,
 }
@@ -43,13 +48,28 @@ struct Tally {
 
 impl MetricsRecorder {
     fn tally(&mut self, cluster: &ClusterName, queue: &str) -> &mut Tally {
-        let key = (cluster.clone(), queue.to_owned());
-        let next = self.queues.len();
-        let index = *self.index.entry(key).or_insert(next);
-        if index == next {
+        let last = self
+            .queues
+            .get(self.last)
+            .filter(|tally| tally.queue == queue && tally.cluster == *cluster)
+            .map(|_| self.last);
+        let known = last.or_else(|| {
+            self.index
+                .get(cluster)
+                .and_then(|queues| queues.get(queue))
+                .copied()
+        });
+        let index = known.unwrap_or_else(|| {
+            let next = self.queues.len();
             self.queues
                 .push(Tally::new(cluster.clone(), queue.to_owned()));
-        }
+            self.index
+                .entry(cluster.clone())
+                .or_default()
+                .insert(queue.to_owned(), next);
+            next
+        });
+        self.last = index;
         &mut self.queues[index]
     }
 

@@ -1,6 +1,8 @@
 //! A validated scenario: typed configurations ready to build clusters from,
 //! the submissions in time order, and the expectations to check.
 
+use std::sync::Arc;
+
 use mcfed_cluster::{ClusterConfig, JobState};
 use mcfed_forwarder::ForwarderConfig;
 use mcfed_protocol::{ClusterName, JobSpec, QueueName, QueueRef, SimTime};
@@ -138,8 +140,8 @@ pub struct Submission {
     pub at: SimTime,
     /// To which cluster.
     pub cluster: ClusterName,
-    /// To which queue.
-    pub queue: String,
+    /// To which queue (shared: a workload's jobs all name a few queues).
+    pub queue: Arc<str>,
     /// Whether the queue is a send queue of the cluster (its
     /// [`mcfed_federation::MemberSpec::route`]), known at validation for
     /// the expectations about the job.

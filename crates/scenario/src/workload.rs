@@ -82,6 +82,8 @@ pub struct WorkloadStream {
     partition_map: FxHashMap<i64, ClusterName>,
     default_queue: Arc<str>,
     first_error: Option<String>,
+    /// Where each job's name is built (`NAME-JOBNUMBER`), reused.
+    name_buffer: String,
 }
 
 impl WorkloadStream {
@@ -110,6 +112,7 @@ impl WorkloadStream {
             queue_map,
             partition_map,
             first_error: None,
+            name_buffer: String::new(),
         })
     }
 
@@ -147,6 +150,17 @@ impl WorkloadStream {
             .clone()
     }
 
+    /// `NAME-JOBNUMBER`, built without the formatting machinery (a
+    /// million-job replay names a million jobs).
+    fn job_name(&mut self, job_number: i64) -> Arc<str> {
+        let buffer = &mut self.name_buffer;
+        buffer.clear();
+        buffer.push_str(&self.spec.name);
+        buffer.push('-');
+        buffer.push_str(itoa::Buffer::new().format(job_number));
+        Arc::from(buffer.as_str())
+    }
+
     fn submission(&mut self, record: &SwfRecord) -> Option<Submission> {
         if record.run_time.is_nan() || record.run_time <= 0.0 {
             self.skipped.no_run_time += 1;
@@ -157,19 +171,18 @@ impl WorkloadStream {
             return None;
         };
         let (mut cluster, queue) = match self.queue_map.get(&record.queue) {
-            Some((cluster, queue)) => (cluster.clone(), queue.to_string()),
-            None => (self.spec.cluster.clone(), self.default_queue.to_string()),
+            Some((cluster, queue)) => (cluster.clone(), Arc::clone(queue)),
+            None => (self.spec.cluster.clone(), Arc::clone(&self.default_queue)),
         };
         if let Some(partition) = self.partition_map.get(&record.partition) {
             cluster = partition.clone();
         }
         let user = self.user(record);
-        let seconds = |value: f64| Duration::from_secs_f64(value.clamp(0.0, 1e12));
-        let mut spec = JobSpec::simple(
-            format!("{}-{}", self.spec.name, record.job_number),
-            user,
-            seconds(record.run_time),
-        );
+        // To the millisecond, like every emulated time.
+        let seconds =
+            |value: f64| Duration::from_millis((value.clamp(0.0, 1e12) * 1000.0).round() as u64);
+        let name = self.job_name(record.job_number);
+        let mut spec = JobSpec::simple(name, user, seconds(record.run_time));
         spec.slots = slots;
         spec.run_limit = (record.requested_time > 0.0).then(|| seconds(record.requested_time));
         let at_ms = (record.submit_time.max(0.0) * self.spec.time_scale * 1000.0).round();

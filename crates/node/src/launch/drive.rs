@@ -346,7 +346,7 @@ pub(super) async fn submit(
 ) -> Result<(), LaunchError> {
     let submission = &scenario.submissions[index];
     let request = AdminRequest::Submit {
-        queue: submission.queue.clone(),
+        queue: submission.queue.to_string(),
         spec: submission.spec.clone(),
     };
     match session.ask(&request).await {

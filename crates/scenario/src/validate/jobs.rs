@@ -292,6 +292,7 @@ impl Checker<'_> {
         let forwarded = cluster.member_spec().route(&queue) == mcfed_federation::Route::Forward;
         let every = raw.every.map_or(Duration::ZERO, |d| d.0);
         let start = SimTime::from(at.0);
+        let queue: std::sync::Arc<str> = queue.into();
         Some(
             jobs.into_iter()
                 .enumerate()
