@@ -523,7 +523,7 @@ impl Checker<'_> {
                     .filter_map(|spec| spec.forwarder.as_ref())
                     .filter(|forwarder| forwarder.cluster == submission.cluster)
                     .flat_map(|forwarder| forwarder.send_queues.iter())
-                    .filter(|queue| queue.name == &*submission.queue)
+                    .filter(|queue| queue.name == *submission.queue)
                     .any(|queue| queue.send_to.contains(&target));
                 if !listed {
                     self.problem(path.key("forwarded_to"), format!("{target} is not in the SNDJOBS_TO of `{}@{}`, so the job can never go there", submission.queue, submission.cluster));
