@@ -56,16 +56,19 @@ pub(crate) struct GenSwfArgs {
 /// `mcfed replay`
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
-    /// An SWF trace (plain or .gz).
-    trace: PathBuf,
+    /// SWF traces (plain or .gz). With `--clusters` above 1, each trace is
+    /// the history of its own submission cluster; on one cluster, they are
+    /// merged in time order.
+    #[arg(required = true, num_args = 1..)]
+    traces: Vec<PathBuf>,
     /// Hosts per execution cluster.
     #[arg(long)]
     hosts: u32,
     /// Job slots per host (MXJ).
     #[arg(long, default_value_t = 1)]
     mxj: u32,
-    /// Execution clusters; above 1, a submission cluster forwards every job
-    /// to them under COUNT_PREEMPTABLE.
+    /// Execution clusters; above 1, a submission cluster per trace forwards
+    /// every job to them under COUNT_PREEMPTABLE.
     #[arg(long, default_value_t = 1)]
     clusters: u32,
     /// Read only the first this many jobs.
@@ -126,25 +129,53 @@ pub(crate) fn generate(command: GenCommand) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The scenario `mcfed replay` runs.
-fn replay_scenario(args: &ReplayArgs, trace: &Path) -> anyhow::Result<String> {
+/// The most traces `mcfed replay` takes (one submission cluster each).
+const MAX_REPLAY_TRACES: usize = 100;
+
+/// A path as a TOML basic string's contents.
+fn toml_string(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}
+
+/// The scenario `mcfed replay` runs, on `traces` (absolute paths).
+fn replay_scenario(args: &ReplayArgs, traces: &[PathBuf]) -> anyhow::Result<String> {
     anyhow::ensure!(args.hosts >= 1, "--hosts: at least 1");
     anyhow::ensure!(args.mxj >= 1, "--mxj: at least 1");
     anyhow::ensure!(
         (1..=MAX_REPLAY_CLUSTERS).contains(&args.clusters),
         "--clusters: between 1 and {MAX_REPLAY_CLUSTERS}"
     );
-    let trace = trace
-        .display()
-        .to_string()
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"");
+    anyhow::ensure!(
+        (1..=MAX_REPLAY_TRACES).contains(&traces.len()),
+        "between 1 and {MAX_REPLAY_TRACES} traces"
+    );
+    let names: Vec<String> = traces.iter().map(|trace| toml_string(trace)).collect();
     let mut text = String::new();
-    let _ = writeln!(text, "name = \"replay of {trace}\"\nend = \"drain\"\n");
+    let _ = writeln!(
+        text,
+        "name = \"replay of {}\"\nend = \"drain\"\n",
+        names.join(", ")
+    );
     let limit = args
         .limit
         .map(|limit| format!("limit = {limit}\n"))
         .unwrap_or_default();
+    // Workload names must differ: the file's stem, numbered when needed.
+    let workload = |text: &mut String, index: usize, cluster: &str, queue: &str| {
+        let name = if traces.len() > 1 {
+            format!("name = \"w{}\"\n", index + 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            text,
+            "[[workload]]\n{name}swf = \"{}\"\ncluster = \"{cluster}\"\nqueue = \"{queue}\"\n{limit}",
+            names[index]
+        );
+    };
     let host = |text: &mut String, name: &str| {
         let _ = writeln!(
             text,
@@ -156,38 +187,51 @@ fn replay_scenario(args: &ReplayArgs, trace: &Path) -> anyhow::Result<String> {
         text.push_str("[[cluster]]\nname = \"C1\"\n\n");
         host(&mut text, "h");
         text.push_str("[[cluster.queue]]\nname = \"normal\"\n\n");
-        let _ = writeln!(
-            text,
-            "[[workload]]\nswf = \"{trace}\"\ncluster = \"C1\"\nqueue = \"normal\"\n{limit}"
-        );
+        for index in 0..traces.len() {
+            workload(&mut text, index, "C1", "normal");
+        }
         return Ok(text);
     }
+    let submitters: Vec<String> = match traces.len() {
+        1 => vec!["Sub".to_owned()],
+        count => (1..=count).map(|i| format!("Sub{i}")).collect(),
+    };
     let targets: Vec<String> = (1..=args.clusters)
         .map(|i| format!("normal@E{i}"))
         .collect();
-    let _ = writeln!(
-        text,
-        "[params]\nMC_PLUGIN_UPDATE_INTERVAL = \"30s\"\n\n[[cluster]]\nname = \"Sub\"\nparams = {{ MC_PLUGIN_SCHEDULE_ENHANCE = \"COUNT_PREEMPTABLE\" }}\n\n[[cluster.queue]]\nname = \"send\"\nSNDJOBS_TO = \"{}\"\n",
-        targets.join(" ")
-    );
+    text.push_str("[params]\nMC_PLUGIN_UPDATE_INTERVAL = \"30s\"\n\n");
+    for submitter in &submitters {
+        let _ = writeln!(
+            text,
+            "[[cluster]]\nname = \"{submitter}\"\nparams = {{ MC_PLUGIN_SCHEDULE_ENHANCE = \"COUNT_PREEMPTABLE\" }}\n\n[[cluster.queue]]\nname = \"send\"\nSNDJOBS_TO = \"{}\"\n",
+            targets.join(" ")
+        );
+    }
     for i in 1..=args.clusters {
         let _ = writeln!(text, "[[cluster]]\nname = \"E{i}\"\n");
         host(&mut text, &format!("e{i}h"));
-        text.push_str(
-            "[[cluster.queue]]\nname = \"normal\"\nIMPT_JOBBKLG = \"infinit\"\nRCVJOBS_FROM = \"Sub\"\n\n",
+        let _ = writeln!(
+            text,
+            "[[cluster.queue]]\nname = \"normal\"\nIMPT_JOBBKLG = \"infinit\"\nRCVJOBS_FROM = \"{}\"\n",
+            submitters.join(" ")
         );
     }
-    let _ = writeln!(
-        text,
-        "[[workload]]\nswf = \"{trace}\"\ncluster = \"Sub\"\nqueue = \"send\"\n{limit}"
-    );
+    for (index, submitter) in submitters.iter().enumerate() {
+        workload(&mut text, index, submitter, "send");
+    }
     Ok(text)
 }
 
 pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
-    let trace = std::path::absolute(&args.trace)
-        .with_context(|| format!("{}: not a usable path", args.trace.display()))?;
-    let text = replay_scenario(&args, &trace)?;
+    let traces = args
+        .traces
+        .iter()
+        .map(|trace| {
+            std::path::absolute(trace)
+                .with_context(|| format!("{}: not a usable path", trace.display()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let text = replay_scenario(&args, &traces)?;
     if args.print_scenario {
         let mut out = io::stdout().lock();
         write!(out, "{text}")?;

@@ -148,7 +148,20 @@ impl MetricsRecorder {
                 GroupMetrics::of(tally, Some(tally.queue.clone()), never, None, makespan)
             })
             .collect();
-        queues.sort_by(|a, b| (&a.cluster, &a.queue).cmp(&(&b.cluster, &b.queue)));
+        // Clusters in the scenario's order (E2 before E10), queues by name.
+        let place = |cluster: &str| {
+            total_slots
+                .iter()
+                .position(|(name, _)| name.as_str() == cluster)
+                .unwrap_or(usize::MAX)
+        };
+        queues.sort_by(|a, b| {
+            (place(&a.cluster), &a.cluster, &a.queue).cmp(&(
+                place(&b.cluster),
+                &b.cluster,
+                &b.queue,
+            ))
+        });
         let clusters = total_slots
             .iter()
             .map(|(cluster, slots)| {

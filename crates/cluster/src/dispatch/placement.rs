@@ -94,7 +94,7 @@ impl Cluster {
             mode,
             check_limits: self.tallies.tracking.any_host_limit(),
         };
-        let mut placement = Vec::new();
+        let mut placement = Vec::with_capacity(needed.min(64) as usize);
         let mut first_blocker: Option<PendingReason> = None;
         let mut take_from = |host: HostIndex, free: u32| -> bool {
             match self.room_on_host(&search, host, free) {
