@@ -74,7 +74,7 @@ fn cluster_body(out: &mut Rendered, cluster: &ClusterDoc, prefix: &str) {
     if !cluster.params.entries.is_empty() {
         out.line("", None);
         out.line(&format!("[{prefix}params]"), None);
-        entries(out, &cluster.params);
+        entries(out, &cluster.params, &cluster.dir);
     }
     for (part, tables) in [
         ("host", &cluster.hosts),
@@ -87,26 +87,39 @@ fn cluster_body(out: &mut Rendered, cluster: &ClusterDoc, prefix: &str) {
             if let Some(comment) = &table.comment {
                 out.comment(comment);
             }
-            out.line(&format!("[[{prefix}{part}]]"), None);
-            entries(out, table);
+            let first = table.entries.iter().find_map(|entry| entry.from.as_ref());
+            out.line(&format!("[[{prefix}{part}]]"), first);
+            entries(out, table, &cluster.dir);
         }
     }
 }
 
-fn entries(out: &mut Rendered, table: &Table) {
+fn entries(out: &mut Rendered, table: &Table, dir: &str) {
     for entry in &table.entries {
         let mut line = format!("{} = {}", key(&entry.key), value(&entry.value));
-        if let Some(comment) = comment(entry) {
+        if let Some(comment) = comment(entry, dir) {
             let _ = write!(line, "  # {comment}");
         }
         out.line(&line, entry.from.as_ref());
     }
 }
 
-fn comment(entry: &Entry) -> Option<String> {
+/// `file:line (note)`, the file relative to the cluster's directory when
+/// it is in it (an `#INCLUDE`d `queues.d/low.queues`), else its name.
+fn comment(entry: &Entry, dir: &str) -> Option<String> {
+    let place = |from: &Location| {
+        let relative = from
+            .file
+            .strip_prefix(dir)
+            .and_then(|rest| rest.strip_prefix(['/', '\\']));
+        match relative {
+            Some(relative) => format!("{relative}:{}", from.line),
+            None => from.file_name_line(),
+        }
+    };
     match (&entry.from, &entry.note) {
-        (Some(from), Some(note)) => Some(format!("{} ({note})", from.file_name_line())),
-        (Some(from), None) => Some(from.file_name_line()),
+        (Some(from), Some(note)) => Some(format!("{} ({note})", place(from))),
+        (Some(from), None) => Some(place(from)),
         (None, Some(note)) => Some(note.clone()),
         (None, None) => None,
     }

@@ -122,7 +122,7 @@ pub fn did_you_mean<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) ->
     known
         .into_iter()
         .map(|candidate| {
-            let distance = strsim::levenshtein(&upper, &candidate.to_ascii_uppercase());
+            let distance = strsim::osa_distance(&upper, &candidate.to_ascii_uppercase());
             (distance, candidate)
         })
         .filter(|&(distance, candidate)| {
@@ -152,6 +152,7 @@ mod tests {
         assert_eq!(did_you_mean("priority", known), Some("PRIORITY"));
         assert_eq!(did_you_mean("QJOB_LIMT", known), Some("QJOB_LIMIT"));
         assert_eq!(did_you_mean("RES_REQ", known), None);
+        assert_eq!(did_you_mean("lwo", ["low", "high"]), Some("low"));
         assert_eq!(did_you_mean("PRIORITY", known), None);
     }
 }

@@ -93,10 +93,10 @@ impl Diags {
     /// The end of an import: warnings become errors under `strict`.
     fn finish<T>(mut self, value: T, strict: bool) -> Result<(T, Vec<Diagnostic>), ImportError> {
         if strict {
-            for warning in &self.warnings {
+            for warning in self.warnings.drain(..) {
                 self.errors.push(Diagnostic {
                     severity: Severity::Error,
-                    ..warning.clone()
+                    ..warning
                 });
             }
         }
@@ -211,7 +211,7 @@ fn cluster(source: &ClusterSource, shared: Option<&Shared>, diags: &mut Diags) -
         shared.check_member(&source.name, diags);
     }
     let files = ClusterFiles::read(&source.dir, &source.name, diags);
-    if files.is_empty() {
+    if !ClusterFiles::any_present(&source.dir, &source.name) {
         diags.errors.push(Diagnostic::general(format!(
             "cluster {}: {} holds none of lsb.params, lsb.queues, lsb.hosts, lsb.users, lsf.cluster.{}",
             source.name,
@@ -265,12 +265,19 @@ impl ClusterFiles {
         }
     }
 
-    fn is_empty(&self) -> bool {
-        self.params.is_none()
-            && self.queues.is_none()
-            && self.hosts.is_none()
-            && self.users.is_none()
-            && self.cluster.is_none()
+    /// Whether `dir` holds any of the files a cluster is read from.
+    fn any_present(dir: &Path, name: &str) -> bool {
+        [
+            "lsb.params",
+            "lsb.queues",
+            "lsb.hosts",
+            "lsb.users",
+            "lsb.resources",
+        ]
+        .iter()
+        .map(|file| dir.join(file))
+        .chain(std::iter::once(dir.join(format!("lsf.cluster.{name}"))))
+        .any(|path| path.exists())
     }
 }
 

@@ -17,6 +17,8 @@ use crate::source::Location;
 pub(crate) struct UserBook {
     /// Each group's members as written, with where.
     groups: BTreeMap<String, (Location, Vec<String>)>,
+    /// The groups in the order lsb.users defines them.
+    order: Vec<String>,
 }
 
 impl UserBook {
@@ -101,10 +103,15 @@ pub(super) fn read(
             }
             if book.groups.insert(group.to_owned(), (at, listed)).is_some() {
                 diags.error(&row.at, format!("user group `{group}` is defined twice"));
+            } else {
+                book.order.push(group.to_owned());
             }
         }
     }
-    for (group, (at, _)) in &book.groups {
+    for group in &book.order {
+        let Some((at, _)) = book.groups.get(group) else {
+            continue;
+        };
         let users = book.users_of(group).unwrap_or_default();
         if users.is_empty() {
             diags.warning(
