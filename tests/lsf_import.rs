@@ -347,6 +347,37 @@ fn a_scenario_may_not_give_an_lsf_config_cluster_its_own_queues() {
     );
 }
 
+/// README.md, "Your site's LSF configuration": both commands, as shown
+/// (outputs in a temporary directory).
+#[test]
+fn the_readme_commands_run() {
+    let readme = std::fs::read_to_string("README.md").expect("README");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let federation = dir.path().join("federation.toml");
+    let out = dir.path().join("lsf-out");
+    let mut ran = 0;
+    for line in readme
+        .lines()
+        .filter(|line| line.starts_with("mcfed import lsf") || line.starts_with("mcfed export lsf"))
+    {
+        let command = line.split('#').next().unwrap_or_default();
+        let args: Vec<String> = command
+            .split_whitespace()
+            .skip(1)
+            .map(|word| match word {
+                "federation.toml" => federation.display().to_string(),
+                "lsf-out" => out.display().to_string(),
+                other => other.to_owned(),
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        succeeded(&mcfed(&args), line);
+        ran += 1;
+    }
+    assert_eq!(ran, 2, "the README shows an import and an export");
+    assert!(out.join("Cluster2/lsb.queues").exists());
+}
+
 #[test]
 fn the_documented_commands_run() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -31,7 +31,11 @@ impl Draw<'_> {
 }
 
 fn maybe(draw: &mut Draw<'_>, line: impl FnOnce(&mut Draw<'_>) -> String) -> String {
-    if draw.chance(40) { line(draw) } else { String::new() }
+    if draw.chance(40) {
+        line(draw)
+    } else {
+        String::new()
+    }
 }
 
 fn factors(draw: &mut Draw<'_>) -> String {
@@ -56,22 +60,43 @@ fn guard(draw: &mut Draw<'_>, name: &str) -> String {
 /// One execution cluster `C{index}`, receiving from `S`.
 fn execution_cluster(draw: &mut Draw<'_>, index: usize) -> String {
     let mut text = format!("\n[[cluster]]\nname = \"C{index}\"\n\n[cluster.params]\n");
-    text.push_str(&format!("MC_PLUGIN_UPDATE_INTERVAL = \"{}s\"\n", draw.range(1, 120)));
-    text.push_str(&maybe(draw, |draw| format!("MBD_SLEEP_TIME = \"{}s\"\n", draw.range(1, 90))));
+    text.push_str(&format!(
+        "MC_PLUGIN_UPDATE_INTERVAL = \"{}s\"\n",
+        draw.range(1, 120)
+    ));
+    text.push_str(&maybe(draw, |draw| {
+        format!("MBD_SLEEP_TIME = \"{}s\"\n", draw.range(1, 90))
+    }));
     text.push_str(&factors(draw));
-    text.push_str(&maybe(draw, |_| "PREEMPT_FOR = \"GROUP_MAX LEAST_RUN_TIME\"\n".to_owned()));
+    text.push_str(&maybe(draw, |_| {
+        "PREEMPT_FOR = \"GROUP_MAX LEAST_RUN_TIME\"\n".to_owned()
+    }));
     text.push_str(&guard(draw, "NO_PREEMPT_FINISH_TIME"));
     if draw.chance(20) {
-        text.push_str(&format!("FAIRSHARE_ADJUSTMENT_PLUGIN = \"memory\"\nFAIRSHARE_ADJUSTMENT_THRESHOLD = {:?}\n", [0.5, 1.0, 1.5][draw.below(3)]));
+        text.push_str(&format!(
+            "FAIRSHARE_ADJUSTMENT_PLUGIN = \"memory\"\nFAIRSHARE_ADJUSTMENT_THRESHOLD = {:?}\n",
+            [0.5, 1.0, 1.5][draw.below(3)]
+        ));
     }
     let mut entries = Vec::new();
     for letter in ["a", "b", "c"].iter().take(1 + draw.below(3)) {
         let name = format!("c{index}{letter}");
-        text.push_str(&format!("\n[[cluster.host]]\nname = \"{name}\"\nMXJ = {}\n", draw.range(1, 8)));
-        text.push_str(&maybe(draw, |draw| format!("count = {}\n", draw.range(1, 3))));
-        text.push_str(&maybe(draw, |draw| format!("ncpus = {}\n", draw.range(1, 16))));
-        text.push_str(&maybe(draw, |draw| format!("\"JL/U\" = {}\n", draw.range(1, 4))));
-        text.push_str(&maybe(draw, |draw| format!("memory_mb = {}\n", draw.range(512, 65536))));
+        text.push_str(&format!(
+            "\n[[cluster.host]]\nname = \"{name}\"\nMXJ = {}\n",
+            draw.range(1, 8)
+        ));
+        text.push_str(&maybe(draw, |draw| {
+            format!("count = {}\n", draw.range(1, 3))
+        }));
+        text.push_str(&maybe(draw, |draw| {
+            format!("ncpus = {}\n", draw.range(1, 16))
+        }));
+        text.push_str(&maybe(draw, |draw| {
+            format!("\"JL/U\" = {}\n", draw.range(1, 4))
+        }));
+        text.push_str(&maybe(draw, |draw| {
+            format!("memory_mb = {}\n", draw.range(512, 65536))
+        }));
         text.push_str(&maybe(draw, |_| "resources = [\"bigmem\"]\n".to_owned()));
         if draw.chance(10) {
             text.push_str("closed = true\n");
@@ -80,7 +105,10 @@ fn execution_cluster(draw: &mut Draw<'_>, index: usize) -> String {
     }
     let queues = 1 + draw.below(3);
     for queue in 0..queues {
-        text.push_str(&format!("\n[[cluster.queue]]\nname = \"q{queue}\"\nPRIORITY = {}\n", draw.range(1, 99)));
+        text.push_str(&format!(
+            "\n[[cluster.queue]]\nname = \"q{queue}\"\nPRIORITY = {}\n",
+            draw.range(1, 99)
+        ));
         if queue == 0 {
             let from = if draw.chance(50) { "S" } else { "allclusters" };
             text.push_str(&format!("RCVJOBS_FROM = \"{from}\"\n"));
@@ -101,27 +129,44 @@ fn execution_cluster(draw: &mut Draw<'_>, index: usize) -> String {
             text.push_str(&format!("PREEMPTION = \"{preemption}\"\n"));
         }
         for limit in ["QJOB_LIMIT", "UJOB_LIMIT", "HJOB_LIMIT"] {
-            text.push_str(&maybe(draw, |draw| format!("{limit} = {}\n", draw.range(1, 50))));
+            text.push_str(&maybe(draw, |draw| {
+                format!("{limit} = {}\n", draw.range(1, 50))
+            }));
         }
         if draw.chance(30) {
             text.push_str("FAIRSHARE = \"USER_SHARES[[alice, 3] [bob, 2] [default, 1]]\"\n");
         }
         text.push_str(&factors(draw));
-        text.push_str(&maybe(draw, |draw| format!("SLOT_RESERVE = \"MAX_RESERVE_TIME[{}]\"\n", draw.range(1, 5))));
+        text.push_str(&maybe(draw, |draw| {
+            format!(
+                "SLOT_RESERVE = \"MAX_RESERVE_TIME[{}]\"\n",
+                draw.range(1, 5)
+            )
+        }));
         text.push_str(&maybe(draw, |_| "BACKFILL = \"Y\"\n".to_owned()));
         text.push_str(&guard(draw, "NO_PREEMPT_RUN_TIME"));
         if draw.chance(30) {
-            let hosts: Vec<&str> = entries.iter().map(String::as_str).take(1 + draw.below(entries.len())).collect();
+            let hosts: Vec<&str> = entries
+                .iter()
+                .map(String::as_str)
+                .take(1 + draw.below(entries.len()))
+                .collect();
             text.push_str(&format!("HOSTS = \"{}\"\n", hosts.join(" ")));
         }
     }
     if draw.chance(50) {
         text.push_str("\n[[cluster.user_group]]\nname = \"g1\"\nGROUP_MEMBER = \"alice bob\"\n");
-        text.push_str(&format!("\n[[cluster.user]]\nname = \"g1\"\nMAX_JOBS = {}\n", draw.range(1, 40)));
+        text.push_str(&format!(
+            "\n[[cluster.user]]\nname = \"g1\"\nMAX_JOBS = {}\n",
+            draw.range(1, 40)
+        ));
     }
     for user in ["alice", "default"] {
         if draw.chance(40) {
-            text.push_str(&format!("\n[[cluster.user]]\nname = \"{user}\"\nMAX_JOBS = {}\n", draw.range(1, 40)));
+            text.push_str(&format!(
+                "\n[[cluster.user]]\nname = \"{user}\"\nMAX_JOBS = {}\n",
+                draw.range(1, 40)
+            ));
             text.push_str(&maybe(draw, |_| "\"JL/P\" = 1.5\n".to_owned()));
         }
     }
@@ -144,11 +189,21 @@ fn federation(bytes: &[u8]) -> String {
         "[[cluster]]\nname = \"S\"\n\n[cluster.params]\nMC_PLUGIN_SCHEDULE_ENHANCE = \"{}\"\nMBD_SLEEP_TIME = \"{sleep}s\"\n",
         modes[draw.below(modes.len())]
     );
-    text.push_str(&maybe(&mut draw, |draw| format!("MAX_FORWARDS = {}\n", draw.range(1, 20))));
-    let targets: Vec<String> = (1..=executions).map(|index| format!("q0@C{index}")).collect();
-    text.push_str(&format!("\n[[cluster.queue]]\nname = \"send\"\nPRIORITY = 30\nSNDJOBS_TO = \"{}\"\n", targets.join(" ")));
+    text.push_str(&maybe(&mut draw, |draw| {
+        format!("MAX_FORWARDS = {}\n", draw.range(1, 20))
+    }));
+    let targets: Vec<String> = (1..=executions)
+        .map(|index| format!("q0@C{index}"))
+        .collect();
+    text.push_str(&format!(
+        "\n[[cluster.queue]]\nname = \"send\"\nPRIORITY = 30\nSNDJOBS_TO = \"{}\"\n",
+        targets.join(" ")
+    ));
     if draw.chance(50) {
-        text.push_str(&format!("MAX_RSCHED_TIME = \"{}s\"\n", sleep * draw.range(1, 10)));
+        text.push_str(&format!(
+            "MAX_RSCHED_TIME = \"{}s\"\n",
+            sleep * draw.range(1, 10)
+        ));
     }
     for index in 1..=executions {
         text.push_str(&execution_cluster(&mut draw, index));
@@ -188,9 +243,11 @@ fn reimported(files: &[ExportedFile], scenario: &Scenario, dir: &Path) -> Scenar
         shared: None,
         strict: true,
     };
-    let federation = mcfed_lsf::import(&sources, &options).unwrap_or_else(|error| panic!("imports:\n{error}"));
+    let federation =
+        mcfed_lsf::import(&sources, &options).unwrap_or_else(|error| panic!("imports:\n{error}"));
     let text = mcfed_lsf::render::federation(&federation, &[]).text;
-    mcfed_scenario::parse("imported.toml", &text).unwrap_or_else(|error| panic!("valid:\n{error}\n{text}"))
+    mcfed_scenario::parse("imported.toml", &text)
+        .unwrap_or_else(|error| panic!("valid:\n{error}\n{text}"))
 }
 
 fn assert_same_clusters(left: &Scenario, right: &Scenario) -> Result<(), TestCaseError> {
@@ -239,12 +296,21 @@ proptest! {
 fn most_generated_federations_are_valid() {
     let mut valid = 0;
     for seed in 0u8..100 {
-        let bytes: Vec<u8> = (0..256u16).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed.wrapping_mul(17))).collect();
+        let bytes: Vec<u8> = (0..256u16)
+            .map(|i| {
+                (i as u8)
+                    .wrapping_mul(31)
+                    .wrapping_add(seed.wrapping_mul(17))
+            })
+            .collect();
         if mcfed_scenario::parse("generated.toml", &federation(&bytes)).is_ok() {
             valid += 1;
         }
     }
-    assert!(valid >= 50, "only {valid} of 100 generated federations are valid");
+    assert!(
+        valid >= 50,
+        "only {valid} of 100 generated federations are valid"
+    );
 }
 
 /// The fixtures: import → export → import gives the same clusters.
@@ -261,7 +327,10 @@ fn fixtures_import_export_import_to_the_same_clusters() {
     for site in sites {
         let sources: Vec<ClusterSource> = site
             .iter()
-            .map(|(name, dir)| ClusterSource { name: (*name).to_owned(), dir: dir.into() })
+            .map(|(name, dir)| ClusterSource {
+                name: (*name).to_owned(),
+                dir: dir.into(),
+            })
             .collect();
         let federation = mcfed_lsf::import(&sources, &ImportOptions::default()).expect("imports");
         let text = mcfed_lsf::render::federation(&federation, &[]).text;
