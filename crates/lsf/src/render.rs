@@ -26,7 +26,7 @@ impl Rendered {
 
     fn comment(&mut self, text: &str) {
         for line in text.lines() {
-            self.line(&format!("# {line}").trim_end().to_owned(), None);
+            self.line(format!("# {line}").trim_end(), None);
         }
     }
 
