@@ -62,6 +62,13 @@ enum Command {
     /// Replay an SWF trace on a federation built from a few flags
     /// (`--hosts N [--mxj M] [--clusters K]`), until it drains.
     Replay(cli::traces::ReplayArgs),
+    /// Import a site's configuration: `mcfed import lsf --cluster NAME=DIR
+    /// ... -o federation.toml`.
+    #[command(subcommand)]
+    Import(cli::import::ImportCommand),
+    /// Export a federation's clusters: `mcfed export lsf FILE -o DIR`.
+    #[command(subcommand)]
+    Export(cli::import::ExportCommand),
 }
 
 #[derive(Debug, clap::Args)]
@@ -181,6 +188,8 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bclusters(args) => cli::lsf::bclusters(args),
         Command::Gen(command) => cli::traces::generate(command),
         Command::Replay(args) => cli::traces::replay(args),
+        Command::Import(command) => cli::import::import(command),
+        Command::Export(command) => cli::import::export(command),
     }
 }
 

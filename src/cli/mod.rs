@@ -1,11 +1,13 @@
 //! The subcommands beyond `run` and `validate`: cluster processes
 //! (`cluster`, `launch`, `certs`), the LSF-style commands (`bsub`, `bjobs`,
 //! `bqueues`, `bhosts`, `bclusters`), analysis (`report`, `sweep`), traces
-//! (`gen swf`, `replay`) and the
+//! (`gen swf`, `replay`), LSF configuration (`import lsf`, `export lsf`)
+//! and the
 //! printing `run` and `launch` share. Each module parses its own arguments
 //! and calls the libraries.
 
 pub(crate) mod analysis;
+pub(crate) mod import;
 pub(crate) mod lsf;
 pub(crate) mod processes;
 pub(crate) mod progress;

@@ -240,6 +240,10 @@ raw_factors!(RawQueue);
 pub struct RawCluster {
     /// Its name.
     pub name: String,
+    /// A directory of LSF configuration (lsb.params, lsb.queues, lsb.hosts,
+    /// lsb.users, …) its hosts, queues, users and params are imported from
+    /// (docs/lsf-import.md), relative to the scenario file.
+    pub lsf_config: Option<String>,
     /// Where its process listens (`host:port`) when clusters run as
     /// processes (`mcfed cluster`, `mcfed launch`).
     pub address: Option<String>,

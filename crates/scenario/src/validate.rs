@@ -23,6 +23,7 @@ mod chaos;
 mod clusters;
 mod jobs;
 mod links;
+mod lsf;
 mod params;
 mod queues;
 mod scenario;
@@ -60,7 +61,7 @@ pub fn parse(file: &str, source: &str) -> Result<Scenario, ScenarioError> {
         file: file.to_owned(),
         problems,
     };
-    let raw = deserialize(&locator, source).map_err(|problem| invalid(vec![problem]))?;
+    let mut raw = deserialize(&locator, source).map_err(|problem| invalid(vec![problem]))?;
     let mut checker = Checker {
         locator: &locator,
         problems: Vec::new(),
@@ -69,7 +70,9 @@ pub fn parse(file: &str, source: &str) -> Result<Scenario, ScenarioError> {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default(),
+        imported: Vec::new(),
     };
+    checker.import_lsf(&mut raw);
     let mut scenario = checker.scenario(raw);
     if checker.problems.is_empty() {
         scenario.warnings = checker.warnings;
@@ -118,17 +121,22 @@ pub(crate) struct Checker<'a> {
     warnings: Vec<Problem>,
     /// The scenario file's directory: files it names are relative to it.
     base: std::path::PathBuf,
+    /// Per cluster, the LSF configuration it was imported from
+    /// (`lsf_config`), whose lines problems in it are reported at.
+    imported: Vec<Option<mcfed_lsf::ClusterDoc>>,
 }
 
 impl Checker<'_> {
     /// Records a problem at `path`.
     pub(crate) fn problem(&mut self, path: FieldPath, message: impl Into<String>) {
+        let message = self.imported_source(&path, message.into());
         let problem = self.locator.problem(path, message);
         self.problems.push(problem);
     }
 
     /// Records a warning at `path`: the scenario is accepted with it.
     fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
+        let message = self.imported_source(&path, message.into());
         let warning = self.locator.problem(path, message);
         self.warnings.push(warning);
     }

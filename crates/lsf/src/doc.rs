@@ -1,0 +1,146 @@
+//! What an import produces: each cluster's configuration as the tables of
+//! a scenario's `[[cluster]]` (the scenario's own key names), every value
+//! with the place in the LSF files it came from.
+
+use crate::source::{Diagnostic, Location};
+
+/// A scenario value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A whole number.
+    Int(u64),
+    /// A number.
+    Float(f64),
+    /// Text (a duration, keywords, space-separated words, …).
+    Text(String),
+    /// A list of texts (resources).
+    List(Vec<String>),
+    /// A boolean.
+    Bool(bool),
+}
+
+/// One key of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// The scenario key.
+    pub key: String,
+    /// Its value.
+    pub value: Value,
+    /// Where in the LSF files it came from.
+    pub from: Option<Location>,
+    /// A remark on how it was translated (`60 minutes`).
+    pub note: Option<String>,
+}
+
+/// One scenario table (`[cluster.params]`, one `[[cluster.queue]]`, …).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    /// Its keys, in the order written.
+    pub entries: Vec<Entry>,
+    /// A comment written above the table (a queue's DESCRIPTION).
+    pub comment: Option<String>,
+}
+
+impl Table {
+    /// Sets `key`, replacing an earlier value.
+    pub fn set(&mut self, key: &str, value: Value, from: Option<Location>) -> &mut Entry {
+        let entry = Entry {
+            key: key.to_owned(),
+            value,
+            from,
+            note: None,
+        };
+        match self.entries.iter().position(|entry| entry.key == key) {
+            Some(index) => {
+                self.entries[index] = entry;
+                &mut self.entries[index]
+            }
+            None => {
+                self.entries.push(entry);
+                let last = self.entries.len() - 1;
+                &mut self.entries[last]
+            }
+        }
+    }
+
+    /// The entry of `key`.
+    pub fn get(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().find(|entry| entry.key == key)
+    }
+
+    /// The text of `key`, if it is text.
+    pub fn text(&self, key: &str) -> Option<&str> {
+        match &self.get(key)?.value {
+            Value::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The number of `key`, if it is a whole number.
+    pub fn int(&self, key: &str) -> Option<u64> {
+        match self.get(key)?.value {
+            Value::Int(number) => Some(number),
+            _ => None,
+        }
+    }
+
+    /// Removes `key`.
+    pub fn remove(&mut self, key: &str) {
+        self.entries.retain(|entry| entry.key != key);
+    }
+}
+
+/// One imported cluster.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClusterDoc {
+    /// Its name.
+    pub name: String,
+    /// The directory it was read from, as given.
+    pub dir: String,
+    /// `[cluster.params]`: lsb.params.
+    pub params: Table,
+    /// `[[cluster.host]]`: one per host.
+    pub hosts: Vec<Table>,
+    /// `[[cluster.queue]]`.
+    pub queues: Vec<Table>,
+    /// `[[cluster.user]]`: lsb.users' User section.
+    pub users: Vec<Table>,
+    /// `[[cluster.user_group]]`: lsb.users' UserGroup section.
+    pub user_groups: Vec<Table>,
+}
+
+impl ClusterDoc {
+    /// The tables of the part `part` (`host`, `queue`, `user`,
+    /// `user_group`) of the cluster, as a scenario names them.
+    pub fn part(&self, part: &str) -> Option<&[Table]> {
+        match part {
+            "host" => Some(&self.hosts),
+            "queue" => Some(&self.queues),
+            "user" => Some(&self.users),
+            "user_group" => Some(&self.user_groups),
+            _ => None,
+        }
+    }
+
+    /// Where the value at `part[index].key` (or `params.key`) came from:
+    /// the key's own source, else the table's first.
+    pub fn source(&self, part: &str, index: Option<usize>, key: Option<&str>) -> Option<&Location> {
+        let table = match (part, index) {
+            ("params", _) => &self.params,
+            (part, Some(index)) => self.part(part)?.get(index)?,
+            _ => return None,
+        };
+        key.and_then(|key| table.get(key))
+            .and_then(|entry| entry.from.as_ref())
+            .or_else(|| table.entries.iter().find_map(|entry| entry.from.as_ref()))
+    }
+}
+
+/// An imported federation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FederationDoc {
+    /// Its clusters, in the order given.
+    pub clusters: Vec<ClusterDoc>,
+    /// The warnings of the import, in order.
+    pub warnings: Vec<Diagnostic>,
+}

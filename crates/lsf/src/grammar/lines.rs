@@ -1,0 +1,275 @@
+//! Logical lines of an LSF file: `#` comments removed (also after a value;
+//! a `#` inside double quotes is kept), `\` continuations joined, and
+//! `#INCLUDE "file"` directives replaced by the included file's lines.
+//! Every logical line remembers where each of its pieces came from.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::limits::{MAX_FILE_BYTES, MAX_INCLUDE_DEPTH, MAX_INCLUDED_FILES, MAX_LINE_BYTES};
+use crate::source::{Diagnostic, Location};
+
+/// One logical line.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// Its text, without comments or continuation backslashes.
+    pub text: String,
+    /// Where each piece starts: (byte offset in `text`, where it was read).
+    pieces: Vec<(usize, Location)>,
+}
+
+impl Line {
+    /// Where byte `offset` of the text was read.
+    pub fn at(&self, offset: usize) -> Location {
+        let (start, origin) = self
+            .pieces
+            .iter()
+            .rev()
+            .find(|(start, _)| *start <= offset)
+            .or(self.pieces.first())
+            .cloned()
+            .unwrap_or((
+                0,
+                Location {
+                    file: Arc::from("?"),
+                    line: 0,
+                    column: 0,
+                },
+            ));
+        let end = offset.min(self.text.len());
+        let chars = self
+            .text
+            .get(start.min(end)..end)
+            .map_or(0, |piece| piece.chars().count());
+        Location {
+            column: origin.column + u32::try_from(chars).unwrap_or(u32::MAX),
+            ..origin
+        }
+    }
+
+    /// Where the line starts (its first non-blank character).
+    pub fn start(&self) -> Location {
+        let offset = self.text.len() - self.text.trim_start().len();
+        self.at(offset)
+    }
+}
+
+/// Reads the file at `path` (named `display` in diagnostics) into logical
+/// lines, following `#INCLUDE`s.
+pub(crate) fn read_lines(path: &Path, display: &str) -> Result<Vec<Line>, Diagnostic> {
+    let mut reader = Reader {
+        lines: Vec::new(),
+        included: 0,
+        stack: Vec::new(),
+    };
+    reader.file(path, display, None, 0)?;
+    Ok(reader.lines)
+}
+
+/// Splits `text` (the contents of `display`) into logical lines;
+/// `#INCLUDE`s are resolved against `base`.
+pub(crate) fn text_lines(text: &str, display: &str, base: &Path) -> Result<Vec<Line>, Diagnostic> {
+    let mut reader = Reader {
+        lines: Vec::new(),
+        included: 0,
+        stack: Vec::new(),
+    };
+    reader.text(text, Arc::from(display), base, 0)?;
+    Ok(reader.lines)
+}
+
+struct Reader {
+    lines: Vec<Line>,
+    included: usize,
+    /// The files being read, outermost first: an include cycle is refused.
+    stack: Vec<PathBuf>,
+}
+
+impl Reader {
+    fn file(
+        &mut self,
+        path: &Path,
+        display: &str,
+        from: Option<&Location>,
+        depth: usize,
+    ) -> Result<(), Diagnostic> {
+        let refuse = |message: String| match from {
+            Some(at) => Diagnostic::error(at, message),
+            None => Diagnostic::general(message),
+        };
+        let size = std::fs::metadata(path)
+            .map_err(|error| refuse(format!("cannot read {display}: {error}")))?
+            .len();
+        if size > MAX_FILE_BYTES {
+            return Err(refuse(format!(
+                "{display} is {size} bytes, more than the {MAX_FILE_BYTES} bytes a configuration file may have"
+            )));
+        }
+        let bytes = std::fs::read(path)
+            .map_err(|error| refuse(format!("cannot read {display}: {error}")))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|error| refuse(format!("{display} is not UTF-8 text: {error}")))?;
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if self.stack.contains(&canonical) {
+            return Err(refuse(format!("{display} includes itself")));
+        }
+        self.stack.push(canonical);
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let result = self.text(&text, Arc::from(display), &base, depth);
+        self.stack.pop();
+        result
+    }
+
+    fn text(
+        &mut self,
+        text: &str,
+        file: Arc<str>,
+        base: &Path,
+        depth: usize,
+    ) -> Result<(), Diagnostic> {
+        let mut physical = text.split('\n').enumerate().peekable();
+        while let Some((index, raw)) = physical.next() {
+            let here = location(&file, index, 1);
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            let trimmed = raw.trim_start();
+            if let Some(rest) = trimmed.strip_prefix("#INCLUDE") {
+                self.include(rest, &file, index, raw, base, depth)?;
+                continue;
+            }
+            if trimmed.starts_with('#') {
+                continue;
+            }
+            let mut line = Line {
+                text: String::new(),
+                pieces: Vec::new(),
+            };
+            let mut piece = raw;
+            let mut piece_index = index;
+            loop {
+                let code = strip_comment(piece);
+                let (code, continued) = match code.trim_end().strip_suffix('\\') {
+                    Some(before) => (before, true),
+                    None => (code, false),
+                };
+                line.pieces
+                    .push((line.text.len(), location(&file, piece_index, 1)));
+                line.text.push_str(code);
+                if line.text.len() > MAX_LINE_BYTES {
+                    return Err(Diagnostic::error(
+                        &here,
+                        format!(
+                            "a line longer than {MAX_LINE_BYTES} bytes (with its continuations)"
+                        ),
+                    ));
+                }
+                if !continued {
+                    break;
+                }
+                line.text.push(' ');
+                match physical.next() {
+                    Some((next_index, next)) => {
+                        piece = next.strip_suffix('\r').unwrap_or(next);
+                        piece_index = next_index;
+                    }
+                    None => break,
+                }
+            }
+            if !line.text.trim().is_empty() {
+                self.lines.push(line);
+            }
+        }
+        Ok(())
+    }
+
+    fn include(
+        &mut self,
+        rest: &str,
+        file: &Arc<str>,
+        index: usize,
+        raw: &str,
+        base: &Path,
+        depth: usize,
+    ) -> Result<(), Diagnostic> {
+        let column = raw.len() - raw.trim_start().len() + 1;
+        let at = location(file, index, column);
+        let rest = strip_comment(rest).trim();
+        let Some(name) = rest
+            .strip_prefix('"')
+            .and_then(|inner| inner.strip_suffix('"'))
+            .filter(|name| !name.is_empty())
+        else {
+            return Err(Diagnostic::error(
+                &at,
+                format!("expected #INCLUDE \"file\", found `#INCLUDE {rest}`"),
+            ));
+        };
+        if depth + 1 > MAX_INCLUDE_DEPTH {
+            return Err(Diagnostic::error(
+                &at,
+                format!("#INCLUDEs nest deeper than {MAX_INCLUDE_DEPTH} files"),
+            ));
+        }
+        self.included += 1;
+        if self.included > MAX_INCLUDED_FILES {
+            return Err(Diagnostic::error(
+                &at,
+                format!("more than {MAX_INCLUDED_FILES} files are #INCLUDEd"),
+            ));
+        }
+        let path = base.join(name);
+        let display = path.display().to_string();
+        self.file(&path, &display, Some(&at), depth + 1)
+    }
+}
+
+fn location(file: &Arc<str>, index: usize, column: usize) -> Location {
+    Location {
+        file: Arc::clone(file),
+        line: u32::try_from(index + 1).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+    }
+}
+
+/// The line up to its first `#` outside double quotes.
+fn strip_comment(line: &str) -> &str {
+    let mut quoted = false;
+    for (offset, character) in line.char_indices() {
+        match character {
+            '"' => quoted = !quoted,
+            '#' if !quoted => return &line[..offset],
+            _ => {}
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<Line> {
+        text_lines(text, "f", Path::new(".")).expect("reads")
+    }
+
+    #[test]
+    fn comments_go_and_continuations_join() {
+        let read =
+            lines("# a comment\nA = 1   # trailing\nB = \"x # y\"\nC = one \\\n  two\n#D = 4\n\n");
+        let texts: Vec<&str> = read.iter().map(|line| line.text.trim()).collect();
+        assert_eq!(texts, ["A = 1", "B = \"x # y\"", "C = one    two"]);
+        let joined = &read[2];
+        let two = joined.text.find("two").expect("joined");
+        let at = joined.at(two);
+        assert_eq!((at.line, at.column), (5, 3));
+    }
+
+    #[test]
+    fn a_bad_include_is_an_error_at_its_line() {
+        let error =
+            text_lines("A = 1\n#INCLUDE nothing\n", "f", Path::new(".")).expect_err("refused");
+        assert_eq!(error.at.map(|at| at.line), Some(2));
+        let error =
+            text_lines("#INCLUDE \"/nonexistent/x\"\n", "f", Path::new(".")).expect_err("refused");
+        assert!(error.message.contains("cannot read"), "{error}");
+    }
+}

@@ -1,0 +1,407 @@
+//! lsb.queues: one `[[cluster.queue]]` per Queue section. Most parameters
+//! convert as the catalogue says; host lists, PREEMPTION's queues,
+//! FAIRSHARE's groups, the clusters of SNDJOBS_TO and RCVJOBS_FROM and
+//! MAX_RSCHED_TIME's cycles need the rest of the configuration.
+
+use std::time::Duration;
+
+use mcfed_protocol::QueueRef;
+
+use super::hosts::HostBook;
+use super::shared::Shared;
+use super::users::UserBook;
+use super::values::{convert, count};
+use super::{Diags, assignments, sections};
+use crate::catalog::{LSB_QUEUES, Status};
+use crate::doc::{ClusterDoc, Table, Value};
+use crate::grammar::{Assignment, Document};
+use crate::limits::MAX_QUEUES;
+use crate::source::{Location, suggestion};
+
+/// What a queue's parameters may refer to.
+pub(super) struct Context<'a> {
+    pub(super) hosts: &'a HostBook,
+    pub(super) users: &'a UserBook,
+    pub(super) shared: Option<&'a Shared>,
+    pub(super) cluster: &'a str,
+    /// MBD_SLEEP_TIME, the unit of MAX_RSCHED_TIME.
+    pub(super) sleep: Duration,
+}
+
+/// Reads lsb.queues into `doc.queues`.
+pub(super) fn read(
+    document: Option<&Document>,
+    context: &Context<'_>,
+    doc: &mut ClusterDoc,
+    diags: &mut Diags,
+) {
+    let Some(document) = document else {
+        return;
+    };
+    let read = sections(&LSB_QUEUES, document, diags);
+    let names: Vec<String> = read
+        .iter()
+        .filter_map(|(_, section)| match &section.body {
+            crate::grammar::Body::Assignments(list) => list
+                .iter()
+                .find(|a| a.key.value.eq_ignore_ascii_case("QUEUE_NAME"))
+                .map(|a| a.text().trim().to_owned()),
+            _ => None,
+        })
+        .collect();
+    for (spec, section) in read {
+        if doc.queues.len() >= MAX_QUEUES {
+            diags.error(section.at(), format!("more than {MAX_QUEUES} queues"));
+            return;
+        }
+        let mut queue = Table::default();
+        for (param, assignment) in assignments(spec, section, diags) {
+            queue_param(param, assignment, context, &names, &mut queue, diags);
+        }
+        let Some(name) = queue.text("name").map(str::to_owned) else {
+            diags.error(section.at(), "this Queue section has no QUEUE_NAME");
+            continue;
+        };
+        if doc
+            .queues
+            .iter()
+            .any(|other| other.text("name") == Some(&name))
+        {
+            diags.error(section.at(), format!("queue `{name}` is defined twice"));
+            continue;
+        }
+        if let Some(comment) = queue.comment.take() {
+            queue.comment = Some(format!("{name}: {comment}"));
+        }
+        doc.queues.push(queue);
+    }
+}
+
+fn queue_param(
+    param: &crate::catalog::Param,
+    assignment: &Assignment,
+    context: &Context<'_>,
+    names: &[String],
+    queue: &mut Table,
+    diags: &mut Diags,
+) {
+    let text = assignment.text().trim();
+    let at = &assignment.value.at;
+    let from = Some(assignment.key.at.clone());
+    let converted = match param.name {
+        "DESCRIPTION" => {
+            queue.comment = Some(text.split_whitespace().collect::<Vec<_>>().join(" "));
+            return;
+        }
+        "QUEUE_NAME" => convert(param_conv(param), "QUEUE_NAME", text, at, diags)
+            .map(|(value, note)| ("name", value, note)),
+        "HOSTS" => hosts(text, at, context.hosts, diags).map(|value| ("HOSTS", value, None)),
+        "PREEMPTION" => preemption(text, at, names, diags).map(|value| ("PREEMPTION", value, None)),
+        "FAIRSHARE" => {
+            fairshare(text, at, context.users, diags).map(|value| ("FAIRSHARE", value, None))
+        }
+        "SNDJOBS_TO" | "RCVJOBS_FROM" => {
+            clusters(param.name, text, at, context, diags).map(|value| (param.name, value, None))
+        }
+        "MAX_RSCHED_TIME" => max_rsched_time(text, at, context.sleep, diags),
+        name => convert(param_conv(param), name, text, at, diags)
+            .map(|(value, note)| (name, value, note)),
+    };
+    if let Some((key, value, note)) = converted {
+        queue.set(key, value, from).note = note;
+    }
+}
+
+fn param_conv(param: &crate::catalog::Param) -> crate::catalog::Conv {
+    match param.status {
+        Status::Modelled(conv) | Status::Partial(conv, _) => conv,
+        Status::Comment | Status::Ignored => crate::catalog::Conv::Words,
+    }
+}
+
+/// HOSTS: `all`, hosts, groups (expanded), `~` exclusions; `+N`
+/// preferences and `others` are dropped with a warning.
+fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Option<Value> {
+    let mut chosen: Vec<String> = Vec::new();
+    let mut excluded: Vec<String> = Vec::new();
+    let mut all = false;
+    for word in text.split_whitespace() {
+        let (word, preference) = match word.rsplit_once('+') {
+            Some((name, level))
+                if !name.is_empty() && level.chars().all(|c| c.is_ascii_digit()) =>
+            {
+                (name, true)
+            }
+            _ => (word, false),
+        };
+        if preference {
+            diags.warning(
+                at,
+                format!("HOSTS: host preference `{word}+…` is not modelled; ignored"),
+            );
+        }
+        if word == "others" {
+            diags.warning(at, "HOSTS: `others` is not modelled; ignored");
+            continue;
+        }
+        let (target, exclude) = match word.strip_prefix('~') {
+            Some(name) => (name, true),
+            None => (word, false),
+        };
+        all |= target == "all" && !exclude;
+        match book.expand(target) {
+            Some(hosts) if exclude => excluded.extend(hosts),
+            Some(hosts) => chosen.extend(hosts),
+            None => diags.warning(
+                at,
+                format!(
+                    "HOSTS: `{target}` is not a host or host group of the cluster{}; ignored",
+                    suggestion(target, book.known())
+                ),
+            ),
+        }
+    }
+    if all && excluded.is_empty() {
+        return Some(Value::Text("all".to_owned()));
+    }
+    let mut hosts: Vec<String> = Vec::new();
+    for host in chosen {
+        if !excluded.contains(&host) && !hosts.contains(&host) {
+            hosts.push(host);
+        }
+    }
+    if hosts.is_empty() {
+        diags.error(at, "HOSTS names no host of the cluster");
+        return None;
+    }
+    Some(Value::Text(hosts.join(" ")))
+}
+
+/// PREEMPTION, whose listed queues must be queues of this lsb.queues.
+fn preemption(text: &str, at: &Location, names: &[String], diags: &mut Diags) -> Option<Value> {
+    let (Value::Text(normal), _) = convert(
+        crate::catalog::Conv::Keywords,
+        "PREEMPTION",
+        text,
+        at,
+        diags,
+    )?
+    else {
+        return None;
+    };
+    let parsed: mcfed_cluster::Preemption = normal.parse().ok()?;
+    let mut listed: Vec<String> = Vec::new();
+    if let Some(mcfed_cluster::preemption::Scope::Listed(targets)) = &parsed.preemptive {
+        listed.extend(targets.iter().map(|target| target.queue.to_string()));
+    }
+    if let Some(mcfed_cluster::preemption::Scope::Listed(queues)) = &parsed.preemptable {
+        listed.extend(queues.iter().map(ToString::to_string));
+    }
+    let mut good = true;
+    for queue in listed {
+        if !names.contains(&queue) {
+            diags.error(
+                at,
+                format!(
+                    "PREEMPTION names queue `{queue}`, which lsb.queues does not define{}",
+                    suggestion(&queue, names.iter().map(String::as_str))
+                ),
+            );
+            good = false;
+        }
+    }
+    good.then_some(Value::Text(normal))
+}
+
+/// FAIRSHARE: `USER_SHARES[[name, shares] ...]`, groups given to their
+/// members (`group@`: each member its shares, as LSF; a group's shared
+/// account, which mcfed lacks: each member the group's shares, with a
+/// warning), `others` taken as `default` with a warning.
+fn fairshare(text: &str, at: &Location, users: &UserBook, diags: &mut Diags) -> Option<Value> {
+    let inner = text
+        .trim()
+        .strip_prefix("USER_SHARES")
+        .map(str::trim_start)
+        .and_then(|rest| rest.strip_prefix('['))
+        .and_then(|rest| rest.trim_end().strip_suffix(']'));
+    let Some(inner) = inner else {
+        diags.error(
+            at,
+            format!("FAIRSHARE expects USER_SHARES[[user, shares] ...], found `{text}`"),
+        );
+        return None;
+    };
+    let mut entries: Vec<String> = Vec::new();
+    let mut rest = inner.trim();
+    while let Some(body) = rest.strip_prefix('[') {
+        let Some(close) = body.find(']') else { break };
+        let entry = &body[..close];
+        rest = body[close + 1..].trim_start();
+        let Some((name, shares)) = entry.split_once(',') else {
+            entries.push(format!("[{entry}]"));
+            continue;
+        };
+        let (name, shares) = (name.trim(), shares.trim());
+        let member_shares = |users: Vec<String>| {
+            users
+                .into_iter()
+                .map(move |user| format!("[{user}, {shares}]"))
+        };
+        if let Some(group) = name.strip_suffix('@') {
+            match users.users_of(group) {
+                Some(members) => entries.extend(member_shares(members)),
+                None => entries.push(format!("[{name}, {shares}]")),
+            }
+        } else if users.is_group(name) {
+            diags.warning(
+                at,
+                format!("FAIRSHARE: group `{name}` shares one account in LSF, which is not modelled; each of its users gets {shares} shares"),
+            );
+            entries.extend(member_shares(users.users_of(name).unwrap_or_default()));
+        } else if name == "others" {
+            diags.warning(at, "FAIRSHARE: `others` (one account for every user not named) is not modelled; taken as `default`");
+            entries.push(format!("[default, {shares}]"));
+        } else {
+            entries.push(format!("[{name}, {shares}]"));
+        }
+    }
+    if !rest.is_empty() {
+        entries.push(rest.to_owned());
+    }
+    let rebuilt = format!("USER_SHARES[{}]", entries.join(" "));
+    convert(
+        crate::catalog::Conv::Keywords,
+        "FAIRSHARE",
+        &rebuilt,
+        at,
+        diags,
+    )
+    .map(|(value, _)| value)
+}
+
+/// SNDJOBS_TO (`queue@cluster` entries) or RCVJOBS_FROM (clusters or
+/// `allclusters`): every cluster must be in lsf.shared, if it lists any.
+fn clusters(
+    name: &str,
+    text: &str,
+    at: &Location,
+    context: &Context<'_>,
+    diags: &mut Diags,
+) -> Option<Value> {
+    let words = super::values::words(name, text)
+        .map_err(|message| diags.error(at, message))
+        .ok()?;
+    let mut good = true;
+    for word in &words {
+        let cluster = if name == "SNDJOBS_TO" {
+            match word.parse::<QueueRef>() {
+                Ok(target) => target.cluster.to_string(),
+                Err(error) => {
+                    diags.error(at, format!("SNDJOBS_TO: {error}"));
+                    good = false;
+                    continue;
+                }
+            }
+        } else if word == "allclusters" {
+            continue;
+        } else {
+            word.clone()
+        };
+        if cluster == context.cluster && name == "SNDJOBS_TO" {
+            diags.error(
+                at,
+                format!("SNDJOBS_TO: `{word}` is a queue of this cluster"),
+            );
+            good = false;
+        }
+        if let Some(shared) = context.shared {
+            if shared.knows_cluster(&cluster) == Some(false) {
+                diags.error(
+                    at,
+                    format!(
+                        "{name}: cluster `{cluster}` is not in lsf.shared's Cluster section{}",
+                        suggestion(&cluster, shared.clusters())
+                    ),
+                );
+                good = false;
+            }
+        }
+    }
+    good.then(|| Value::Text(words.join(" ")))
+}
+
+/// MAX_RSCHED_TIME: a number of MBD_SLEEP_TIME cycles, or `infinit`.
+fn max_rsched_time(
+    text: &str,
+    at: &Location,
+    sleep: Duration,
+    diags: &mut Diags,
+) -> Option<(&'static str, Value, Option<String>)> {
+    if text.eq_ignore_ascii_case("infinit") {
+        return None;
+    }
+    match count("MAX_RSCHED_TIME", text) {
+        Ok(cycles) => {
+            let seconds = sleep.as_secs().saturating_mul(cycles.into());
+            Some((
+                "MAX_RSCHED_TIME",
+                Value::Text(format!("{seconds}s")),
+                Some(format!("{cycles} × MBD_SLEEP_TIME {}s", sleep.as_secs())),
+            ))
+        }
+        Err(message) => {
+            diags.error(at, format!("{message} or `infinit`"));
+            None
+        }
+    }
+}
+
+/// Every SNDJOBS_TO entry must name a queue of an imported cluster.
+pub(super) fn check_send_targets(clusters: &[ClusterDoc], diags: &mut Diags) {
+    for cluster in clusters {
+        for queue in &cluster.queues {
+            let Some(entry) = queue.get("SNDJOBS_TO") else {
+                continue;
+            };
+            let (Value::Text(text), Some(at)) = (&entry.value, &entry.from) else {
+                continue;
+            };
+            for word in text.split_whitespace() {
+                let Ok(target) = word.parse::<QueueRef>() else {
+                    continue;
+                };
+                let Some(other) = clusters
+                    .iter()
+                    .find(|other| other.name == target.cluster.as_str())
+                else {
+                    diags.error(
+                        at,
+                        format!(
+                            "SNDJOBS_TO: cluster `{}` is not imported (add --cluster {}=DIR){}",
+                            target.cluster,
+                            target.cluster,
+                            suggestion(
+                                target.cluster.as_str(),
+                                clusters.iter().map(|c| c.name.as_str())
+                            )
+                        ),
+                    );
+                    continue;
+                };
+                let queues: Vec<&str> =
+                    other.queues.iter().filter_map(|q| q.text("name")).collect();
+                if !queues.contains(&target.queue.as_str()) {
+                    diags.error(
+                        at,
+                        format!(
+                            "SNDJOBS_TO: cluster `{}` has no queue `{}`{}",
+                            target.cluster,
+                            target.queue,
+                            suggestion(target.queue.as_str(), queues.iter().copied())
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}

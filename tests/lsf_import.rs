@@ -1,0 +1,444 @@
+//! End-to-end: `mcfed import lsf`, `mcfed export lsf` and scenarios with
+//! `lsf_config` on the fixtures of `tests/lsf/`: the seed's four
+//! forwarding examples written as lsb.* files, a site in the style of the
+//! stock OpenLava/LSF templates, and malformed configurations.
+
+use std::path::Path;
+use std::process::Output;
+
+mod common;
+use common::mcfed;
+
+const EXAMPLES: [(&str, &str); 4] = [
+    ("example1", "example1-count-preemptable"),
+    ("example2", "example2-preemptable-queue-priority"),
+    ("example3", "example3-high-queue-priority"),
+    ("example4", "example4-preemptable-slots"),
+];
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn succeeded(output: &Output, what: &str) -> String {
+    assert!(
+        output.status.success(),
+        "{what}:\n{}\n{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    );
+    text(&output.stdout)
+}
+
+/// `--cluster` arguments for the three clusters of an example.
+fn cluster_args(example: &str) -> Vec<String> {
+    ["Cluster1", "Cluster2", "Cluster3"]
+        .iter()
+        .flat_map(|name| {
+            [
+                "--cluster".to_owned(),
+                format!("{name}=tests/lsf/{example}/{name}"),
+            ]
+        })
+        .collect()
+}
+
+fn import(args: &[String], output: &Path) -> Output {
+    let mut all: Vec<&str> = vec!["import", "lsf"];
+    all.extend(args.iter().map(String::as_str));
+    let output = output.to_str().expect("UTF-8 path");
+    all.extend(["-o", output]);
+    mcfed(&all)
+}
+
+/// The JSON lines of a run, without the scenario's own title.
+fn decisions(scenario: &str) -> Vec<String> {
+    let output = mcfed(&["run", scenario, "--report", "json"]);
+    succeeded(&output, scenario)
+        .lines()
+        .filter(|line| line.contains("\"record\":\"decision\""))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_four_examples_from_lsf_files_pass_their_checks_with_the_same_decisions() {
+    for (dir, toml) in EXAMPLES {
+        let scenario = format!("tests/lsf/{dir}/scenario.toml");
+        let stdout = succeeded(&mcfed(&["run", &scenario, "--check"]), &scenario);
+        assert!(stdout.contains("expectations held"), "{scenario}: {stdout}");
+        assert!(!stdout.contains("FAIL"), "{scenario}: {stdout}");
+        let from_lsf = decisions(&scenario);
+        let from_toml = decisions(&format!("scenarios/forwarding/{toml}.toml"));
+        assert!(!from_lsf.is_empty(), "{scenario} decides");
+        assert_eq!(from_lsf, from_toml, "{scenario}: the same decisions");
+    }
+}
+
+#[test]
+fn imported_examples_are_the_toml_examples_clusters_and_validate_unchanged() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (example, toml) in EXAMPLES {
+        let out = dir.path().join(format!("{example}.toml"));
+        let stdout = succeeded(&import(&cluster_args(example), &out), example);
+        assert!(
+            stdout.contains("3 clusters, 20 hosts, 5 queues"),
+            "{stdout}"
+        );
+        let imported = mcfed_scenario::load(&out).expect("the import validates");
+        let original =
+            mcfed_scenario::load(Path::new(&format!("scenarios/forwarding/{toml}.toml")))
+                .expect("valid");
+        assert_eq!(imported.clusters.len(), original.clusters.len());
+        for (left, right) in imported.clusters.iter().zip(&original.clusters) {
+            // Example 4 gives its hosts ncpus 10 for MXJ `!`; the TOML
+            // leaves processors to MXJ (10): the same count.
+            assert_eq!(
+                processors_counted(&left.config),
+                processors_counted(&right.config),
+                "{example}"
+            );
+            assert_eq!(left.forwarder, right.forwarder, "{example}");
+            assert_eq!(left.subscribers, right.subscribers, "{example}");
+        }
+        let out = out.to_str().expect("UTF-8");
+        succeeded(&mcfed(&["validate", out]), "validate");
+        let written = std::fs::read_to_string(out).expect("written");
+        assert!(written.contains("QJOB_LIMIT = "), "{written}");
+        assert!(
+            written.contains("  # lsb.queues:"),
+            "every value names its line: {written}"
+        );
+    }
+}
+
+/// The configuration with every host's processors stated.
+fn processors_counted(config: &mcfed_cluster::ClusterConfig) -> mcfed_cluster::ClusterConfig {
+    let mut config = config.clone();
+    for host in &mut config.hosts {
+        host.processors = Some(host.processor_count());
+    }
+    config
+}
+
+/// The warnings of the template site, as `file:line: message`.
+const TEMPLATE_WARNINGS: [&str; 23] = [
+    "lsf.shared:12: section HostType is not modelled; ignored",
+    "lsf.shared:17: section HostModel is not modelled; ignored",
+    "lsf.shared:23: column INTERVAL is not modelled; ignored",
+    "lsf.shared:23: column INCREASING is not modelled; ignored",
+    "lsf.shared:23: column DESCRIPTION is not modelled; ignored",
+    "lsf.shared:27: Numeric resource `scratch` is not modelled; ignored",
+    "site/lsb.params:7: DEFAULT_QUEUE is not modelled; ignored",
+    "site/lsb.params:9: SBD_SLEEP_TIME is not modelled; ignored",
+    "site/lsb.params:10: JOB_ACCEPT_INTERVAL is not modelled; ignored",
+    "site/lsf.cluster.site:6: section ClusterAdmins is not modelled; ignored",
+    "site/lsf.cluster.site:19: section ResourceMap is not modelled; ignored",
+    "site/lsf.cluster.site:11: column model is not modelled; ignored",
+    "site/lsf.cluster.site:11: column type is not modelled; ignored",
+    "site/lsb.hosts:6: column r1m is not modelled; ignored",
+    "site/lsb.queues:8: NICE is not modelled; ignored",
+    "site/lsb.queues:14: r1m is not modelled; ignored",
+    "site/lsb.queues:11: FAIRSHARE: group `group_a` shares one account in LSF, which is not modelled; each of its users gets 3 shares",
+    "site/lsb.queues:23: RUNLIMIT is not modelled; ignored",
+    "site/queues.d/low.queues:8: RES_REQ is not modelled; ignored",
+    "site/lsb.queues:52: APS_PRIORITY is not modelled; ignored",
+    "site/lsb.queues:53: CHUNK_JOB_SIZE is not modelled; ignored",
+    "site/lsb.resources:19: MEM is not modelled; ignored",
+    "site/lsb.resources:16: Limit mem_cap: it limits no slots, and nothing else of it is modelled; ignored",
+];
+
+/// `warning: FILE:LINE:COLUMN: message` lines as `file:line: message`
+/// relative to `tests/lsf/template/`.
+fn listed(stderr: &str, kind: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix(&format!("{kind}: tests/lsf/template/")))
+        .map(|rest| {
+            let (place, message) = rest.split_once(": ").expect("place: message");
+            let (file_line, _column) = place.rsplit_once(':').expect("a column");
+            format!("{file_line}: {message}")
+        })
+        .collect()
+}
+
+#[test]
+fn the_template_site_imports_with_exactly_its_warnings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("site.toml");
+    let args = vec![
+        "--cluster".to_owned(),
+        "site=tests/lsf/template/site".to_owned(),
+    ];
+    let output = import(&args, &out);
+    succeeded(&output, "template import");
+    assert_eq!(listed(&text(&output.stderr), "warning"), TEMPLATE_WARNINGS);
+    let written = std::fs::read_to_string(&out).expect("written");
+    for expected in [
+        "FAIRSHARE = \"USER_SHARES[[alice, 3] [bob, 3] [default, 1]]\"  # lsb.queues:11",
+        "PREEMPTION = \"PREEMPTIVE[low+2 normal]\"  # lsb.queues:24",
+        "HOSTS = \"hostA hostB hostD\"  # lsb.queues:22",
+        "MXJ = 8  # lsb.hosts:7 (`!`: one slot per processor)",
+        "NO_PREEMPT_RUN_TIME = \"30m\"  # queues.d/low.queues:7 (30 minutes)",
+        "QJOB_LIMIT = 6  # lsb.resources:6 (Limit short_cap)",
+        "UJOB_LIMIT = 3  # lsb.resources:13 (Limit per_user_normal)",
+        "GROUP_MEMBER = \"alice bob carol dave\"  # lsb.users:7",
+        "memory_mb = 65536  # lsf.cluster.site:12",
+        "# normal: For normal low priority jobs, running only if hosts are lightly loaded.",
+    ] {
+        assert!(
+            written.contains(expected),
+            "missing `{expected}` in:\n{written}"
+        );
+    }
+    assert!(!written.contains("login1"), "a client host runs no jobs");
+    assert!(
+        !written.contains("night"),
+        "a commented-out queue stays out"
+    );
+    succeeded(
+        &mcfed(&["validate", out.to_str().expect("UTF-8")]),
+        "validate",
+    );
+
+    let strict = import(
+        &[vec!["--strict".to_owned()], args].concat(),
+        &dir.path().join("strict.toml"),
+    );
+    assert_eq!(strict.status.code(), Some(2), "--strict refuses");
+    assert_eq!(listed(&text(&strict.stderr), "error"), TEMPLATE_WARNINGS);
+    assert!(!dir.path().join("strict.toml").exists());
+}
+
+#[test]
+fn malformed_configurations_are_errors_at_file_line_and_column() {
+    let cases = [
+        (
+            "unclosed-section",
+            "",
+            "lsb.queues:2:7: section `Queue` is not ended: expected `End Queue`",
+        ),
+        (
+            "bad-number",
+            "",
+            "lsb.queues:3:14: PRIORITY expects a whole number",
+        ),
+        (
+            "unknown-preempt-queue",
+            "",
+            "lsb.queues:4:14: PREEMPTION names queue `lwo`, which lsb.queues does not define (did you mean `low`?)",
+        ),
+        (
+            "sndjobs-not-in-shared",
+            "bad",
+            "bad/lsb.queues:3:14: SNDJOBS_TO: cluster `Cluster9` is not in lsf.shared's Cluster section (did you mean `Cluster2`?)",
+        ),
+        (
+            "too-many-values",
+            "",
+            "lsb.hosts:3:23: this row has 4 values but the header (line 2) names 3 columns",
+        ),
+        ("unclosed-list", "", "lsb.users:3:13: `(` is not closed"),
+        (
+            "missing-include",
+            "",
+            "lsb.queues:4:1: cannot read tests/lsf/malformed/missing-include/queues.d/nothere.queues",
+        ),
+        (
+            "unlimited-slots",
+            "",
+            "lsb.hosts:4:12: host hostA: MXJ is `!`, which needs the host's processors",
+        ),
+    ];
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (case, sub, expected) in cases {
+        let cluster_dir = Path::new("tests/lsf/malformed").join(case).join(sub);
+        let args = vec![
+            "--cluster".to_owned(),
+            format!("bad={}", cluster_dir.display()),
+        ];
+        let out = dir.path().join(format!("{case}.toml"));
+        let output = import(&args, &out);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{case}: {stderr}");
+        let wanted = format!("error: tests/lsf/malformed/{case}/{expected}");
+        assert!(
+            stderr.lines().any(|line| line.starts_with(&wanted)),
+            "{case}: expected `{wanted}` in:\n{stderr}"
+        );
+        assert_eq!(
+            stderr.matches("error:").count(),
+            1,
+            "{case}: one error: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!out.exists(), "{case}: nothing written");
+    }
+}
+
+#[test]
+fn a_misspelt_parameter_is_a_warning_with_did_you_mean_and_an_error_when_strict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let args = vec![
+        "--cluster".to_owned(),
+        "bad=tests/lsf/malformed/misspelt".to_owned(),
+    ];
+    let expected = "tests/lsf/malformed/misspelt/lsb.queues:3:1: unknown parameter `PRIORTY` in a Queue section (did you mean `PRIORITY`?); ignored";
+    let output = import(&args, &dir.path().join("a.toml"));
+    succeeded(&output, "misspelt");
+    assert!(text(&output.stderr).contains(&format!("warning: {expected}")));
+    let strict = import(
+        &[vec!["--strict".to_owned()], args].concat(),
+        &dir.path().join("b.toml"),
+    );
+    assert_eq!(strict.status.code(), Some(2));
+    assert!(
+        text(&strict.stderr).contains(&format!("error: {expected}")),
+        "{}",
+        text(&strict.stderr)
+    );
+}
+
+#[test]
+fn a_problem_found_after_import_is_reported_at_the_lsf_line() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cluster = dir.path().join("C1");
+    std::fs::create_dir(&cluster).expect("dir");
+    std::fs::write(
+        cluster.join("lsb.hosts"),
+        "Begin Host\nHOST_NAME MXJ\nh1 4\nEnd Host\n",
+    )
+    .expect("write");
+    std::fs::write(
+        cluster.join("lsb.queues"),
+        "Begin Queue\nQUEUE_NAME = q\nSLOT_POOL = p\nEnd Queue\n",
+    )
+    .expect("write");
+    let args = vec!["--cluster".to_owned(), format!("C1={}", cluster.display())];
+    let output = import(&args, &dir.path().join("out.toml"));
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let wanted = format!(
+        "error: {}:3:1: a queue in a SLOT_POOL needs its SLOT_SHARE",
+        cluster.join("lsb.queues").display()
+    );
+    assert!(stderr.contains(&wanted), "expected `{wanted}` in {stderr}");
+}
+
+#[test]
+fn a_scenario_may_not_give_an_lsf_config_cluster_its_own_queues() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = dir.path().join("s.toml");
+    let config = std::fs::canonicalize("tests/lsf/example1/Cluster2").expect("fixture");
+    std::fs::write(
+        &scenario,
+        format!(
+            "[[cluster]]\nname = \"Cluster2\"\nlsf_config = {:?}\n\n[[cluster.queue]]\nname = \"extra\"\n",
+            config.display().to_string()
+        ),
+    )
+    .expect("write");
+    let output = mcfed(&["validate", scenario.to_str().expect("UTF-8")]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("takes its queue from lsf_config; remove this queue"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+/// README.md, "Your site's LSF configuration": both commands, as shown
+/// (outputs in a temporary directory).
+#[test]
+fn the_readme_commands_run() {
+    let readme = std::fs::read_to_string("README.md").expect("README");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let federation = dir.path().join("federation.toml");
+    let out = dir.path().join("lsf-out");
+    let mut ran = 0;
+    for line in readme
+        .lines()
+        .filter(|line| line.starts_with("mcfed import lsf") || line.starts_with("mcfed export lsf"))
+    {
+        let command = line.split('#').next().unwrap_or_default();
+        let args: Vec<String> = command
+            .split_whitespace()
+            .skip(1)
+            .map(|word| match word {
+                "federation.toml" => federation.display().to_string(),
+                "lsf-out" => out.display().to_string(),
+                other => other.to_owned(),
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        succeeded(&mcfed(&args), line);
+        ran += 1;
+    }
+    assert_eq!(ran, 2, "the README shows an import and an export");
+    assert!(out.join("Cluster2/lsb.queues").exists());
+}
+
+#[test]
+fn the_documented_commands_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let federation = dir.path().join("federation.toml");
+    let exported = dir.path().join("lsf-out");
+    let (federation, exported) = (
+        federation.to_str().expect("UTF-8"),
+        exported.to_str().expect("UTF-8"),
+    );
+    // docs/lsf-import.md, "Importing".
+    succeeded(
+        &mcfed(&[
+            "import",
+            "lsf",
+            "--cluster",
+            "Cluster1=tests/lsf/example1/Cluster1",
+            "--cluster",
+            "Cluster2=tests/lsf/example1/Cluster2",
+            "--cluster",
+            "Cluster3=tests/lsf/example1/Cluster3",
+            "--shared",
+            "tests/lsf/example1/lsf.shared",
+            "-o",
+            federation,
+        ]),
+        "import",
+    );
+    succeeded(&mcfed(&["validate", federation]), "validate");
+    succeeded(
+        &mcfed(&["validate", "tests/lsf/example1/scenario.toml"]),
+        "validate a scenario with lsf_config",
+    );
+    succeeded(
+        &mcfed(&["run", "tests/lsf/example1/scenario.toml", "--check"]),
+        "run",
+    );
+    // "Exporting".
+    succeeded(
+        &mcfed(&[
+            "export",
+            "lsf",
+            "scenarios/forwarding/example1-count-preemptable.toml",
+            "-o",
+            exported,
+        ]),
+        "export",
+    );
+    let reimported = dir.path().join("again.toml");
+    succeeded(
+        &mcfed(&[
+            "import",
+            "lsf",
+            "--cluster",
+            &format!("Cluster1={exported}/Cluster1"),
+            "--cluster",
+            &format!("Cluster2={exported}/Cluster2"),
+            "--cluster",
+            &format!("Cluster3={exported}/Cluster3"),
+            "-o",
+            reimported.to_str().expect("UTF-8"),
+        ]),
+        "import of the export",
+    );
+}
