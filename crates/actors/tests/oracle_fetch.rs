@@ -119,6 +119,7 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
             max_rsched_time: None,
         }],
         max_forwards: 3,
+        reachability: Default::default(),
     });
     let cluster = mcfed_cluster::Cluster::new(ClusterConfig::new(name("C1"))).expect("valid");
     let mut member = Member::new(ClusterNode::new(cluster, Vec::new()), Some(node));

@@ -41,6 +41,8 @@ pub use fairshare::{
 };
 pub use inspect::{ClusterReport, FairshareReport, PoolReport, QueueReport, UserShareReport};
 pub use job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement};
-pub use node::ClusterNode;
+pub use node::{ClusterNode, FinishedForward, RestoredNode};
 pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
-pub use scheduler::{Cluster, PreemptionNote, SubmitError, Transition};
+pub use scheduler::{
+    Cluster, ImageState, JobImage, PreemptionNote, RestoreReport, SubmitError, Transition,
+};

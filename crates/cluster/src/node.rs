@@ -4,20 +4,28 @@
 //! MC_PLUGIN_UPDATE_INTERVAL.
 //!
 //! Between processes it also keeps forwarded jobs in step with their
-//! submission clusters: it returns a job still pending when its submission
-//! cluster recalls it (MAX_RSCHED_TIME), answers a [`JobSync`] with the
-//! jobs it does not hold ([`JobLost`]) and the state of those it does, and
-//! drops the jobs of a submission cluster that restarted (a [`Hello`] with a
-//! new incarnation).
+//! submission clusters (`peers`): it returns a job still pending when its
+//! submission cluster recalls it (MAX_RSCHED_TIME), answers a
+//! [`JobSync`](mcfed_protocol::JobSync) with the jobs it does not hold
+//! ([`JobLost`](mcfed_protocol::JobLost)) and the state of those it does,
+//! removes a job its submission cluster withdraws, drops the jobs of a
+//! submission cluster that lost its state (a
+//! [`Resume`](mcfed_protocol::Resume) with a new lineage), and holds back
+//! the pending jobs of a submission cluster it is out of step with until
+//! its next sync.
+
+mod peers;
 
 use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, ForwardWatermark, Hello, JobAccept, JobEvent, JobLost,
-    JobRecall, JobReject, JobReturn, JobSpec, JobStatus, JobSync, Message, SimTime,
+    ClusterName, CounterUpdate, Envelope, ForwardWatermark, JobAccept, JobEvent, JobReject,
+    JobSpec, JobStatus, Message, SimTime,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::job::{JobId, JobOrigin, JobState, QueueIndex};
-use crate::scheduler::{Cluster, SubmitError, Transition};
+use crate::job::{JobId, JobOrigin, QueueIndex};
+use crate::scheduler::{Cluster, JobImage, SubmitError, Transition};
+
+pub use peers::{FinishedForward, RestoredNode};
 
 /// A submission cluster that collects this cluster's counters.
 #[derive(Clone, Debug)]
@@ -39,10 +47,17 @@ pub struct ClusterNode {
     /// Forwarded jobs here, by (submission cluster, source job): their id
     /// here and the forward that brought them.
     forwarded: FxHashMap<(ClusterName, u64), (JobId, u64)>,
-    /// Forwarded jobs that finished here, likewise.
+    /// Forwarded jobs that finished here, likewise (kept until their
+    /// submission cluster's next sync no longer lists them).
     finished_forwarded: FxHashMap<(ClusterName, u64), (JobId, u64)>,
-    /// The incarnation each submission cluster last said hello with.
-    incarnations: FxHashMap<ClusterName, u64>,
+    /// The lineage each submission cluster last resumed with.
+    lineages: FxHashMap<ClusterName, u64>,
+    /// Submission clusters this cluster is out of step with (it restarted,
+    /// or the link to them went down): their pending jobs are parked here,
+    /// out of the scheduler, until their next sync.
+    parked: FxHashMap<ClusterName, Vec<JobImage>>,
+    /// Forwards withdrawn before they arrived: (from, source job, forward).
+    withdrawn: FxHashSet<(ClusterName, u64, u64)>,
 }
 
 impl ClusterNode {
@@ -77,7 +92,9 @@ impl ClusterNode {
             transitions: Vec::new(),
             forwarded: FxHashMap::default(),
             finished_forwarded: FxHashMap::default(),
-            incarnations: FxHashMap::default(),
+            lineages: FxHashMap::default(),
+            parked: FxHashMap::default(),
+            withdrawn: FxHashSet::default(),
         }
     }
 
@@ -116,9 +133,11 @@ impl ClusterNode {
     ) {
         match message {
             Message::JobForward(forward) => self.receive_forward(now, from, &forward, out),
-            Message::Hello(hello) => self.hello(from, &hello),
+            Message::Hello(_) => {}
+            Message::Resume(resume) => self.resume(from, &resume),
             Message::JobRecall(recall) => self.recall(from, &recall, out),
             Message::JobSync(sync) => self.sync(from, &sync, out),
+            Message::JobWithdraw(withdraw) => self.withdraw(from, &withdraw),
             other => {
                 tracing::debug!(cluster = %self.name(), kind = other.kind(), "message not for the cluster");
             }
@@ -142,6 +161,13 @@ impl ClusterNode {
     ) {
         let last = self.last_forward.entry(from.clone()).or_insert(0);
         *last = (*last).max(forward.forward_seq);
+        if self
+            .withdrawn
+            .remove(&(from.clone(), forward.source_job, forward.forward_seq))
+        {
+            tracing::debug!(cluster = %self.name(), from = %from, source_job = forward.source_job, "forward withdrawn before it arrived: dropped");
+            return;
+        }
         let reply = match self.cluster.receive_forward(now, from, forward) {
             Ok(job) => {
                 tracing::debug!(cluster = %self.name(), from = %from, source_job = forward.source_job, job = %job, "accepted forwarded job");
@@ -149,6 +175,7 @@ impl ClusterNode {
                     (from.clone(), forward.source_job),
                     (job, forward.forward_seq),
                 );
+                self.park_if_out_of_step(from, job);
                 Message::JobAccept(JobAccept {
                     forward_seq: forward.forward_seq,
                     source_job: forward.source_job,
@@ -165,138 +192,6 @@ impl ClusterNode {
             }
         };
         self.reply(from, reply, out);
-    }
-
-    /// A peer said hello. A submission cluster with a new incarnation has
-    /// restarted: the jobs its earlier run forwarded here are nobody's now,
-    /// and it numbers its forwards from 1 again.
-    fn hello(&mut self, from: &ClusterName, hello: &Hello) {
-        let is_subscriber = self
-            .subscribers
-            .iter()
-            .any(|subscriber| &subscriber.cluster == from);
-        if hello.incarnation == 0 || !is_subscriber {
-            return;
-        }
-        let previous = self.incarnations.insert(from.clone(), hello.incarnation);
-        if previous.is_none_or(|previous| previous == hello.incarnation) {
-            return;
-        }
-        let orphans: Vec<(u64, JobId)> = self
-            .forwarded
-            .iter()
-            .filter(|((cluster, _), _)| cluster == from)
-            .map(|((_, source_job), (job, _))| (*source_job, *job))
-            .collect();
-        for (source_job, job) in &orphans {
-            self.forwarded.remove(&(from.clone(), *source_job));
-            self.cluster.remove_job(*job);
-        }
-        self.finished_forwarded
-            .retain(|(cluster, _), _| cluster != from);
-        self.last_forward.remove(from);
-        tracing::info!(cluster = %self.name(), peer = %from, withdrawn = orphans.len(), "submission cluster restarted; its earlier jobs withdrawn");
-    }
-
-    /// The submission cluster recalls a job: returned if it still pends.
-    fn recall(&mut self, from: &ClusterName, recall: &JobRecall, out: &mut Vec<Envelope>) {
-        let key = (from.clone(), recall.source_job);
-        let Some(&(job, _)) = self.forwarded.get(&key) else {
-            return;
-        };
-        if job.0 != recall.dest_job
-            || self.cluster.job(job).map(|job| job.state) != Some(JobState::Pending)
-        {
-            tracing::debug!(cluster = %self.name(), from = %from, source_job = recall.source_job, "recall of a job that has started or left: kept");
-            return;
-        }
-        self.forwarded.remove(&key);
-        self.cluster.remove_job(job);
-        self.reply(
-            from,
-            Message::JobReturn(JobReturn {
-                source_job: recall.source_job,
-                dest_job: job.0,
-                reason: recall.reason.clone(),
-            }),
-            out,
-        );
-    }
-
-    /// Brings the forwarded jobs of `from` in step with what it believes.
-    fn sync(&mut self, from: &ClusterName, sync: &JobSync, out: &mut Vec<Envelope>) {
-        let listed: FxHashSet<(u64, u64)> = sync
-            .jobs
-            .iter()
-            .map(|held| (held.source_job, held.forward_seq))
-            .collect();
-        // Jobs here that the submission cluster no longer counts on.
-        let withdrawn: Vec<(u64, JobId)> = self
-            .forwarded
-            .iter()
-            .filter(|((cluster, source_job), (_, seq))| {
-                cluster == from && !listed.contains(&(*source_job, *seq))
-            })
-            .map(|((_, source_job), (job, _))| (*source_job, *job))
-            .collect();
-        for (source_job, job) in withdrawn {
-            tracing::info!(cluster = %self.name(), from = %from, source_job, job = %job, "withdrawn: its submission cluster no longer holds it here");
-            self.forwarded.remove(&(from.clone(), source_job));
-            self.cluster.remove_job(job);
-        }
-        let at = self.cluster.name().clone();
-        for held in &sync.jobs {
-            let key = (from.clone(), held.source_job);
-            let live = self.forwarded.get(&key).copied();
-            let finished = self.finished_forwarded.get(&key).copied();
-            match (live, finished) {
-                (Some((job, seq)), _) | (None, Some((job, seq))) if seq == held.forward_seq => {
-                    self.reply(
-                        from,
-                        Message::JobAccept(JobAccept {
-                            forward_seq: seq,
-                            source_job: held.source_job,
-                            dest_job: job.0,
-                        }),
-                        out,
-                    );
-                    let event = match self.cluster.job(job).map(|job| job.state) {
-                        Some(JobState::Pending) => None,
-                        Some(JobState::Running) => Some(JobEvent::Started),
-                        Some(JobState::Suspended) => Some(JobEvent::Suspended),
-                        Some(JobState::Done) | None => Some(JobEvent::Finished),
-                    };
-                    if let Some(event) = event {
-                        let at_time = self
-                            .cluster
-                            .job(job)
-                            .and_then(|job| job.started_at)
-                            .unwrap_or_default();
-                        self.reply(
-                            from,
-                            Message::JobStatus(JobStatus {
-                                source_job: held.source_job,
-                                dest_job: job.0,
-                                event,
-                                at: at_time,
-                            }),
-                            out,
-                        );
-                    }
-                }
-                _ => self.reply(
-                    from,
-                    Message::JobLost(JobLost {
-                        source_job: held.source_job,
-                        forward_seq: held.forward_seq,
-                        reason: format!(
-                            "{at} does not hold the job (it restarted, or the forward was lost)"
-                        ),
-                    }),
-                    out,
-                ),
-            }
-        }
     }
 
     /// The forwarded job from `from` with id `source_job` there, if it is

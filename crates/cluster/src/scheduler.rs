@@ -26,6 +26,7 @@ mod jobs;
 mod lifecycle;
 mod queries;
 mod queues;
+mod restore;
 mod tallies;
 mod users;
 mod victim_slots;
@@ -40,6 +41,7 @@ pub(crate) use adjustment::Adjustment;
 pub(crate) use hosts::{Host, HostBook};
 pub(crate) use jobs::JobBook;
 pub(crate) use queues::{Pool, Queue, QueueBook, QueueFairshare, Stop, victim_key};
+pub use restore::{ImageState, JobImage, RestoreReport};
 pub(crate) use tallies::{HostTallies, Tracking};
 pub(crate) use users::{Group, UserBook, UserLimits};
 pub(crate) use victim_slots::VictimSlots;
@@ -171,6 +173,9 @@ pub struct Cluster {
     pub(crate) reservations: Vec<Reservation>,
     /// The latest time, and the state of the dispatch passes.
     pub(crate) cycle: Cycle,
+    /// Jobs that arrived or were taken out, for a journal (`None`: not
+    /// tracked).
+    pub(crate) changes: Option<Vec<JobId>>,
 }
 
 impl Cluster {

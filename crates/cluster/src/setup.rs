@@ -69,6 +69,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         jobs: JobBook::default(),
         reservations: Vec::new(),
         cycle: Cycle::default(),
+        changes: None,
     })
 }
 

@@ -1,14 +1,16 @@
 //! The cluster's endpoint between processes: recalls, syncs with the
-//! submission cluster, and a submission cluster that restarts.
+//! submission cluster, withdrawals, a submission cluster that restarts, the
+//! jobs held back while out of step with it, and what a journal restores.
 
 use std::time::Duration;
 
 use mcfed_cluster::{
     Cluster, ClusterConfig, ClusterNode, HostConfig, JobState, QueueConfig, ReceiveFrom,
 };
+use mcfed_cluster::{ImageState, RestoredNode};
 use mcfed_protocol::{
-    ClusterName, Envelope, HeldJob, Hello, JobEvent, JobForward, JobRecall, JobSpec, JobSync,
-    Message, QueueName, SimTime,
+    ClusterName, Envelope, HeldJob, JobEvent, JobForward, JobRecall, JobSpec, JobSync, JobWithdraw,
+    Message, QueueName, Resume, SimTime,
 };
 
 fn name(text: &str) -> ClusterName {
@@ -124,16 +126,25 @@ fn a_sync_reports_lost_jobs_confirms_held_ones_and_withdraws_the_rest() {
 }
 
 #[test]
-fn a_restarted_submission_cluster_loses_its_earlier_jobs() {
+fn a_submission_cluster_that_lost_its_state_loses_its_earlier_jobs() {
     let mut node = node();
     let mut out = Vec::new();
-    let hello = |incarnation| Message::Hello(Hello::with_incarnation(name("C1"), incarnation));
-    node.handle(SimTime::ZERO, &name("C1"), hello(1), &mut out);
+    let resume = |lineage| {
+        Message::Resume(Resume {
+            lineage,
+            epoch_unix_ms: 0,
+        })
+    };
+    node.handle(SimTime::ZERO, &name("C1"), resume(1), &mut out);
     forward(&mut node, 1, 1);
-    node.handle(SimTime::ZERO, &name("C1"), hello(1), &mut out);
-    assert_eq!(node.cluster().jobs().count(), 1, "same run: kept");
-    node.handle(SimTime::ZERO, &name("C1"), hello(2), &mut out);
-    assert_eq!(node.cluster().jobs().count(), 0, "new run: withdrawn");
+    node.handle(SimTime::ZERO, &name("C1"), resume(1), &mut out);
+    assert_eq!(
+        node.cluster().jobs().count(),
+        1,
+        "same lineage (a restart from its journal, or a reconnection): kept"
+    );
+    node.handle(SimTime::ZERO, &name("C1"), resume(2), &mut out);
+    assert_eq!(node.cluster().jobs().count(), 0, "new lineage: withdrawn");
     assert!(out.is_empty());
     // Its forwards are numbered from 1 again and reflected from scratch.
     forward(&mut node, 1, 1);
@@ -142,4 +153,169 @@ fn a_restarted_submission_cluster_loses_its_earlier_jobs() {
         Message::CounterUpdate(update) => assert_eq!(update.last_forward_from(&name("C1")), 1),
         other => panic!("{other:?}"),
     }
+}
+
+fn sync(node: &mut ClusterNode, held: &[(u64, u64)]) -> Vec<Envelope> {
+    let mut out = Vec::new();
+    node.handle(
+        SimTime::from_secs(100),
+        &name("C1"),
+        Message::JobSync(JobSync {
+            jobs: held
+                .iter()
+                .map(|&(source_job, forward_seq)| HeldJob {
+                    source_job,
+                    forward_seq,
+                })
+                .collect(),
+        }),
+        &mut out,
+    );
+    out
+}
+
+fn state_of(node: &ClusterNode, id: u64) -> Option<JobState> {
+    node.cluster()
+        .jobs()
+        .find(|job| job.id.0 == id)
+        .map(|job| job.state)
+}
+
+#[test]
+fn out_of_step_pending_jobs_are_parked_until_the_next_sync() {
+    let mut node = node();
+    let running = forward(&mut node, 1, 1);
+    let pending = forward(&mut node, 2, 2);
+    let withdrawn = forward(&mut node, 3, 3);
+    node.link(&name("C1"), false);
+    assert!(node.is_out_of_step(&name("C1")));
+    assert_eq!(
+        state_of(&node, running),
+        Some(JobState::Running),
+        "running jobs keep running"
+    );
+    assert_eq!(state_of(&node, pending), None, "pending jobs are parked");
+    assert_eq!(node.parked_jobs().count(), 2);
+    // The running job finishes: the freed slot must not start a parked job.
+    let mut transitions = Vec::new();
+    node.advance(SimTime::from_secs(600), &mut Vec::new(), &mut transitions);
+    assert_eq!(transitions.len(), 1, "{transitions:?}");
+    assert_eq!(node.cluster().jobs().count(), 0);
+    // The sync lists jobs 1 (its submission cluster did not hear it end)
+    // and 2: job 2 comes back with its id, job 3 is withdrawn, and job 1's
+    // end is reported.
+    let out = sync(&mut node, &[(1, 1), (2, 2)]);
+    assert!(!node.is_out_of_step(&name("C1")));
+    assert_eq!(state_of(&node, pending), Some(JobState::Pending));
+    assert_eq!(state_of(&node, withdrawn), None);
+    assert_eq!(node.forwarded_job(&name("C1"), 3), None);
+    assert_eq!(
+        kinds(&out),
+        vec!["job-accept", "job-status", "job-accept"],
+        "job 1: accepted and finished; job 2: accepted"
+    );
+    match &out[1].message {
+        Message::JobStatus(status) => assert_eq!(status.event, JobEvent::Finished),
+        other => panic!("{other:?}"),
+    }
+    node.advance(SimTime::from_secs(601), &mut Vec::new(), &mut Vec::new());
+    assert_eq!(state_of(&node, pending), Some(JobState::Running));
+    // A sync that no longer lists the finished job lets it be forgotten.
+    sync(&mut node, &[(2, 2)]);
+    assert!(node.finished_forwards().next().is_none());
+}
+
+#[test]
+fn a_withdrawal_takes_a_job_away_whatever_its_state_and_refuses_a_late_forward() {
+    let mut node = node();
+    let running = forward(&mut node, 1, 1);
+    let withdraw = |source_job, forward_seq| {
+        Message::JobWithdraw(JobWithdraw {
+            source_job,
+            forward_seq,
+            pending_only: false,
+            reason: "another copy won".into(),
+        })
+    };
+    let mut out = Vec::new();
+    node.handle(SimTime::from_secs(5), &name("C1"), withdraw(1, 7), &mut out);
+    assert_eq!(
+        state_of(&node, running),
+        Some(JobState::Running),
+        "another forward: kept"
+    );
+    node.handle(SimTime::from_secs(5), &name("C1"), withdraw(1, 1), &mut out);
+    assert_eq!(state_of(&node, running), None, "a running copy is killed");
+    // Withdrawn before it arrives: the forward is dropped when it does.
+    node.handle(SimTime::from_secs(5), &name("C1"), withdraw(2, 2), &mut out);
+    node.handle(
+        SimTime::from_secs(6),
+        &name("C1"),
+        Message::JobForward(JobForward {
+            forward_seq: 2,
+            source_job: 2,
+            queue: QueueName::new("high").expect("valid"),
+            spec: JobSpec::simple("j", "u", Duration::from_secs(600)),
+            submitted_at: SimTime::ZERO,
+            attempt: 0,
+        }),
+        &mut out,
+    );
+    assert!(out.is_empty(), "{out:?}");
+    assert_eq!(node.cluster().jobs().count(), 0);
+}
+
+#[test]
+fn a_restored_node_holds_its_jobs_under_their_ids_and_numbers_on() {
+    let mut node = node();
+    let running = forward(&mut node, 1, 1);
+    let pending = forward(&mut node, 2, 2);
+    let mut out = Vec::new();
+    node.publish_counters(SimTime::from_secs(30), &mut out);
+    let images: Vec<_> = [running, pending]
+        .iter()
+        .map(|&id| {
+            let image = node
+                .cluster()
+                .job_image(mcfed_cluster::JobId(id))
+                .expect("image");
+            let (_, source_job) = image.forwarded_from.clone().expect("forwarded");
+            let seq = node.forward_seq_of(&name("C1"), source_job);
+            (image, seq)
+        })
+        .collect();
+    assert_eq!(images[0].0.state, ImageState::Running);
+    let mut restored = self::node();
+    let report = restored.restore(RestoredNode {
+        jobs: images,
+        finished: Vec::new(),
+        update_seq: node.update_seq(),
+        next_job_id: node.cluster().next_job_id(),
+        lineages: Vec::new(),
+    });
+    assert_eq!((report.restored, report.refused.len()), (2, 0));
+    assert_eq!(state_of(&restored, running), Some(JobState::Running));
+    assert_eq!(state_of(&restored, pending), Some(JobState::Pending));
+    restored.cluster().audit().expect("books agree");
+    // The running job ends when it would have; then the pending one starts.
+    let mut transitions = Vec::new();
+    restored.advance(SimTime::from_secs(600), &mut Vec::new(), &mut transitions);
+    let events: Vec<_> = transitions.iter().map(|t| (t.job.0, t.event)).collect();
+    assert_eq!(
+        events,
+        vec![(running, JobEvent::Finished), (pending, JobEvent::Started)]
+    );
+    // Counter updates number on, and reflect the forwards received.
+    let mut out = Vec::new();
+    restored.publish_counters(SimTime::from_secs(630), &mut out);
+    match &out[0].message {
+        Message::CounterUpdate(update) => {
+            assert_eq!(update.seq, 2);
+            assert_eq!(update.last_forward_from(&name("C1")), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A new job gets a new id.
+    let next = forward(&mut restored, 3, 3);
+    assert!(next > pending);
 }

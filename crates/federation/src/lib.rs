@@ -13,14 +13,21 @@
 //! submission runs locally or is forwarded, when a member must wake — are
 //! written here once.
 //!
+//! A journaled member ([`Member::enable_journal`]) notes every change as
+//! [`JournalRecord`]s for its driver to make durable; [`Member::restore`]
+//! rebuilds one from what a journal kept ([`journal`]).
+//!
 //! No clock, socket, thread or runtime: time is an argument.
 
 mod build;
+mod durable;
 mod effects;
+pub mod journal;
 mod member;
 mod wake;
 
 pub use build::{BuildError, GroupState, InitialJobs, MemberSpec};
 pub use effects::{Effects, JobNotice, NoticeKind, UpdateTally};
+pub use journal::{DurableState, JOURNAL_FORMAT, JournalRecord, ProcessFacts};
 pub use member::{Member, Route, SubmitError, Submitted};
 pub use wake::{Pending, next_wake};

@@ -19,11 +19,14 @@ use crate::wake::{Pending, next_wake};
 /// its jobs run in federation time.
 #[derive(Debug)]
 pub struct Member {
-    node: ClusterNode,
-    forwarder: Option<ForwarderNode>,
+    pub(crate) node: ClusterNode,
+    pub(crate) forwarder: Option<ForwarderNode>,
     /// How far this member's clock runs ahead (positive) or behind, in
     /// milliseconds.
     skew_ms: i64,
+    /// What changed since the driver last took it, for a journal (`None`:
+    /// not journaled).
+    pub(crate) journal: Option<Vec<crate::JournalRecord>>,
 }
 
 /// Where a submission to a queue goes.
@@ -67,6 +70,7 @@ impl Member {
             node,
             forwarder,
             skew_ms: 0,
+            journal: None,
         }
     }
 
@@ -118,16 +122,18 @@ impl Member {
         spec: JobSpec,
     ) -> Result<Submitted, SubmitError> {
         let local = self.local_time(now);
-        match (self.route(queue), &mut self.forwarder) {
-            (Route::Forward, Some(forwarder)) => Ok(Submitted {
+        let submitted = match (self.route(queue), &mut self.forwarder) {
+            (Route::Forward, Some(forwarder)) => Submitted {
                 job_id: forwarder.submit(local, queue, spec)?,
                 forwarded: true,
-            }),
-            _ => Ok(Submitted {
+            },
+            _ => Submitted {
                 job_id: self.node.submit(now, queue, spec)?.0,
                 forwarded: false,
-            }),
-        }
+            },
+        };
+        self.note_changes(&[]);
+        Ok(submitted)
     }
 
     /// Takes an envelope from a peer: messages about forwarded jobs and
@@ -136,7 +142,10 @@ impl Member {
     /// restarted, the forwarder that an execution cluster did).
     pub fn receive(&mut self, now: SimTime, envelope: Envelope, effects: &mut Effects) {
         let Envelope { from, message, .. } = envelope;
-        if let Message::Hello(_) = &message {
+        if let Message::Hello(_) | Message::Resume(_) = &message {
+            if let Message::Resume(resume) = &message {
+                self.note_lineage(&from, resume.lineage);
+            }
             if let Some(forwarder) = &mut self.forwarder {
                 forwarder.handle(shift(now, self.skew_ms), &from, message.clone());
             }
@@ -148,6 +157,21 @@ impl Member {
             self.node
                 .handle(now, &from, message, &mut effects.envelopes);
         }
+        self.note_changes(&[]);
+    }
+
+    /// The link to peer `peer` went down or came up at `now` (a driver
+    /// that knows its links says so): a submission cluster's forwarder
+    /// counts an execution cluster whose link is down as unreachable; an
+    /// execution cluster holds back the pending jobs of a submission
+    /// cluster whose link is down until its next sync.
+    pub fn link(&mut self, now: SimTime, peer: &ClusterName, up: bool) {
+        let local = self.local_time(now);
+        if let Some(forwarder) = &mut self.forwarder {
+            forwarder.link(peer, up, local);
+        }
+        self.node.link(peer, up);
+        self.note_changes(&[]);
     }
 
     fn hand_to_forwarder(
@@ -182,6 +206,15 @@ impl Member {
                 // Checked on the view's sequence numbers, independently of
                 // the view's own verdict.
                 let after = forwarder.view().applied_seq(from);
+                if after != before {
+                    if let Some(journal) = &mut self.journal {
+                        let remote = forwarder
+                            .remote_images()
+                            .into_iter()
+                            .find(|remote| &remote.cluster == from);
+                        journal.extend(remote.map(crate::JournalRecord::Remote));
+                    }
+                }
                 match (before, after) {
                     (Some(before), Some(after)) if after == before => effects.updates.ignored += 1,
                     (Some(before), Some(after)) if after < before => {
@@ -203,7 +236,10 @@ impl Member {
             } => effects
                 .notices
                 .push(notice(source_job, NoticeKind::CameBack(how), Some(reason))),
-            Handled::Nothing | Handled::Status { .. } | Handled::Hello { .. } => {}
+            Handled::Nothing
+            | Handled::Status { .. }
+            | Handled::Hello { .. }
+            | Handled::Resumed { .. } => {}
         }
     }
 
@@ -221,6 +257,9 @@ impl Member {
             effects
                 .preemptions
                 .extend(self.node.cluster().preemption_notes(made));
+        }
+        if self.journal.is_some() {
+            self.note_changes(&effects.transitions[first..]);
         }
     }
 
@@ -241,6 +280,7 @@ impl Member {
             forwarder.schedule(local, &mut effects.envelopes);
             effects.decisions.append(&mut forwarder.take_entries());
         }
+        self.note_changes(&[]);
     }
 
     /// Advances the scheduler, then runs a forwarding session if one is
@@ -280,6 +320,11 @@ impl Member {
         self.node
             .publish_counters(self.local_time(now), &mut effects.envelopes);
         effects.updates.sent += (effects.envelopes.len() - first) as u64;
+        if let Some(journal) = &mut self.journal {
+            journal.push(crate::JournalRecord::Published {
+                seq: self.node.update_seq(),
+            });
+        }
     }
 
     /// When this member next needs to be woken ([`next_wake`]), in

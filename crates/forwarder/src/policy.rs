@@ -85,6 +85,9 @@ pub enum Eligibility {
         /// Its IMPT_JOBBKLG.
         limit: u32,
     },
+    /// Its cluster is unreachable: the link is down, or its last counter
+    /// update is too old (LSF's PEND_JOB_RCLUS_UNREACH).
+    Unreachable,
 }
 
 /// The key on which a candidate lost to the winner.
@@ -194,6 +197,10 @@ pub enum PendReason {
     NoEligibleQueue,
     /// PENDING_WHEN_NOSLOTS and no queue has slots even after preemption.
     NoSlotsEvenAfterPreemption,
+    /// Every remote queue that could take the job is at an unreachable
+    /// cluster (LSF's PEND_JOB_RCLUS_UNREACH, "remote cluster
+    /// unreachable").
+    RemoteUnreachable,
     /// The job was forwarded MAX_FORWARDS times and is no longer forwarded.
     ForwardCapReached {
         /// MAX_FORWARDS.
@@ -487,6 +494,14 @@ fn scan<const CP: bool, const HQP: bool, const PQP: bool, const DEFAULT: bool>(
     decision
         .candidates
         .extend(queues.iter().enumerate().map(|(index, &queue)| {
+            if view.is_unreachable(queue) {
+                return Candidate {
+                    queue,
+                    figures: view.figures(queue).copied(),
+                    eligibility: Eligibility::Unreachable,
+                    standing: None,
+                };
+            }
             let Some(figures) = view.figures(queue) else {
                 return Candidate {
                     queue,
@@ -528,8 +543,14 @@ fn finish(mode: ScheduleMode, queues: &[RemoteQueueId], now: SimTime, decision: 
     decision.tier = None;
     let Some((winner_index, winner_key)) = decision.best else {
         let any_known = decision.candidates.iter().any(|c| c.figures.is_some());
+        let any_unreachable = decision
+            .candidates
+            .iter()
+            .any(|c| c.eligibility == Eligibility::Unreachable);
         decision.outcome = Outcome::Pend(if queues.is_empty() {
             PendReason::NoRemoteQueues
+        } else if any_unreachable {
+            PendReason::RemoteUnreachable
         } else if !any_known {
             PendReason::NoCountersYet
         } else {

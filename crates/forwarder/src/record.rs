@@ -276,6 +276,10 @@ fn ineligible_why(view: &RemoteView, candidate: &Candidate, slots: u32) -> Strin
         Eligibility::BacklogFull { limit } => {
             format!("no free slots and IMPT_JOBBKLG reached ({limit} imported jobs pending)")
         }
+        Eligibility::Unreachable => format!(
+            "remote cluster unreachable: the link to {} is down or its counters are too old",
+            view.cluster_of(candidate.queue)
+        ),
     }
 }
 
@@ -397,18 +401,16 @@ pub fn describe_reason(decision: &Decision, view: &RemoteView, slots: u32) -> St
             )
         }
         Outcome::Pend(PendReason::NoEligibleQueue) => {
-            let reasons: Vec<String> = decision
-                .candidates
-                .iter()
-                .map(|candidate| {
-                    format!(
-                        "{}: {}",
-                        view.queue_ref(candidate.queue),
-                        ineligible_why(view, candidate, slots)
-                    )
-                })
-                .collect();
-            format!("no eligible remote queue ({})", reasons.join("; "))
+            format!(
+                "no eligible remote queue ({})",
+                every_why(decision, view, slots)
+            )
+        }
+        Outcome::Pend(PendReason::RemoteUnreachable) => {
+            format!(
+                "remote cluster unreachable ({})",
+                every_why(decision, view, slots)
+            )
         }
         Outcome::Pend(PendReason::ForwardCapReached { cap }) => {
             format!("forwarded {cap} times already (MAX_FORWARDS); the job stays pending here")
@@ -418,6 +420,22 @@ pub fn describe_reason(decision: &Decision, view: &RemoteView, slots: u32) -> St
                 .to_owned()
         }
     }
+}
+
+/// Why each candidate of `decision` was ineligible, in words.
+fn every_why(decision: &Decision, view: &RemoteView, slots: u32) -> String {
+    let reasons: Vec<String> = decision
+        .candidates
+        .iter()
+        .map(|candidate| {
+            format!(
+                "{}: {}",
+                view.queue_ref(candidate.queue),
+                ineligible_why(view, candidate, slots)
+            )
+        })
+        .collect();
+    reasons.join("; ")
 }
 
 impl DecisionRecord {

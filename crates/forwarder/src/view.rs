@@ -154,6 +154,9 @@ pub struct RemoteView {
     current: Vec<Option<Figures>>,
     /// Per queue: whether it offers any resource at all.
     offers_resources: Vec<bool>,
+    /// Per queue: whether its cluster is unreachable (its link is down or
+    /// its last update too old; set by the forwarder before each session).
+    unreachable: Vec<bool>,
     clusters: Vec<RemoteCluster>,
     by_ref: FxHashMap<QueueRef, RemoteQueueId>,
     cluster_by_name: FxHashMap<ClusterName, usize>,
@@ -197,6 +200,7 @@ impl RemoteView {
         });
         self.current.push(None);
         self.offers_resources.push(false);
+        self.unreachable.push(false);
         self.clusters[cluster].queues.push(id);
         self.by_ref.insert(at.clone(), id);
         id
@@ -401,6 +405,66 @@ impl RemoteView {
         log.retain(|logged| logged.seq != seq);
         if log.len() != before {
             self.recompute(cluster_index);
+        }
+    }
+
+    /// Marks every queue of `cluster` unreachable or reachable: an
+    /// unreachable queue is no candidate (see [`crate::policy`]).
+    pub fn set_unreachable(&mut self, cluster: &ClusterName, unreachable: bool) {
+        let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
+            return;
+        };
+        for &id in &self.clusters[cluster_index].queues {
+            self.unreachable[id.index()] = unreachable;
+        }
+    }
+
+    /// Whether remote queue `id`'s cluster is marked unreachable.
+    #[inline]
+    pub fn is_unreachable(&self, id: RemoteQueueId) -> bool {
+        self.unreachable[id.index()]
+    }
+
+    /// When `cluster` took the snapshot of the last update applied from it.
+    pub fn cluster_taken_at(&self, cluster: &ClusterName) -> Option<SimTime> {
+        self.cluster_by_name
+            .get(cluster)
+            .and_then(|&index| self.clusters[index].taken_at)
+    }
+
+    /// The sequence number the next forward to `cluster` gets.
+    pub fn next_forward_seq(&self, cluster: &ClusterName) -> Option<u64> {
+        self.cluster_by_name
+            .get(cluster)
+            .map(|&index| self.clusters[index].next_forward_seq)
+    }
+
+    /// Puts back what a journal kept of `cluster`: forwards are numbered
+    /// from `next_forward_seq` at least, and an update whose sequence number
+    /// is not above `applied_seq` is ignored as old news.
+    pub fn restore_cluster(
+        &mut self,
+        cluster: &ClusterName,
+        next_forward_seq: u64,
+        applied_seq: Option<u64>,
+    ) {
+        let Some(&index) = self.cluster_by_name.get(cluster) else {
+            return;
+        };
+        let remote = &mut self.clusters[index];
+        remote.next_forward_seq = remote.next_forward_seq.max(next_forward_seq);
+        remote.applied_seq = remote.applied_seq.max(applied_seq);
+    }
+
+    /// Logs forward `seq` of `slots` slots to `queue`, not yet reflected in
+    /// an update (a forward restored from a journal, still unanswered).
+    pub fn restore_forward(&mut self, queue: RemoteQueueId, seq: u64, slots: u32) {
+        let cluster = &mut self.clusters[self.queues[queue.index()].cluster];
+        cluster.next_forward_seq = cluster.next_forward_seq.max(seq.saturating_add(1));
+        let at = cluster.log.partition_point(|logged| logged.seq < seq);
+        cluster.log.insert(at, LoggedForward { seq, queue, slots });
+        if let Some(figures) = self.current[queue.index()].as_mut() {
+            figures.count_forward(slots);
         }
     }
 

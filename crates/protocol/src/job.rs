@@ -248,3 +248,22 @@ pub struct JobLost {
     /// Why, in words.
     pub reason: String,
 }
+
+/// The submission cluster takes a forwarded job away from the execution
+/// cluster: it decided the job again while the execution cluster was
+/// unreachable (`pending_only`: take it away only if it has not started),
+/// or another copy of it won (a running copy is killed). The execution
+/// cluster removes the job if it holds it under `forward_seq`, and drops
+/// that forward if it arrives later; it answers nothing (a copy it keeps
+/// because it started reports as usual).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobWithdraw {
+    /// The job's id at the submission cluster.
+    pub source_job: u64,
+    /// The forward that sent this copy there.
+    pub forward_seq: u64,
+    /// Whether to take the job away only if it has not started.
+    pub pending_only: bool,
+    /// Why, in words.
+    pub reason: String,
+}

@@ -7,6 +7,7 @@
 //! engines (which pass them between cores without encoding them) and the QUIC
 //! transport (which encodes them with [`frame`]).
 
+pub mod bounds;
 pub mod counters;
 pub mod frame;
 pub mod job;
@@ -14,12 +15,13 @@ pub mod message;
 pub mod names;
 pub mod time;
 
+pub use bounds::{Bound, BoundError};
 pub use counters::{CounterUpdate, ForwardWatermark, QueueCounters, takes_import};
 pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
 pub use job::{
     HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobSpec,
-    JobStatus, JobSync, RejectReason,
+    JobStatus, JobSync, JobWithdraw, RejectReason,
 };
-pub use message::{Envelope, Hello, Message, PROTOCOL_VERSION};
+pub use message::{Envelope, Hello, Message, PROTOCOL_VERSION, Resume};
 pub use names::{ClusterName, MAX_NAME_LEN, NameError, QueueName, QueueRef};
 pub use time::SimTime;

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::counters::CounterUpdate;
 use crate::job::{
     JobAccept, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobStatus, JobSync,
+    JobWithdraw,
 };
 use crate::names::ClusterName;
 
@@ -14,7 +15,9 @@ use crate::names::ClusterName;
 /// Version 2 (issue 4) added [`Hello::incarnation`] and the messages
 /// [`Message::JobRecall`], [`Message::JobSync`] and [`Message::JobLost`].
 /// Version 3 (issue 9) added [`Hello::port`].
-pub const PROTOCOL_VERSION: u16 = 3;
+/// Version 4 (issue 14) added the messages [`Message::Resume`] and
+/// [`Message::JobWithdraw`].
+pub const PROTOCOL_VERSION: u16 = 4;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +84,35 @@ pub enum Message {
     /// The execution cluster does not hold a job the submission cluster
     /// believes it does (it restarted, or the forward was lost).
     JobLost(JobLost),
+    /// What the sender carries over from its earlier runs, and its clock:
+    /// the first message after the hello on every connection a process
+    /// dials (version 4).
+    Resume(Resume),
+    /// The submission cluster takes a forwarded job away from the execution
+    /// cluster, whatever its state there: another copy of the job won
+    /// (version 4).
+    JobWithdraw(JobWithdraw),
+}
+
+/// What a process carries over from its earlier runs, and its clock, sent
+/// right after the hello on every connection it dials, before anything
+/// else.
+///
+/// A process started without earlier state (a first start, or a restart
+/// without a journal) has a new *lineage*; one that replayed its journal
+/// keeps the lineage of the run that created the journal. A peer that sees
+/// a cluster's lineage change knows it lost what it held: an execution
+/// cluster withdraws the jobs the earlier lineage forwarded to it, a
+/// submission cluster forgets the earlier lineage's counters. The same
+/// lineage means the jobs, ids and sequence numbers stand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resume {
+    /// The lineage of the sender's state (0: unknown, as in-process).
+    pub lineage: u64,
+    /// The sender's emulated time zero, in milliseconds since the Unix
+    /// epoch (0: unknown), so that a process started without one agrees
+    /// with its peers on emulated time.
+    pub epoch_unix_ms: u64,
 }
 
 impl Message {
@@ -97,6 +129,8 @@ impl Message {
             Message::JobRecall(_) => "job-recall",
             Message::JobSync(_) => "job-sync",
             Message::JobLost(_) => "job-lost",
+            Message::Resume(_) => "resume",
+            Message::JobWithdraw(_) => "job-withdraw",
         }
     }
 

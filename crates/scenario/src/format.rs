@@ -142,6 +142,12 @@ pub struct RawParams {
     pub MC_PLUGIN_SCHEDULE_ENHANCE: Option<String>,
     /// mcfed's cap on forwards of one job.
     pub MAX_FORWARDS: Option<u32>,
+    /// mcfed's: a remote cluster whose last counter update is older than
+    /// this many of its update intervals is unreachable (0: never).
+    pub MC_UNREACHABLE_UPDATES: Option<u32>,
+    /// mcfed's: how long a remote cluster stays unreachable before its jobs
+    /// that have not started come back (0: never).
+    pub MC_RECLAIM_TIME: Option<DurationValue>,
     /// CPU_TIME_FACTOR (default 0.7).
     pub CPU_TIME_FACTOR: Option<f64>,
     /// RUN_TIME_FACTOR (default 0.7).

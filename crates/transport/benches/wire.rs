@@ -76,6 +76,7 @@ fn submission_side() -> ForwarderNode {
             max_rsched_time: None,
         }],
         max_forwards: 8,
+        reachability: Default::default(),
     })
 }
 

@@ -95,6 +95,32 @@ impl JobBook {
         id
     }
 
+    /// Files a pending job under a given id (a job restored from a
+    /// journal); later ids follow it.
+    pub(crate) fn insert_with_id(
+        &mut self,
+        id: JobId,
+        queue: QueueIndex,
+        spec: JobSpec,
+        origin: JobOrigin,
+        user: UserId,
+        now: SimTime,
+    ) {
+        let next = std::mem::replace(&mut self.next_id, id.0);
+        self.insert_new(queue, spec, origin, user, now);
+        self.next_id = next.max(id.0.saturating_add(1));
+    }
+
+    /// The id the next job gets.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Makes the next id at least `next`.
+    pub(crate) fn reserve_ids(&mut self, next: u64) {
+        self.next_id = self.next_id.max(next);
+    }
+
     /// Takes job `id` out of the book.
     pub(crate) fn remove(&mut self, id: JobId) -> Option<Job> {
         self.map.remove(&id)

@@ -56,11 +56,12 @@ impl Cluster {
         }
         self.add_pending(id);
         self.cycle.dirty = true;
+        self.note_change(id);
         id
     }
 
     /// Puts pending job `id` in its queue's pending lists.
-    fn add_pending(&mut self, id: JobId) {
+    pub(super) fn add_pending(&mut self, id: JobId) {
         let Some(job) = self.jobs.get(id) else {
             return;
         };
@@ -234,6 +235,14 @@ impl Cluster {
     /// due. Its use counts in fairshare up to the latest time the cluster
     /// was given.
     pub fn remove_job(&mut self, id: JobId) -> Option<Job> {
+        let job = self.remove_job_quietly(id)?;
+        self.note_change(id);
+        Some(job)
+    }
+
+    /// [`Cluster::remove_job`] without noting the change for a journal (a
+    /// job parked, to be put back unchanged).
+    pub(crate) fn remove_job_quietly(&mut self, id: JobId) -> Option<Job> {
         let now = self.cycle.now;
         let state = self.jobs.get(id)?.state;
         match state {

@@ -45,6 +45,12 @@ pub enum Handled {
         /// Whether it said hello with another incarnation than before.
         restarted: bool,
     },
+    /// An execution cluster resumed; `lost_state`: with a new lineage, so
+    /// what this cluster knew of its counters is void.
+    Resumed {
+        /// Whether it resumed with another lineage than before.
+        lost_state: bool,
+    },
 }
 
 /// How a forwarded job came back.
@@ -82,8 +88,12 @@ impl ForwarderNode {
             Message::JobReturn(returned) => self.reconcile(from, returned.into()),
             Message::JobLost(lost) => self.reconcile(from, lost.into()),
             Message::JobStatus(status) => self.reconcile(from, status.into()),
-            Message::Hello(hello) => self.hello(now, from, hello.incarnation),
-            Message::JobForward(_) | Message::JobRecall(_) | Message::JobSync(_) => {
+            Message::Hello(hello) => self.hello(from, hello.incarnation),
+            Message::Resume(resume) => self.resume(now, from, resume.lineage),
+            Message::JobForward(_)
+            | Message::JobRecall(_)
+            | Message::JobSync(_)
+            | Message::JobWithdraw(_) => {
                 tracing::debug!(kind = message.kind(), "message not for the forwarder");
                 Handled::Nothing
             }
@@ -120,12 +130,12 @@ impl ForwarderNode {
         outcome
     }
 
-    /// An execution cluster said hello (a connection to it was made). If it
-    /// restarted (a new incarnation), what this cluster knew of it is void:
-    /// its queues are unknown until its next counter update. Either way it
-    /// is told which jobs this cluster believes it holds ([`JobSync`]); it
-    /// answers for each, and the ones it does not hold come back.
-    fn hello(&mut self, now: SimTime, from: &ClusterName, incarnation: u64) -> Handled {
+    /// An execution cluster said hello (a connection to it was made): it
+    /// is told which jobs this cluster believes it holds ([`JobSync`]),
+    /// with the copies left there when it was unreachable; it answers for
+    /// each, the ones it does not hold come back, and it withdraws the
+    /// others.
+    fn hello(&mut self, from: &ClusterName, incarnation: u64) -> Handled {
         if !self.view.clusters().any(|cluster| cluster == from) {
             return Handled::Nothing;
         }
@@ -133,26 +143,21 @@ impl ForwarderNode {
         if incarnation != 0 {
             let previous = self.incarnations.insert(from.clone(), incarnation);
             restarted = previous.is_some_and(|previous| previous != incarnation);
-            if restarted {
-                tracing::info!(at = %now, cluster = %self.cluster, peer = %from, "execution cluster restarted; its counters are unknown until its next update");
-                self.view.reset_cluster(from);
-                // The oracle forgets the old incarnation's forwards too; its
-                // figures come again with the next true counters.
-                if let Some(oracle) = &mut self.oracle {
-                    oracle.reset_cluster(from);
-                }
-            }
         }
+        let at = |queue| self.view.cluster_of(queue) == from;
         let mut jobs: Vec<HeldJob> = self
             .jobs
             .values()
-            .filter(|job| {
-                job.remote_queue()
-                    .is_some_and(|to| self.view.cluster_of(to) == from)
-            })
-            .map(|job| HeldJob {
-                source_job: job.id,
-                forward_seq: job.forward_seq,
+            .filter_map(|job| match (job.remote_queue(), job.left_behind) {
+                (Some(to), _) if at(to) => Some(HeldJob {
+                    source_job: job.id,
+                    forward_seq: job.forward_seq,
+                }),
+                (_, Some(left)) if at(left.queue) => Some(HeldJob {
+                    source_job: job.id,
+                    forward_seq: left.forward_seq,
+                }),
+                _ => None,
             })
             .collect();
         jobs.sort_unstable_by_key(|held| held.source_job);
@@ -162,5 +167,28 @@ impl ForwarderNode {
             message: Message::JobSync(JobSync { jobs }),
         });
         Handled::Hello { restarted }
+    }
+
+    /// An execution cluster resumed. If its lineage changed, it lost its
+    /// state: what this cluster knew of it is void, and its queues are
+    /// unknown until its next counter update (whatever sequence number that
+    /// carries). Its jobs come back when the sync finds it does not hold
+    /// them.
+    fn resume(&mut self, now: SimTime, from: &ClusterName, lineage: u64) -> Handled {
+        if lineage == 0 || !self.view.clusters().any(|cluster| cluster == from) {
+            return Handled::Nothing;
+        }
+        let previous = self.lineages.insert(from.clone(), lineage);
+        let lost_state = previous.is_some_and(|previous| previous != lineage);
+        if lost_state {
+            tracing::info!(at = %now, cluster = %self.cluster, peer = %from, "execution cluster lost its state; its counters are unknown until its next update");
+            self.view.reset_cluster(from);
+            // The oracle forgets the old lineage's forwards too; its
+            // figures come again with the next true counters.
+            if let Some(oracle) = &mut self.oracle {
+                oracle.reset_cluster(from);
+            }
+        }
+        Handled::Resumed { lost_state }
     }
 }

@@ -74,6 +74,21 @@ pub struct SourceJob {
     pub(super) recalled: bool,
     /// The queues it was forwarded to, in order.
     pub previous_targets: Vec<RemoteQueueId>,
+    /// A copy left at a cluster that was unreachable when the job was
+    /// taken back, until it is known whether that copy started.
+    pub left_behind: Option<LeftBehind>,
+}
+
+/// A copy of a job left at a remote queue whose cluster was unreachable
+/// when the job was taken back to be decided again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeftBehind {
+    /// The queue.
+    pub queue: RemoteQueueId,
+    /// The forward that sent it there.
+    pub forward_seq: u64,
+    /// Its id there, if it had been accepted.
+    pub dest_job: Option<u64>,
 }
 
 impl SourceJob {

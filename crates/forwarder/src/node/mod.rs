@@ -21,12 +21,20 @@
 //! believed from the cluster the job is at, and only when they name its
 //! current forward.
 //!
+//! A remote cluster whose link is down or whose counters grow too old is
+//! *unreachable* (`reach`): its queues are no candidates, and once it has
+//! been unreachable long enough its jobs that had not started come back
+//! and are decided again; the copy left there is withdrawn, and if it turns
+//! out to have started after all, the copies are settled so that the job
+//! runs once.
+//!
 //! The node is split by responsibility: this file holds the node itself,
 //! its accessors and [`ForwarderNode::submit`]; `config` its configuration;
 //! `job` the jobs submitted here; `handle` the messages from execution
 //! clusters; `reply` the reconciliation of replies about forwarded jobs;
 //! `session` the forwarding sessions and MAX_RSCHED_TIME recalls; `records`
-//! the decision records and the oracle.
+//! the decision records and the oracle; `reach` unreachable clusters and
+//! the settling of copies; `restore` what a journal keeps and puts back.
 //!
 //! [`Message::JobReject`]: mcfed_protocol::Message::JobReject
 //! [`Message::JobReturn`]: mcfed_protocol::Message::JobReturn
@@ -36,8 +44,10 @@
 mod config;
 mod handle;
 mod job;
+mod reach;
 mod records;
 mod reply;
+mod restore;
 mod session;
 #[cfg(test)]
 mod tests;
@@ -48,9 +58,13 @@ use std::time::Duration;
 use mcfed_protocol::{ClusterName, Envelope, JobSpec, QueueName, SimTime};
 use rustc_hash::FxHashMap;
 
-pub use config::{DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, SendQueueConfig};
+pub use config::{
+    DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES, ForwardSubmitError,
+    ForwarderConfig, Reachability, SendQueueConfig,
+};
 pub use handle::{CameBack, Handled};
-pub use job::{SourceJob, SourceState};
+pub use job::{LeftBehind, SourceJob, SourceState};
+pub use restore::{RemoteImage, RestoredForwarder, SourceImage, SourceImageState};
 
 use crate::mode::ScheduleMode;
 use crate::policy::{Decision, JobRequest};
@@ -91,6 +105,15 @@ pub struct ForwarderNode {
     recalls: BTreeMap<(SimTime, u64), u64>,
     /// The incarnation each execution cluster last said hello with.
     incarnations: FxHashMap<ClusterName, u64>,
+    /// The lineage each execution cluster last resumed with.
+    lineages: FxHashMap<ClusterName, u64>,
+    /// Unreachable clusters: the rule, the links, the spells handled.
+    reach: reach::Reach,
+    /// Per remote cluster, how many jobs forwarded there have not started.
+    unstarted: FxHashMap<ClusterName, u32>,
+    /// Jobs changed since the last [`ForwarderNode::take_changes`], when
+    /// tracking them for a journal.
+    changes: Option<Vec<u64>>,
 }
 
 impl ForwarderNode {
@@ -131,6 +154,10 @@ impl ForwarderNode {
             outgoing: Vec::new(),
             recalls: BTreeMap::new(),
             incarnations: FxHashMap::default(),
+            lineages: FxHashMap::default(),
+            reach: reach::Reach::new(&config.reachability),
+            unstarted: FxHashMap::default(),
+            changes: None,
         }
     }
 
@@ -206,9 +233,14 @@ impl ForwarderNode {
     }
 
     /// When the node next needs [`ForwarderNode::schedule`] on its own (the
-    /// next MAX_RSCHED_TIME recall), if ever.
+    /// next MAX_RSCHED_TIME recall, or the time an unreachable cluster's
+    /// jobs come back), if ever.
     pub fn next_event_time(&self) -> Option<SimTime> {
-        self.recalls.keys().next().map(|(at, _)| *at)
+        let recall = self.recalls.keys().next().map(|(at, _)| *at);
+        match (recall, self.next_reclaim()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Submits a job to send queue `queue`; it is decided in the next
@@ -256,6 +288,7 @@ impl ForwarderNode {
                 forwarded_at: SimTime::ZERO,
                 recalled: false,
                 previous_targets: Vec::new(),
+                left_behind: None,
             },
         );
         self.enqueue_waiting(id);
@@ -267,10 +300,52 @@ impl ForwarderNode {
         self.next_waiting_key += 1;
         if let Some(job) = self.jobs.get_mut(&id) {
             job.waiting_key = key;
-            job.state = SourceState::Waiting;
         }
+        self.set_state(id, SourceState::Waiting);
         self.waiting.insert(key, id);
         self.session_due = true;
+    }
+
+    /// Moves job `id` to `state`, keeping the count of jobs not started at
+    /// each remote cluster and noting the change for a journal.
+    pub(super) fn set_state(&mut self, id: u64, state: SourceState) {
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        let before = std::mem::replace(&mut job.state, state);
+        self.count_unstarted(before, -1);
+        self.count_unstarted(state, 1);
+        self.note_change(id);
+    }
+
+    /// Takes job `id` out (it finished, or another copy of it did).
+    pub(super) fn forget_job(&mut self, id: u64) {
+        if let Some(job) = self.jobs.remove(&id) {
+            self.count_unstarted(job.state, -1);
+            self.waiting.remove(&job.waiting_key);
+            self.note_change(id);
+        }
+    }
+
+    fn count_unstarted(&mut self, state: SourceState, delta: i32) {
+        let (SourceState::Forwarded { to, .. } | SourceState::Accepted { to, .. }) = state else {
+            return;
+        };
+        let cluster = self.view.cluster_of(to);
+        match self.unstarted.get_mut(cluster) {
+            Some(count) => *count = count.saturating_add_signed(delta),
+            None if delta > 0 => {
+                self.unstarted.insert(cluster.clone(), delta.unsigned_abs());
+            }
+            None => {}
+        }
+    }
+
+    /// Notes job `id` as changed, when tracking changes for a journal.
+    pub(super) fn note_change(&mut self, id: u64) {
+        if let Some(changes) = &mut self.changes {
+            changes.push(id);
+        }
     }
 
     /// Sends a job back to wait here after a refusal or a return, unless it
@@ -283,7 +358,7 @@ impl ForwarderNode {
         job.note = Some(note);
         job.last_pend = None;
         if job.forwards >= cap {
-            job.state = SourceState::GaveUp;
+            self.set_state(id, SourceState::GaveUp);
             self.session_due = true;
             self.gave_up.push(id);
             return;

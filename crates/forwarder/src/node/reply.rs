@@ -15,14 +15,14 @@ use crate::view::RemoteQueueId;
 /// A reply about a forwarded job, as the reconciliation sees it: which job,
 /// how the reply names its forward, and what it says happened.
 pub(super) struct Reply {
-    source_job: u64,
-    names: Names,
-    then: Then,
+    pub(super) source_job: u64,
+    pub(super) names: Names,
+    pub(super) then: Then,
 }
 
 /// How a reply names the forward it is about.
 #[derive(Clone, Copy, Debug)]
-enum Names {
+pub(super) enum Names {
     /// The forward's sequence number, in the first answer to it
     /// (`JobAccept`, `JobReject`): it counts only while the job still waits
     /// for that answer.
@@ -50,7 +50,7 @@ impl Names {
 }
 
 /// What a reply says happened to the job.
-enum Then {
+pub(super) enum Then {
     /// The execution cluster accepted it as `dest_job`.
     Accept { dest_job: u64 },
     /// It comes back to be decided again.
@@ -143,7 +143,7 @@ impl ForwarderNode {
     pub(super) fn reconcile(&mut self, from: &ClusterName, reply: Reply) -> Handled {
         let source_job = reply.source_job;
         let Some(to) = self.current_forward(from, source_job, reply.names) else {
-            return Handled::Nothing;
+            return self.settle(from, reply);
         };
         match reply.then {
             Then::Accept { dest_job } => {
@@ -194,10 +194,10 @@ impl ForwarderNode {
         let deadline = self.send_queues[job.send_queue]
             .max_rsched_time
             .map(|limit| job.forwarded_at + limit);
-        job.state = SourceState::Accepted { to, dest_job };
         if let (Some(deadline), false) = (deadline, job.recalled) {
             self.recalls.insert((deadline, job.id), job.id);
         }
+        self.set_state(id, SourceState::Accepted { to, dest_job });
     }
 
     /// Job `id` comes back from queue `to` of cluster `from`: its forward no
@@ -231,25 +231,20 @@ impl ForwarderNode {
 
     /// Job `id`, `dest_job` at queue `to`, changed state there; a finished
     /// job is forgotten.
-    fn status(&mut self, id: u64, to: RemoteQueueId, dest_job: u64, event: JobEvent) {
-        let Some(job) = self.jobs.get_mut(&id) else {
-            return;
-        };
+    pub(super) fn status(&mut self, id: u64, to: RemoteQueueId, dest_job: u64, event: JobEvent) {
         match event {
             JobEvent::Started | JobEvent::Resumed => {
-                job.state = SourceState::Running { to, dest_job };
+                self.set_state(id, SourceState::Running { to, dest_job });
             }
-            JobEvent::Suspended => job.state = SourceState::Suspended { to, dest_job },
-            JobEvent::Requeued => job.state = SourceState::Accepted { to, dest_job },
-            JobEvent::Finished => {
-                self.jobs.remove(&id);
-            }
+            JobEvent::Suspended => self.set_state(id, SourceState::Suspended { to, dest_job }),
+            JobEvent::Requeued => self.set_state(id, SourceState::Accepted { to, dest_job }),
+            JobEvent::Finished => self.forget_job(id),
         }
     }
 
     /// Drops a forward from the view's log, and from the oracle's: the job
     /// came back, so the forward no longer weighs on the remote queue.
-    fn forget_forward(&mut self, from: &ClusterName, forward_seq: u64) {
+    pub(super) fn forget_forward(&mut self, from: &ClusterName, forward_seq: u64) {
         self.view.forget_forward(from, forward_seq);
         if let Some(oracle) = &mut self.oracle {
             oracle.forget_forward(from, forward_seq);

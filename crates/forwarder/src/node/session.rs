@@ -18,6 +18,8 @@ impl ForwarderNode {
     /// Runs a forwarding session at `now` if one is due: decides every
     /// waiting job, appends the forwards to `out` and records decisions.
     pub fn schedule(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
+        self.mark_unreachable(now);
+        self.reclaim(now);
         out.append(&mut self.outgoing);
         self.send_recalls(now, out);
         for id in std::mem::take(&mut self.gave_up) {
@@ -110,10 +112,6 @@ impl ForwarderNode {
         job.forwarded_at = now;
         job.recalled = false;
         job.previous_targets.push(target);
-        job.state = SourceState::Forwarded {
-            to: target,
-            forward_seq,
-        };
         tracing::debug!(cluster = %self.cluster, job = id, to = %at, at = %now, "forward");
         out.push(Envelope {
             from: self.cluster.clone(),
@@ -127,6 +125,13 @@ impl ForwarderNode {
                 attempt,
             }),
         });
+        self.set_state(
+            id,
+            SourceState::Forwarded {
+                to: target,
+                forward_seq,
+            },
+        );
     }
 
     /// Sends the recalls due at `now` (MAX_RSCHED_TIME).
@@ -146,6 +151,9 @@ impl ForwarderNode {
                 continue;
             }
             job.recalled = true;
+            if let Some(changes) = &mut self.changes {
+                changes.push(id);
+            }
             let limit = self.send_queues[job.send_queue]
                 .max_rsched_time
                 .unwrap_or_default();

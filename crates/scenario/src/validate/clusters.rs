@@ -27,6 +27,10 @@ pub(super) struct ClusterDraft {
     pub(super) config: ClusterConfig,
     pub(super) mode: ScheduleMode,
     pub(super) max_forwards: u32,
+    /// MC_UNREACHABLE_UPDATES (0: never stale).
+    pub(super) unreachable_updates: u32,
+    /// MC_RECLAIM_TIME (`None`: never).
+    pub(super) reclaim_time: Option<Duration>,
     /// MAX_RSCHED_TIME of its send queues.
     pub(super) max_rsched_time: FxHashMap<QueueName, Duration>,
     /// Where its process listens.
@@ -60,10 +64,10 @@ impl ClusterDraft {
     }
 
     /// The cluster as a scenario runs it, without subscribers or jobs yet.
-    fn spec(&self) -> ClusterSpec {
+    fn spec(&self, drafts: &[ClusterDraft]) -> ClusterSpec {
         ClusterSpec {
             config: self.config.clone(),
-            forwarder: super::links::forwarder(self),
+            forwarder: super::links::forwarder(self, drafts),
             subscribers: Vec::new(),
             initial_jobs: Vec::new(),
             address: self.address.clone(),
@@ -83,7 +87,7 @@ struct Hosts<'r> {
 
 /// The clusters of a scenario, with their subscribers, from their drafts.
 pub(super) fn specs(drafts: &[ClusterDraft]) -> Vec<ClusterSpec> {
-    let mut specs: Vec<ClusterSpec> = drafts.iter().map(ClusterDraft::spec).collect();
+    let mut specs: Vec<ClusterSpec> = drafts.iter().map(|draft| draft.spec(drafts)).collect();
     super::links::add_subscribers(&mut specs);
     specs
 }
@@ -140,6 +144,8 @@ impl Checker<'_> {
             name,
             mode: forwarding.mode,
             max_forwards: forwarding.max_forwards,
+            unreachable_updates: forwarding.unreachable_updates,
+            reclaim_time: forwarding.reclaim_time,
             max_rsched_time: queues.max_rsched_time,
             address,
         }

@@ -4,7 +4,7 @@
 //! subscribers of each cluster that follow from its links.
 
 use mcfed_cluster::{QueueConfig, ReceiveFrom};
-use mcfed_forwarder::{ForwarderConfig, SendQueueConfig};
+use mcfed_forwarder::{ForwarderConfig, Reachability, SendQueueConfig};
 use mcfed_protocol::{ClusterName, QueueRef};
 use rustc_hash::FxHashSet;
 
@@ -152,8 +152,10 @@ fn send_target_problem(
     }
 }
 
-/// The forwarder of a cluster with send queues; `None` without.
-pub(super) fn forwarder(draft: &ClusterDraft) -> Option<ForwarderConfig> {
+/// The forwarder of a cluster with send queues; `None` without. A remote
+/// cluster is unreachable once its last update is older than
+/// MC_UNREACHABLE_UPDATES of its own MC_PLUGIN_UPDATE_INTERVAL.
+pub(super) fn forwarder(draft: &ClusterDraft, drafts: &[ClusterDraft]) -> Option<ForwarderConfig> {
     let send_queues: Vec<SendQueueConfig> = draft
         .config
         .queues
@@ -165,11 +167,31 @@ pub(super) fn forwarder(draft: &ClusterDraft) -> Option<ForwarderConfig> {
             max_rsched_time: draft.max_rsched_time.get(&queue.name).copied(),
         })
         .collect();
+    let stale_after = drafts
+        .iter()
+        .filter(|_| draft.unreachable_updates > 0)
+        .filter(|remote| {
+            send_queues
+                .iter()
+                .any(|queue| queue.send_to.iter().any(|at| at.cluster == remote.name))
+        })
+        .filter_map(|remote| {
+            let interval = remote.config.update_interval?;
+            Some((
+                remote.name.clone(),
+                interval.saturating_mul(draft.unreachable_updates),
+            ))
+        })
+        .collect();
     (!send_queues.is_empty()).then(|| ForwarderConfig {
         cluster: draft.name.clone(),
         mode: draft.mode,
         send_queues,
         max_forwards: draft.max_forwards,
+        reachability: Reachability {
+            stale_after,
+            reclaim_after: draft.reclaim_time,
+        },
     })
 }
 

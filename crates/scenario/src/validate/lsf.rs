@@ -117,6 +117,8 @@ fn params_set(params: &RawParams) -> bool {
         || params.MC_PLUGIN_UPDATE_INTERVAL.is_some()
         || params.MC_PLUGIN_SCHEDULE_ENHANCE.is_some()
         || params.MAX_FORWARDS.is_some()
+        || params.MC_UNREACHABLE_UPDATES.is_some()
+        || params.MC_RECLAIM_TIME.is_some()
 }
 
 /// The imported configuration into the scenario's cluster, which keeps

@@ -1,11 +1,14 @@
 //! The forwarding parameters of lsb.params: MC_PLUGIN_UPDATE_INTERVAL,
-//! MC_PLUGIN_SCHEDULE_ENHANCE and MAX_FORWARDS, each from a cluster's own
+//! MC_PLUGIN_SCHEDULE_ENHANCE, and mcfed's own MAX_FORWARDS,
+//! MC_UNREACHABLE_UPDATES and MC_RECLAIM_TIME, each from a cluster's own
 //! `params` or else the federation's `[params]`. The scheduling parameters
 //! of lsb.params are checked in `crate::policies`.
 
 use std::time::Duration;
 
-use mcfed_forwarder::{DEFAULT_MAX_FORWARDS, ScheduleMode};
+use mcfed_forwarder::{
+    DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES, ScheduleMode,
+};
 
 use super::{Checker, DEFAULT_UPDATE_INTERVAL};
 use crate::format::RawParams;
@@ -20,6 +23,10 @@ pub(super) struct ForwardingParams {
     pub(super) mode: ScheduleMode,
     /// MAX_FORWARDS.
     pub(super) max_forwards: u32,
+    /// MC_UNREACHABLE_UPDATES (0: never stale).
+    pub(super) unreachable_updates: u32,
+    /// MC_RECLAIM_TIME (`None`: never).
+    pub(super) reclaim_time: Option<Duration>,
 }
 
 impl Checker<'_> {
@@ -38,6 +45,17 @@ impl Checker<'_> {
                 .MAX_FORWARDS
                 .or(federation.MAX_FORWARDS)
                 .unwrap_or(DEFAULT_MAX_FORWARDS),
+            unreachable_updates: own
+                .MC_UNREACHABLE_UPDATES
+                .or(federation.MC_UNREACHABLE_UPDATES)
+                .unwrap_or(DEFAULT_UNREACHABLE_UPDATES),
+            reclaim_time: own
+                .MC_RECLAIM_TIME
+                .as_ref()
+                .or(federation.MC_RECLAIM_TIME.as_ref())
+                .map_or(Some(DEFAULT_RECLAIM_TIME), |time| {
+                    Some(time.0).filter(|time| !time.is_zero())
+                }),
         }
     }
 

@@ -3,13 +3,14 @@
 //! what [`ForwarderNode::handle`] says each message changed.
 
 mod handled;
+mod reach;
 
 use std::time::Duration;
 
 use mcfed_protocol::{
     ClusterName, CounterUpdate, Envelope, HeldJob, Hello, JobAccept, JobEvent, JobLost, JobRecall,
     JobReject, JobReturn, JobSpec, JobStatus, JobSync, Message, QueueCounters, QueueName,
-    RejectReason, SimTime,
+    RejectReason, Resume, SimTime,
 };
 
 use super::{ForwarderConfig, ForwarderNode, SendQueueConfig, SourceState};
@@ -19,7 +20,11 @@ fn name(text: &str) -> ClusterName {
 }
 
 fn forwarder(max_rsched_time: Option<Duration>) -> ForwarderNode {
-    ForwarderNode::new(ForwarderConfig {
+    ForwarderNode::new(config(max_rsched_time))
+}
+
+fn config(max_rsched_time: Option<Duration>) -> ForwarderConfig {
+    ForwarderConfig {
         cluster: name("C1"),
         mode: ScheduleMode::ResourceOnly,
         send_queues: vec![SendQueueConfig {
@@ -31,7 +36,8 @@ fn forwarder(max_rsched_time: Option<Duration>) -> ForwarderNode {
             max_rsched_time,
         }],
         max_forwards: 3,
-    })
+        reachability: Default::default(),
+    }
 }
 
 fn update(sender: &str, seq: u64, available: u32) -> Message {
@@ -122,31 +128,35 @@ fn a_hello_brings_a_sync_listing_the_jobs_there() {
     assert_eq!(out[0].message, Message::JobSync(JobSync { jobs: vec![] }));
 }
 
+fn resume(lineage: u64) -> Message {
+    Message::Resume(Resume {
+        lineage,
+        epoch_unix_ms: 0,
+    })
+}
+
 #[test]
-fn a_restarted_cluster_is_unknown_until_its_update_and_its_lost_jobs_come_back() {
+fn a_cluster_that_lost_its_state_is_unknown_until_its_update_and_its_lost_jobs_come_back() {
     let (mut node, id) = with_job_at_c2(None);
     let now = SimTime::from_secs(40);
-    node.handle(
-        now,
-        &name("C2"),
-        Message::Hello(Hello::with_incarnation(name("C2"), 5)),
-    );
+    node.handle(now, &name("C2"), resume(5));
     let c2 = node
         .view()
         .queue_id(&"high@C2".parse().expect("valid"))
         .expect("queue");
     assert!(
         node.view().figures(c2).is_some(),
-        "first hello: nothing to forget"
+        "first resume: nothing to forget"
     );
-    node.handle(
-        now,
-        &name("C2"),
-        Message::Hello(Hello::with_incarnation(name("C2"), 6)),
+    node.handle(now, &name("C2"), resume(5));
+    assert!(
+        node.view().figures(c2).is_some(),
+        "the same lineage (a restart from its journal): kept"
     );
+    node.handle(now, &name("C2"), resume(6));
     assert!(
         node.view().figures(c2).is_none(),
-        "a new incarnation is unknown"
+        "a new lineage is unknown"
     );
     // Its first update (sequence numbers start again) is applied.
     node.handle(now, &name("C2"), update("C2", 1, 5));
@@ -204,8 +214,7 @@ fn the_oracle_forgets_the_forwards_a_restarted_cluster_lost() {
     node.handle(now, &name("C3"), update("C3", 1, 1));
     node.refresh_oracle(&truth("C2", 1, 1));
     node.refresh_oracle(&truth("C3", 1, 1));
-    let hello = |incarnation| Message::Hello(Hello::with_incarnation(name("C2"), incarnation));
-    node.handle(now, &name("C2"), hello(5));
+    node.handle(now, &name("C2"), resume(5));
     let id = node
         .submit(
             now,
@@ -224,7 +233,7 @@ fn the_oracle_forgets_the_forwards_a_restarted_cluster_lost() {
     // and C2 comes first in SNDJOBS_TO, unless a phantom forward still
     // weighs on it.
     let later = SimTime::from_secs(40);
-    node.handle(later, &name("C2"), hello(6));
+    node.handle(later, &name("C2"), resume(6));
     node.handle(later, &name("C2"), update("C2", 1, 1));
     node.handle(
         later,

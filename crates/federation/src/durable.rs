@@ -1,0 +1,217 @@
+//! A member and its journal: the records each input produces when the
+//! member is journaled ([`Member::enable_journal`], [`Member::take_journal`]),
+//! the state a snapshot keeps ([`Member::durable_state`]), and a member
+//! rebuilt from it ([`Member::restore`]).
+//!
+//! Every input method ends by noting what changed: the scheduler's jobs
+//! that arrived, left or made a transition, and the send queues' jobs whose
+//! state changed, each written as it stands now. A driver takes the
+//! records after each input and makes them durable before it lets
+//! anything the input produced out (envelopes, a `bsub` acknowledgement).
+
+use mcfed_cluster::{JobId, JobOrigin, RestoredNode, Transition};
+use mcfed_forwarder::RestoredForwarder;
+use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::build::{BuildError, MemberSpec};
+use crate::journal::{DurableState, JournalRecord};
+use crate::member::Member;
+
+impl Member {
+    /// Journals this member from now on: every input notes what it
+    /// changed, for [`Member::take_journal`].
+    pub fn enable_journal(&mut self) {
+        if self.journal.is_none() {
+            self.journal = Some(Vec::new());
+            self.node.track_changes();
+            if let Some(forwarder) = &mut self.forwarder {
+                forwarder.track_changes();
+            }
+        }
+    }
+
+    /// Whether the member is journaled.
+    pub fn is_journaled(&self) -> bool {
+        self.journal.is_some()
+    }
+
+    /// The records of what changed since the last call (empty when not
+    /// journaled).
+    pub fn take_journal(&mut self) -> Vec<JournalRecord> {
+        self.journal
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Notes a peer's lineage.
+    pub(crate) fn note_lineage(&mut self, cluster: &ClusterName, lineage: u64) {
+        if let (Some(journal), true) = (&mut self.journal, lineage != 0) {
+            journal.push(JournalRecord::Lineage {
+                cluster: cluster.clone(),
+                lineage,
+            });
+        }
+    }
+
+    /// Writes what changed — jobs that arrived or left, the jobs of
+    /// `transitions`, send-queue jobs whose state changed — as records.
+    pub(crate) fn note_changes(&mut self, transitions: &[Transition]) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        let mut finished: FxHashMap<JobId, (ClusterName, u64)> = FxHashMap::default();
+        let mut seen = FxHashSet::default();
+        let mut ids = Vec::new();
+        for transition in transitions {
+            if let (JobEvent::Finished, JobOrigin::Forwarded { from, source_job }) =
+                (transition.event, &transition.origin)
+            {
+                finished.insert(transition.job, (from.clone(), *source_job));
+            }
+            if seen.insert(transition.job) {
+                ids.push(transition.job);
+            }
+        }
+        for id in self.node.take_changes() {
+            if seen.insert(id) {
+                ids.push(id);
+            }
+        }
+        for id in ids {
+            let record = match self.node.job_image(id) {
+                Some(image) => {
+                    let forward_seq = image
+                        .forwarded_from
+                        .as_ref()
+                        .and_then(|(from, source_job)| self.node.forward_seq_of(from, *source_job));
+                    JournalRecord::Job { image, forward_seq }
+                }
+                None => JournalRecord::JobGone {
+                    id: id.0,
+                    finished: finished.get(&id).and_then(|(from, source_job)| {
+                        self.node.finished_forward(from, *source_job)
+                    }),
+                },
+            };
+            journal.push(record);
+        }
+        if let Some(forwarder) = &mut self.forwarder {
+            let mut seen = FxHashSet::default();
+            for id in forwarder.take_changes() {
+                if !seen.insert(id) {
+                    continue;
+                }
+                journal.push(match forwarder.job_image(id) {
+                    Some(image) => JournalRecord::Source(image),
+                    None => JournalRecord::SourceGone { id },
+                });
+            }
+        }
+    }
+
+    /// Everything a journal keeps of this member, as it stands now (the
+    /// next snapshot). The process facts are the caller's.
+    pub fn durable_state(&self) -> DurableState {
+        let mut state = DurableState::empty(self.name().clone());
+        let cluster = self.node.cluster();
+        let images = cluster
+            .jobs()
+            .filter_map(|job| cluster.job_image(job.id))
+            .chain(self.node.parked_jobs().cloned());
+        for image in images {
+            let forward_seq = image
+                .forwarded_from
+                .as_ref()
+                .and_then(|(from, source_job)| self.node.forward_seq_of(from, *source_job));
+            state.jobs.insert(image.id, (image, forward_seq));
+        }
+        for done in self.node.finished_forwards() {
+            state
+                .finished
+                .insert((done.from.clone(), done.source_job), done);
+        }
+        state.next_job_id = cluster.next_job_id();
+        state.update_seq = self.node.update_seq();
+        for (peer, lineage) in self.node.lineages() {
+            state.lineages.insert(peer.clone(), lineage);
+        }
+        if let Some(forwarder) = &self.forwarder {
+            for job in forwarder.jobs() {
+                if let Some(image) = forwarder.job_image(job.id) {
+                    state.sources.insert(image.id, image);
+                }
+            }
+            state.next_source_id = forwarder.next_job_id();
+            for remote in forwarder.remote_images() {
+                if let Some(lineage) = remote.lineage {
+                    state.lineages.insert(remote.cluster.clone(), lineage);
+                }
+                state.remotes.insert(remote.cluster.clone(), remote);
+            }
+        }
+        state
+    }
+
+    /// Rebuilds a member from `spec` and the state its journal kept, at
+    /// `now`: the jobs present at start are not made again (they are in
+    /// the state, or finished); the scheduler's jobs come back with their
+    /// ids, states, hosts and remaining run times, the send queues' jobs
+    /// where they were, and every numbering goes on. Until each submission
+    /// cluster's next sync, its pending jobs here are held back (it may
+    /// have decided them again meanwhile). The member is journaled.
+    pub fn restore(
+        spec: MemberSpec<'_>,
+        state: DurableState,
+        now: SimTime,
+    ) -> Result<Member, BuildError> {
+        let empty = MemberSpec {
+            initial_jobs: &[],
+            ..spec
+        };
+        let (mut member, _) = Member::build(empty)?;
+        let DurableState {
+            jobs,
+            finished,
+            next_job_id,
+            update_seq,
+            sources,
+            next_source_id,
+            mut remotes,
+            lineages,
+            ..
+        } = state;
+        member.node.restore(RestoredNode {
+            jobs: jobs.into_values().collect(),
+            finished: finished.into_values().collect(),
+            update_seq,
+            next_job_id,
+            lineages: lineages
+                .iter()
+                .map(|(cluster, lineage)| (cluster.clone(), *lineage))
+                .collect(),
+        });
+        member.node.out_of_step_with_all();
+        let local = member.local_time(now);
+        let name = member.name().clone();
+        if let Some(forwarder) = &mut member.forwarder {
+            for (cluster, remote) in remotes.iter_mut() {
+                remote.lineage = lineages.get(cluster).copied().or(remote.lineage);
+            }
+            let problems = forwarder.restore(
+                RestoredForwarder {
+                    jobs: sources.into_values().collect(),
+                    next_job_id: next_source_id,
+                    remotes: remotes.into_values().collect(),
+                },
+                local,
+            );
+            for (job, why) in problems {
+                tracing::warn!(cluster = %name, job, %why, "a job of a send queue restored differently");
+            }
+        }
+        member.enable_journal();
+        Ok(member)
+    }
+}

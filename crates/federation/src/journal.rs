@@ -1,0 +1,179 @@
+//! What a cluster process writes to its journal, and what replaying it
+//! gives back.
+//!
+//! A journal is a snapshot ([`DurableState`]) followed by records
+//! ([`JournalRecord`]), each an *upsert* of something that changed: a job
+//! of the scheduler as it stands now, a job of a send queue as it stands
+//! now, a job gone, a counter update taken, a remote cluster's numbering,
+//! a peer's lineage. Replaying is folding the records into the snapshot
+//! ([`DurableState::apply`]). Compaction writes the live member's state
+//! ([`crate::Member::durable_state`]) as the next snapshot and drops the
+//! records; what only the live member forgets (a finished job its
+//! submission cluster no longer asks about) goes then. A member is rebuilt
+//! from it with [`crate::Member::restore`].
+//!
+//! The record enum is the journal's format: variants are only ever added
+//! at the end (a job-control operation that changes a job needs none — its
+//! job is written again as it stands), and [`JOURNAL_FORMAT`] changes when
+//! an existing variant does.
+
+use std::collections::BTreeMap;
+
+use mcfed_cluster::{FinishedForward, JobImage};
+use mcfed_forwarder::{RemoteImage, SourceImage, SourceImageState};
+use mcfed_protocol::ClusterName;
+use serde::{Deserialize, Serialize};
+
+/// The version of the journal's records; a journal of another version is
+/// refused rather than misread.
+pub const JOURNAL_FORMAT: u32 = 1;
+
+/// What the process that writes a journal is, beyond its member: the
+/// lineage of its state and its emulated time zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessFacts {
+    /// The lineage of the state (see [`mcfed_protocol::Resume`]).
+    pub lineage: u64,
+    /// Emulated time zero, in milliseconds since the Unix epoch.
+    pub epoch_unix_ms: u64,
+}
+
+/// One change, as the journal keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum JournalRecord {
+    /// The process's lineage and clock.
+    Process(ProcessFacts),
+    /// A job of the scheduler that has not finished, as it stands now,
+    /// with the forward that brought it (for a forwarded job).
+    Job {
+        /// The job.
+        image: JobImage,
+        /// The forward that brought it.
+        forward_seq: Option<u64>,
+    },
+    /// A job of the scheduler finished or left; a forwarded one that
+    /// finished is kept for its submission cluster's next sync.
+    JobGone {
+        /// Its id.
+        id: u64,
+        /// For a forwarded job that finished, what its sync is answered.
+        finished: Option<FinishedForward>,
+    },
+    /// A job of a send queue, as it stands now.
+    Source(SourceImage),
+    /// A job of a send queue finished (or was taken out).
+    SourceGone {
+        /// Its id.
+        id: u64,
+    },
+    /// A counter update was taken, numbered `seq`.
+    Published {
+        /// Its number.
+        seq: u64,
+    },
+    /// A remote cluster's numbering and last update applied.
+    Remote(RemoteImage),
+    /// A peer resumed with `lineage`.
+    Lineage {
+        /// The peer.
+        cluster: ClusterName,
+        /// Its lineage.
+        lineage: u64,
+    },
+}
+
+/// Everything a journal keeps of a member and its process: the snapshot
+/// a journal starts with, and what replaying it gives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DurableState {
+    /// The cluster.
+    pub cluster: Option<ClusterName>,
+    /// The process's lineage and clock.
+    pub process: Option<ProcessFacts>,
+    /// The scheduler's jobs not finished, by id, with their forwards.
+    pub jobs: BTreeMap<u64, (JobImage, Option<u64>)>,
+    /// Forwarded jobs that finished, by submission cluster and id there.
+    pub finished: BTreeMap<(ClusterName, u64), FinishedForward>,
+    /// The id the scheduler's next job gets, at least.
+    pub next_job_id: u64,
+    /// The number of the last counter update taken.
+    pub update_seq: u64,
+    /// The send queues' jobs not finished, by id.
+    pub sources: BTreeMap<u64, SourceImage>,
+    /// The id the next job of a send queue gets, at least.
+    pub next_source_id: u64,
+    /// The remote clusters' numbering and last updates.
+    pub remotes: BTreeMap<ClusterName, RemoteImage>,
+    /// The peers' lineages.
+    pub lineages: BTreeMap<ClusterName, u64>,
+}
+
+impl DurableState {
+    /// The state of nothing, for cluster `cluster`.
+    pub fn empty(cluster: ClusterName) -> Self {
+        DurableState {
+            cluster: Some(cluster),
+            next_job_id: 1,
+            next_source_id: 1,
+            ..DurableState::default()
+        }
+    }
+
+    /// Folds one record in.
+    pub fn apply(&mut self, record: JournalRecord) {
+        match record {
+            JournalRecord::Process(facts) => self.process = Some(facts),
+            JournalRecord::Job { image, forward_seq } => {
+                self.next_job_id = self.next_job_id.max(image.id.saturating_add(1));
+                self.jobs.insert(image.id, (image, forward_seq));
+            }
+            JournalRecord::JobGone { id, finished } => {
+                self.next_job_id = self.next_job_id.max(id.saturating_add(1));
+                self.jobs.remove(&id);
+                if let Some(done) = finished {
+                    self.finished
+                        .insert((done.from.clone(), done.source_job), done);
+                }
+            }
+            JournalRecord::Source(image) => {
+                self.next_source_id = self.next_source_id.max(image.id.saturating_add(1));
+                self.note_forward(&image);
+                self.sources.insert(image.id, image);
+            }
+            JournalRecord::SourceGone { id } => {
+                self.next_source_id = self.next_source_id.max(id.saturating_add(1));
+                self.sources.remove(&id);
+            }
+            JournalRecord::Published { seq } => self.update_seq = self.update_seq.max(seq),
+            JournalRecord::Remote(remote) => {
+                let entry = self
+                    .remotes
+                    .entry(remote.cluster.clone())
+                    .or_insert_with(|| remote.clone());
+                entry.next_forward_seq = entry.next_forward_seq.max(remote.next_forward_seq);
+                entry.applied_seq = entry.applied_seq.max(remote.applied_seq);
+                entry.lineage = remote.lineage.or(entry.lineage);
+            }
+            JournalRecord::Lineage { cluster, lineage } => {
+                self.lineages.insert(cluster, lineage);
+            }
+        }
+    }
+
+    /// A job forwarded makes its cluster's next forward number follow it.
+    fn note_forward(&mut self, image: &SourceImage) {
+        let SourceImageState::Forwarded { to, forward_seq } = &image.state else {
+            return;
+        };
+        let entry = self
+            .remotes
+            .entry(to.cluster.clone())
+            .or_insert_with(|| RemoteImage {
+                cluster: to.cluster.clone(),
+                next_forward_seq: 1,
+                applied_seq: None,
+                lineage: None,
+            });
+        entry.next_forward_seq = entry.next_forward_seq.max(forward_seq.saturating_add(1));
+    }
+}
