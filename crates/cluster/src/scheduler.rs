@@ -176,6 +176,8 @@ pub struct Cluster {
     /// Jobs that arrived or were taken out, for a journal (`None`: not
     /// tracked).
     pub(crate) changes: Option<Vec<JobId>>,
+    /// Running jobs whose end is held back ([`Cluster::hold_end`]).
+    pub(crate) held_ends: rustc_hash::FxHashSet<JobId>,
 }
 
 impl Cluster {
@@ -320,6 +322,9 @@ impl Cluster {
         let mut passes = 0;
         loop {
             while let Some((at, job)) = self.jobs.pop_finish_due(now) {
+                if !self.held_ends.is_empty() && self.held_ends.contains(&job) {
+                    continue;
+                }
                 self.finish(job, at, transitions);
             }
             self.expire_reservations(now);

@@ -70,6 +70,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         reservations: Vec::new(),
         cycle: Cycle::default(),
         changes: None,
+        held_ends: Default::default(),
     })
 }
 

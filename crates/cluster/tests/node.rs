@@ -182,7 +182,7 @@ fn state_of(node: &ClusterNode, id: u64) -> Option<JobState> {
 }
 
 #[test]
-fn out_of_step_pending_jobs_are_parked_until_the_next_sync() {
+fn out_of_step_jobs_neither_start_nor_end_until_the_next_sync() {
     let mut node = node();
     let running = forward(&mut node, 1, 1);
     let pending = forward(&mut node, 2, 2);
@@ -196,14 +196,14 @@ fn out_of_step_pending_jobs_are_parked_until_the_next_sync() {
     );
     assert_eq!(state_of(&node, pending), None, "pending jobs are parked");
     assert_eq!(node.parked_jobs().count(), 2);
-    // The running job finishes: the freed slot must not start a parked job.
+    // The running job's time is up, but it cannot end: C1 may have decided
+    // it again elsewhere.
     let mut transitions = Vec::new();
-    node.advance(SimTime::from_secs(600), &mut Vec::new(), &mut transitions);
-    assert_eq!(transitions.len(), 1, "{transitions:?}");
-    assert_eq!(node.cluster().jobs().count(), 0);
-    // The sync lists jobs 1 (its submission cluster did not hear it end)
-    // and 2: job 2 comes back with its id, job 3 is withdrawn, and job 1's
-    // end is reported.
+    node.advance(SimTime::from_secs(900), &mut Vec::new(), &mut transitions);
+    assert!(transitions.is_empty(), "{transitions:?}");
+    assert_eq!(state_of(&node, running), Some(JobState::Running));
+    // The sync lists jobs 1 and 2: job 1 ends (at the time it was due),
+    // job 2 comes back with its id and starts, job 3 is withdrawn.
     let out = sync(&mut node, &[(1, 1), (2, 2)]);
     assert!(!node.is_out_of_step(&name("C1")));
     assert_eq!(state_of(&node, pending), Some(JobState::Pending));
@@ -212,16 +212,40 @@ fn out_of_step_pending_jobs_are_parked_until_the_next_sync() {
     assert_eq!(
         kinds(&out),
         vec!["job-accept", "job-status", "job-accept"],
-        "job 1: accepted and finished; job 2: accepted"
+        "job 1: accepted and running; job 2: accepted"
     );
-    match &out[1].message {
-        Message::JobStatus(status) => assert_eq!(status.event, JobEvent::Finished),
-        other => panic!("{other:?}"),
-    }
-    node.advance(SimTime::from_secs(601), &mut Vec::new(), &mut Vec::new());
-    assert_eq!(state_of(&node, pending), Some(JobState::Running));
+    node.advance(SimTime::from_secs(901), &mut Vec::new(), &mut transitions);
+    let events: Vec<_> = transitions
+        .iter()
+        .map(|t| (t.job.0, t.event, t.at))
+        .collect();
+    assert_eq!(
+        events,
+        vec![
+            (running, JobEvent::Finished, SimTime::from_secs(600)),
+            (pending, JobEvent::Started, SimTime::from_secs(901)),
+        ]
+    );
     // A sync that no longer lists the finished job lets it be forgotten.
+    sync(&mut node, &[(1, 1), (2, 2)]);
+    assert_eq!(node.finished_forwards().count(), 1);
     sync(&mut node, &[(2, 2)]);
+    assert!(node.finished_forwards().next().is_none());
+}
+
+#[test]
+fn a_sync_withdraws_a_running_job_it_does_not_list_before_it_can_end() {
+    let mut node = node();
+    let running = forward(&mut node, 1, 1);
+    node.link(&name("C1"), false);
+    node.advance(SimTime::from_secs(900), &mut Vec::new(), &mut Vec::new());
+    // C1 took the job back while C2 was unreachable: its sync does not
+    // list it, so it never ends here.
+    sync(&mut node, &[]);
+    assert_eq!(state_of(&node, running), None);
+    let mut transitions = Vec::new();
+    node.advance(SimTime::from_secs(901), &mut Vec::new(), &mut transitions);
+    assert!(transitions.is_empty());
     assert!(node.finished_forwards().next().is_none());
 }
 

@@ -6,10 +6,12 @@
 //! *Out of step*: after this cluster restarted from its journal, and while
 //! the link to a submission cluster is down, that cluster may have decided
 //! its jobs here again elsewhere (it treats an unreachable cluster's jobs
-//! that had not started as returned). So its pending jobs here are parked
-//! — taken out of the scheduler with their ids, so none starts — until its
-//! next [`JobSync`] says which it still counts on: those are put back, the
-//! others withdrawn. Its running jobs keep running.
+//! that had not started as returned — not knowing that one had started, if
+//! the word was lost). So its pending jobs here are parked — taken out of
+//! the scheduler with their ids, so none starts — and its running jobs
+//! keep running but cannot end, until its next [`JobSync`] says which it
+//! still counts on: those are put back (and end, when their time has
+//! come), the others withdrawn. So a job never ends twice.
 
 use mcfed_protocol::{
     ClusterName, Envelope, JobAccept, JobEvent, JobLost, JobRecall, JobReturn, JobStatus, JobSync,
@@ -281,28 +283,42 @@ impl ClusterNode {
         }
     }
 
-    /// Parks job `job` of `from` if this cluster is out of step with it
-    /// and the job is pending.
+    /// Parks job `job` of `from` if this cluster is out of step with it:
+    /// a pending job leaves the scheduler, a running one cannot end.
     pub(super) fn park_if_out_of_step(&mut self, from: &ClusterName, job: JobId) {
-        if !self.parked.contains_key(from)
-            || self.cluster.job(job).map(|job| job.state) != Some(JobState::Pending)
-        {
+        if !self.parked.contains_key(from) {
             return;
         }
-        if let Some(image) = self.cluster.take_job(job) {
-            if let Some(parked) = self.parked.get_mut(from) {
-                parked.push(image);
+        match self.cluster.job(job).map(|job| job.state) {
+            Some(JobState::Pending) => {
+                if let Some(image) = self.cluster.take_job(job) {
+                    if let Some(parked) = self.parked.get_mut(from) {
+                        parked.push(image);
+                    }
+                }
             }
+            Some(JobState::Running | JobState::Suspended) => self.cluster.hold_end(job),
+            Some(JobState::Done) | None => {}
         }
     }
 
-    /// Puts the parked jobs of `from` back in the scheduler.
+    /// Puts the parked jobs of `from` back in the scheduler, and lets its
+    /// running ones end.
     fn unpark(&mut self, from: &ClusterName) {
         let Some(images) = self.parked.remove(from) else {
             return;
         };
         let report = self.cluster.restore_jobs(images);
         log_restore(self.name(), &report);
+        let held: Vec<JobId> = self
+            .forwarded
+            .iter()
+            .filter(|((cluster, _), _)| cluster == from)
+            .map(|(_, (job, _))| *job)
+            .collect();
+        for job in held {
+            self.cluster.release_end(job);
+        }
     }
 
     fn is_parked(&self, from: &ClusterName, job: JobId) -> bool {

@@ -252,6 +252,7 @@ impl Cluster {
             JobState::Done => {}
         }
         self.drop_reservation_of(id);
+        self.held_ends.remove(&id);
         self.cycle.dirty = true;
         self.jobs.remove(id)
     }

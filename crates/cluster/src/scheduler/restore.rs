@@ -226,6 +226,36 @@ impl Cluster {
         (!placement.is_empty()).then_some(placement)
     }
 
+    /// Holds back the end of job `id` (running or suspended): it keeps its
+    /// slots past its run time until [`Cluster::release_end`]. A forwarded
+    /// job's end waits so while its submission cluster may have decided it
+    /// again elsewhere.
+    pub fn hold_end(&mut self, id: JobId) {
+        if self.jobs.get(id).is_some() {
+            self.held_ends.insert(id);
+        }
+    }
+
+    /// Lets job `id` end again: at the end of its run time, at once if that
+    /// has passed (the end is reported at the time it was due).
+    pub fn release_end(&mut self, id: JobId) {
+        if !self.held_ends.remove(&id) {
+            return;
+        }
+        if let Some(job) = self.jobs.get(id) {
+            if let Some(finish) = job.finish_time() {
+                let epoch = job.run_epoch;
+                self.jobs.schedule_finish(finish, id, epoch);
+                self.cycle.dirty = true;
+            }
+        }
+    }
+
+    /// Whether job `id`'s end is held back.
+    pub fn is_end_held(&self, id: JobId) -> bool {
+        self.held_ends.contains(&id)
+    }
+
     /// Takes job `id` out (see [`Cluster::remove_job`]) and returns its
     /// image, to put it back later with [`Cluster::restore_jobs`].
     pub fn take_job(&mut self, id: JobId) -> Option<JobImage> {

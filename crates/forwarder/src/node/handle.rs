@@ -131,10 +131,12 @@ impl ForwarderNode {
     }
 
     /// An execution cluster said hello (a connection to it was made): it
-    /// is told which jobs this cluster believes it holds ([`JobSync`]),
-    /// with the copies left there when it was unreachable; it answers for
-    /// each, the ones it does not hold come back, and it withdraws the
-    /// others.
+    /// is told which jobs this cluster believes it holds ([`JobSync`]); it
+    /// answers for each, the ones it does not hold come back, and it
+    /// withdraws the others — among them any copy left there when it was
+    /// unreachable, which cannot have ended meanwhile (an execution cluster
+    /// out of step with its submission cluster holds its jobs' ends until
+    /// the sync).
     fn hello(&mut self, from: &ClusterName, incarnation: u64) -> Handled {
         if !self.view.clusters().any(|cluster| cluster == from) {
             return Handled::Nothing;
@@ -144,20 +146,16 @@ impl ForwarderNode {
             let previous = self.incarnations.insert(from.clone(), incarnation);
             restarted = previous.is_some_and(|previous| previous != incarnation);
         }
-        let at = |queue| self.view.cluster_of(queue) == from;
         let mut jobs: Vec<HeldJob> = self
             .jobs
             .values()
-            .filter_map(|job| match (job.remote_queue(), job.left_behind) {
-                (Some(to), _) if at(to) => Some(HeldJob {
-                    source_job: job.id,
-                    forward_seq: job.forward_seq,
-                }),
-                (_, Some(left)) if at(left.queue) => Some(HeldJob {
-                    source_job: job.id,
-                    forward_seq: left.forward_seq,
-                }),
-                _ => None,
+            .filter(|job| {
+                job.remote_queue()
+                    .is_some_and(|to| self.view.cluster_of(to) == from)
+            })
+            .map(|job| HeldJob {
+                source_job: job.id,
+                forward_seq: job.forward_seq,
             })
             .collect();
         jobs.sort_unstable_by_key(|held| held.source_job);

@@ -322,7 +322,9 @@ impl ForwarderNode {
     pub(super) fn forget_job(&mut self, id: u64) {
         if let Some(job) = self.jobs.remove(&id) {
             self.count_unstarted(job.state, -1);
-            self.waiting.remove(&job.waiting_key);
+            if job.state == SourceState::Waiting {
+                self.waiting.remove(&job.waiting_key);
+            }
             self.note_change(id);
         }
     }

@@ -10,9 +10,12 @@
 //! jobs forwarded there that had not started come back to be decided
 //! again, each with a note; the copy left there is withdrawn if it has not
 //! started (`JobWithdraw { pending_only: true }`) and remembered
-//! ([`LeftBehind`]), and the cluster is told about it in every sync.
+//! ([`LeftBehind`]). The next sync with that cluster does not list it, so
+//! the cluster withdraws it whatever its state; it cannot have ended
+//! meanwhile, since an execution cluster out of step with its submission
+//! cluster holds the ends of its jobs until the sync.
 //!
-//! When that copy turns out to have started after all, the one rule is:
+//! When that copy is heard to have started before the sync, the one rule is:
 //! **the copy decided again wins if it has started; otherwise the copy
 //! left behind wins.** The loser is withdrawn whatever its state, so a job
 //! finishes once — unless both copies finished before either was heard of,
