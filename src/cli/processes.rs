@@ -88,6 +88,15 @@ pub(crate) struct ClusterArgs {
     /// (on by default when faults are injected).
     #[arg(long)]
     oracle: bool,
+    /// Keep a journal in this directory (created if missing) and resume
+    /// from it: every accepted job and job change is durable before it is
+    /// acknowledged, and a restarted process carries on where it was.
+    #[arg(long, value_name = "DIR")]
+    state: Option<PathBuf>,
+    /// With --state: keep every compacted journal as DIR/journal.N (like
+    /// LSF's lsb.events.N), the whole history of the cluster's jobs.
+    #[arg(long, requires = "state")]
+    keep_journals: bool,
     /// Faults on the datagrams this process sends to its peers.
     #[command(flatten)]
     chaos: super::analysis::ChaosArgs,
@@ -106,6 +115,8 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     options.exit_on_stdin_eof = args.exit_on_stdin_eof;
     options.chaos = args.chaos.overrides();
     options.oracle = args.oracle;
+    options.state = args.state;
+    options.keep_journals = args.keep_journals;
     options.report = match args.report {
         LiveOutput::Text => LiveReport::Text,
         LiveOutput::Json => LiveReport::Json,
@@ -148,6 +159,11 @@ pub(crate) struct LaunchArgs {
     /// (on by default when faults are injected).
     #[arg(long)]
     oracle: bool,
+    /// Give each process a state directory, DIR/NAME (`mcfed cluster
+    /// --state`): processes restarted after an outage resume from their
+    /// journals instead of losing their jobs.
+    #[arg(long, value_name = "DIR")]
+    state: Option<PathBuf>,
     /// Faults on the datagrams between the processes (below QUIC).
     #[command(flatten)]
     chaos: super::analysis::ChaosArgs,
@@ -172,6 +188,7 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     options.connect_timeout = args.connect_timeout;
     options.chaos = args.chaos.overrides();
     options.oracle = args.oracle;
+    options.state = args.state;
     let scenario = mcfed_scenario::load(&args.scenario)?;
     let faulty = options
         .chaos

@@ -58,3 +58,5 @@ pub(crate) fn mcfed_within(args: &[&str], limit: Duration) -> Output {
         stderr: err.join().expect("stderr reader"),
     }
 }
+
+pub(crate) mod live;

@@ -3,14 +3,19 @@
 //! every input it calls the [`mcfed_federation::Member`], sends what comes
 //! out and schedules the wake-up the member asks for. Cluster processes
 //! (`mcfed cluster`) and the in-process actor engine (`--engine actors`)
-//! both run it.
+//! both run it. With a [`Durability`] (a process with a state directory)
+//! it journals the member and holds back what each input produced until
+//! its records are durable.
 
 pub mod clock;
+mod durability;
 mod member_actor;
 mod messages;
 
 pub use clock::EmulatedClock;
+pub use durability::{AfterDurable, Durability};
 pub use member_actor::MemberActor;
 pub use messages::{
-    Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit, TruthFetched,
+    Deliver, FetchTruth, Happened, Inspect, Link, NextWake, Publish, Submit, SubmitMany,
+    TruthFetched,
 };

@@ -15,12 +15,17 @@
 //! come, the session's decisions are not judged: their records carry no
 //! `oracle`.
 
+use std::sync::Arc;
+
 use actix::prelude::*;
 use mcfed_federation::{Effects, Member, SubmitError, Submitted};
 use mcfed_protocol::SimTime;
 
 use crate::clock::EmulatedClock;
-use crate::messages::{Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit};
+use crate::durability::Durability;
+use crate::messages::{
+    Deliver, FetchTruth, Happened, Inspect, Link, NextWake, Publish, Submit, SubmitMany,
+};
 
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -43,6 +48,8 @@ pub struct MemberActor {
     own_timer: bool,
     /// How often to report slot usage to the observer, if at all.
     usage_every: Option<std::time::Duration>,
+    /// The journal, when the member is journaled.
+    durability: Option<Arc<dyn Durability>>,
 }
 
 impl MemberActor {
@@ -59,6 +66,29 @@ impl MemberActor {
             effects: Effects::default(),
             own_timer: true,
             usage_every: None,
+            durability: None,
+        }
+    }
+
+    /// Journals the member through `durability`: nothing an input produced
+    /// leaves the actor before its records are durable.
+    pub fn with_durability(mut self, durability: Arc<dyn Durability>) -> Self {
+        self.member.enable_journal();
+        self.durability = Some(durability);
+        self
+    }
+
+    /// Hands the records of the last input to the journal, with `after` to
+    /// run once they are durable (at once without a journal); asks for a
+    /// snapshot when the journal wants one.
+    fn when_durable(&mut self, after: impl FnOnce() + Send + 'static) {
+        let Some(durability) = &self.durability else {
+            after();
+            return;
+        };
+        durability.write(self.member.take_journal(), Box::new(after));
+        if durability.wants_snapshot() {
+            durability.snapshot(self.member.durable_state());
         }
     }
 
@@ -112,6 +142,15 @@ impl MemberActor {
     /// Sends the envelopes, tells the observer the rest, and empties the
     /// effects; `judged`: whether the decisions' oracle verdicts stand.
     fn flush(&mut self, judged: bool) {
+        if self.durability.is_some() {
+            let envelopes = std::mem::take(&mut self.effects.envelopes);
+            let outbox = self.outbox.clone();
+            self.when_durable(move || {
+                for envelope in envelopes {
+                    outbox.do_send(Deliver(envelope));
+                }
+            });
+        }
         for envelope in self.effects.envelopes.drain(..) {
             self.outbox.do_send(Deliver(envelope));
         }
@@ -256,12 +295,59 @@ impl Handler<Deliver> for MemberActor {
 }
 
 impl Handler<Submit> for MemberActor {
-    type Result = Result<Submitted, SubmitError>;
+    type Result = ResponseFuture<Result<Submitted, SubmitError>>;
     fn handle(&mut self, submit: Submit, ctx: &mut Self::Context) -> Self::Result {
         let now = self.clock.now();
-        let submitted = self.member.submit(now, &submit.queue, submit.spec)?;
+        let submitted = self.member.submit(now, &submit.queue, submit.spec);
         self.queue_step(ctx);
-        Ok(submitted)
+        let (durable, wait) = tokio::sync::oneshot::channel();
+        self.when_durable(move || {
+            let _ = durable.send(());
+        });
+        Box::pin(async move {
+            wait.await.map_err(|_| SubmitError::NotDurable)?;
+            submitted
+        })
+    }
+}
+
+impl Handler<SubmitMany> for MemberActor {
+    type Result = ResponseFuture<Vec<Result<Submitted, String>>>;
+    fn handle(&mut self, many: SubmitMany, ctx: &mut Self::Context) -> Self::Result {
+        let now = self.clock.now();
+        let results: Vec<Result<Submitted, String>> = many
+            .jobs
+            .into_iter()
+            .map(|(queue, spec)| {
+                self.member
+                    .submit(now, &queue, spec)
+                    .map_err(|error| error.to_string())
+            })
+            .collect();
+        self.queue_step(ctx);
+        let (durable, wait) = tokio::sync::oneshot::channel();
+        self.when_durable(move || {
+            let _ = durable.send(());
+        });
+        Box::pin(async move {
+            match wait.await {
+                Ok(()) => results,
+                Err(_) => results
+                    .into_iter()
+                    .map(|_| Err(SubmitError::NotDurable.to_string()))
+                    .collect(),
+            }
+        })
+    }
+}
+
+impl Handler<Link> for MemberActor {
+    type Result = ();
+    fn handle(&mut self, link: Link, ctx: &mut Self::Context) {
+        let now = self.clock.now();
+        self.member.link(now, &link.peer, link.up);
+        self.flush(true);
+        self.queue_step(ctx);
     }
 }
 

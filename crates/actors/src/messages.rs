@@ -22,6 +22,26 @@ pub struct Submit {
     pub spec: JobSpec,
 }
 
+/// Submits many jobs at once (a batched `bsub`): each is answered in
+/// order, and all are acknowledged together once durable.
+#[derive(Debug, Message)]
+#[rtype(result = "Vec<Result<Submitted, String>>")]
+pub struct SubmitMany {
+    /// The jobs: queue and spec.
+    pub jobs: Vec<(String, JobSpec)>,
+}
+
+/// The link to a peer went down or came up (a process's transport says
+/// so).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Link {
+    /// The peer.
+    pub peer: ClusterName,
+    /// Whether it is up (connected both ways).
+    pub up: bool,
+}
+
 /// What a member's step produced, for an observer (reports, a process's
 /// collector).
 #[derive(Debug, Message)]

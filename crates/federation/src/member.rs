@@ -56,6 +56,9 @@ pub enum SubmitError {
     /// The forwarder refused it.
     #[error(transparent)]
     Forward(#[from] ForwardSubmitError),
+    /// The journal could not make it durable: it is not acknowledged.
+    #[error("the journal could not be written; the job is not acknowledged")]
+    NotDurable,
 }
 
 fn shift(time: SimTime, millis: i64) -> SimTime {

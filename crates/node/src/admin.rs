@@ -47,6 +47,12 @@ pub enum AdminRequest {
     Status,
     /// Stop the process cleanly.
     Shutdown,
+    /// Submit many jobs at once (a batched `mcfed bsub`): each is answered,
+    /// in order, once all are durable.
+    SubmitMany {
+        /// The jobs: queue and spec.
+        jobs: Vec<(String, JobSpec)>,
+    },
 }
 
 /// A cluster process's answer.
@@ -70,6 +76,9 @@ pub enum AdminResponse {
     ShuttingDown,
     /// The request was refused.
     Error(String),
+    /// The answers to [`AdminRequest::SubmitMany`], in order: each job
+    /// submitted, or why it was refused.
+    SubmittedMany(Vec<Result<Submitted, String>>),
 }
 
 /// A submitted job.
@@ -221,6 +230,13 @@ pub struct StatusReply {
     pub now: f64,
     /// Its peers: name, whether connected both ways, incarnation.
     pub peers: Vec<PeerRow>,
+    /// The lineage of its state (it stays the same across restarts from
+    /// its journal).
+    #[serde(default)]
+    pub lineage: u64,
+    /// Its state directory, if it keeps a journal.
+    #[serde(default)]
+    pub state: Option<String>,
 }
 
 /// One peer in a [`StatusReply`].

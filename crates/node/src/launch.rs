@@ -120,6 +120,9 @@ pub struct LaunchOptions {
     pub chaos: ChaosOverrides,
     /// Judge every decision by the oracle (`--oracle`, passed on).
     pub oracle: bool,
+    /// A directory under which each process keeps its state
+    /// (`DIR/NAME`, `mcfed cluster --state`).
+    pub state: Option<PathBuf>,
 }
 
 /// How far ahead emulated time zero is set when faults are injected, so
@@ -139,6 +142,7 @@ impl LaunchOptions {
             startup: Duration::from_secs(1),
             chaos: ChaosOverrides::default(),
             oracle: false,
+            state: None,
         }
     }
 }

@@ -10,7 +10,11 @@
 //! Emulated time runs `speed` times faster than the wall clock from a
 //! shared origin (`epoch`), so the processes of one federation agree on
 //! it; every timer (update intervals, job run times, MAX_RSCHED_TIME) is
-//! scaled by it.
+//! scaled by it. The origin is `--epoch-ms`, else the journal's, else the
+//! first peer's that answers in [`EPOCH_WAIT`], else the process's start.
+//!
+//! With a state directory (`--state`, [`state`]) the member is journaled
+//! and a restarted process resumes where it was.
 //!
 //! With faults (the scenario's `[chaos]`, or the fault flags) the datagrams
 //! this process sends to its peers pass through [`crate::faults`], and its
@@ -24,7 +28,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcfed_federation::{BuildError, Member};
+use mcfed_federation::BuildError;
 use mcfed_protocol::{ClusterName, MAX_FRAME_SIZE};
 use mcfed_scenario::ScenarioError;
 use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides};
@@ -38,6 +42,9 @@ use crate::faults::stretched_timeouts;
 mod oracle;
 mod serve;
 mod shell;
+mod state;
+
+pub use state::COMPACT_MIN_BYTES;
 
 pub use serve::{listening_line, parse_listening_line};
 
@@ -49,6 +56,11 @@ pub const DEFAULT_ORACLE_TIMEOUT: Duration = Duration::from_millis(500);
 /// The port of the first cluster of a scenario when the scenario gives no
 /// addresses; the others follow in scenario order.
 pub const DEFAULT_BASE_PORT: u16 = 7100;
+
+/// How long a process started without an emulated time zero (no
+/// `--epoch-ms`, no journal) waits for a peer to tell it the federation's,
+/// before it takes its own start.
+pub const EPOCH_WAIT: Duration = Duration::from_secs(2);
 
 /// Why a cluster process could not run.
 #[derive(Debug, thiserror::Error)]
@@ -89,6 +101,12 @@ pub enum NodeError {
     /// The runtime failed.
     #[error("the process runtime failed: {0}")]
     Runtime(#[from] std::io::Error),
+    /// The state directory could not be used.
+    #[error(transparent)]
+    Journal(#[from] mcfed_journal::JournalError),
+    /// The state directory does not fit this process.
+    #[error("{0}")]
+    State(String),
 }
 
 /// How a cluster process prints the decisions its forwarder makes.
@@ -146,6 +164,11 @@ pub struct ClusterOptions {
     pub oracle: bool,
     /// How long a session waits for the true counters.
     pub oracle_timeout: Duration,
+    /// The state directory: journal the member there, and resume from it.
+    pub state: Option<PathBuf>,
+    /// Keep every compacted journal as `journal.N` (like LSF's
+    /// `lsb.events.N`).
+    pub keep_journals: bool,
 }
 
 impl ClusterOptions {
@@ -169,6 +192,8 @@ impl ClusterOptions {
             chaos: ChaosOverrides::default(),
             oracle: false,
             oracle_timeout: DEFAULT_ORACLE_TIMEOUT,
+            state: None,
+            keep_journals: false,
         }
     }
 }
@@ -296,14 +321,17 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
             address,
         });
     }
-    let (mut member, initial_states) = Member::build(spec.member_spec())?;
+    let (failed, journal_failure) = tokio::sync::mpsc::unbounded_channel();
+    let mut prepared = state::prepare(&options, &spec, move |why| {
+        let _ = failed.send(why);
+    })?;
     let chaos = options
         .chaos
         .apply(&scenario)
         .filter(ChaosConfig::is_active);
     let oracle = options.oracle || chaos.is_some() || scenario.wants_oracle();
     if oracle {
-        member.enable_oracle();
+        prepared.member.enable_oracle();
     }
     let timeouts = match &chaos {
         Some(chaos) => {
@@ -323,6 +351,10 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         max_frame: options.max_frame,
         timeouts,
         faults: None,
+        resume: Some(mcfed_protocol::Resume {
+            lineage: prepared.facts.lineage,
+            epoch_unix_ms: prepared.facts.epoch_unix_ms,
+        }),
     };
     // Slot usage is sampled as in-process runs sample it: every shortest
     // update interval of the federation, from emulated time zero.
@@ -335,8 +367,8 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     system.block_on(serve::serve(
         options,
         spec,
-        member,
-        initial_states,
+        prepared,
+        journal_failure,
         config,
         chaos,
         sample_every,

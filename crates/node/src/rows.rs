@@ -65,12 +65,20 @@ pub fn cluster_jobs(node: &ClusterNode) -> Vec<JobRow> {
 }
 
 /// The jobs submitted to a cluster's send queues, by job id.
-pub fn forwarder_jobs(forwarder: &ForwarderNode) -> Vec<JobRow> {
+pub fn forwarder_jobs(forwarder: &ForwarderNode, now: SimTime) -> Vec<JobRow> {
     let view = forwarder.view();
+    let unreachable = |job: &mcfed_forwarder::node::SourceJob| {
+        job.remote_queue()
+            .is_some_and(|to| forwarder.is_unreachable(view.cluster_of(to), now))
+    };
     let mut rows: Vec<JobRow> = forwarder
         .jobs()
         .map(|job| {
             let stat = match job.state {
+                // LSF's UNKWN: running where nobody can be asked.
+                SourceState::Running { .. } | SourceState::Suspended { .. } if unreachable(job) => {
+                    "UNKWN"
+                }
                 SourceState::Running { .. } => "RUN",
                 SourceState::Suspended { .. } => "SSUSP",
                 SourceState::Done => "DONE",
@@ -99,6 +107,11 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode) -> Vec<JobRow> {
                 SourceState::GaveUp => Some(
                     "Forwarded MAX_FORWARDS times; pending at the submission cluster".to_owned(),
                 ),
+                SourceState::Forwarded { .. } | SourceState::Accepted { .. }
+                    if unreachable(job) =>
+                {
+                    Some("Pending at the execution cluster; remote cluster unreachable".to_owned())
+                }
                 SourceState::Forwarded { .. } | SourceState::Accepted { .. } => {
                     Some("Pending at the execution cluster".to_owned())
                 }

@@ -49,6 +49,7 @@ fn endpoint(
         tls: FederationTls::load(dir, Role::Cluster, cluster).expect("certificates"),
         max_frame: MAX_FRAME_SIZE,
         timeouts: Timeouts::default(),
+        resume: None,
         faults: None,
     })
     .expect("endpoint")

@@ -4,13 +4,13 @@
 //! delivers everything in order; the faults learn the address too.
 
 mod common;
-use common::{federation, name, peer, start_with_faults};
+use common::{federation, name, peer, start_resuming, start_with_faults};
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use mcfed_protocol::{ClusterName, Envelope, JobRecall, Message};
+use mcfed_protocol::{ClusterName, Envelope, JobRecall, Message, Resume};
 use mcfed_transport::{DatagramFate, DatagramFaults, Event, Peer, PeerStatus};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -112,4 +112,45 @@ async fn a_peer_with_an_unknown_address_is_learned_from_its_hello_and_gets_what_
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test]
+async fn a_resume_comes_first_on_every_connection_dialled() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    federation(dir.path());
+    let resume = Resume {
+        lineage: 9,
+        epoch_unix_ms: 5,
+    };
+    let (one, _one_events) = start_resuming(
+        dir.path(),
+        "Cluster1",
+        vec![Peer::unknown(name("Cluster2"))],
+        None,
+        Some(resume),
+    );
+    for job in 1..=2 {
+        one.send(recall(job)).expect("queued");
+    }
+    let (_two, mut two_events) = start_with_faults(
+        dir.path(),
+        "Cluster2",
+        vec![peer("Cluster1", one.local_addr())],
+        None,
+    );
+    let mut from_one = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while from_one.len() < 3 {
+        match tokio::time::timeout_at(deadline, two_events.recv()).await {
+            Ok(Some(Event::Message(envelope))) => from_one.push(envelope.message),
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    assert_eq!(
+        from_one.first(),
+        Some(&Message::Resume(resume)),
+        "{from_one:?}"
+    );
+    assert!(matches!(from_one[1], Message::JobRecall(_)), "{from_one:?}");
 }

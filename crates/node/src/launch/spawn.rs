@@ -50,6 +50,10 @@ pub(super) fn cluster_args(
     if options.oracle {
         args.push("--oracle".into());
     }
+    if let Some(state) = &options.state {
+        args.push("--state".into());
+        args.push(state.join(spec.config.name.as_str()).into());
+    }
     args
 }
 

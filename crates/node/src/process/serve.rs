@@ -1,15 +1,18 @@
 //! A running cluster process: starts the member actor, the outbox, the
 //! collector and the oracle beside the transport, hands the member what
-//! arrives, and answers admin requests and peers' oracle queries.
+//! arrives (and when a link goes down or comes up), and answers admin
+//! requests and peers' oracle queries. A process whose emulated time zero
+//! is not settled takes the first peer's that answers in
+//! [`EPOCH_WAIT`](super::EPOCH_WAIT), before its member starts.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{EmulatedClock, Inspect, MemberActor, Submit};
+use mcfed_actors::{EmulatedClock, Inspect, Link, MemberActor, Submit, SubmitMany};
 use mcfed_federation::{GroupState, Member};
-use mcfed_protocol::{ClusterName, Envelope, Message};
+use mcfed_protocol::{ClusterName, Envelope, Message, Resume};
 use mcfed_scenario::chaos::ChaosConfig;
 use mcfed_scenario::model::ClusterSpec;
 use mcfed_transport::{AdminCall, Event, Peer, Transport, TransportConfig, TruthCall, TruthClient};
@@ -18,7 +21,8 @@ use tokio::sync::mpsc;
 
 use super::oracle::{Oracle, PeerHello};
 use super::shell::{Collector, Local, Outbox, RecordsFrom, SetLocal};
-use super::{ClusterOptions, NodeError, origin};
+use super::state::Prepared;
+use super::{ClusterOptions, EPOCH_WAIT, NodeError, origin};
 use crate::admin::{
     self, AdminRequest, AdminResponse, PeerRow, RecordsReply, StatusReply, Submitted,
 };
@@ -39,30 +43,47 @@ struct Process {
     stop: mpsc::UnboundedSender<()>,
     oracle: Option<Addr<Oracle>>,
     truth: Option<Arc<TruthClient>>,
+    /// Whether each peer's link was last seen up (connected both ways).
+    links: Arc<std::sync::Mutex<FxHashMap<ClusterName, bool>>>,
+    /// The lineage of this process's state.
+    lineage: u64,
+    /// The state directory, if any.
+    state: Option<String>,
 }
 
 pub(super) async fn serve(
     options: ClusterOptions,
     spec: ClusterSpec,
-    member: Member,
-    initial_states: Vec<GroupState>,
+    prepared: Prepared,
+    mut journal_failure: mpsc::UnboundedReceiver<String>,
     mut config: TransportConfig,
     chaos: Option<ChaosConfig>,
     sample_every: Option<Duration>,
 ) -> Result<(), NodeError> {
-    let shared_origin = origin(options.epoch_unix_ms);
+    let Prepared {
+        member,
+        initial_states,
+        mut facts,
+        epoch_pinned,
+        durability,
+    } = prepared;
     let name = config.cluster.clone();
-    let mut clock_origin = shared_origin;
+    // Faults and the process's clock need emulated time zero; a process
+    // that has none settled learns it first.
+    let may_learn_epoch = !epoch_pinned && config.peers.iter().any(|peer| peer.address.is_some());
+    let transport_faults = chaos.is_some();
+    if transport_faults && may_learn_epoch {
+        tracing::info!(cluster = %name, "with faults, give --epoch-ms: the process does not wait for its peers' clock");
+    }
+    let learn_epoch = may_learn_epoch && !transport_faults;
     if let Some(chaos) = &chaos {
         config.faults = Some(Arc::new(ChaosFaults::new(
             name.clone(),
             chaos,
-            shared_origin,
+            origin(Some(facts.epoch_unix_ms)),
             options.speed,
         )));
-        clock_origin = skewed_origin(shared_origin, chaos, &name, options.speed);
     }
-    let clock = EmulatedClock::with_origin(clock_origin, options.speed);
     let incarnation = config.incarnation;
     let truth_client = match member.wants_truth() {
         true => {
@@ -88,6 +109,20 @@ pub(super) async fn serve(
         false => None,
     };
     let (transport, mut events) = Transport::start(config)?;
+    let mut early_events = Vec::new();
+    if learn_epoch {
+        if let Some(epoch) = learn_peers_epoch(&mut events, &mut early_events).await {
+            tracing::info!(cluster = %name, epoch, own = facts.epoch_unix_ms, "emulated time zero taken from a peer");
+            facts.epoch_unix_ms = epoch;
+            if let Some(durability) = &durability {
+                durability.adopt_epoch(epoch);
+            }
+            transport.set_resume(Resume {
+                lineage: facts.lineage,
+                epoch_unix_ms: epoch,
+            });
+        }
+    }
     // One plain line on standard error (standard output carries decision
     // records) that the launcher and tests read for an OS-assigned port.
     {
@@ -98,6 +133,12 @@ pub(super) async fn serve(
             listening_line(&name, transport.local_addr())
         );
     }
+    let shared_origin = origin(Some(facts.epoch_unix_ms));
+    let clock_origin = match &chaos {
+        Some(chaos) => skewed_origin(shared_origin, chaos, &name, options.speed),
+        None => shared_origin,
+    };
+    let clock = EmulatedClock::with_origin(clock_origin, options.speed);
     let transport = Arc::new(transport);
     let outbox = Outbox {
         transport: transport.clone(),
@@ -130,6 +171,10 @@ pub(super) async fn serve(
         Some(oracle) => actor.with_truth(oracle.clone().recipient()),
         None => actor,
     };
+    let actor = match &durability {
+        Some(durability) => actor.with_durability(durability.clone()),
+        None => actor,
+    };
     let local = Local {
         name: name.clone(),
         member: actor.start(),
@@ -148,7 +193,13 @@ pub(super) async fn serve(
         stop: stop.clone(),
         oracle,
         truth: truth_client.clone(),
+        links: Arc::default(),
+        lineage: facts.lineage,
+        state: options.state.as_ref().map(|dir| dir.display().to_string()),
     };
+    for event in early_events {
+        handle_event(&process, event);
+    }
     if options.exit_on_stdin_eof {
         let stop = stop.clone();
         tokio::spawn(async move {
@@ -174,6 +225,10 @@ pub(super) async fn serve(
                 None => break,
             },
             _ = stopped.recv() => break,
+            Some(why) = journal_failure.recv() => {
+                tracing::error!(cluster = %name, %why, "the journal cannot be written: stopping, so that nothing more is acknowledged");
+                break;
+            }
             _ = &mut ctrl_c => {
                 tracing::info!(cluster = %name, "interrupted");
                 break;
@@ -185,6 +240,10 @@ pub(super) async fn serve(
         }
     }
     transport.close();
+    if let Some(durability) = &durability {
+        let stats = durability.stats();
+        tracing::info!(cluster = %name, records = stats.records, syncs = stats.syncs, snapshots = stats.snapshots, "journal");
+    }
     if let Some(client) = &truth_client {
         client.close().await;
     }
@@ -208,10 +267,59 @@ pub fn parse_listening_line(line: &str) -> Option<(&str, &str)> {
         .split_once(": listening on ")
 }
 
+/// Waits up to [`EPOCH_WAIT`] for a peer's resume that says when emulated
+/// time zero is, keeping every event meanwhile for the member.
+async fn learn_peers_epoch(
+    events: &mut mpsc::UnboundedReceiver<Event>,
+    kept: &mut Vec<Event>,
+) -> Option<u64> {
+    let deadline = tokio::time::Instant::now() + EPOCH_WAIT;
+    loop {
+        let event = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .ok()??;
+        let epoch = match &event {
+            Event::Message(Envelope {
+                message: Message::Resume(resume),
+                ..
+            }) => Some(resume.epoch_unix_ms).filter(|&epoch| epoch != 0),
+            _ => None,
+        };
+        kept.push(event);
+        if epoch.is_some() {
+            return epoch;
+        }
+    }
+}
+
+/// Tells the member when a peer's link (both connections) goes down or
+/// comes up; a link is only reported down once it has been up.
+fn note_link(process: &Process, peer: &ClusterName) {
+    let up = process
+        .transport
+        .status()
+        .into_iter()
+        .find(|(cluster, _)| cluster == peer)
+        .is_some_and(|(_, status)| status.is_up());
+    let Ok(mut links) = process.links.lock() else {
+        return;
+    };
+    let before = links.get(peer).copied();
+    if before == Some(up) || (before.is_none() && !up) {
+        return;
+    }
+    links.insert(peer.clone(), up);
+    process.local.member.do_send(Link {
+        peer: peer.clone(),
+        up,
+    });
+}
+
 fn handle_event(process: &Process, event: Event) {
     match event {
         Event::Message(envelope) => process.local.deliver(envelope),
         Event::PeerUp { peer, hello, .. } => {
+            note_link(process, &peer);
             // A peer whose address was not given is learned from its hello;
             // oracle queries go there too.
             if let (Some(truth), Some(address)) =
@@ -237,6 +345,7 @@ fn handle_event(process: &Process, event: Event) {
             reason,
         } => {
             tracing::debug!(cluster = %process.name, %peer, ?direction, %reason, "link down");
+            note_link(process, &peer);
         }
         Event::Admin(call) => {
             let process = process.clone();
@@ -304,10 +413,10 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
         AdminRequest::Jobs => match process
             .local
             .member
-            .send(Inspect(|member: &Member, _| {
+            .send(Inspect(|member: &Member, now| {
                 let mut jobs = rows::cluster_jobs(member.node());
                 if let Some(forwarder) = member.forwarder() {
-                    jobs.extend(rows::forwarder_jobs(forwarder));
+                    jobs.extend(rows::forwarder_jobs(forwarder, member.local_time(now)));
                 }
                 jobs
             }))
@@ -371,7 +480,36 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                 Err(error) => mailbox(error),
             }
         }
+        AdminRequest::SubmitMany { jobs } => {
+            if let Err(error) = mcfed_protocol::bounds::SUBMIT_BATCH.check(jobs.len() as u64) {
+                return AdminResponse::Error(error.to_string());
+            }
+            match process
+                .local
+                .member
+                .send(SubmitMany { jobs: jobs.clone() })
+                .await
+            {
+                Ok(results) => AdminResponse::SubmittedMany(
+                    results
+                        .into_iter()
+                        .zip(jobs)
+                        .map(|(result, (queue, _))| {
+                            result.map(|submitted| Submitted {
+                                cluster: process.name.to_string(),
+                                job_id: submitted.job_id,
+                                queue,
+                                forwarded: submitted.forwarded,
+                            })
+                        })
+                        .collect(),
+                ),
+                Err(error) => mailbox(error),
+            }
+        }
         AdminRequest::Status => AdminResponse::Status(StatusReply {
+            lineage: process.lineage,
+            state: process.state.clone(),
             cluster: process.name.to_string(),
             incarnation: process.incarnation,
             now: process.clock.now().as_secs_f64(),

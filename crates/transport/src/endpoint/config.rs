@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcfed_protocol::ClusterName;
+use mcfed_protocol::{ClusterName, Resume};
 
 use crate::faults::DatagramFaults;
 use crate::tls::{FederationTls, TlsError};
@@ -99,6 +99,10 @@ pub struct TransportConfig {
     /// Faults on the datagrams sent to peers ([`crate::faults`]); `None`:
     /// a plain socket.
     pub faults: Option<Arc<dyn DatagramFaults>>,
+    /// What this process carries over from its earlier runs, and its
+    /// clock: sent right after the hello on every connection it dials,
+    /// before anything else (`None`: nothing is sent).
+    pub resume: Option<Resume>,
 }
 
 /// Why the endpoint could not start or a message could not be sent.

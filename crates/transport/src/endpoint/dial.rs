@@ -249,7 +249,16 @@ async fn dial(
         close_connection(&connection, close::IDENTITY, &reason);
         return Err(DialError::Refused(reason));
     }
-    let (send, hello) = exchange_hello(shared, peer, &connection).await?;
+    let (mut send, hello) = exchange_hello(shared, peer, &connection).await?;
+    let resume = shared.resume.lock().ok().and_then(|resume| *resume);
+    if let Some(resume) = resume {
+        let mut frame = Vec::new();
+        encode_frame(&Message::Resume(resume), &mut frame, shared.max_frame)
+            .map_err(|error| DialError::Failed(error.to_string()))?;
+        send.write_all(&frame)
+            .await
+            .map_err(|error| DialError::Failed(error.to_string()))?;
+    }
     Ok((connection, send, hello))
 }
 

@@ -5,7 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Mutex;
 
-use mcfed_protocol::{ClusterName, Hello};
+use mcfed_protocol::{ClusterName, Hello, Resume};
 use rustc_hash::FxHashMap;
 use tokio::sync::{Notify, mpsc, watch};
 
@@ -31,6 +31,8 @@ pub(super) struct Shared {
     pub(super) fault_addresses: PeerAddresses,
     pub(super) max_frame: usize,
     pub(super) timeouts: Timeouts,
+    /// Sent after the hello on every connection dialled.
+    pub(super) resume: Mutex<Option<Resume>>,
 }
 
 impl Shared {
@@ -76,6 +78,7 @@ impl Shared {
             fault_addresses,
             max_frame: config.max_frame,
             timeouts: config.timeouts,
+            resume: Mutex::new(config.resume),
         };
         (shared, receiver)
     }

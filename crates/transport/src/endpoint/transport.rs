@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcfed_protocol::{ClusterName, Envelope};
+use mcfed_protocol::{ClusterName, Envelope, Resume};
 use rustc_hash::FxHashMap;
 use tokio::sync::mpsc;
 
@@ -120,6 +120,14 @@ impl Transport {
             .unwrap_or_default();
         peers.sort_by(|a, b| a.0.cmp(&b.0));
         peers
+    }
+
+    /// Changes what is sent after the hello on connections dialled from
+    /// now on (a process that took its clock from a peer).
+    pub fn set_resume(&self, resume: Resume) {
+        if let Ok(mut current) = self.shared.resume.lock() {
+            *current = Some(resume);
+        }
     }
 
     /// Closes every connection (peers see a clean shutdown) and stops the

@@ -44,6 +44,18 @@ pub(crate) fn start_with_faults(
     peers: Vec<Peer>,
     faults: Option<Arc<dyn DatagramFaults>>,
 ) -> (Transport, UnboundedReceiver<Event>) {
+    start_resuming(dir, cluster, peers, faults, None)
+}
+
+/// [`start_with_faults`], sending `resume` after the hello on every
+/// connection it dials.
+pub(crate) fn start_resuming(
+    dir: &Path,
+    cluster: &str,
+    peers: Vec<Peer>,
+    faults: Option<Arc<dyn DatagramFaults>>,
+    resume: Option<mcfed_protocol::Resume>,
+) -> (Transport, UnboundedReceiver<Event>) {
     Transport::start(TransportConfig {
         cluster: name(cluster),
         incarnation: 7,
@@ -56,6 +68,7 @@ pub(crate) fn start_with_faults(
             ..Timeouts::default()
         },
         faults,
+        resume,
     })
     .expect("transport starts")
 }

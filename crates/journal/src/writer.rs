@@ -1,0 +1,294 @@
+//! The writer: one thread that appends records with *group commit*.
+//!
+//! Callers hand it records with what to do once they are durable
+//! ([`Writer::append`]). The thread takes everything queued since its last
+//! sync, writes it in one `write`, syncs the file once (`fdatasync`), and
+//! only then runs the callbacks, in the order the records were handed in —
+//! so an acknowledgement or a message never leaves before the records it
+//! depends on are on disk, and under load one sync covers many records. A
+//! callback handed in with no records still waits for the records before
+//! it, so callbacks keep their order.
+//!
+//! Snapshots ([`Writer::snapshot`]) go through the same thread, in order:
+//! records handed in before a snapshot are in the journal it replaces,
+//! records after it in the new one.
+
+use std::fs::File;
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use serde::Serialize;
+
+use crate::dir::{JournalError, StateDir};
+use crate::format::{self, HEADER_LEN};
+
+/// What to run once records are durable.
+pub type AfterDurable = Box<dyn FnOnce() + Send>;
+
+enum Command<R> {
+    Append {
+        records: Vec<R>,
+        after: AfterDurable,
+    },
+    Snapshot {
+        encode: Box<dyn FnOnce() -> Result<Vec<u8>, String> + Send>,
+    },
+    Stop,
+}
+
+/// Counts of what the writer did, for benchmarks and logs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriterStats {
+    /// Records written.
+    pub records: u64,
+    /// Syncs (`fdatasync`) done.
+    pub syncs: u64,
+    /// Snapshots written.
+    pub snapshots: u64,
+}
+
+#[derive(Default)]
+struct Shared {
+    tail_bytes: AtomicU64,
+    snapshot_bytes: AtomicU64,
+    records: AtomicU64,
+    syncs: AtomicU64,
+    snapshots: AtomicU64,
+    /// A snapshot was asked for and not written yet.
+    snapshot_queued: std::sync::atomic::AtomicBool,
+    failure: Mutex<Option<String>>,
+}
+
+/// The handle of the writer thread of one state directory.
+pub struct Writer<R> {
+    commands: mpsc::Sender<Command<R>>,
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl<R: Serialize + Send + 'static> Writer<R> {
+    /// Starts the writer of `dir`, appending to its journal file. If
+    /// writing fails, `on_failure` is called with why (the process should
+    /// stop: nothing more can be made durable) and later callbacks never
+    /// run.
+    pub fn start(
+        dir: StateDir,
+        on_failure: impl Fn(String) + Send + 'static,
+    ) -> Result<Writer<R>, JournalError> {
+        let file = dir.open_journal()?;
+        let shared = Arc::new(Shared::default());
+        let tail = file.metadata().map_or(0, |meta| meta.len());
+        shared.tail_bytes.store(tail, Ordering::Relaxed);
+        let (commands, receiver) = mpsc::channel();
+        let thread_shared = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("mcfed-journal".to_owned())
+            .spawn(move || {
+                let mut state = Thread {
+                    dir,
+                    file,
+                    shared: thread_shared,
+                    buffer: Vec::with_capacity(1 << 16),
+                    waiting: Vec::new(),
+                };
+                if let Err(error) = state.run(&receiver) {
+                    let why = error.to_string();
+                    tracing::error!(%why, "the journal could not be written");
+                    if let Ok(mut failure) = state.shared.failure.lock() {
+                        *failure = Some(why.clone());
+                    }
+                    on_failure(why);
+                }
+            })
+            .map_err(|source| JournalError::Io {
+                path: "journal writer thread".into(),
+                source,
+            })?;
+        Ok(Writer {
+            commands,
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    /// Appends `records`; `after` runs once they (and everything handed in
+    /// before) are durable.
+    pub fn append(&self, records: Vec<R>, after: AfterDurable) {
+        let _ = self.commands.send(Command::Append { records, after });
+    }
+
+    /// Replaces the journal by a snapshot (encoded), after everything
+    /// handed in before.
+    pub fn snapshot(&self, bytes: Vec<u8>) {
+        self.snapshot_with(Box::new(move || Ok(bytes)));
+    }
+
+    /// Replaces the journal by the snapshot `encode` makes, on the writer's
+    /// thread (so the caller does not pay for encoding a large state), after
+    /// everything handed in before.
+    pub fn snapshot_with(&self, encode: Box<dyn FnOnce() -> Result<Vec<u8>, String> + Send>) {
+        self.shared.snapshot_queued.store(true, Ordering::Relaxed);
+        let _ = self.commands.send(Command::Snapshot { encode });
+    }
+
+    /// The compaction policy: whether the journal since the last snapshot
+    /// has grown past `min_bytes` and past the last snapshot's size (so
+    /// compaction costs at most about as much as what it saves), and no
+    /// snapshot is queued already.
+    pub fn wants_snapshot(&self, min_bytes: u64) -> bool {
+        let tail = self.tail_bytes();
+        tail > min_bytes
+            && tail > self.snapshot_bytes()
+            && !self.shared.snapshot_queued.load(Ordering::Relaxed)
+    }
+
+    /// Bytes in the journal file since the last snapshot.
+    pub fn tail_bytes(&self) -> u64 {
+        self.shared.tail_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of the last snapshot written.
+    pub fn snapshot_bytes(&self) -> u64 {
+        self.shared.snapshot_bytes.load(Ordering::Relaxed)
+    }
+
+    /// What the writer did so far.
+    pub fn stats(&self) -> WriterStats {
+        WriterStats {
+            records: self.shared.records.load(Ordering::Relaxed),
+            syncs: self.shared.syncs.load(Ordering::Relaxed),
+            snapshots: self.shared.snapshots.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Why writing failed, if it did.
+    pub fn failure(&self) -> Option<String> {
+        self.shared
+            .failure
+            .lock()
+            .ok()
+            .and_then(|failure| failure.clone())
+    }
+
+    /// Writes and syncs what is queued, runs its callbacks, and stops the
+    /// thread.
+    pub fn close(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        let _ = self.commands.send(Command::Stop);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl<R> Drop for Writer<R> {
+    fn drop(&mut self) {
+        let _ = self.commands.send(Command::Stop);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The writer thread's state.
+struct Thread {
+    dir: StateDir,
+    file: File,
+    shared: Arc<Shared>,
+    /// Encoded frames not yet written.
+    buffer: Vec<u8>,
+    /// Callbacks waiting for the buffer to be durable.
+    waiting: Vec<AfterDurable>,
+}
+
+impl Thread {
+    fn run<R: Serialize>(
+        &mut self,
+        receiver: &mpsc::Receiver<Command<R>>,
+    ) -> Result<(), JournalError> {
+        while let Ok(first) = receiver.recv() {
+            let mut next = Some(first);
+            let mut stop = false;
+            // Everything queued now goes in one group.
+            while let Some(command) = next.take() {
+                match command {
+                    Command::Append { records, after } => {
+                        self.encode(&records)?;
+                        self.waiting.push(after);
+                    }
+                    Command::Snapshot { encode } => {
+                        self.commit()?;
+                        let bytes = encode().map_err(|why| JournalError::Io {
+                            path: self.dir.path().join("snapshot"),
+                            source: std::io::Error::other(format!(
+                                "the snapshot does not encode: {why}"
+                            )),
+                        })?;
+                        self.file = self.dir.write_snapshot(&bytes)?;
+                        self.shared.snapshot_queued.store(false, Ordering::Relaxed);
+                        self.shared
+                            .tail_bytes
+                            .store(HEADER_LEN as u64, Ordering::Relaxed);
+                        self.shared
+                            .snapshot_bytes
+                            .store(bytes.len() as u64, Ordering::Relaxed);
+                        self.shared.snapshots.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Command::Stop => stop = true,
+                }
+                if stop || self.waiting.len() >= 65_536 {
+                    break;
+                }
+                next = receiver.try_recv().ok();
+            }
+            self.commit()?;
+            if stop {
+                break;
+            }
+        }
+        self.commit()
+    }
+
+    fn encode<R: Serialize>(&mut self, records: &[R]) -> Result<(), JournalError> {
+        for record in records {
+            let payload = postcard::to_allocvec(record).map_err(|error| JournalError::Io {
+                path: self.dir.journal_path(),
+                source: std::io::Error::other(format!("a record does not encode: {error}")),
+            })?;
+            format::encode_frame(&payload, &mut self.buffer);
+        }
+        self.shared
+            .records
+            .fetch_add(records.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Writes and syncs the buffer (if anything is in it), then runs the
+    /// callbacks waiting for it.
+    fn commit(&mut self) -> Result<(), JournalError> {
+        if !self.buffer.is_empty() {
+            let path = self.dir.journal_path();
+            let io = |source| JournalError::Io {
+                path: path.clone(),
+                source,
+            };
+            self.file.write_all(&self.buffer).map_err(io)?;
+            self.file.sync_data().map_err(io)?;
+            self.shared
+                .tail_bytes
+                .fetch_add(self.buffer.len() as u64, Ordering::Relaxed);
+            self.shared.syncs.fetch_add(1, Ordering::Relaxed);
+            self.buffer.clear();
+        }
+        for after in self.waiting.drain(..) {
+            after();
+        }
+        Ok(())
+    }
+}
