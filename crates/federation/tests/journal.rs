@@ -77,6 +77,13 @@ struct Process {
     down_until: Option<SimTime>,
     /// Cut off from its peers (alive) until then.
     cut_until: Option<SimTime>,
+    /// Restarted, connecting to its peers until then: it runs, but what it
+    /// sends waits and what is sent to it is lost.
+    connect_at: Option<SimTime>,
+    /// How long its next restart takes to connect.
+    connect_delay: Duration,
+    /// What it sent while connecting.
+    held: Vec<Envelope>,
 }
 
 impl Process {
@@ -101,6 +108,9 @@ struct Federation {
     in_flight: VecDeque<Envelope>,
     now: SimTime,
     next_lineage: u64,
+    /// Peers that will notice a dead process's link is down: (when, the
+    /// peer, the dead one).
+    detections: Vec<(SimTime, usize, usize)>,
     /// Acknowledged jobs of C1.
     acknowledged: Vec<u64>,
     /// Finishes at the execution clusters, by C1's job id.
@@ -121,6 +131,7 @@ impl Federation {
             in_flight: VecDeque::new(),
             now: SimTime::ZERO,
             next_lineage: 1,
+            detections: Vec::new(),
             acknowledged: Vec::new(),
             finishes: FxHashMap::default(),
         };
@@ -144,6 +155,9 @@ impl Federation {
                 lineage,
                 down_until: None,
                 cut_until: None,
+                connect_at: None,
+                connect_delay: Duration::ZERO,
+                held: Vec::new(),
             });
         }
         for index in 0..3 {
@@ -164,7 +178,7 @@ impl Federation {
     /// says hello and resumes, both ways; the links are up.
     fn connect(&mut self, index: usize) {
         for peer in Self::peers(index) {
-            if self.processes[peer].down_until.is_some() || self.is_cut(peer) {
+            if !self.reachable(peer) {
                 continue;
             }
             for (from, to) in [(index, peer), (peer, index)] {
@@ -207,7 +221,19 @@ impl Federation {
                 *self.finishes.entry(*source_job).or_default() += 1;
             }
         }
-        self.in_flight.extend(effects.envelopes.drain(..));
+        if self.processes[index].connect_at.is_some() {
+            self.processes[index]
+                .held
+                .extend(effects.envelopes.drain(..));
+        } else {
+            self.in_flight.extend(effects.envelopes.drain(..));
+        }
+    }
+
+    /// Whether `index` can be reached: up, connected, not cut off.
+    fn reachable(&self, index: usize) -> bool {
+        let process = &self.processes[index];
+        process.down_until.is_none() && process.connect_at.is_none() && process.cut_until.is_none()
     }
 
     fn submit(&mut self, run_secs: u64) {
@@ -225,17 +251,39 @@ impl Federation {
     }
 
     /// Kills `index`: it is down for `down_for`; what is in flight to it is
-    /// lost, and its peers see the link go down.
-    fn kill(&mut self, index: usize, down_for: Duration) {
-        if self.processes[index].down_until.is_some() {
+    /// lost; its peers notice its link is down `detect` later (a connection
+    /// timing out), unless it is back by then; once restarted it takes
+    /// `connect` to reach its peers.
+    fn kill(&mut self, index: usize, down_for: Duration, detect: Duration, connect: Duration) {
+        if self.processes[index].down_until.is_some() || self.processes[index].cut_until.is_some() {
             return;
         }
-        self.processes[index].down_until = Some(self.now + down_for);
+        let process = &mut self.processes[index];
+        process.down_until = Some(self.now + down_for);
+        process.connect_at = None;
+        process.held.clear();
+        process.connect_delay = connect;
         let to = self.name(index);
         self.in_flight.retain(|envelope| envelope.to != to);
         for peer in Self::peers(index) {
-            let now = self.now;
-            self.processes[peer].member.link(now, &to, false);
+            self.detections.push((self.now + detect, peer, index));
+        }
+    }
+
+    /// The peers that notice a dead link now.
+    fn detect(&mut self) {
+        let now = self.now;
+        let (due, later): (Vec<_>, Vec<_>) =
+            self.detections.drain(..).partition(|(at, _, _)| *at <= now);
+        self.detections = later;
+        for (_, peer, dead) in due {
+            let alive_again = self.processes[dead].down_until.is_none()
+                && self.processes[dead].connect_at.is_none();
+            if alive_again || self.processes[peer].down_until.is_some() {
+                continue;
+            }
+            let name = self.name(dead);
+            self.processes[peer].member.link(now, &name, false);
             self.processes[peer].journal();
         }
     }
@@ -281,10 +329,28 @@ impl Federation {
         process.snapshot = state;
         process.records.clear();
         process.down_until = None;
+        process.connect_at = Some(self.now + process.connect_delay);
         // The actor steps at once (jobs whose time came while it was down
-        // finish), then the links come up.
+        // finish); what it sends waits until it connects.
         self.step_member(index);
+    }
+
+    /// `index`, restarted, reaches its peers: each sees its old link go
+    /// down and the new one come up (hellos and resumes both ways), then
+    /// what it sent meanwhile goes out.
+    fn reconnect(&mut self, index: usize) {
+        self.processes[index].connect_at = None;
+        let name = self.name(index);
+        for peer in Self::peers(index) {
+            if self.reachable(peer) {
+                let now = self.now;
+                self.processes[peer].member.link(now, &name, false);
+                self.processes[peer].journal();
+            }
+        }
         self.connect(index);
+        let held = std::mem::take(&mut self.processes[index].held);
+        self.in_flight.extend(held);
     }
 
     fn step_member(&mut self, index: usize) {
@@ -307,6 +373,12 @@ impl Federation {
                 self.restart(index);
             }
             if self.processes[index]
+                .connect_at
+                .is_some_and(|at| at <= self.now)
+            {
+                self.reconnect(index);
+            }
+            if self.processes[index]
                 .cut_until
                 .is_some_and(|until| until <= self.now)
             {
@@ -314,16 +386,14 @@ impl Federation {
                 self.connect(index);
             }
         }
+        self.detect();
         let deliveries: Vec<Envelope> = self.in_flight.drain(..).collect();
         for envelope in deliveries {
             let Some(index) = (0..3).find(|&i| self.name(i) == envelope.to) else {
                 continue;
             };
             let from = (0..3).find(|&i| self.name(i) == envelope.from);
-            if self.processes[index].down_until.is_some()
-                || self.is_cut(index)
-                || from.is_some_and(|from| self.is_cut(from))
-            {
+            if !self.reachable(index) || from.is_some_and(|from| self.is_cut(from)) {
                 continue;
             }
             let mut effects = Effects::default();
@@ -349,7 +419,8 @@ impl Federation {
 
     /// Whether every acknowledged job has finished.
     fn drained(&self) -> bool {
-        self.in_flight.is_empty()
+        (0..3).all(|index| self.reachable(index))
+            && self.in_flight.is_empty()
             && self
                 .acknowledged
                 .iter()
@@ -391,8 +462,9 @@ enum Act {
     Submit(u64),
     /// Let time pass (seconds).
     Wait(u64),
-    /// Kill a process for this long (seconds).
-    Kill(usize, u64),
+    /// Kill a process for this long (seconds); its peers notice after the
+    /// second figure, its restart connects after the third.
+    Kill(usize, u64, u64, u64),
     /// Cut a process off from its peers for this long (seconds).
     Cut(usize, u64),
     /// Compact a process's journal: its state becomes the snapshot.
@@ -403,7 +475,8 @@ fn act() -> impl Strategy<Value = Act> {
     prop_oneof![
         6 => (20u64..400).prop_map(Act::Submit),
         3 => (1u64..60).prop_map(Act::Wait),
-        1 => (0usize..3, 1u64..500).prop_map(|(index, secs)| Act::Kill(index, secs)),
+        1 => (0usize..3, 1u64..500, 0u64..300, 0u64..300)
+            .prop_map(|(index, secs, detect, connect)| Act::Kill(index, secs, detect, connect)),
         1 => (0usize..3, 1u64..500).prop_map(|(index, secs)| Act::Cut(index, secs)),
         1 => (0usize..3).prop_map(Act::Compact),
     ]
@@ -421,7 +494,12 @@ proptest! {
                         federation.tick();
                     }
                 }
-                Act::Kill(index, secs) => federation.kill(index, Duration::from_secs(secs)),
+                Act::Kill(index, secs, detect, connect) => federation.kill(
+                    index,
+                    Duration::from_secs(secs),
+                    Duration::from_secs(detect),
+                    Duration::from_secs(connect),
+                ),
                 Act::Cut(index, secs) => federation.cut(index, Duration::from_secs(secs)),
                 Act::Compact(index) => {
                     let process = &mut federation.processes[index];

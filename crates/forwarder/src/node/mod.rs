@@ -313,6 +313,10 @@ impl ForwarderNode {
             return;
         };
         let before = std::mem::replace(&mut job.state, state);
+        if matches!(state, SourceState::Waiting | SourceState::Forwarded { .. }) {
+            // Decided again, or sent anew: nothing restored stands.
+            self.reach.unconfirmed.remove(&id);
+        }
         self.count_unstarted(before, -1);
         self.count_unstarted(state, 1);
         self.note_change(id);
@@ -321,6 +325,7 @@ impl ForwarderNode {
     /// Takes job `id` out (it finished, or another copy of it did).
     pub(super) fn forget_job(&mut self, id: u64) {
         if let Some(job) = self.jobs.remove(&id) {
+            self.reach.unconfirmed.remove(&id);
             self.count_unstarted(job.state, -1);
             if job.state == SourceState::Waiting {
                 self.waiting.remove(&job.waiting_key);

@@ -15,6 +15,12 @@
 //! meanwhile, since an execution cluster out of step with its submission
 //! cluster holds the ends of its jobs until the sync.
 //!
+//! A forwarder restored from its journal does not take back a job restored
+//! at a remote cluster before that cluster has answered for it (the sync
+//! on reconnection asks): what it believes of the job may be out of date
+//! (word of a start or an end lost with the process), and the cluster, not
+//! having noticed the restart, would not hold the job's end.
+//!
 //! When that copy is heard to have started before the sync, the one rule is:
 //! **the copy decided again wins if it has started; otherwise the copy
 //! left behind wins.** The loser is withdrawn whatever its state, so a job
@@ -44,6 +50,12 @@ pub(super) struct Reach {
     /// Per cluster, the start of the unreachable spell whose jobs were
     /// taken back already.
     reclaimed_spell: FxHashMap<ClusterName, SimTime>,
+    /// Jobs restored from the journal at a remote cluster that has not
+    /// said anything about them since: what the forwarder believes of them
+    /// may be out of date (word of a start or an end lost with the
+    /// process), and their cluster may not know it is out of step, so
+    /// they are not taken back until it has answered for them.
+    pub(super) unconfirmed: rustc_hash::FxHashSet<u64>,
 }
 
 impl Reach {
@@ -54,6 +66,7 @@ impl Reach {
             down_since: FxHashMap::default(),
             start: SimTime::ZERO,
             reclaimed_spell: FxHashMap::default(),
+            unconfirmed: Default::default(),
         }
     }
 
@@ -163,11 +176,12 @@ impl ForwarderNode {
                 ) && job
                     .remote_queue()
                     .is_some_and(|to| self.view.cluster_of(to) == cluster)
+                    && !self.reach.unconfirmed.contains(&job.id)
             })
             .map(|job| job.id)
             .collect();
         ids.sort_unstable();
-        tracing::info!(at = %now, cluster = %self.cluster, remote = %cluster, jobs = ids.len(), "remote cluster unreachable: its jobs that had not started come back");
+        tracing::warn!(at = %now, cluster = %self.cluster, remote = %cluster, jobs = ids.len(), "remote cluster unreachable: its jobs that had not started come back");
         for id in ids {
             let Some(job) = self.jobs.get_mut(&id) else {
                 continue;

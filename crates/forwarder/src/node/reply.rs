@@ -143,8 +143,15 @@ impl ForwarderNode {
     pub(super) fn reconcile(&mut self, from: &ClusterName, reply: Reply) -> Handled {
         let source_job = reply.source_job;
         let Some(to) = self.current_forward(from, source_job, reply.names) else {
+            if self.about_current_copy(from, source_job, reply.names) {
+                // An answer the job is past (an accept of an accepted
+                // job, after a restart's sync): its cluster still holds it.
+                self.reach.unconfirmed.remove(&source_job);
+            }
             return self.settle(from, reply);
         };
+        // Its cluster has answered for it since a restart.
+        self.reach.unconfirmed.remove(&source_job);
         match reply.then {
             Then::Accept { dest_job } => {
                 self.accept(source_job, to, dest_job);
@@ -183,6 +190,21 @@ impl ForwarderNode {
             return None;
         }
         Some(to)
+    }
+
+    /// Whether a reply from `from` is about job `id`'s current copy, even if
+    /// it answers a step the job is past.
+    fn about_current_copy(&self, from: &ClusterName, id: u64, names: Names) -> bool {
+        self.jobs.get(&id).is_some_and(|job| {
+            job.remote_queue()
+                .is_some_and(|to| self.view.cluster_of(to) == from)
+                && match names {
+                    Names::Answer { forward_seq } | Names::Forward { forward_seq } => {
+                        forward_seq == job.forward_seq
+                    }
+                    Names::DestJob(dest_job) => job.dest_job() == Some(dest_job),
+                }
+        })
     }
 
     /// The execution cluster took job `id` as `dest_job`: its recall

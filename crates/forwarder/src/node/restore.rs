@@ -297,6 +297,7 @@ impl ForwarderNode {
         if let SourceState::Forwarded { to, forward_seq } = state {
             self.view.restore_forward(to, forward_seq, slots);
         }
+
         if let (SourceState::Accepted { .. }, false) = (state, image.recalled) {
             let job = &self.jobs[&id];
             if let Some(limit) = self.send_queues[job.send_queue].max_rsched_time {
@@ -305,6 +306,9 @@ impl ForwarderNode {
             }
         }
         self.set_state(id, state);
+        if !matches!(state, SourceState::Waiting | SourceState::GaveUp) {
+            self.reach.unconfirmed.insert(id);
+        }
         Ok(())
     }
 }

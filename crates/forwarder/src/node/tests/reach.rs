@@ -325,3 +325,33 @@ fn a_restored_forwarder_has_its_jobs_numbering_and_copies_left_behind() {
 fn pend_reason_has_a_name_for_unreachable() {
     assert_ne!(PendReason::RemoteUnreachable, PendReason::NoEligibleQueue);
 }
+
+#[test]
+fn a_restored_job_is_not_taken_back_before_its_cluster_answers_for_it() {
+    let (node, id) = with_job_accepted_at_c2();
+    let restored = RestoredForwarder {
+        jobs: vec![node.job_image(id).expect("image")],
+        next_job_id: node.next_job_id(),
+        remotes: node.remote_images(),
+    };
+    let mut again = forwarder();
+    assert!(again.restore(restored, at(600)).is_empty());
+    // C2 stays silent well past the reclaim time: maybe it started the job
+    // and the word was lost with the restarted process; it stays.
+    let mut out = Vec::new();
+    again.schedule(at(5_000), &mut out);
+    assert!(withdrawals(&out).is_empty());
+    assert!(matches!(
+        again.job(id).map(|j| j.state),
+        Some(SourceState::Accepted { .. })
+    ));
+    // Once C2 has answered for it (the sync after reconnecting), it is
+    // taken back the next time C2 is unreachable for long enough.
+    accept(&mut again, "C2", id, 1, 77);
+    // Its last update was taken at 4980 s: unreachable from 5130 s, its
+    // jobs come back at 5430 s.
+    again.handle(at(5_000), &name("C2"), update("C2", 166, 5));
+    let mut out = Vec::new();
+    again.schedule(at(5_000 + 451), &mut out);
+    assert_eq!(withdrawals(&out).len(), 1, "{out:?}");
+}

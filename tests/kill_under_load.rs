@@ -1,0 +1,362 @@
+//! The kill test: three cluster processes with journals — one submission
+//! cluster, two execution clusters — under a steady stream of submissions,
+//! with datagram loss and duplication on every link, and `kill -9` of a
+//! random process at random moments, each restarted from its journal after
+//! a random time down (long enough, some of the time, for its peers to
+//! count it unreachable and take its jobs back). At the end every
+//! acknowledged job finished exactly once across the federation, and each
+//! job's history — read from every journal the processes wrote, kept with
+//! `--keep-journals` — is consistent.
+//!
+//! The kill schedule comes from a seed, printed first; a failure is
+//! replayed with the same seed. In the normal suite the run is short;
+//! the longer version is the same test with more jobs and kills:
+//!
+//! ```sh
+//! MCFED_KILL_SEED=7 MCFED_KILL_JOBS=6000 MCFED_KILL_KILLS=12 \
+//!     cargo test --release --test kill_under_load -- --nocapture
+//! ```
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use common::live::{Live, eventually};
+use mcfed_federation::{JOURNAL_FORMAT, JournalRecord};
+use mcfed_node::admin::{AdminRequest, AdminResponse};
+use mcfed_node::client::{Session, admin_tls};
+use mcfed_protocol::JobSpec;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const SCENARIO: &str = r#"
+name = "kill under load"
+[params]
+MC_PLUGIN_UPDATE_INTERVAL = "10s"
+MC_UNREACHABLE_UPDATES = 5
+MC_RECLAIM_TIME = "60s"
+
+[[cluster]]
+name = "Cluster1"
+params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = "high@Cluster2 high@Cluster3"
+
+[[cluster]]
+name = "Cluster2"
+[[cluster.host]]
+name = "c2host"
+count = 2
+MXJ = 8
+[[cluster.queue]]
+name = "high"
+RCVJOBS_FROM = "Cluster1"
+
+[[cluster]]
+name = "Cluster3"
+[[cluster.host]]
+name = "c3host"
+count = 2
+MXJ = 8
+[[cluster.queue]]
+name = "high"
+RCVJOBS_FROM = "Cluster1"
+"#;
+
+const CLUSTERS: [&str; 3] = ["Cluster1", "Cluster2", "Cluster3"];
+
+/// Emulated seconds per wall-clock second.
+const SPEED: u64 = 50;
+
+/// The test's directory: removed afterwards unless MCFED_KILL_KEEP is set.
+enum Kept {
+    Temp(tempfile::TempDir),
+    Path(std::path::PathBuf),
+}
+
+impl Kept {
+    fn path(&self) -> &Path {
+        match self {
+            Kept::Temp(dir) => dir.path(),
+            Kept::Path(path) => path,
+        }
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One kill: when (after the start of submissions), which process, how
+/// long it stays down.
+#[derive(Clone, Copy, Debug)]
+struct Kill {
+    at: Duration,
+    cluster: usize,
+    down: Duration,
+}
+
+fn schedule(rng: &mut ChaCha8Rng, kills: u64, window: Duration) -> Vec<Kill> {
+    let mut plan: Vec<Kill> = (0..kills)
+        .map(|_| Kill {
+            at: window.mul_f64(rng.random_range(0.05..0.95)),
+            cluster: rng.random_range(0..3),
+            down: Duration::from_millis(rng.random_range(200..5000)),
+        })
+        .collect();
+    plan.sort_by_key(|kill| kill.at);
+    plan
+}
+
+/// Submits `jobs` jobs to Cluster1 at `rate` a second, in batches, through
+/// one admin connection (reconnecting while Cluster1 is down); returns the
+/// acknowledged job ids.
+fn submit_steadily(
+    certs: &Path,
+    address: &str,
+    jobs: u64,
+    rate: u64,
+    seed: u64,
+    done: &AtomicBool,
+) -> Vec<u64> {
+    let tls = admin_tls(certs).expect("admin certificate");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let batch = 10u64;
+    let every = Duration::from_secs_f64(batch as f64 / rate as f64);
+    let mut acknowledged = Vec::new();
+    runtime.block_on(async {
+        let mut session: Option<Session> = None;
+        let mut next = 0u64;
+        let started = tokio::time::Instant::now();
+        let mut tick = 0u32;
+        while next < jobs {
+            tokio::time::sleep_until(started + every * tick).await;
+            tick += 1;
+            if session.is_none() {
+                session = Session::connect(&tls, "Cluster1", address, Duration::from_millis(500))
+                    .await
+                    .ok();
+            }
+            let Some(open) = &session else { continue };
+            let count = batch.min(jobs - next);
+            let specs: Vec<(String, JobSpec)> = (0..count)
+                .map(|index| {
+                    let run = Duration::from_secs(rng.random_range(10..40));
+                    let name = format!("k{}", next + index);
+                    ("send".to_owned(), JobSpec::simple(name, "user1", run))
+                })
+                .collect();
+            let answer = tokio::time::timeout(
+                Duration::from_secs(5),
+                open.ask(&AdminRequest::SubmitMany { jobs: specs }),
+            )
+            .await;
+            match answer {
+                Ok(Ok(AdminResponse::SubmittedMany(results))) => {
+                    acknowledged
+                        .extend(results.into_iter().filter_map(Result::ok).map(|s| s.job_id));
+                    next += count;
+                }
+                _ => session = None,
+            }
+        }
+    });
+    done.store(true, Ordering::Relaxed);
+    acknowledged
+}
+
+/// Every record `cluster` ever made durable, oldest first.
+fn history(live: &Live, cluster: &str) -> Vec<JournalRecord> {
+    let dir = live.state(cluster);
+    let mut kept: Vec<(u64, std::path::PathBuf)> = std::fs::read_dir(&dir)
+        .expect("state directory")
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let generation = name.strip_prefix("journal.")?.parse().ok()?;
+            Some((generation, entry.path()))
+        })
+        .collect();
+    kept.sort();
+    kept.push((u64::MAX, dir.join("journal")));
+    kept.iter().flat_map(|(_, path)| read(path)).collect()
+}
+
+fn read(path: &Path) -> Vec<JournalRecord> {
+    mcfed_journal::read_journal_file(path, JOURNAL_FORMAT).expect("journal reads")
+}
+
+#[test]
+fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
+    let seed = env_u64("MCFED_KILL_SEED", {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.subsec_nanos());
+        u64::from(nanos)
+    });
+    let jobs = env_u64("MCFED_KILL_JOBS", 1500);
+    let kills = env_u64("MCFED_KILL_KILLS", 4);
+    let rate = env_u64("MCFED_KILL_RATE", 100);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let window = Duration::from_secs_f64(jobs as f64 / rate as f64);
+    let plan = schedule(&mut rng, kills, window);
+    println!("kill test: seed {seed}, {jobs} jobs at {rate}/s, kills {plan:?}");
+    eprintln!("kill test: seed {seed} (MCFED_KILL_SEED={seed} replays the kill schedule)");
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = if std::env::var_os("MCFED_KILL_KEEP").is_some() {
+        let path = dir.keep();
+        eprintln!("kill test: keeping {}", path.display());
+        Kept::Path(path)
+    } else {
+        Kept::Temp(dir)
+    };
+    let mut live = Live::new(dir.path(), SCENARIO, &CLUSTERS);
+    let epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_millis()
+        + 3000;
+    live.extra = [
+        "--speed".to_owned(),
+        SPEED.to_string(),
+        "--epoch-ms".to_owned(),
+        epoch.to_string(),
+        "--loss".to_owned(),
+        "0.05".to_owned(),
+        "--duplicate".to_owned(),
+        "0.05".to_owned(),
+        "--chaos-seed".to_owned(),
+        seed.to_string(),
+    ]
+    .to_vec();
+    let mut processes: Vec<_> = CLUSTERS.iter().map(|name| live.start(name, &[])).collect();
+    eventually(Duration::from_secs(60), "Cluster1 has counters", || {
+        live.try_ask("bclusters", "Cluster1", &[])
+            .is_ok_and(|links| {
+                links.as_array().is_some_and(|rows| {
+                    rows.iter()
+                        .all(|row| row["status"] == "ok" && !row["last_update_seq"].is_null())
+                })
+            })
+    });
+
+    let done = AtomicBool::new(false);
+    let started = Instant::now();
+    let (certs, address) = (live.certs.clone(), live.address("Cluster1"));
+    let acknowledged = std::thread::scope(|scope| {
+        let submitter = scope.spawn(|| submit_steadily(&certs, &address, jobs, rate, seed, &done));
+        for kill in &plan {
+            if let Some(wait) = kill.at.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait);
+            }
+            processes[kill.cluster].kill();
+            std::thread::sleep(kill.down);
+            live.restart(&mut processes[kill.cluster]);
+        }
+        submitter.join().expect("submitter")
+    });
+    assert!(done.load(Ordering::Relaxed));
+    println!(
+        "{} of {jobs} submissions acknowledged in {:.1?}",
+        acknowledged.len(),
+        started.elapsed()
+    );
+
+    // Every job ends: nothing left anywhere.
+    eventually(Duration::from_secs(300), "every job has finished", || {
+        CLUSTERS.iter().all(|cluster| {
+            live.try_ask("bjobs", cluster, &[])
+                .is_ok_and(|jobs| jobs.as_array().is_some_and(Vec::is_empty))
+        })
+    });
+    for process in &mut processes {
+        process.kill();
+    }
+
+    // The journals' history: where each of Cluster1's jobs finished.
+    let mut finished: BTreeMap<u64, Vec<(String, u64)>> = BTreeMap::new();
+    for cluster in &CLUSTERS[1..] {
+        let mut started_here: BTreeSet<u64> = BTreeSet::new();
+        for record in history(&live, cluster) {
+            match record {
+                JournalRecord::Job { image, .. }
+                    if image.state == mcfed_cluster::ImageState::Running =>
+                {
+                    started_here.insert(image.id);
+                }
+                JournalRecord::JobGone {
+                    id,
+                    finished: Some(done),
+                } => {
+                    assert!(
+                        started_here.contains(&id),
+                        "seed {seed}: {cluster} job {id} finished without having started"
+                    );
+                    finished
+                        .entry(done.source_job)
+                        .or_default()
+                        .push(((*cluster).to_owned(), id));
+                }
+                _ => {}
+            }
+        }
+    }
+    let twice: Vec<_> = finished.iter().filter(|(_, at)| at.len() > 1).collect();
+    assert!(
+        twice.is_empty(),
+        "seed {seed}: finished more than once: {twice:?}"
+    );
+    let lost: Vec<u64> = acknowledged
+        .iter()
+        .copied()
+        .filter(|id| !finished.contains_key(id))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "seed {seed}: acknowledged but never finished: {lost:?}"
+    );
+    // Cluster1 heard every acknowledged job end.
+    let mut gone = BTreeSet::new();
+    for record in history(&live, "Cluster1") {
+        if let JournalRecord::SourceGone { id } = record {
+            gone.insert(id);
+        }
+    }
+    let unheard: Vec<u64> = acknowledged
+        .iter()
+        .copied()
+        .filter(|id| !gone.contains(id))
+        .collect();
+    assert!(
+        unheard.is_empty(),
+        "seed {seed}: Cluster1 never heard these end: {unheard:?}"
+    );
+    let taken_back = std::fs::read_to_string(live.log("Cluster1"))
+        .map(|log| {
+            log.lines()
+                .filter(|line| line.contains("its jobs that had not started come back"))
+                .filter(|line| !line.contains("jobs=0"))
+                .count()
+        })
+        .unwrap_or(0);
+    println!(
+        "seed {seed}: {} acknowledged jobs, each finished once ({} at Cluster2, {} at Cluster3); {} kills; {taken_back} take-backs; {:.1?}",
+        acknowledged.len(),
+        finished.values().filter(|at| at[0].0 == "Cluster2").count(),
+        finished.values().filter(|at| at[0].0 == "Cluster3").count(),
+        plan.len(),
+        started.elapsed()
+    );
+}
