@@ -18,7 +18,7 @@ use mcfed_protocol::JobSpec;
 pub(crate) struct TargetArgs {
     /// The cluster to ask.
     #[arg(long, env = "MCFED_CLUSTER")]
-    cluster: String,
+    pub(crate) cluster: String,
     /// The certificate directory (its admin.pem and ca.pem).
     #[arg(long, env = "MCFED_CERTS", default_value = "certs")]
     certs: PathBuf,
@@ -34,7 +34,7 @@ pub(crate) struct TargetArgs {
 }
 
 impl TargetArgs {
-    fn target(&self) -> Target {
+    pub(crate) fn target(&self) -> Target {
         Target {
             certs: self.certs.clone(),
             cluster: self.cluster.clone(),
@@ -103,16 +103,15 @@ fn resources(text: &str) -> Result<Vec<String>, String> {
     }
 }
 
-/// `mcfed bsub`.
-#[derive(Debug, clap::Args)]
-pub(crate) struct BsubArgs {
-    #[command(flatten)]
-    target: TargetArgs,
-    /// The queue.
+/// What one job asks for: `bsub`'s job options, on the command line or,
+/// with `bsub --from`, on each line of a file.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct JobOptions {
+    /// The queue (with --from: for lines that give none).
     #[arg(short = 'q')]
-    queue: String,
+    pub(crate) queue: Option<String>,
     /// Slots.
-    #[arg(short = 'n', default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(short = 'n', default_value_t = 1, value_parser = slots)]
     slots: u32,
     /// Run limit: [hour:]minute.
     #[arg(short = 'W', value_parser = run_limit)]
@@ -127,11 +126,84 @@ pub(crate) struct BsubArgs {
     #[arg(short = 'J', default_value = "job")]
     name: String,
     /// How long the job runs once started (emulated; mcfed's own option).
-    #[arg(long, default_value = "1h", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "1h", value_parser = run_time)]
     run_time: Duration,
+}
+
+/// `-n`: at least one slot, and within mcfed's bound.
+fn slots(text: &str) -> Result<u32, String> {
+    let value: i128 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of slots"))?;
+    mcfed_protocol::bounds::JOB_SLOTS
+        .check_i128(value)
+        .and_then(|slots| mcfed_protocol::bounds::JOB_SLOTS.check_u32(slots))
+        .map_err(|error| error.to_string())
+}
+
+/// `--run-time`: a duration within mcfed's bound.
+fn run_time(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    mcfed_protocol::bounds::JOB_DURATION
+        .check_duration(duration)
+        .map_err(|error| error.to_string())
+}
+
+impl JobOptions {
+    /// The queue and the job; `queue` is used when no `-q` was given.
+    pub(crate) fn job(&self, queue: Option<&str>) -> anyhow::Result<(String, JobSpec)> {
+        let queue = self
+            .queue
+            .as_deref()
+            .or(queue)
+            .ok_or_else(|| anyhow::anyhow!("give the queue (-q QUEUE)"))?;
+        Ok((
+            queue.to_owned(),
+            JobSpec {
+                name: self.name.as_str().into(),
+                user: self.user.as_str().into(),
+                slots: self.slots,
+                run_time: self.run_time,
+                run_limit: self.run_limit,
+                resources: self.resources.clone().map(|r| r.0).unwrap_or_default(),
+                cpu_utilisation: 1.0,
+                memory_mb: 0,
+            },
+        ))
+    }
+}
+
+/// `mcfed bsub`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BsubArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    #[command(flatten)]
+    pub(crate) job: JobOptions,
     /// How to print: JSON for scripts.
     #[arg(short = 'o', value_enum)]
-    output: Option<Format>,
+    pub(crate) output: Option<Format>,
+    /// Submit many jobs over one connection: one job per line of FILE
+    /// (`-` for standard input), each line `bsub`'s job options (-q, -n,
+    /// -W, -R, -u, -J, --run-time); -q on the command line is the queue of
+    /// lines that give none. Each job is printed once acknowledged.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) from: Option<PathBuf>,
+    /// With --from: jobs per request.
+    #[arg(long, default_value_t = 256, requires = "from")]
+    pub(crate) batch: u64,
+    /// With --from: requests in flight at once.
+    #[arg(long, default_value_t = 8, requires = "from")]
+    pub(crate) window: usize,
+    /// With --from: submit at most this many jobs a second (default: as
+    /// fast as they are acknowledged).
+    #[arg(long, requires = "from")]
+    pub(crate) rate: Option<f64>,
+    /// With --from: print the submission rate and acknowledgement
+    /// latencies (p50, p99, max) on standard error.
+    #[arg(long, requires = "from")]
+    pub(crate) stats: bool,
 }
 
 /// `mcfed bjobs`.
@@ -189,20 +261,11 @@ fn unexpected(cluster: &str) -> anyhow::Error {
 
 /// Runs `mcfed bsub`.
 pub(crate) fn bsub(args: BsubArgs) -> anyhow::Result<ExitCode> {
-    let spec = JobSpec {
-        name: args.name.into(),
-        user: args.user.into(),
-        slots: args.slots,
-        run_time: args.run_time,
-        run_limit: args.run_limit,
-        resources: args.resources.map(|r| r.0).unwrap_or_default(),
-        cpu_utilisation: 1.0,
-        memory_mb: 0,
-    };
-    let request = AdminRequest::Submit {
-        queue: args.queue,
-        spec,
-    };
+    if args.from.is_some() {
+        return super::submit::submit_from(&args);
+    }
+    let (queue, spec) = args.job.job(None)?;
+    let request = AdminRequest::Submit { queue, spec };
     match ask_once(&args.target.target(), &request)? {
         AdminResponse::Submitted(job) => match args.output {
             Some(Format::Json) => print(&lsf::json(&job)),

@@ -12,6 +12,7 @@ pub(crate) mod lsf;
 pub(crate) mod processes;
 pub(crate) mod progress;
 pub(crate) mod report;
+pub(crate) mod submit;
 pub(crate) mod traces;
 
 /// LSF spells some long options with one dash (`bjobs -fwd`); clap wants
