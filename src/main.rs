@@ -173,6 +173,19 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
                 loaded.submissions.len(),
                 loaded.expectations.len()
             )?;
+            let footprint = loaded.footprint;
+            writeln!(
+                out,
+                "memory: about {} ({} jobs, {} hosts{})",
+                mcfed_scenario::humanize_bytes(footprint.bytes),
+                footprint.jobs,
+                footprint.hosts,
+                match mcfed_scenario::available_memory() {
+                    Some(available) =>
+                        format!("; {} available", mcfed_scenario::humanize_bytes(available)),
+                    None => String::new(),
+                }
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(args) => run(args),

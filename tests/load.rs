@@ -163,7 +163,10 @@ fn submissions_over_quic_with_and_without_the_journal() {
     let runs = [
         ("one cluster, local queue, no journal", one_cluster(false)),
         ("one cluster, local queue, journal", one_cluster(true)),
-        ("three clusters, send queue, no journal", three_clusters(false)),
+        (
+            "three clusters, send queue, no journal",
+            three_clusters(false),
+        ),
         ("three clusters, send queue, journals", three_clusters(true)),
     ];
     for (what, stats) in runs {

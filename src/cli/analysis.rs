@@ -34,18 +34,41 @@ pub(crate) struct ReportArgs {
     pub(crate) jobs: usize,
 }
 
+/// `--interval`: MC_PLUGIN_UPDATE_INTERVAL, within the bound a scenario's
+/// own is held to.
+fn update_interval(text: &str) -> Result<std::time::Duration, String> {
+    let interval = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    mcfed_protocol::bounds::UPDATE_INTERVAL
+        .check_duration(interval)
+        .map_err(|error| error.to_string())
+}
+
+/// `--seeds`: runs per cell of a sweep.
+fn seeds(text: &str) -> Result<u64, String> {
+    const SEEDS: mcfed_protocol::Bound = mcfed_protocol::Bound {
+        what: "--seeds",
+        min: 1,
+        max: 10_000,
+        why: "runs per cell of a sweep",
+    };
+    let value: i128 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number"))?;
+    SEEDS.check_i128(value).map_err(|error| error.to_string())
+}
+
 #[derive(Debug, clap::Args)]
 pub(crate) struct SweepArgs {
     /// The scenario file (TOML).
     pub(crate) scenario: PathBuf,
     /// Update intervals to try, e.g. 1s,5s,15s,60s.
-    #[arg(long, value_delimiter = ',', required = true, value_parser = humantime::parse_duration)]
+    #[arg(long, value_delimiter = ',', required = true, value_parser = update_interval)]
     pub(crate) interval: Vec<std::time::Duration>,
     /// Modes to try, comma-separated (default: the scenario's).
     #[arg(long, value_delimiter = ',')]
     pub(crate) mode: Vec<String>,
     /// Seeds per cell.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = seeds)]
     pub(crate) seeds: u64,
     /// Output format of the table.
     #[arg(long, value_enum, default_value_t = Format::Markdown)]

@@ -225,6 +225,10 @@ pub(crate) enum CertsCommand {
         /// Take the clusters from this scenario instead.
         #[arg(long, conflicts_with = "clusters")]
         scenario: Option<PathBuf>,
+        /// Replace a CA already in DIR (every certificate it issued stops
+        /// being accepted).
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -236,7 +240,22 @@ pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
             dir,
             clusters,
             scenario,
+            force,
         } => {
+            let existing = [
+                mcfed_transport::certs::ca_cert_path(&dir),
+                dir.join("ca.key"),
+            ];
+            if let Some(ca) = existing
+                .iter()
+                .find(|path| path.exists())
+                .filter(|_| !force)
+            {
+                anyhow::bail!(
+                    "{} exists: replacing the federation CA would make every certificate it issued useless; pass --force to replace it anyway",
+                    ca.display()
+                );
+            }
             let clusters = match scenario {
                 Some(path) => mcfed_scenario::load(&path)?
                     .clusters

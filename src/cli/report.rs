@@ -121,6 +121,13 @@ fn workload_summary(
         skipped.no_processors,
         skipped.malformed
     )?;
+    if skipped.out_of_bounds > 0 {
+        writeln!(
+            out,
+            "  {} jobs skipped with processors or run time beyond mcfed's bounds",
+            skipped.out_of_bounds
+        )?;
+    }
     for (key, value) in &workload.header {
         writeln!(out, "  ; {key}: {value}")?;
     }

@@ -50,8 +50,14 @@ fn read_jobs(args: &BsubArgs) -> anyhow::Result<Vec<(String, JobSpec)>> {
         if words.is_empty() || words[0].starts_with('#') {
             continue;
         }
-        let parsed = Line::try_parse_from(merged(&args.job, &words))
-            .map_err(|error| anyhow::anyhow!("{}:{}: {}", path.display(), index + 1, error.to_string().trim()))?;
+        let parsed = Line::try_parse_from(merged(&args.job, &words)).map_err(|error| {
+            anyhow::anyhow!(
+                "{}:{}: {}",
+                path.display(),
+                index + 1,
+                error.to_string().trim()
+            )
+        })?;
         let job = parsed
             .job
             .job(args.job.queue.as_deref())

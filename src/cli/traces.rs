@@ -88,8 +88,8 @@ pub(crate) struct ReplayArgs {
     jobs_csv: Option<PathBuf>,
 }
 
-/// The most clusters `mcfed replay` builds.
-const MAX_REPLAY_CLUSTERS: u32 = 1_000;
+/// The most clusters `mcfed replay` builds (mcfed's bound on clusters).
+const MAX_REPLAY_CLUSTERS: u32 = mcfed_protocol::bounds::CLUSTER_COUNT.max as u32;
 
 pub(crate) fn generate(command: GenCommand) -> anyhow::Result<ExitCode> {
     let GenCommand::Swf(args) = command;

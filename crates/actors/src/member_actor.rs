@@ -50,6 +50,8 @@ pub struct MemberActor {
     usage_every: Option<std::time::Duration>,
     /// The journal, when the member is journaled.
     durability: Option<Arc<dyn Durability>>,
+    /// Submissions to acknowledge with the next records made durable.
+    acks: Vec<crate::durability::AfterDurable>,
 }
 
 impl MemberActor {
@@ -67,6 +69,7 @@ impl MemberActor {
             own_timer: true,
             usage_every: None,
             durability: None,
+            acks: Vec::new(),
         }
     }
 
@@ -78,6 +81,16 @@ impl MemberActor {
         self
     }
 
+    /// Runs `ack` once the submission just made is durable: with the
+    /// records of the step queued after it (so a job submitted and started
+    /// at once is written once), at once without a journal.
+    fn acknowledge_with_next_step(&mut self, ack: impl FnOnce() + Send + 'static) {
+        match &self.durability {
+            Some(_) => self.acks.push(Box::new(ack)),
+            None => ack(),
+        }
+    }
+
     /// Hands the records of the last input to the journal, with `after` to
     /// run once they are durable (at once without a journal); asks for a
     /// snapshot when the journal wants one.
@@ -85,6 +98,13 @@ impl MemberActor {
         let Some(durability) = &self.durability else {
             after();
             return;
+        };
+        let acks = std::mem::take(&mut self.acks);
+        let after = move || {
+            after();
+            for ack in acks {
+                ack();
+            }
         };
         durability.write(self.member.take_journal(), Box::new(after));
         if durability.wants_snapshot() {
@@ -301,7 +321,7 @@ impl Handler<Submit> for MemberActor {
         let submitted = self.member.submit(now, &submit.queue, submit.spec);
         self.queue_step(ctx);
         let (durable, wait) = tokio::sync::oneshot::channel();
-        self.when_durable(move || {
+        self.acknowledge_with_next_step(move || {
             let _ = durable.send(());
         });
         Box::pin(async move {
@@ -326,7 +346,7 @@ impl Handler<SubmitMany> for MemberActor {
             .collect();
         self.queue_step(ctx);
         let (durable, wait) = tokio::sync::oneshot::channel();
-        self.when_durable(move || {
+        self.acknowledge_with_next_step(move || {
             let _ = durable.send(());
         });
         Box::pin(async move {

@@ -37,12 +37,17 @@ impl Member {
     }
 
     /// The records of what changed since the last call (empty when not
-    /// journaled).
+    /// journaled). A record that a later one of the same job replaces
+    /// (every job record is the job as it stands) is left out: a job
+    /// submitted and started within one batch is written once.
     pub fn take_journal(&mut self) -> Vec<JournalRecord> {
-        self.journal
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        let Some(journal) = &mut self.journal else {
+            return Vec::new();
+        };
+        // The next batch is likely about as large: start it so.
+        let capacity = journal.len();
+        let records = std::mem::replace(journal, Vec::with_capacity(capacity));
+        latest_per_job(records)
     }
 
     /// Notes a peer's lineage.
@@ -86,7 +91,10 @@ impl Member {
                         .forwarded_from
                         .as_ref()
                         .and_then(|(from, source_job)| self.node.forward_seq_of(from, *source_job));
-                    JournalRecord::Job { image, forward_seq }
+                    JournalRecord::Job {
+                        image: Box::new(image),
+                        forward_seq,
+                    }
                 }
                 None => JournalRecord::JobGone {
                     id: id.0,
@@ -104,7 +112,7 @@ impl Member {
                     continue;
                 }
                 journal.push(match forwarder.job_image(id) {
-                    Some(image) => JournalRecord::Source(image),
+                    Some(image) => JournalRecord::Source(Box::new(image)),
                     None => JournalRecord::SourceGone { id },
                 });
             }
@@ -214,4 +222,25 @@ impl Member {
         member.enable_journal();
         Ok(member)
     }
+}
+
+/// `records` without those a later record of the same job replaces, in
+/// order.
+fn latest_per_job(records: Vec<JournalRecord>) -> Vec<JournalRecord> {
+    let key = |record: &JournalRecord| match record {
+        JournalRecord::Job { image, .. } => Some((0u8, image.id)),
+        JournalRecord::JobGone { id, .. } => Some((0, *id)),
+        JournalRecord::Source(image) => Some((1, image.id)),
+        JournalRecord::SourceGone { id } => Some((1, *id)),
+        _ => None,
+    };
+    let mut seen = FxHashSet::default();
+    let mut kept: Vec<JournalRecord> = Vec::with_capacity(records.len());
+    for record in records.into_iter().rev() {
+        if key(&record).is_none_or(|key| seen.insert(key)) {
+            kept.push(record);
+        }
+    }
+    kept.reverse();
+    kept
 }

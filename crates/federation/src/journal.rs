@@ -46,8 +46,9 @@ pub enum JournalRecord {
     /// A job of the scheduler that has not finished, as it stands now,
     /// with the forward that brought it (for a forwarded job).
     Job {
-        /// The job.
-        image: JobImage,
+        /// The job (boxed: records are moved around in batches; on disk
+        /// the box is transparent).
+        image: Box<JobImage>,
         /// The forward that brought it.
         forward_seq: Option<u64>,
     },
@@ -59,8 +60,8 @@ pub enum JournalRecord {
         /// For a forwarded job that finished, what its sync is answered.
         finished: Option<FinishedForward>,
     },
-    /// A job of a send queue, as it stands now.
-    Source(SourceImage),
+    /// A job of a send queue, as it stands now (boxed likewise).
+    Source(Box<SourceImage>),
     /// A job of a send queue finished (or was taken out).
     SourceGone {
         /// Its id.
@@ -125,7 +126,7 @@ impl DurableState {
             JournalRecord::Process(facts) => self.process = Some(facts),
             JournalRecord::Job { image, forward_seq } => {
                 self.next_job_id = self.next_job_id.max(image.id.saturating_add(1));
-                self.jobs.insert(image.id, (image, forward_seq));
+                self.jobs.insert(image.id, (*image, forward_seq));
             }
             JournalRecord::JobGone { id, finished } => {
                 self.next_job_id = self.next_job_id.max(id.saturating_add(1));
@@ -138,7 +139,7 @@ impl DurableState {
             JournalRecord::Source(image) => {
                 self.next_source_id = self.next_source_id.max(image.id.saturating_add(1));
                 self.note_forward(&image);
-                self.sources.insert(image.id, image);
+                self.sources.insert(image.id, *image);
             }
             JournalRecord::SourceGone { id } => {
                 self.next_source_id = self.next_source_id.max(id.saturating_add(1));

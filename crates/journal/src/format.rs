@@ -138,6 +138,15 @@ pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(payload);
 }
 
+/// Fills in the header of a frame written as [`FRAME_HEADER_LEN`] bytes
+/// of room followed by its payload (`frame` is the whole frame).
+pub fn fill_frame_header(frame: &mut [u8]) {
+    let (header, payload) = frame.split_at_mut(FRAME_HEADER_LEN);
+    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+    header[..4].copy_from_slice(&len.to_le_bytes());
+    header[4..].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+}
+
 /// One frame at the front of `bytes`, if whole and sound: its payload and
 /// the bytes it took.
 pub fn decode_frame(bytes: &[u8], max: usize) -> Option<(&[u8], usize)> {
@@ -201,6 +210,17 @@ mod tests {
         }
         let (read, used) = decode_records::<Vec<u8>>(&whole);
         assert_eq!((read, used), (records, whole.len()));
+    }
+
+    #[test]
+    fn a_header_filled_in_place_is_the_header_encode_frame_writes() {
+        let payload = [1u8, 2, 3, 250];
+        let mut framed = Vec::new();
+        encode_frame(&payload, &mut framed);
+        let mut in_place = vec![0u8; FRAME_HEADER_LEN];
+        in_place.extend_from_slice(&payload);
+        fill_frame_header(&mut in_place);
+        assert_eq!(in_place, framed);
     }
 
     #[test]

@@ -257,11 +257,22 @@ impl Thread {
 
     fn encode<R: Serialize>(&mut self, records: &[R]) -> Result<(), JournalError> {
         for record in records {
-            let payload = postcard::to_allocvec(record).map_err(|error| JournalError::Io {
-                path: self.dir.journal_path(),
-                source: std::io::Error::other(format!("a record does not encode: {error}")),
-            })?;
-            format::encode_frame(&payload, &mut self.buffer);
+            // Encoded straight into the buffer, after room for the frame's
+            // header, which is filled in once the payload's size is known.
+            let start = self.buffer.len();
+            self.buffer
+                .extend_from_slice(&[0; format::FRAME_HEADER_LEN]);
+            let encoded = postcard::to_extend(record, std::mem::take(&mut self.buffer));
+            match encoded {
+                Ok(buffer) => self.buffer = buffer,
+                Err(error) => {
+                    return Err(JournalError::Io {
+                        path: self.dir.journal_path(),
+                        source: std::io::Error::other(format!("a record does not encode: {error}")),
+                    });
+                }
+            }
+            format::fill_frame_header(&mut self.buffer[start..]);
         }
         self.shared
             .records

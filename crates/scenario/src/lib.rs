@@ -29,4 +29,4 @@ pub use expect::{CheckResult, check};
 pub use locate::{Problem, ScenarioError};
 pub use model::Scenario;
 pub use run::{RunOptions, RunOutput, RunStats};
-pub use validate::{load, parse};
+pub use validate::{Footprint, available_memory, humanize_bytes, load, parse, parse_within};

@@ -35,6 +35,8 @@ pub struct Scenario {
     pub chaos: Option<crate::chaos::ChaosConfig>,
     /// Settings the clusters accept with a warning, located in the file.
     pub warnings: Vec<Problem>,
+    /// What it holds once built, and about how much memory that takes.
+    pub footprint: crate::validate::Footprint,
 }
 
 impl Scenario {

@@ -21,6 +21,7 @@
 
 mod chaos;
 mod clusters;
+mod footprint;
 mod jobs;
 mod links;
 mod lsf;
@@ -36,6 +37,8 @@ use std::time::Duration;
 use crate::format::RawScenario;
 use crate::locate::{FieldPath, Locator, Problem, ScenarioError};
 use crate::model::Scenario;
+
+pub use footprint::{BYTES_PER_HOST, BYTES_PER_JOB, Footprint, available_memory, humanize_bytes};
 
 /// MC_PLUGIN_UPDATE_INTERVAL when no `params` table sets it.
 pub const DEFAULT_UPDATE_INTERVAL: Duration = Duration::from_secs(30);
@@ -54,8 +57,19 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     parse(&file, &source)
 }
 
-/// Validates scenario text; `file` names it in errors.
+/// Validates scenario text; `file` names it in errors. A scenario that
+/// needs more memory than the machine has available is refused.
 pub fn parse(file: &str, source: &str) -> Result<Scenario, ScenarioError> {
+    parse_within(file, source, available_memory())
+}
+
+/// [`parse`], refusing a scenario that needs more than `memory` bytes
+/// (`None`: no limit).
+pub fn parse_within(
+    file: &str,
+    source: &str,
+    memory: Option<u64>,
+) -> Result<Scenario, ScenarioError> {
     let locator = Locator::new(source);
     let invalid = |problems: Vec<Problem>| ScenarioError::Invalid {
         file: file.to_owned(),
@@ -73,7 +87,13 @@ pub fn parse(file: &str, source: &str) -> Result<Scenario, ScenarioError> {
         imported: Vec::new(),
     };
     checker.import_lsf(&mut raw);
+    // Every sizing number is checked, and the memory estimated, before
+    // anything is expanded.
+    let Some(footprint) = checker.footprint(&raw, memory) else {
+        return Err(invalid(checker.problems));
+    };
     let mut scenario = checker.scenario(raw);
+    scenario.footprint = footprint;
     if checker.problems.is_empty() {
         scenario.warnings = checker.warnings;
         Ok(scenario)

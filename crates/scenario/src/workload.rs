@@ -61,12 +61,16 @@ pub struct Skipped {
     pub no_processors: u64,
     /// Malformed lines.
     pub malformed: u64,
+    /// Processors or run time beyond mcfed's bounds
+    /// ([`mcfed_protocol::bounds`]).
+    #[serde(default)]
+    pub out_of_bounds: u64,
 }
 
 impl Skipped {
     /// All of them.
     pub fn total(&self) -> u64 {
-        self.no_run_time + self.no_processors + self.malformed
+        self.no_run_time + self.no_processors + self.malformed + self.out_of_bounds
     }
 }
 
@@ -170,6 +174,18 @@ impl WorkloadStream {
             self.skipped.no_processors += 1;
             return None;
         };
+        // The same bounds as a scenario's jobs and `bsub`'s options.
+        let runs = Duration::try_from_secs_f64(record.run_time).unwrap_or(Duration::MAX);
+        if mcfed_protocol::bounds::JOB_SLOTS
+            .check(u64::from(slots))
+            .is_err()
+            || mcfed_protocol::bounds::JOB_DURATION
+                .check_duration(runs)
+                .is_err()
+        {
+            self.skipped.out_of_bounds += 1;
+            return None;
+        }
         let (mut cluster, queue) = match self.queue_map.get(&record.queue) {
             Some((cluster, queue)) => (cluster.clone(), Arc::clone(queue)),
             None => (self.spec.cluster.clone(), Arc::clone(&self.default_queue)),

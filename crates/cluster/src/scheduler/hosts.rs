@@ -21,12 +21,15 @@ pub(crate) struct Host {
     pub(crate) jobs: Vec<JobId>,
     /// Host sets the host belongs to.
     pub(crate) host_sets: Vec<usize>,
+    /// Its name, shared (a journal names every running job's hosts).
+    pub(crate) shared_name: std::sync::Arc<str>,
 }
 
 impl Host {
     /// An empty host.
     pub(crate) fn new(config: HostConfig) -> Self {
         Host {
+            shared_name: config.name.as_str().into(),
             config,
             used: 0,
             jobs: Vec::new(),

@@ -11,6 +11,7 @@
 //! ([`Cluster::track_changes`]); transitions are reported by
 //! [`Cluster::advance`] as always.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, JobSpec, QueueName, SimTime};
@@ -57,7 +58,7 @@ pub struct JobImage {
     /// When it last started or resumed.
     pub running_since: SimTime,
     /// Its hosts (by name) and slots on each, while running or suspended.
-    pub placement: Vec<(String, u32)>,
+    pub placement: Vec<(Arc<str>, u32)>,
 }
 
 /// What [`Cluster::restore_jobs`] could not put back as it was.
@@ -99,7 +100,7 @@ impl Cluster {
             placement: job
                 .placement
                 .iter()
-                .map(|place| (self.hosts[place.host].config.name.clone(), place.slots))
+                .map(|place| (self.hosts[place.host].shared_name.clone(), place.slots))
                 .collect(),
         })
     }
@@ -112,11 +113,11 @@ impl Cluster {
     /// pending with its whole run time. Later job ids follow the largest
     /// restored one.
     pub fn restore_jobs(&mut self, images: impl IntoIterator<Item = JobImage>) -> RestoreReport {
-        let host_index: FxHashMap<String, usize> = self
+        let host_index: FxHashMap<Arc<str>, usize> = self
             .hosts
             .iter()
             .enumerate()
-            .map(|(index, host)| (host.config.name.clone(), index))
+            .map(|(index, host)| (host.shared_name.clone(), index))
             .collect();
         let mut report = RestoreReport::default();
         for image in images {
@@ -138,7 +139,7 @@ impl Cluster {
     fn restore_one(
         &mut self,
         image: JobImage,
-        host_index: &FxHashMap<String, usize>,
+        host_index: &FxHashMap<Arc<str>, usize>,
     ) -> Result<bool, String> {
         let queue = self
             .queue_index(image.queue.as_str())
@@ -209,8 +210,8 @@ impl Cluster {
     /// slots free.
     fn placement_of(
         &self,
-        hosts: &[(String, u32)],
-        host_index: &FxHashMap<String, usize>,
+        hosts: &[(Arc<str>, u32)],
+        host_index: &FxHashMap<Arc<str>, usize>,
     ) -> Option<Vec<Placement>> {
         let mut placement = Vec::with_capacity(hosts.len());
         for (name, slots) in hosts {

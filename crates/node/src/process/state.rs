@@ -31,9 +31,11 @@ use mcfed_scenario::model::ClusterSpec;
 
 use super::{ClusterOptions, NodeError};
 
-/// A journal smaller than this is never compacted (8 MiB: a few tens of
-/// thousands of job changes).
-pub const COMPACT_MIN_BYTES: u64 = 8 << 20;
+/// A journal smaller than this is never compacted (64 MiB: about half a
+/// million job changes, replayed in well under a second). Compaction
+/// writes the whole state, so it runs once the journal has also grown past
+/// the last snapshot: its cost stays proportional to what it saves.
+pub const COMPACT_MIN_BYTES: u64 = 64 << 20;
 
 /// The member a process runs, and what it knows of its own state.
 pub(super) struct Prepared {

@@ -69,6 +69,7 @@ impl Checker<'_> {
             workloads,
             expectations,
             warnings: Vec::new(),
+            footprint: Default::default(),
         }
     }
 }

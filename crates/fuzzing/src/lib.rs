@@ -1,0 +1,120 @@
+//! What mcfed's fuzz targets run. Each function takes any bytes and feeds
+//! them to one decoder of input mcfed takes from outside; it must return
+//! (no panic, no hang) having allocated no more than the input's size
+//! warrants. The cargo-fuzz targets in `fuzz/` call these functions, and
+//! `tests/corpus.rs` runs them over the corpus kept in `fuzz/corpus/` and
+//! over generated inputs in the normal test suite.
+//!
+//! | target | decoder |
+//! |---|---|
+//! | `frame` | [`mcfed_protocol::FrameDecoder`], bytes arriving in pieces |
+//! | `message` | a frame body as a [`mcfed_protocol::Message`] (and back) |
+//! | `scenario` | [`mcfed_scenario::parse_within`], a scenario's TOML |
+//! | `swf` | [`mcfed_trace::SwfReader`], an SWF trace |
+//! | `lsf` | [`mcfed_lsf::grammar::parse_text`], an lsb.* file |
+//! | `journal` | a journal file's records ([`mcfed_journal::format`]) |
+
+use std::path::Path;
+
+use mcfed_protocol::{FrameDecoder, MAX_FRAME_SIZE, Message, encode_frame};
+
+/// The memory a fuzzed scenario may claim to need (it is refused above).
+const SCENARIO_MEMORY: u64 = 256 << 20;
+
+/// The fuzz targets, by name, for the corpus test.
+pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+    ("frame", frame),
+    ("message", message),
+    ("scenario", scenario),
+    ("swf", swf),
+    ("lsf", lsf),
+    ("journal", journal),
+];
+
+/// Frames from a peer, arriving in pieces: every whole frame decodes or
+/// is refused; a message that decodes encodes back to the same frame.
+pub fn frame(data: &[u8]) {
+    let mut decoder = FrameDecoder::new(MAX_FRAME_SIZE);
+    // The first byte picks how the stream is cut into reads.
+    let step = usize::from(data.first().copied().unwrap_or(1)).max(1);
+    for piece in data.chunks(step) {
+        decoder.extend(piece);
+        loop {
+            match decoder.next_message() {
+                Ok(Some(message)) => round_trip(&message),
+                Ok(None) => break,
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// A frame's body, decoded as a message; one that decodes encodes and
+/// decodes back to itself.
+pub fn message(data: &[u8]) {
+    if let Ok(message) = postcard::from_bytes::<Message>(data) {
+        round_trip(&message);
+    }
+}
+
+fn round_trip(message: &Message) {
+    let mut out = Vec::new();
+    if encode_frame(message, &mut out, MAX_FRAME_SIZE).is_err() {
+        return;
+    }
+    let decoded = mcfed_protocol::decode_frame(&out, MAX_FRAME_SIZE)
+        .ok()
+        .flatten()
+        .map(|(decoded, _)| decoded);
+    assert_eq!(
+        decoded.as_ref(),
+        Some(message),
+        "a decoded message encodes back"
+    );
+}
+
+/// A scenario file. Inputs that name other files (an LSF directory, a
+/// trace) are skipped: the fuzzer reads no file.
+pub fn scenario(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if text.contains("lsf_config") || text.contains("swf") || text.contains("workload") {
+        return;
+    }
+    let _ = mcfed_scenario::parse_within("fuzz.toml", text, Some(SCENARIO_MEMORY));
+}
+
+/// An SWF trace: every line is a record or a located error.
+pub fn swf(data: &[u8]) {
+    let reader = mcfed_trace::SwfReader::new("fuzz.swf", std::io::Cursor::new(data));
+    for record in reader {
+        if let Ok(record) = record {
+            let _ = record.processors();
+        }
+    }
+}
+
+/// An LSF configuration file (no `#INCLUDE`: the fuzzer reads no file).
+pub fn lsf(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if text.to_ascii_uppercase().contains("#INCLUDE") {
+        return;
+    }
+    let _ = mcfed_lsf::grammar::parse_text(text, "lsb.fuzz", Path::new("/nonexistent"));
+}
+
+/// A journal file's body: its sound records, as a restarting process
+/// reads them, folded into a state.
+pub fn journal(data: &[u8]) {
+    let (records, used) =
+        mcfed_journal::format::decode_records::<mcfed_federation::JournalRecord>(data);
+    assert!(used <= data.len());
+    let mut state = mcfed_federation::DurableState::default();
+    for record in records {
+        state.apply(record);
+    }
+    let _ = mcfed_journal::format::decode_snapshot::<mcfed_federation::DurableState>(data);
+}
