@@ -67,6 +67,17 @@ fn the_cores_pull_in_no_runtime_or_transport() {
 }
 
 #[test]
+fn the_journal_knows_nothing_of_mcfed_or_runtimes() {
+    let crates = normal_dependencies();
+    let deps = closure(&crates, "mcfed-journal");
+    assert!(
+        deps.iter()
+            .all(|dep| !dep.starts_with("mcfed-") && !["actix", "tokio", "quinn"].contains(&dep.as_str())),
+        "mcfed-journal depends on {deps:?}"
+    );
+}
+
+#[test]
 fn node_and_report_do_not_depend_on_the_engine() {
     let crates = normal_dependencies();
     for shell in ["mcfed-node", "mcfed-report", "mcfed-actors"] {
