@@ -7,7 +7,8 @@ use super::{Checker, DEFAULT_UPDATE_INTERVAL};
 use crate::format::{EndValue, RawScenario};
 use crate::locate::FieldPath;
 use crate::model::{ClusterSpec, Scenario, Submission};
-use crate::validate_expect::JobIndex;
+use crate::validate_expect::{JobIndex, WorkloadJobs};
+use crate::workload::WorkloadSpec;
 
 impl Checker<'_> {
     /// Checks every part of `raw`; the scenario returned is meaningful only
@@ -36,7 +37,12 @@ impl Checker<'_> {
         let (mut expectations, initial_names) =
             self.initial_jobs(&raw.cluster, &names, &mut specs, &mut job_counter);
         let submissions = self.submissions(&raw.submit, &specs, &mut job_counter);
-        let jobs = JobIndex::new(&submissions, initial_names);
+        let workloads = self.workloads(&raw.workload, &specs);
+        let jobs = JobIndex::new(
+            &submissions,
+            initial_names,
+            workload_jobs(&workloads, &specs),
+        );
         for (index, expect) in raw.expect.iter().enumerate() {
             let path = root.key("expect").index(index);
             if let Some(expectation) = self.expectation(&path, expect, &jobs, &specs) {
@@ -44,7 +50,6 @@ impl Checker<'_> {
             }
         }
 
-        let workloads = self.workloads(&raw.workload, &specs);
         let drain = match raw.end {
             Some(EndValue::Drain) => true,
             Some(EndValue::At(_)) => false,
@@ -71,6 +76,25 @@ impl Checker<'_> {
             warnings: Vec::new(),
         }
     }
+}
+
+/// The jobs each workload makes, for expectations that name them.
+fn workload_jobs(workloads: &[WorkloadSpec], specs: &[ClusterSpec]) -> Vec<WorkloadJobs> {
+    workloads
+        .iter()
+        .map(|workload| WorkloadJobs {
+            name: workload.name.clone(),
+            cluster: workload.cluster.clone(),
+            queue: workload.queue.clone(),
+            forwarded: specs
+                .iter()
+                .find(|spec| spec.config.name == workload.cluster)
+                .is_some_and(|spec| {
+                    spec.member_spec().route(&workload.queue) == mcfed_federation::Route::Forward
+                }),
+            mapped: !workload.queue_map.is_empty() || !workload.partition_map.is_empty(),
+        })
+        .collect()
 }
 
 /// When the run stops: `end` if given, else three of the longest update
