@@ -198,6 +198,7 @@ pub(crate) fn bsub(args: BsubArgs) -> anyhow::Result<ExitCode> {
         resources: args.resources.map(|r| r.0).unwrap_or_default(),
         cpu_utilisation: 1.0,
         memory_mb: 0,
+        options: None,
     };
     let request = AdminRequest::Submit {
         queue: args.queue,

@@ -79,8 +79,11 @@ pub struct EventRecord {
     pub job: String,
     /// The job's id in `cluster`.
     pub job_id: u64,
-    /// `submitted`, `accepted`, `refused`, `returned`, `started`,
-    /// `suspended`, `resumed`, `requeued` or `finished`.
+    /// `submitted`, `accepted`, `refused`, `returned`, `lost`, `started`,
+    /// `suspended`, `resumed`, `requeued`, `finished`; with job control,
+    /// `killed`, `stopped`, `held`, `released`, `switched`, `modified`, and
+    /// at a submission cluster `control` / `control refused` (an execution
+    /// cluster's answer to a command sent there).
     pub event: String,
     /// The queue, when known.
     pub queue: Option<String>,
@@ -110,25 +113,22 @@ impl EventRecord {
     }
 
     /// The event of a job transition in `cluster` (started, suspended,
-    /// resumed, requeued, finished). Both the event loop and cluster
-    /// processes write these.
+    /// resumed, requeued, finished, and the job control events killed,
+    /// stopped, held, released, switched, modified); a preemption's detail
+    /// names the preempting job. Both the event loop and cluster processes
+    /// write these.
     pub fn of_transition(cluster: &str, transition: &mcfed_cluster::Transition) -> Self {
-        use mcfed_protocol::JobEvent;
-        let event = match transition.event {
-            JobEvent::Started => "started",
-            JobEvent::Suspended => "suspended",
-            JobEvent::Resumed => "resumed",
-            JobEvent::Requeued => "requeued",
-            JobEvent::Finished => "finished",
-        };
         let mut record = EventRecord::new(
             transition.at.as_secs_f64(),
             cluster,
             &transition.name,
             transition.job.0,
-            event,
+            transition.event.as_str(),
         );
         record.queue = Some(transition.queue.to_string());
+        record.detail = transition
+            .preempted_by
+            .map(|by| format!("preempted by job {by}"));
         if let mcfed_cluster::JobOrigin::Forwarded { from, source_job } = &transition.origin {
             record.source_cluster = Some(from.to_string());
             record.source_job_id = Some(*source_job);

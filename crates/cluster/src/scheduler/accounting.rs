@@ -16,10 +16,12 @@
 //! Slot accounting follows seed `003_f223f39848659bbb.txt` (see `limits`):
 //! a suspended job does not count against its hosts' MXJ, so the preempting
 //! job can use the slots, but it keeps counting against its queue's limits.
+//! A job stopped by `bstop` (USUSP) keeps its hosts' MXJ as well: nothing
+//! takes its slots while it waits for `bresume`.
 
 use mcfed_protocol::SimTime;
 
-use crate::job::JobId;
+use crate::job::{JobId, JobState};
 use crate::limits::Held;
 
 use super::Cluster;
@@ -31,16 +33,40 @@ pub(crate) enum Holding {
     Nothing,
     /// Running on its placement.
     Running,
-    /// Suspended: keeps its placement but not its hosts' MXJ.
+    /// Suspended by preemption: keeps its placement but not its hosts'
+    /// MXJ (its preemptor runs there), and waits to be resumed.
     Suspended,
+    /// Stopped by `bstop` (USUSP): suspended in every tally, but keeping
+    /// its hosts' MXJ, and resumed only by `bresume`.
+    Stopped,
 }
 
 impl Holding {
+    /// How a job in `state` holds slots, if it holds any.
+    pub(crate) fn of(state: JobState) -> Option<Holding> {
+        match state {
+            JobState::Running => Some(Holding::Running),
+            JobState::Suspended => Some(Holding::Suspended),
+            JobState::UserSuspended => Some(Holding::Stopped),
+            JobState::Pending | JobState::PendingSuspended | JobState::Done | JobState::Exited => {
+                None
+            }
+        }
+    }
+
     fn running(self) -> i64 {
         i64::from(self == Holding::Running)
     }
 
     fn suspended(self) -> i64 {
+        i64::from(matches!(self, Holding::Suspended | Holding::Stopped))
+    }
+
+    fn occupies(self) -> i64 {
+        i64::from(matches!(self, Holding::Running | Holding::Stopped))
+    }
+
+    fn resumable(self) -> i64 {
         i64::from(self == Holding::Suspended)
     }
 
@@ -59,6 +85,10 @@ pub(crate) struct Change {
     pub(crate) suspend: i64,
     /// Tallies of held slots (running or suspended).
     pub(crate) held: i64,
+    /// Hosts' used slots (MXJ): running or stopped.
+    pub(crate) occupy: i64,
+    /// The queue's list of jobs to resume (suspended by preemption).
+    pub(crate) resumable: i64,
 }
 
 impl Change {
@@ -68,6 +98,8 @@ impl Change {
             run: to.running() - from.running(),
             suspend: to.suspended() - from.suspended(),
             held: to.holds() - from.holds(),
+            occupy: to.occupies() - from.occupies(),
+            resumable: to.resumable() - from.resumable(),
         }
     }
 

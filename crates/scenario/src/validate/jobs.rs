@@ -321,6 +321,7 @@ fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
         resources: raw.resources.clone(),
         cpu_utilisation: raw.cpu_utilisation.unwrap_or(1.0),
         memory_mb: raw.memory_mb.unwrap_or(0),
+        options: None,
     };
     (1..=count)
         .map(|n| {
