@@ -81,6 +81,9 @@ pub struct Transition {
     pub started_at: Option<SimTime>,
     /// The slots it asked for.
     pub slots: u32,
+    /// For a `Started` transition: whether it is the job's first start
+    /// (not a restart after a requeue).
+    pub first_start: bool,
 }
 
 /// A preemption, with the names of the jobs involved, for reports.

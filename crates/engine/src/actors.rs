@@ -12,14 +12,15 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use mcfed_actors::{
-    Deliver, EmulatedClock, Happened, Inspect, MemberActor, NextWake, Publish, Submit,
+    Control, Deliver, EmulatedClock, Happened, Inspect, MemberActor, NextWake, Publish, Submit,
 };
-use mcfed_federation::Member;
-use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_federation::{JobRef, Member};
+use mcfed_protocol::{ClusterName, SimTime};
 use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{ClusterSnapshot, PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef};
+use mcfed_scenario::run::ActionRecord;
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 use rustc_hash::FxHashMap;
 
@@ -102,12 +103,8 @@ impl Handler<Happened> for Collector {
         stats.updates += made.updates.sent;
         stats.updates_ignored += made.updates.ignored;
         stats.update_regressions += made.updates.regressions;
-        for transition in &made.transitions {
-            match transition.event {
-                JobEvent::Started => stats.started += 1,
-                JobEvent::Finished => stats.finished += 1,
-                _ => {}
-            }
+        for (transition, origin) in made.transitions.iter().zip(&made.origins) {
+            stats.count_transition(*origin, transition);
         }
         for transition in &made.transitions {
             self.metrics.transition(&made.cluster, transition);
@@ -162,6 +159,21 @@ impl Handler<Record> for Collector {
     }
 }
 
+/// The jobs present at start, as submissions at time zero (cluster,
+/// queue), for the metrics.
+#[derive(Message)]
+#[rtype(result = "()")]
+struct Bundled(Vec<(ClusterName, String)>);
+
+impl Handler<Bundled> for Collector {
+    type Result = ();
+    fn handle(&mut self, Bundled(jobs): Bundled, _: &mut Self::Context) {
+        for (cluster, queue) in jobs {
+            self.metrics.submitted(&cluster, &queue, SimTime::ZERO);
+        }
+    }
+}
+
 /// Takes the output, its metrics finished with the members' end states.
 #[derive(Message)]
 #[rtype(result = "RunOutput")]
@@ -171,6 +183,7 @@ impl Handler<TakeOutput> for Collector {
     type Result = MessageResult<TakeOutput>;
     fn handle(&mut self, TakeOutput(states): TakeOutput, _: &mut Self::Context) -> Self::Result {
         let metrics = std::mem::take(&mut self.metrics);
+        crate::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
         self.output.metrics = Some(crate::metrics::finish(metrics, states));
         MessageResult(std::mem::take(&mut self.output))
     }
@@ -190,6 +203,7 @@ async fn settle_instant() {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     Submit(usize),
+    Action(usize),
     Stream(usize),
     Publish(usize),
     Probe,
@@ -272,6 +286,7 @@ struct Driver<'a> {
     snapshots: Vec<Snapshot>,
     submitted: u64,
     refused: u64,
+    actions: Vec<ActionRecord>,
 }
 
 impl Driver<'_> {
@@ -327,7 +342,7 @@ impl Driver<'_> {
             let watched = watched.clone();
             let taken = member
                 .send(Inspect(move |member: &Member, _| {
-                    Some(snapshot(member.cluster(), at, &watched))
+                    Some(snapshot(member, at, &watched))
                 }))
                 .await?;
             clusters.extend(taken);
@@ -336,6 +351,22 @@ impl Driver<'_> {
             time: at.as_secs_f64(),
             clusters,
         });
+        Ok(())
+    }
+
+    /// Gives `[[action]]` `index` to its cluster's member.
+    async fn act(&mut self, index: usize) -> Result<(), ActorEngineError> {
+        let action = &self.scenario.actions[index];
+        let Some(member) = self.by_name.get(&action.cluster) else {
+            return Ok(());
+        };
+        let result = member
+            .send(Control {
+                job: JobRef::Name(action.job.clone()),
+                action: action.action.clone(),
+            })
+            .await?;
+        self.actions.push(ActionRecord::of(action, &result));
         Ok(())
     }
 
@@ -417,6 +448,7 @@ impl Driver<'_> {
                         self.submit(&submission, at).await?;
                     }
                 }
+                Step::Action(index) => self.act(index).await?,
                 Step::Publish(index) => self.publish(index).await?,
                 Step::Probe => self.probe(at).await?,
             }
@@ -430,6 +462,20 @@ impl Driver<'_> {
 pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, ActorEngineError> {
     let mut federation = Federation::build(scenario)?;
     federation.prepare(None, false);
+    federation.keep_history_for(scenario);
+    let bundled: Vec<(ClusterName, String)> = scenario
+        .clusters
+        .iter()
+        .flat_map(|spec| {
+            spec.initial_jobs.iter().flat_map(move |group| {
+                group
+                    .jobs
+                    .iter()
+                    .map(move |_| (spec.config.name.clone(), group.queue.clone()))
+            })
+        })
+        .collect();
+    let bundled_jobs: u64 = federation.members.iter().map(Member::bundled_jobs).sum();
     let (probes, end) = plan.resolve(scenario);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -442,6 +488,13 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         .iter()
         .enumerate()
         .map(|(index, submission)| (submission.at, Step::Submit(index)))
+        .chain(
+            scenario
+                .actions
+                .iter()
+                .enumerate()
+                .map(|(index, action)| (action.at, Step::Action(index))),
+        )
         .chain(probes.iter().map(|&at| (at, Step::Probe)))
         .filter(|&(at, _)| at <= end)
         .collect();
@@ -493,7 +546,9 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
             snapshots: Vec::new(),
             submitted: 0,
             refused: 0,
+            actions: Vec::new(),
         };
+        collector.send(Bundled(bundled)).await?;
         for member in federation.members {
             let name = member.name().clone();
             let actor = MemberActor::new(member, clock, router.clone().recipient())
@@ -523,6 +578,10 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         output.snapshots = std::mem::take(&mut driver.snapshots);
         output.stats.submitted = driver.submitted;
         output.stats.refused = driver.refused;
+        output.stats.bundled = bundled_jobs;
+        output.stats.actions = driver.actions.len() as u64;
+        output.stats.actions_refused = driver.actions.iter().filter(|a| !a.done).count() as u64;
+        output.actions = std::mem::take(&mut driver.actions);
         output.stats.end = stopped;
         output.workloads = schedule.streams.reports();
         System::current().stop();

@@ -22,7 +22,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::time::Duration;
 
-use mcfed_federation::Effects;
+use mcfed_federation::{Effects, JobRef};
 use mcfed_protocol::{ClusterName, Envelope, Message, SimTime};
 use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
 use mcfed_scenario::jobs_csv::JobsCsv;
@@ -30,6 +30,7 @@ use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef, UsageRecord};
+use mcfed_scenario::run::ActionRecord;
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 
 use crate::federation::Federation;
@@ -87,6 +88,7 @@ impl<'a> EventLoop<'a> {
         let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
         let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);
         federation.prepare(chaos.as_ref().map(Chaos::config), options.oracle);
+        federation.keep_history_for(scenario);
         let mut engine = EventLoop {
             scenario,
             heap: EventHeap::default(),
@@ -113,11 +115,28 @@ impl<'a> EventLoop<'a> {
             end,
             watched,
         };
-        engine.schedule_start(probes);
         if let Some(path) = &options.jobs_csv {
             engine.jobs_csv = Some(open_jobs_csv(path, scenario, &engine.federation)?);
         }
+        engine.take_start();
+        engine.schedule_start(probes);
         Ok(engine)
+    }
+
+    /// Counts and records the jobs present at start and what the first
+    /// dispatch pass did with them, as any other submission and start.
+    fn take_start(&mut self) {
+        for (index, spec) in self.scenario.clusters.iter().enumerate() {
+            for group in &spec.initial_jobs {
+                for _ in &group.jobs {
+                    self.metrics
+                        .submitted(&spec.config.name, &group.queue, SimTime::ZERO);
+                }
+            }
+            self.output.stats.bundled += self.federation.members[index].bundled_jobs();
+            self.federation.members[index].take_start(&mut self.effects);
+            self.absorb(index);
+        }
     }
 
     /// Schedules the probes, submissions, first counter updates, wake-ups
@@ -129,6 +148,10 @@ impl<'a> EventLoop<'a> {
         for (index, submission) in self.scenario.submissions.iter().enumerate() {
             self.heap
                 .push(submission.at, PHASE_SUBMIT, EventKind::Submit(index));
+        }
+        for (index, action) in self.scenario.actions.iter().enumerate() {
+            self.heap
+                .push(action.at, PHASE_SUBMIT, EventKind::Action(index));
         }
         for index in 0..self.streams.len() {
             self.schedule_stream(index);
@@ -239,12 +262,13 @@ impl<'a> EventLoop<'a> {
             }
         }
         let metrics = std::mem::take(&mut self.metrics);
-        let states = self
+        let states: Vec<_> = self
             .federation
             .members
             .iter()
             .map(crate::metrics::end_state)
             .collect();
+        crate::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
         self.output.metrics = Some(crate::metrics::finish(metrics, states));
         self.output
     }
@@ -274,6 +298,7 @@ impl<'a> EventLoop<'a> {
         match kind {
             EventKind::Submit(index) => self.submit_scenario(index),
             EventKind::Stream(index) => self.submit_stream(index),
+            EventKind::Action(index) => self.act(index),
             EventKind::Deliver(envelope) => self.deliver(envelope),
             EventKind::Wake(index) => {
                 if self.wake_at[index] == Some(self.now) {
@@ -293,7 +318,7 @@ impl<'a> EventLoop<'a> {
             .members
             .iter()
             .zip(&self.watched)
-            .map(|(member, watched)| snapshot(member.cluster(), self.now, watched))
+            .map(|(member, watched)| snapshot(member, self.now, watched))
             .collect();
         self.output.snapshots.push(Snapshot {
             time: self.now.as_secs_f64(),
@@ -311,6 +336,36 @@ impl<'a> EventLoop<'a> {
             return;
         }
         self.submit(submission);
+    }
+
+    /// Gives the scenario's `[[action]]` at `index`: its cluster acts on
+    /// the job (or sends the command where the job is).
+    fn act(&mut self, index: usize) {
+        let scenario = self.scenario;
+        let action = &scenario.actions[index];
+        let Some(member_index) = self.federation.position(&action.cluster) else {
+            return;
+        };
+        if let Some(until) = self.down_until(member_index) {
+            self.heap
+                .push(until, PHASE_SUBMIT, EventKind::Action(index));
+            return;
+        }
+        let job = JobRef::Name(action.job.clone());
+        let result = self.federation.members[member_index].control(
+            self.now,
+            &job,
+            &action.action,
+            &mut self.effects,
+        );
+        if let Err(refused) = &result {
+            tracing::info!(action = %action.origin, %refused, "action refused");
+            self.output.stats.actions_refused += 1;
+        }
+        self.output.stats.actions += 1;
+        self.output.actions.push(ActionRecord::of(action, &result));
+        self.absorb(member_index);
+        self.touch(member_index);
     }
 
     /// Schedules the next job of workload `index` (a trace out of order is
@@ -476,7 +531,11 @@ impl<'a> EventLoop<'a> {
     /// schedules its envelopes.
     fn absorb(&mut self, index: usize) {
         let mut effects = std::mem::take(&mut self.effects);
-        count(&mut self.output.stats, &effects);
+        count(
+            &mut self.output.stats,
+            &self.federation.members[index],
+            &effects,
+        );
         let name = self.federation.name(index).clone();
         for transition in &effects.transitions {
             self.metrics.transition(&name, transition);

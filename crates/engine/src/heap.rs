@@ -13,6 +13,8 @@ pub(crate) enum EventKind {
     Submit(usize),
     /// Submit the next job of the workload at this index.
     Stream(usize),
+    /// Give the scenario's `[[action]]` at this index.
+    Action(usize),
     /// Deliver an envelope.
     Deliver(Envelope),
     /// Wake the member at this index.
@@ -32,7 +34,10 @@ impl EventKind {
     /// traffic is updates is idle (see `EventLoop::drained`).
     fn is_work(&self) -> bool {
         match self {
-            EventKind::Submit(_) | EventKind::Stream(_) | EventKind::Wake(_) => true,
+            EventKind::Submit(_)
+            | EventKind::Stream(_)
+            | EventKind::Action(_)
+            | EventKind::Wake(_) => true,
             EventKind::Deliver(envelope) => {
                 !matches!(envelope.message, mcfed_protocol::Message::CounterUpdate(_))
             }

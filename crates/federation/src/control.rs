@@ -50,6 +50,35 @@ pub enum ControlOutcome {
     },
 }
 
+impl ControlOutcome {
+    /// The job's id here.
+    pub fn job(&self) -> u64 {
+        match self {
+            ControlOutcome::Done { job } | ControlOutcome::Sent { job, .. } => *job,
+        }
+    }
+
+    /// What the command says it did, in LSF's words (`Job <3> is being
+    /// terminated`), saying where a command went.
+    pub fn message(&self, action: &JobAction) -> String {
+        let job = self.job();
+        let what = match action {
+            JobAction::Kill => format!("Job <{job}> is being terminated"),
+            JobAction::Stop => format!("Job <{job}> is being stopped"),
+            JobAction::Resume => format!("Job <{job}> is being resumed"),
+            JobAction::Requeue => format!("Job <{job}> is being requeued"),
+            JobAction::Switch(queue) => format!("Job <{job}> is switched to queue <{queue}>"),
+            JobAction::Modify(_) => format!("Parameters of job <{job}> are being changed"),
+        };
+        match self {
+            ControlOutcome::Done { .. } => what,
+            ControlOutcome::Sent { cluster, .. } => {
+                format!("{what} (the request was sent to its execution cluster <{cluster}>)")
+            }
+        }
+    }
+}
+
 /// Why a job control command was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ControlRefused {

@@ -171,9 +171,18 @@ impl Member {
     /// Where the job of `transition` came from: present at start,
     /// submitted here, or forwarded here.
     pub fn origin_of(&self, transition: &Transition) -> Origin {
-        match transition.origin {
+        self.origin(&transition.origin, transition.job.0)
+    }
+
+    /// Where job `job` of the scheduler came from.
+    pub fn job_origin(&self, job: &mcfed_cluster::Job) -> Origin {
+        self.origin(&job.origin, job.id.0)
+    }
+
+    fn origin(&self, origin: &JobOrigin, id: u64) -> Origin {
+        match origin {
             JobOrigin::Forwarded { .. } => Origin::ForwardedIn,
-            JobOrigin::Local if transition.job.0 <= self.bundled => Origin::Bundled,
+            JobOrigin::Local if id <= self.bundled => Origin::Bundled,
             JobOrigin::Local => Origin::Submitted,
         }
     }

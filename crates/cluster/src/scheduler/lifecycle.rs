@@ -32,6 +32,7 @@ impl Transition {
             first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
+            first_start: false,
         }
     }
 }
@@ -112,12 +113,14 @@ impl Cluster {
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
+        let first_start = job.started_at.is_none();
         job.state = JobState::Running;
         job.started_at = Some(now);
         job.running_since = now;
         job.placement = placement;
         let finish = (now + job.remaining, job.run_epoch);
-        let transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
+        let mut transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
+        transition.first_start = first_start;
         let queue = job.queue;
         self.account(id, Holding::Nothing, Holding::Running, now);
         if !self.reservations.is_empty() {
@@ -227,6 +230,7 @@ impl Cluster {
             first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
+            first_start: false,
         });
     }
 
