@@ -90,10 +90,13 @@ struct RunArgs {
     oracle: bool,
     #[command(flatten)]
     chaos: cli::analysis::ChaosArgs,
-    /// Instead of the decisions, show the clusters' queues (as `bqueues -l`).
+    /// `queues`: instead of the decisions, show the clusters' queues (as
+    /// `bqueues -l`); `jobs`: show every job event (started, suspended,
+    /// finished, killed, ...) with the decisions, in time order.
     #[arg(long, value_enum)]
     show: Option<Show>,
-    /// With --show: the emulated time to look at (default: the scenario's end).
+    /// With --show queues: the emulated time to look at (default: the
+    /// scenario's end).
     #[arg(long, value_parser = humantime::parse_duration, requires = "show")]
     at: Option<std::time::Duration>,
     /// With --show: only this cluster.
@@ -111,6 +114,8 @@ struct RunArgs {
 enum Show {
     /// Every queue: limits, job counts, slot pool, fairshare table.
     Queues,
+    /// Every job event, with the decisions, in time order.
+    Jobs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -194,9 +199,9 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = mcfed_scenario::load(&args.scenario)?;
     print_warnings(&args.scenario, &scenario);
     let until = args.until.map(SimTime::from);
-    let show_at = args
-        .show
-        .map(|_| args.at.map_or(scenario.end, SimTime::from));
+    let show_at =
+        (args.show == Some(Show::Queues)).then(|| args.at.map_or(scenario.end, SimTime::from));
+    let show_jobs = args.show == Some(Show::Jobs);
     let chaos = args.chaos.apply(&scenario);
     let faulty = chaos.as_ref().is_some_and(ChaosConfig::is_active);
     let options = RunOptions {
@@ -204,7 +209,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         probes: show_at.into_iter().collect(),
         chaos,
         oracle: args.oracle || faulty || scenario.wants_oracle(),
-        events: args.events,
+        events: args.events || show_jobs,
         count_only: args.report == Report::Summary && !args.check,
         drain: false,
         jobs_csv: args.jobs_csv.clone(),
@@ -240,6 +245,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         faulty,
         check: args.check,
         wall: Some(started.elapsed()),
+        jobs: show_jobs,
     };
     cli::report::print(&scenario, &output, &printing)
 }

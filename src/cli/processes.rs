@@ -191,6 +191,7 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
             faulty,
             check: args.check,
             wall: None,
+            jobs: false,
         },
     )
 }

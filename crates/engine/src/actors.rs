@@ -126,7 +126,11 @@ impl Handler<Happened> for Collector {
                 self.push_event(EventRecord::of_notice(time, cluster, notice));
             }
             for transition in &made.transitions {
-                self.push_event(EventRecord::of_transition(cluster, transition));
+                self.push_event(EventRecord::of_transition(
+                    cluster,
+                    transition,
+                    &made.preemptions,
+                ));
             }
             let start = self.output.decisions.len();
             let count = made.decisions.len();
@@ -366,7 +370,11 @@ impl Driver<'_> {
                 action: action.action.clone(),
             })
             .await?;
-        self.actions.push(ActionRecord::of(action, &result));
+        let record = ActionRecord::of(action, &result);
+        if let Some(event) = record.refusal_event() {
+            self.collector.send(Record(event)).await?;
+        }
+        self.actions.push(record);
         Ok(())
     }
 

@@ -363,7 +363,11 @@ impl<'a> EventLoop<'a> {
             self.output.stats.actions_refused += 1;
         }
         self.output.stats.actions += 1;
-        self.output.actions.push(ActionRecord::of(action, &result));
+        let record = ActionRecord::of(action, &result);
+        if let Some(event) = record.refusal_event().filter(|_| self.events) {
+            self.push_event(event);
+        }
+        self.output.actions.push(record);
         self.absorb(member_index);
         self.touch(member_index);
     }
@@ -585,7 +589,11 @@ impl<'a> EventLoop<'a> {
             self.push_event(EventRecord::of_notice(time, cluster.as_str(), notice));
         }
         for transition in &effects.transitions {
-            self.push_event(EventRecord::of_transition(cluster.as_str(), transition));
+            self.push_event(EventRecord::of_transition(
+                cluster.as_str(),
+                transition,
+                &effects.preemptions,
+            ));
         }
     }
 

@@ -21,10 +21,22 @@ pub struct SummaryRecord {
     pub submitted: u64,
     /// Submissions refused.
     pub refused: u64,
-    /// Job starts.
+    /// Jobs that started (each once).
     pub started: u64,
     /// Jobs finished.
     pub finished: u64,
+    /// Jobs present at start.
+    #[serde(default)]
+    pub bundled: u64,
+    /// Starts of jobs that had started before.
+    #[serde(default)]
+    pub restarts: u64,
+    /// Every job counted once, by origin (see [`crate::run::JobTotals`]).
+    #[serde(default)]
+    pub jobs: crate::run::JobTotals,
+    /// What each `[[action]]` did.
+    #[serde(default)]
+    pub actions: Vec<crate::run::ActionRecord>,
     /// Metrics per cluster and queue.
     pub metrics: crate::metrics::RunMetrics,
     /// What each workload read and skipped.
@@ -43,6 +55,10 @@ impl SummaryRecord {
             refused: stats.refused,
             started: stats.started,
             finished: stats.finished,
+            bundled: stats.bundled,
+            restarts: stats.restarts,
+            jobs: stats.jobs,
+            actions: output.actions.clone(),
             metrics,
             workloads: output.workloads.clone(),
         })
@@ -115,9 +131,14 @@ impl EventRecord {
     /// The event of a job transition in `cluster` (started, suspended,
     /// resumed, requeued, finished, and the job control events killed,
     /// stopped, held, released, switched, modified); a preemption's detail
-    /// names the preempting job. Both the event loop and cluster processes
+    /// names the preempting job (named from `preemptions`, the notes of the
+    /// same batch). Both the event loop and cluster processes
     /// write these.
-    pub fn of_transition(cluster: &str, transition: &mcfed_cluster::Transition) -> Self {
+    pub fn of_transition(
+        cluster: &str,
+        transition: &mcfed_cluster::Transition,
+        preemptions: &[mcfed_cluster::PreemptionNote],
+    ) -> Self {
         let mut record = EventRecord::new(
             transition.at.as_secs_f64(),
             cluster,
@@ -126,9 +147,14 @@ impl EventRecord {
             transition.event.as_str(),
         );
         record.queue = Some(transition.queue.to_string());
-        record.detail = transition
-            .preempted_by
-            .map(|by| format!("preempted by job {by}"));
+        record.detail = transition.preempted_by.map(|by| {
+            let name = preemptions
+                .iter()
+                .find(|note| note.victim == transition.job && note.at == transition.at)
+                .map(|note| format!("{} (job {by})", note.preemptor_name))
+                .unwrap_or_else(|| format!("job {by}"));
+            format!("preempted by {name}")
+        });
         if let mcfed_cluster::JobOrigin::Forwarded { from, source_job } = &transition.origin {
             record.source_cluster = Some(from.to_string());
             record.source_job_id = Some(*source_job);

@@ -64,6 +64,25 @@ impl ActionRecord {
     }
 }
 
+impl ActionRecord {
+    /// The job event a refused action leaves in the records (`control
+    /// refused`, with why); done ones show as the events they caused.
+    pub fn refusal_event(&self) -> Option<crate::records::EventRecord> {
+        if self.done {
+            return None;
+        }
+        let mut event = crate::records::EventRecord::new(
+            self.time,
+            &self.cluster,
+            &self.job,
+            0,
+            "control refused",
+        );
+        event.detail = Some(format!("{}: {}", self.command, self.outcome));
+        Some(event)
+    }
+}
+
 /// What one `[[action]]` did.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ActionRecord {

@@ -101,9 +101,9 @@ impl Handler<Happened> for Collector {
                 .map(|notice| EventRecord::of_notice(time, cluster, notice)),
         );
         self.events.extend(
-            made.transitions
-                .iter()
-                .map(|transition| EventRecord::of_transition(cluster, transition)),
+            made.transitions.iter().map(|transition| {
+                EventRecord::of_transition(cluster, transition, &made.preemptions)
+            }),
         );
         let records = made.decisions;
         if self.report != LiveReport::None {
