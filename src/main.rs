@@ -46,15 +46,35 @@ enum Command {
     #[command(subcommand)]
     Certs(cli::processes::CertsCommand),
     /// Submit a job to a running cluster.
-    Bsub(cli::lsf::BsubArgs),
+    Bsub(cli::lsf::submit::BsubArgs),
     /// Show a running cluster's jobs.
-    Bjobs(cli::lsf::BjobsArgs),
+    Bjobs(cli::lsf::query::BjobsArgs),
     /// Show a running cluster's queues.
-    Bqueues(cli::lsf::BqueuesArgs),
+    Bqueues(cli::lsf::query::BqueuesArgs),
     /// Show a running cluster's hosts.
-    Bhosts(cli::lsf::ListArgs),
+    Bhosts(cli::lsf::query::BhostsArgs),
     /// Show a running cluster's MultiCluster links.
-    Bclusters(cli::lsf::ListArgs),
+    Bclusters(cli::lsf::query::ListArgs),
+    /// Show a running cluster's job history: time in each state, events.
+    Bhist(cli::lsf::query::BhistArgs),
+    /// Show accounting of a running cluster's finished jobs.
+    Bacct(cli::lsf::query::BacctArgs),
+    /// Show which cluster answers, and its emulated time.
+    Lsid(cli::lsf::query::ListArgs),
+    /// Show a running cluster's parameters (lsb.params).
+    Bparams(cli::lsf::query::BparamsArgs),
+    /// Kill jobs (EXIT).
+    Bkill(cli::lsf::control::JobsArgs),
+    /// Suspend jobs (USUSP; pending ones PSUSP).
+    Bstop(cli::lsf::control::JobsArgs),
+    /// Resume jobs suspended by bstop.
+    Bresume(cli::lsf::control::JobsArgs),
+    /// Kill running jobs and requeue them.
+    Brequeue(cli::lsf::control::JobsArgs),
+    /// Move pending jobs to another queue.
+    Bswitch(cli::lsf::control::BswitchArgs),
+    /// Change jobs' run limit, slots or priority.
+    Bmod(cli::lsf::control::BmodArgs),
     /// Generate inputs: `mcfed gen swf -o trace.swf` writes a synthetic
     /// SWF trace.
     #[command(subcommand)]
@@ -126,12 +146,23 @@ enum Engine {
     Actors,
 }
 
+/// Whether log lines may carry colour: only on a terminal, and not with
+/// `NO_COLOR` set (to anything but the empty string; no-color.org).
+fn colour_allowed(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    terminal && no_color.is_none_or(|value| value.is_empty())
+}
+
 fn main() -> ExitCode {
+    use std::io::IsTerminal as _;
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
+        .with_ansi(colour_allowed(
+            io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        ))
         .with_writer(io::stderr)
         .init();
     let cli = Cli::parse_from(cli::lsf_spellings(std::env::args_os()));
@@ -179,13 +210,36 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Cluster(args) => cli::processes::cluster(args),
         Command::Launch(args) => cli::processes::launch(args),
         Command::Certs(command) => cli::processes::certs(command),
-        Command::Bsub(args) => cli::lsf::bsub(args),
-        Command::Bjobs(args) => cli::lsf::bjobs(args),
-        Command::Bqueues(args) => cli::lsf::bqueues(args),
-        Command::Bhosts(args) => cli::lsf::bhosts(args),
-        Command::Bclusters(args) => cli::lsf::bclusters(args),
+        Command::Bsub(args) => cli::lsf::submit::bsub(args),
+        Command::Bjobs(args) => cli::lsf::query::bjobs(args),
+        Command::Bqueues(args) => cli::lsf::query::bqueues(args),
+        Command::Bhosts(args) => cli::lsf::query::bhosts(args),
+        Command::Bclusters(args) => cli::lsf::query::bclusters(args),
+        Command::Bhist(args) => cli::lsf::query::bhist(args),
+        Command::Bacct(args) => cli::lsf::query::bacct(args),
+        Command::Lsid(args) => cli::lsf::query::lsid(args),
+        Command::Bparams(args) => cli::lsf::query::bparams(args),
+        Command::Bkill(args) => cli::lsf::control::bkill(args),
+        Command::Bstop(args) => cli::lsf::control::bstop(args),
+        Command::Bresume(args) => cli::lsf::control::bresume(args),
+        Command::Brequeue(args) => cli::lsf::control::brequeue(args),
+        Command::Bswitch(args) => cli::lsf::control::bswitch(args),
+        Command::Bmod(args) => cli::lsf::control::bmod(args),
         Command::Gen(command) => cli::traces::generate(command),
         Command::Replay(args) => cli::traces::replay(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour_allowed;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(colour_allowed(true, None));
+        assert!(!colour_allowed(false, None));
+        assert!(!colour_allowed(true, Some("1".into())));
+        assert!(colour_allowed(true, Some("".into())));
     }
 }
 

@@ -147,10 +147,12 @@ impl Process {
         let (tell, listening) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some((_, address)) = line
+                // `mcfed cluster NAME: listening on ADDRESS, dialling ...`
+                if let Some((_, rest)) = line
                     .strip_prefix("mcfed cluster ")
                     .and_then(|rest| rest.split_once(": listening on "))
                 {
+                    let address = rest.split_once(", ").map_or(rest, |(address, _)| address);
                     let _ = tell.send(address.to_owned());
                 }
             }

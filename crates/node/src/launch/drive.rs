@@ -312,28 +312,72 @@ pub(super) async fn drive(
             session.close().await;
         }
     }
-    // Time order; cluster order, then each cluster's own order, within an
-    // instant (as the event loop settles clusters).
+    let mut output = in_time_order(decisions, events, usage, scenario.end);
+    output.initial_states = initial_states;
+    output.stats = stats;
+    Ok(output)
+}
+
+/// The records gathered from the processes (decisions with their
+/// cluster's index), in time order: cluster order, then each cluster's own
+/// order, within an instant (as the event loop settles clusters); the
+/// usage samples a run up to `end` would take.
+pub(super) fn in_time_order(
+    mut decisions: Vec<(usize, DecisionRecord)>,
+    mut events: Vec<EventRecord>,
+    mut usage: Vec<UsageRecord>,
+    end: SimTime,
+) -> RunOutput {
     decisions.sort_by(|(a_index, a), (b_index, b)| {
         a.time.total_cmp(&b.time).then_with(|| a_index.cmp(b_index))
     });
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
-    // The samples a run up to the scenario's end would take.
-    let end = scenario.end.as_secs_f64();
+    let end = end.as_secs_f64();
     usage.retain(|sample| sample.time <= end);
     usage.sort_by(|a, b| {
         a.time
             .total_cmp(&b.time)
             .then_with(|| a.cluster.cmp(&b.cluster))
     });
-    Ok(RunOutput {
+    RunOutput {
         decisions: decisions.into_iter().map(|(_, record)| record).collect(),
         events,
         usage,
-        initial_states,
-        stats,
         ..RunOutput::default()
-    })
+    }
+}
+
+/// What the processes still running have decided and recorded so far,
+/// for a launch that fails: asked with a short timeout each, so a dead or
+/// stuck process does not hold it up.
+pub(super) async fn gather_partial(
+    tls: &FederationTls,
+    running: &RefCell<Vec<Running>>,
+    end: SimTime,
+) -> Option<RunOutput> {
+    let targets: Vec<(usize, String, String)> = running
+        .borrow()
+        .iter()
+        .enumerate()
+        .filter(|(_, process)| !process.down)
+        .map(|(index, process)| (index, process.cluster.clone(), process.address.clone()))
+        .collect();
+    let (mut decisions, mut events, mut usage) = (Vec::new(), Vec::new(), Vec::new());
+    for (index, cluster, address) in targets {
+        let Ok(session) = Session::connect(tls, &cluster, &address, Duration::from_secs(1)).await
+        else {
+            continue;
+        };
+        let reply = tokio::time::timeout(Duration::from_secs(2), records_of(&session)).await;
+        session.close().await;
+        if let Ok(Ok(reply)) = reply {
+            decisions.extend(reply.records.into_iter().map(|record| (index, record)));
+            events.extend(reply.events);
+            usage.extend(reply.usage);
+        }
+    }
+    (!decisions.is_empty() || !events.is_empty())
+        .then(|| in_time_order(decisions, events, usage, end))
 }
 
 /// Plays submission `index` through `session`.
