@@ -1,5 +1,7 @@
 //! Helpers shared by the end-to-end tests.
 
+pub mod live;
+
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
