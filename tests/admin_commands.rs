@@ -122,13 +122,28 @@ fn an_administrators_commands_on_a_live_federation() {
         &fed,
         "Cluster1",
         &[
-            "bsub", "-q", "send", "-J", "away", "--run-time", "10h", "-o", "out.%J", "-e",
-            "err.%J", "-sp", "10",
+            "bsub",
+            "-q",
+            "send",
+            "-J",
+            "away",
+            "--run-time",
+            "10h",
+            "-o",
+            "out.%J",
+            "-e",
+            "err.%J",
+            "-sp",
+            "10",
         ],
     ));
     assert!(submitted.starts_with("Job <1> is submitted"), "{submitted}");
     for name in ["first", "second"] {
-        ok(run(&fed, "Cluster1", &["bsub", "-q", "normal", "-J", name, "--run-time", "10h"]));
+        ok(run(
+            &fed,
+            "Cluster1",
+            &["bsub", "-q", "normal", "-J", name, "--run-time", "10h"],
+        ));
     }
     eventually(Duration::from_secs(20), "job 1 runs at Cluster2", || {
         forwarded_state(&fed, "Cluster2", 1).as_deref() == Some("RUN")
@@ -137,12 +152,25 @@ fn an_administrators_commands_on_a_live_federation() {
 
     // The filters.
     let running = ok(run(&fed, "Cluster1", &["bjobs", "-r", "-w"]));
-    assert!(running.contains("away") && running.contains("first"), "{running}");
+    assert!(
+        running.contains("away") && running.contains("first"),
+        "{running}"
+    );
     assert!(!running.contains("second"), "{running}");
     let pending = ok(run(&fed, "Cluster1", &["bjobs", "-p"]));
-    assert!(pending.contains("second") && !pending.contains("first"), "{pending}");
-    assert!(pending.contains(" PENDING REASONS:\n Job <3>: "), "{pending}");
-    let queue = ok(run(&fed, "Cluster1", &["bjobs", "-q", "normal", "-u", "user1"]));
+    assert!(
+        pending.contains("second") && !pending.contains("first"),
+        "{pending}"
+    );
+    assert!(
+        pending.contains(" PENDING REASONS:\n Job <3>: "),
+        "{pending}"
+    );
+    let queue = ok(run(
+        &fed,
+        "Cluster1",
+        &["bjobs", "-q", "normal", "-u", "user1"],
+    ));
     assert_eq!(queue.lines().count(), 3, "{queue}");
     let one = ok(run(&fed, "Cluster1", &["bjobs", "3"]));
     assert_eq!(one.lines().count(), 2, "{one}");
@@ -154,8 +182,14 @@ fn an_administrators_commands_on_a_live_federation() {
         &["bjobs", "-o", "jobid stat queue output_file priority", "1"],
     ));
     let lines: Vec<&str> = fields.lines().collect();
-    assert!(lines[0].starts_with("JOBID  STAT  QUEUE  OUTPUT_FILE  PRIORITY"), "{fields}");
-    assert!(lines[1].contains("out.%J") && lines[1].ends_with("10"), "{fields}");
+    assert!(
+        lines[0].starts_with("JOBID  STAT  QUEUE  OUTPUT_FILE  PRIORITY"),
+        "{fields}"
+    );
+    assert!(
+        lines[1].contains("out.%J") && lines[1].ends_with("10"),
+        "{fields}"
+    );
     let json: Value = serde_json::from_str(&ok(run(&fed, "Cluster1", &["bjobs", "-json"])))
         .expect("bjobs -json is JSON");
     assert_eq!(json["COMMAND"], "bjobs");
@@ -169,13 +203,19 @@ fn an_administrators_commands_on_a_live_federation() {
     // bstop and bresume at Cluster1 reach Cluster2.
     let stopped = ok(run(&fed, "Cluster1", &["bstop", "1"]));
     assert!(
-        stopped.contains("Job <1> is being stopped (the request was sent to its execution cluster <Cluster2>)"),
+        stopped.contains(
+            "Job <1> is being stopped (the request was sent to its execution cluster <Cluster2>)"
+        ),
         "{stopped}"
     );
-    eventually(Duration::from_secs(10), "job 1 is USUSP at both ends", || {
-        forwarded_state(&fed, "Cluster2", 1).as_deref() == Some("USUSP")
-            && state_of(&fed, "Cluster1", 1).as_deref() == Some("USUSP")
-    });
+    eventually(
+        Duration::from_secs(10),
+        "job 1 is USUSP at both ends",
+        || {
+            forwarded_state(&fed, "Cluster2", 1).as_deref() == Some("USUSP")
+                && state_of(&fed, "Cluster1", 1).as_deref() == Some("USUSP")
+        },
+    );
     ok(run(&fed, "Cluster1", &["bresume", "-J", "away"]));
     eventually(Duration::from_secs(10), "job 1 runs again", || {
         forwarded_state(&fed, "Cluster2", 1).as_deref() == Some("RUN")
@@ -195,14 +235,22 @@ fn an_administrators_commands_on_a_live_federation() {
     ok(run(&fed, "Cluster1", &["brequeue", "2"]));
     let killed = ok(run(&fed, "Cluster1", &["bkill", "1"]));
     assert!(killed.contains("Job <1> is being terminated"), "{killed}");
-    eventually(Duration::from_secs(10), "job 1 is EXIT at both ends", || {
-        forwarded_state(&fed, "Cluster2", 1).as_deref() == Some("EXIT")
-            && state_of(&fed, "Cluster1", 1).as_deref() == Some("EXIT")
-    });
+    eventually(
+        Duration::from_secs(10),
+        "job 1 is EXIT at both ends",
+        || {
+            forwarded_state(&fed, "Cluster2", 1).as_deref() == Some("EXIT")
+                && state_of(&fed, "Cluster1", 1).as_deref() == Some("EXIT")
+        },
+    );
     let unfinished = ok(run(&fed, "Cluster1", &["bjobs"]));
     assert!(!unfinished.contains("away"), "{unfinished}");
     let all = ok(run(&fed, "Cluster1", &["bjobs", "-a"]));
-    assert!(all.lines().any(|line| line.starts_with("1 ") && line.contains("EXIT")), "{all}");
+    assert!(
+        all.lines()
+            .any(|line| line.starts_with("1 ") && line.contains("EXIT")),
+        "{all}"
+    );
 
     // bhist: every step with its time, at both ends.
     let history = ok(run(&fed, "Cluster1", &["bhist", "-l", "1"]));
@@ -219,7 +267,10 @@ fn an_administrators_commands_on_a_live_federation() {
         assert!(history.contains(step), "no `{step}` in\n{history}");
     }
     let requeued = ok(run(&fed, "Cluster1", &["bhist", "-l", "2"]));
-    assert!(requeued.contains("Killed and requeued by brequeue"), "{requeued}");
+    assert!(
+        requeued.contains("Killed and requeued by brequeue"),
+        "{requeued}"
+    );
     let there = ok(run(&fed, "Cluster2", &["bhist", "-a"]));
     assert!(there.contains("away"), "{there}");
     let there_long = ok(run(&fed, "Cluster2", &["bhist", "-l", "-a"]));

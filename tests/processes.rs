@@ -19,7 +19,6 @@ const EXAMPLES: [&str; 4] = [
     "example4-preemptable-slots",
 ];
 
-
 /// The decision records of `--report json` output (a run's closes with a
 /// `summary` record that a launched run does not have).
 fn json_lines(output: &Output) -> Vec<Value> {
@@ -105,7 +104,6 @@ fn launch_reaches_the_same_decisions_as_run() {
         }
     }
 }
-
 
 #[test]
 fn killed_execution_cluster_gives_its_jobs_back_and_its_updates_resume() {

@@ -120,6 +120,16 @@ pub struct Federation {
 }
 
 impl Federation {
+    /// A federation of `scenario` with the certificates in `certs`, no
+    /// process started yet.
+    pub fn new(scenario: PathBuf, certs: PathBuf) -> Federation {
+        Federation {
+            scenario,
+            certs,
+            addresses: RefCell::new(Vec::new()),
+        }
+    }
+
     /// Where `cluster` listens.
     pub fn address(&self, cluster: &str) -> String {
         self.addresses

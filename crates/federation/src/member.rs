@@ -243,6 +243,14 @@ impl Member {
         let recorded = self.history.is_some().then(|| spec.clone());
         let submitted = match (self.route(queue), &mut self.forwarder) {
             (Route::Forward, Some(forwarder)) => {
+                // The submission cluster's MAX_USER_PRIORITY bounds `-sp`,
+                // whichever queue the job goes to.
+                if let Some(priority) = spec.user_priority() {
+                    self.node
+                        .cluster()
+                        .check_user_priority(priority)
+                        .map_err(mcfed_cluster::SubmitError::UserPriority)?;
+                }
                 let id = self.node.take_job_id().0;
                 Submitted {
                     job_id: forwarder.submit_as(local, id, queue, spec)?,

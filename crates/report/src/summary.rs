@@ -267,8 +267,7 @@ mod records_tests {
     #[test]
     fn plots_without_data_are_left_out_with_the_reason() {
         let empty = Records::default();
-        let plots = crate::plots::report_plots(&empty, &[("M".into(), 30.0, 10.0)])
-            .expect("plots");
+        let plots = crate::plots::report_plots(&empty, &[("M".into(), 30.0, 10.0)]).expect("plots");
         let left_out: Vec<&str> = plots
             .iter()
             .filter_map(|plot| match plot {
@@ -282,9 +281,11 @@ mod records_tests {
         );
         let two = [("M".into(), 30.0, 10.0), ("M".into(), 60.0, 20.0)];
         let plots = crate::plots::report_plots(&records(), &two).expect("plots");
-        assert!(plots
-            .iter()
-            .all(|plot| matches!(plot, crate::plots::Plot::Drawn { .. })));
+        assert!(
+            plots
+                .iter()
+                .all(|plot| matches!(plot, crate::plots::Plot::Drawn { .. }))
+        );
     }
 
     #[test]

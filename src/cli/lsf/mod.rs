@@ -120,7 +120,9 @@ fn run_limit(text: &str) -> Result<Duration, String> {
             .and_then(|hours| Ok(hours * 60 + minutes(mins)?))
             .ok()
             .map(|total| Duration::from_secs(total * 60)),
-        None => minutes(text).ok().map(|total| Duration::from_secs(total * 60)),
+        None => minutes(text)
+            .ok()
+            .map(|total| Duration::from_secs(total * 60)),
     };
     let limit = match parsed {
         Some(limit) => limit,
@@ -136,7 +138,9 @@ fn run_limit(text: &str) -> Result<Duration, String> {
 /// A user name: not empty, no spaces.
 fn user_name(text: &str) -> Result<String, String> {
     if text.is_empty() || text.contains(char::is_whitespace) {
-        Err(format!("`{text}` is not a user name (empty, or with spaces)"))
+        Err(format!(
+            "`{text}` is not a user name (empty, or with spaces)"
+        ))
     } else {
         Ok(text.to_owned())
     }

@@ -197,7 +197,13 @@ pub fn params_table(reply: &ParamsReply) -> Table {
     table.rows = reply
         .params
         .iter()
-        .map(|param| vec![param.name.clone(), param.value.clone(), param.meaning.clone()])
+        .map(|param| {
+            vec![
+                param.name.clone(),
+                param.value.clone(),
+                param.meaning.clone(),
+            ]
+        })
         .collect();
     table
 }
@@ -222,7 +228,11 @@ pub fn params(reply: &ParamsReply, long: bool) -> String {
     }
     let mut text = format!("System default parameters of cluster {}:\n", reply.cluster);
     for param in &reply.params {
-        let _ = writeln!(text, "\n    {}:\n        {} = {}", param.meaning, param.name, param.value);
+        let _ = writeln!(
+            text,
+            "\n    {}:\n        {} = {}",
+            param.meaning, param.name, param.value
+        );
     }
     text
 }

@@ -147,7 +147,10 @@ fn seconds(value: Option<f64>) -> String {
 fn accounting(rows: &[HistoryRow]) -> (Accounting, BTreeMap<(String, String), Accounting>) {
     let mut all = Accounting::default();
     let mut groups: BTreeMap<(String, String), Accounting> = BTreeMap::new();
-    for row in rows.iter().filter(|row| matches!(row.stat.as_str(), "DONE" | "EXIT")) {
+    for row in rows
+        .iter()
+        .filter(|row| matches!(row.stat.as_str(), "DONE" | "EXIT"))
+    {
         all.add(row);
         groups
             .entry((row.user.clone(), row.queue.clone()))

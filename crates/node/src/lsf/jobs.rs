@@ -36,27 +36,111 @@ fn time_or_dash(time: Option<f64>) -> String {
 
 /// Every field `bjobs -o` takes, with LSF's names.
 pub const JOB_FIELDS: &[JobField] = &[
-    JobField { name: "jobid", header: "JOBID", value: |r| r.job_id.to_string() },
-    JobField { name: "user", header: "USER", value: |r| r.user.clone() },
-    JobField { name: "stat", header: "STAT", value: |r| r.stat.clone() },
-    JobField { name: "queue", header: "QUEUE", value: |r| r.queue.clone() },
-    JobField { name: "from_host", header: "FROM_HOST", value: |r| r.from_host.clone() },
-    JobField { name: "exec_host", header: "EXEC_HOST", value: |r| dash(r.exec_host.clone()) },
-    JobField { name: "job_name", header: "JOB_NAME", value: |r| r.job_name.clone() },
-    JobField { name: "submit_time", header: "SUBMIT_TIME", value: |r| clock(r.submit_time) },
-    JobField { name: "start_time", header: "START_TIME", value: |r| time_or_dash(r.start_time) },
-    JobField { name: "finish_time", header: "FINISH_TIME", value: |r| time_or_dash(r.finish_time) },
-    JobField { name: "slots", header: "SLOTS", value: |r| r.slots.to_string() },
-    JobField { name: "pend_reason", header: "PEND_REASON", value: |r| dash(r.pending_reason.clone()) },
-    JobField { name: "runtimelimit", header: "RUNTIMELIMIT", value: |r| r.run_limit.map_or_else(|| "-".to_owned(), duration) },
-    JobField { name: "priority", header: "PRIORITY", value: |r| dash(r.user_priority) },
-    JobField { name: "output_file", header: "OUTPUT_FILE", value: |r| dash(r.output_file.clone()) },
-    JobField { name: "error_file", header: "ERROR_FILE", value: |r| dash(r.error_file.clone()) },
-    JobField { name: "forward_cluster", header: "FORWARD_CLUSTER", value: |r| dash(r.forwarded_to.as_ref().map(|to| to.cluster.clone())) },
-    JobField { name: "forward_time", header: "FORWARD_TIME", value: |r| time_or_dash(r.forwarded_to.as_ref().map(|to| to.forward_time)) },
-    JobField { name: "dstjobid", header: "DSTJOBID", value: |r| dash(r.forwarded_to.as_ref().and_then(|to| to.dest_job)) },
-    JobField { name: "source_cluster", header: "SOURCE_CLUSTER", value: |r| dash(r.forwarded_from.as_ref().map(|from| from.cluster.clone())) },
-    JobField { name: "srcjobid", header: "SRCJOBID", value: |r| dash(r.forwarded_from.as_ref().map(|from| from.source_job)) },
+    JobField {
+        name: "jobid",
+        header: "JOBID",
+        value: |r| r.job_id.to_string(),
+    },
+    JobField {
+        name: "user",
+        header: "USER",
+        value: |r| r.user.clone(),
+    },
+    JobField {
+        name: "stat",
+        header: "STAT",
+        value: |r| r.stat.clone(),
+    },
+    JobField {
+        name: "queue",
+        header: "QUEUE",
+        value: |r| r.queue.clone(),
+    },
+    JobField {
+        name: "from_host",
+        header: "FROM_HOST",
+        value: |r| r.from_host.clone(),
+    },
+    JobField {
+        name: "exec_host",
+        header: "EXEC_HOST",
+        value: |r| dash(r.exec_host.clone()),
+    },
+    JobField {
+        name: "job_name",
+        header: "JOB_NAME",
+        value: |r| r.job_name.clone(),
+    },
+    JobField {
+        name: "submit_time",
+        header: "SUBMIT_TIME",
+        value: |r| clock(r.submit_time),
+    },
+    JobField {
+        name: "start_time",
+        header: "START_TIME",
+        value: |r| time_or_dash(r.start_time),
+    },
+    JobField {
+        name: "finish_time",
+        header: "FINISH_TIME",
+        value: |r| time_or_dash(r.finish_time),
+    },
+    JobField {
+        name: "slots",
+        header: "SLOTS",
+        value: |r| r.slots.to_string(),
+    },
+    JobField {
+        name: "pend_reason",
+        header: "PEND_REASON",
+        value: |r| dash(r.pending_reason.clone()),
+    },
+    JobField {
+        name: "runtimelimit",
+        header: "RUNTIMELIMIT",
+        value: |r| r.run_limit.map_or_else(|| "-".to_owned(), duration),
+    },
+    JobField {
+        name: "priority",
+        header: "PRIORITY",
+        value: |r| dash(r.user_priority),
+    },
+    JobField {
+        name: "output_file",
+        header: "OUTPUT_FILE",
+        value: |r| dash(r.output_file.clone()),
+    },
+    JobField {
+        name: "error_file",
+        header: "ERROR_FILE",
+        value: |r| dash(r.error_file.clone()),
+    },
+    JobField {
+        name: "forward_cluster",
+        header: "FORWARD_CLUSTER",
+        value: |r| dash(r.forwarded_to.as_ref().map(|to| to.cluster.clone())),
+    },
+    JobField {
+        name: "forward_time",
+        header: "FORWARD_TIME",
+        value: |r| time_or_dash(r.forwarded_to.as_ref().map(|to| to.forward_time)),
+    },
+    JobField {
+        name: "dstjobid",
+        header: "DSTJOBID",
+        value: |r| dash(r.forwarded_to.as_ref().and_then(|to| to.dest_job)),
+    },
+    JobField {
+        name: "source_cluster",
+        header: "SOURCE_CLUSTER",
+        value: |r| dash(r.forwarded_from.as_ref().map(|from| from.cluster.clone())),
+    },
+    JobField {
+        name: "srcjobid",
+        header: "SRCJOBID",
+        value: |r| dash(r.forwarded_from.as_ref().map(|from| from.source_job)),
+    },
 ];
 
 /// The fields of the default `bjobs` columns (and of `bjobs -json`
@@ -95,7 +179,10 @@ pub fn parse_fields(spec: &str) -> Result<Vec<(JobField, usize)>, String> {
             .copied()
             .ok_or_else(|| {
                 let known: Vec<&str> = JOB_FIELDS.iter().map(|field| field.name).collect();
-                format!("`{word}` is not a bjobs field (mcfed knows {})", known.join(" "))
+                format!(
+                    "`{word}` is not a bjobs field (mcfed knows {})",
+                    known.join(" ")
+                )
             })?;
         fields.push((field, width));
     }
@@ -253,7 +340,10 @@ fn job_long(row: &JobRow) -> String {
         row.slots,
         duration(row.run_time)
     );
-    for (what, file) in [("Output File", &row.output_file), ("Error File", &row.error_file)] {
+    for (what, file) in [
+        ("Output File", &row.output_file),
+        ("Error File", &row.error_file),
+    ] {
         if let Some(file) = file {
             let _ = writeln!(text, "          {what} <{file}>;");
         }

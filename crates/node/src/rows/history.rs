@@ -118,7 +118,10 @@ pub fn params(spec: &ClusterSpec) -> Vec<ParamRow> {
     let params = &config.params;
     let factors = params.fairshare_factors.resolve();
     let duration = |value: Option<std::time::Duration>| {
-        value.map_or_else(|| "-".to_owned(), |value| humantime::format_duration(value).to_string())
+        value.map_or_else(
+            || "-".to_owned(),
+            |value| humantime::format_duration(value).to_string(),
+        )
     };
     let row = |name: &str, value: String, meaning: &str| ParamRow {
         name: name.to_owned(),
@@ -129,12 +132,20 @@ pub fn params(spec: &ClusterSpec) -> Vec<ParamRow> {
     vec![
         row(
             "MBD_SLEEP_TIME",
-            duration(Some(params.sleep_time.unwrap_or(mcfed_cluster::DEFAULT_SLEEP_TIME))),
+            duration(Some(
+                params
+                    .sleep_time
+                    .unwrap_or(mcfed_cluster::DEFAULT_SLEEP_TIME),
+            )),
             "one scheduling cycle (the unit of SLOT_RESERVE)",
         ),
         row(
             "CLEAN_PERIOD",
-            duration(Some(params.clean_period.unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD))),
+            duration(Some(
+                params
+                    .clean_period
+                    .unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD),
+            )),
             "how long finished jobs are kept for bjobs -a, bhist and bacct",
         ),
         row(
