@@ -230,19 +230,6 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::colour_allowed;
-
-    #[test]
-    fn colour_only_on_a_terminal_without_no_color() {
-        assert!(colour_allowed(true, None));
-        assert!(!colour_allowed(false, None));
-        assert!(!colour_allowed(true, Some("1".into())));
-        assert!(colour_allowed(true, Some("".into())));
-    }
-}
-
 fn print_warnings(file: &std::path::Path, scenario: &Scenario) {
     for warning in &scenario.warnings {
         eprintln!("warning: {}", warning.render(&file.display().to_string()));
@@ -302,4 +289,17 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         jobs: show_jobs,
     };
     cli::report::print(&scenario, &output, &printing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour_allowed;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(colour_allowed(true, None));
+        assert!(!colour_allowed(false, None));
+        assert!(!colour_allowed(true, Some("1".into())));
+        assert!(colour_allowed(true, Some("".into())));
+    }
 }

@@ -99,7 +99,7 @@ fn bkill_ends_a_running_job_with_exit_and_frees_its_slots() {
     control(&mut c, minutes(11), third, JobAction::Kill).expect("killed");
     assert_eq!(state(&c, third), None);
     assert_eq!(
-        control(&mut c, minutes(12), third, JobAction::Kill).unwrap_err(),
+        control(&mut c, minutes(12), third, JobAction::Kill).expect_err("gone"),
         ControlError::NoSuchJob
     );
 }
@@ -283,7 +283,7 @@ fn user_priorities_need_max_user_priority() {
     let refused = c.submit(SimTime::ZERO, "normal", spec, JobOrigin::Local);
     assert!(
         refused
-            .unwrap_err()
+            .expect_err("refused")
             .to_string()
             .contains("MAX_USER_PRIORITY"),
     );

@@ -102,7 +102,7 @@ pub struct LaunchFailure {
     /// Why it failed.
     pub error: LaunchError,
     /// What was gathered, if anything.
-    pub gathered: Option<RunOutput>,
+    pub gathered: Option<Box<RunOutput>>,
 }
 
 impl From<LaunchError> for LaunchFailure {
@@ -311,7 +311,9 @@ async fn run(
     let outcome = match outcome {
         Ok(output) => Ok(output),
         Err(error) => Err(LaunchFailure {
-            gathered: gather_partial(&tls, &running, scenario.end).await,
+            gathered: gather_partial(&tls, &running, scenario.end)
+                .await
+                .map(Box::new),
             error,
         }),
     };

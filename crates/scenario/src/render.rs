@@ -372,7 +372,8 @@ pub fn totals_text(stats: &crate::RunStats) -> String {
         "  {:<13} {:>9} {:>9} {:>7} {:>9} {:>10} {:>8}",
         "origin", "started", "finished", "killed", "running", "suspended", "pending"
     );
-    let rows: [(&str, fn(&crate::run::ByOrigin) -> u64); 4] = [
+    type Pick = fn(&crate::run::ByOrigin) -> u64;
+    let rows: [(&str, Pick); 4] = [
         ("bundled", |c| c.bundled),
         ("submitted", |c| c.submitted),
         ("forwarded in", |c| c.forwarded_in),

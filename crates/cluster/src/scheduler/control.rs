@@ -56,7 +56,10 @@ impl Cluster {
         self.cycle.now = self.cycle.now.max(now);
         let state = self.jobs.get(id).ok_or(ControlError::NoSuchJob)?.state;
         let event = match action {
-            JobAction::Kill => return Ok(self.kill(id, now, transitions)),
+            JobAction::Kill => {
+                self.kill(id, now, transitions);
+                return Ok(());
+            }
             JobAction::Stop => self.stop(id, state, now)?,
             JobAction::Resume => self.resume_stopped(id, state, now)?,
             JobAction::Requeue => self.requeue(id, state, now)?,
