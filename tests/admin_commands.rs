@@ -314,3 +314,118 @@ fn an_administrators_commands_on_a_live_federation() {
         assert!(json["RECORDS"].is_array(), "{json}");
     }
 }
+
+/// `mcfed cluster` takes its scenario from `MCFED_SCENARIO` and says, in
+/// one line, where it listens and whom it dials.
+#[test]
+fn a_cluster_reads_mcfed_scenario_and_says_where_it_listens_and_whom_it_dials() {
+    use std::io::{BufRead as _, BufReader};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fed = federation_of(dir.path(), SCENARIO);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcfed"))
+        .args([
+            "cluster",
+            "--name",
+            "Cluster2",
+            "--listen",
+            "127.0.0.1:0",
+            "--base-port",
+            "0",
+            "--peer",
+            "Cluster1=127.0.0.1:9",
+            "--certs",
+            fed.certs.to_str().expect("utf-8"),
+            "--exit-on-stdin-eof",
+        ])
+        .env("MCFED_SCENARIO", &fed.scenario)
+        .env_remove("NO_COLOR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mcfed cluster starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let first = BufReader::new(stderr)
+        .lines()
+        .next()
+        .expect("a line")
+        .expect("text");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.starts_with("mcfed cluster Cluster2: listening on 127.0.0.1:"),
+        "{first}"
+    );
+    assert!(
+        first.ends_with(", dialling Cluster1 at 127.0.0.1:9"),
+        "{first}"
+    );
+}
+
+/// A clean run logs no warning, and no colour into a pipe; a launch that
+/// fails prints what was decided before it failed.
+#[test]
+fn clean_stops_are_quiet_and_a_failed_launch_prints_what_it_gathered() {
+    let clean = common::mcfed_within(
+        &[
+            "launch",
+            "scenarios/forwarding/example1-count-preemptable.toml",
+            "--speed",
+            "40",
+            "--base-port",
+            "0",
+        ],
+        Duration::from_secs(90),
+    );
+    let stdout = ok(clean.clone());
+    assert!(
+        stdout.contains("forwarded to HighPriority@Cluster2"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&clean.stderr);
+    assert!(!stderr.contains("WARN"), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "colour codes into a pipe: {stderr:?}"
+    );
+
+    // Decided at 45 s of emulated time (4.5 s of wall time at speed 10,
+    // after a second of start-up); then a cluster process dies.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("launch.out");
+    let mut launcher = common::live::Process::start(
+        [
+            "launch",
+            "scenarios/forwarding/example1-count-preemptable.toml",
+            "--speed",
+            "10",
+            "--base-port",
+            "0",
+        ]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .collect(),
+        Some(out.clone()),
+    );
+    let pid = launcher.child.id();
+    let mut children = Vec::new();
+    eventually(Duration::from_secs(20), "three clusters run", || {
+        children = common::live::children(pid);
+        children.len() == 3
+    });
+    std::thread::sleep(Duration::from_secs(8));
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &children[1].to_string()])
+        .status();
+    let mut status = None;
+    eventually(Duration::from_secs(20), "the launcher fails", || {
+        status = launcher.child.try_wait().expect("wait");
+        status.is_some()
+    });
+    assert_eq!(status.and_then(|status| status.code()), Some(2));
+    let printed = std::fs::read_to_string(&out).expect("stdout");
+    assert!(
+        printed.contains("job1 (job 1@Cluster1, 1 slot, queue send)"),
+        "what was decided is printed: {printed}"
+    );
+}

@@ -416,26 +416,6 @@ fn a_process_refuses_to_run_under_another_clusters_certificate() {
     );
 }
 
-/// The pids of `parent`'s child processes (Linux).
-fn children(parent: u32) -> Vec<u32> {
-    std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|pid| pid.parse().ok())
-        .collect()
-}
-
-/// Whether `pid` is still a running (not zombie) process.
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit_once(") ")
-                .and_then(|(_, rest)| rest.chars().next())
-        })
-        .is_some_and(|state| state != 'Z' && state != 'X')
-}
-
 /// Starts `mcfed launch` on example 1 at wall-clock speed (so it would run
 /// for minutes) and waits until its three cluster processes are up.
 fn long_launch() -> (Process, Vec<u32>) {

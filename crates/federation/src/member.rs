@@ -240,7 +240,6 @@ impl Member {
         spec: JobSpec,
     ) -> Result<Submitted, SubmitError> {
         let local = self.local_time(now);
-        let recorded = self.history.is_some().then(|| spec.clone());
         let submitted = match (self.route(queue), &mut self.forwarder) {
             (Route::Forward, Some(forwarder)) => {
                 // The submission cluster's MAX_USER_PRIORITY bounds `-sp`,
@@ -262,12 +261,8 @@ impl Member {
                 forwarded: false,
             },
         };
-        if let (Some(history), Some(spec)) = (&mut self.history, recorded) {
-            let origin = match submitted.forwarded {
-                true => RecordOrigin::Sent,
-                false => RecordOrigin::Submitted,
-            };
-            history.submitted(now, submitted.job_id, queue, &spec, origin, now);
+        if self.history.is_some() {
+            self.record_submission(now, queue, submitted);
         }
         Ok(submitted)
     }

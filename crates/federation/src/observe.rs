@@ -8,9 +8,37 @@ use mcfed_protocol::{ClusterName, SimTime};
 
 use crate::effects::Effects;
 use crate::history::{GONE, History, RecordOrigin};
-use crate::member::Member;
+use crate::member::{Member, Submitted};
 
 impl Member {
+    /// Records a job just submitted to `queue` in the history (its spec
+    /// read from the half that took it, so a member without a history
+    /// copies nothing).
+    pub(crate) fn record_submission(&mut self, now: SimTime, queue: &str, submitted: Submitted) {
+        let Some(history) = &mut self.history else {
+            return;
+        };
+        let spec = match submitted.forwarded {
+            true => self
+                .forwarder
+                .as_ref()
+                .and_then(|forwarder| forwarder.job(submitted.job_id))
+                .map(|job| &job.spec),
+            false => self
+                .node
+                .cluster()
+                .job(mcfed_cluster::JobId(submitted.job_id))
+                .map(|job| &job.spec),
+        };
+        let origin = match submitted.forwarded {
+            true => RecordOrigin::Sent,
+            false => RecordOrigin::Submitted,
+        };
+        if let Some(spec) = spec {
+            history.submitted(now, submitted.job_id, queue, spec, origin, now);
+        }
+    }
+
     /// Records the scheduler's `transitions` in the history.
     pub(crate) fn record_transitions(&mut self, transitions: &[Transition]) {
         for transition in transitions {

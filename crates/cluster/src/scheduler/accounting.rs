@@ -41,6 +41,27 @@ pub(crate) enum Holding {
     Stopped,
 }
 
+/// Every move between holdings, by `[from][to]`.
+const CHANGES: [[Change; 4]; 4] = {
+    const ALL: [Holding; 4] = [
+        Holding::Nothing,
+        Holding::Running,
+        Holding::Suspended,
+        Holding::Stopped,
+    ];
+    let mut table = [[Change::between(Holding::Nothing, Holding::Nothing); 4]; 4];
+    let mut from = 0;
+    while from < 4 {
+        let mut to = 0;
+        while to < 4 {
+            table[from][to] = Change::between(ALL[from], ALL[to]);
+            to += 1;
+        }
+        from += 1;
+    }
+    table
+};
+
 impl Holding {
     /// How a job in `state` holds slots, if it holds any.
     pub(crate) fn of(state: JobState) -> Option<Holding> {
@@ -54,24 +75,24 @@ impl Holding {
         }
     }
 
-    fn running(self) -> i64 {
-        i64::from(self == Holding::Running)
+    const fn running(self) -> i64 {
+        matches!(self, Holding::Running) as i64
     }
 
-    fn suspended(self) -> i64 {
-        i64::from(matches!(self, Holding::Suspended | Holding::Stopped))
+    const fn suspended(self) -> i64 {
+        matches!(self, Holding::Suspended | Holding::Stopped) as i64
     }
 
-    fn occupies(self) -> i64 {
-        i64::from(matches!(self, Holding::Running | Holding::Stopped))
+    const fn occupies(self) -> i64 {
+        matches!(self, Holding::Running | Holding::Stopped) as i64
     }
 
-    fn resumable(self) -> i64 {
-        i64::from(self == Holding::Suspended)
+    const fn resumable(self) -> i64 {
+        matches!(self, Holding::Suspended) as i64
     }
 
-    fn holds(self) -> i64 {
-        i64::from(self != Holding::Nothing)
+    const fn holds(self) -> i64 {
+        !matches!(self, Holding::Nothing) as i64
     }
 }
 
@@ -92,8 +113,13 @@ pub(crate) struct Change {
 }
 
 impl Change {
-    /// The move from `from` to `to`.
+    /// The move from `from` to `to` (looked up: `account` runs on every
+    /// start and finish).
     pub(crate) fn new(from: Holding, to: Holding) -> Change {
+        CHANGES[from as usize][to as usize]
+    }
+
+    const fn between(from: Holding, to: Holding) -> Change {
         Change {
             run: to.running() - from.running(),
             suspend: to.suspended() - from.suspended(),
