@@ -70,13 +70,7 @@ fn run(fed: &Federation, cluster: &str, command: &[&str]) -> Output {
 
 /// Its standard output, which must come with success.
 fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    common::succeeded(&output)
 }
 
 /// Its standard error, which must come with exit status `code`.

@@ -60,3 +60,16 @@ pub(crate) fn mcfed_within(args: &[&str], limit: Duration) -> Output {
         stderr: err.join().expect("stderr reader"),
     }
 }
+
+/// The standard output of `output`, which must come with success (else
+/// the test fails showing both streams).
+#[allow(dead_code)]
+pub(crate) fn succeeded(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}

@@ -73,6 +73,22 @@ impl JobChanges {
     pub fn is_empty(&self) -> bool {
         *self == JobChanges::default()
     }
+
+    /// `spec` with these changes made (whether they are allowed is the
+    /// caller's to check).
+    pub fn apply_to(&self, spec: &mut crate::job::JobSpec) {
+        if let Some(slots) = self.slots {
+            spec.slots = slots;
+        }
+        if let Some(limit) = self.run_limit {
+            spec.run_limit = limit;
+        }
+        if let Some(priority) = self.user_priority {
+            let mut options = spec.options();
+            options.user_priority = Some(priority);
+            spec.set_options(options);
+        }
+    }
 }
 
 impl fmt::Display for JobChanges {

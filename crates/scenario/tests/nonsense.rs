@@ -4,6 +4,9 @@
 //! send and receive (forwarding cycles named); and `[[action]]` entries
 //! are checked key by key.
 
+mod common;
+
+use common::{line_of, problems};
 use mcfed_protocol::{JobAction, JobChanges};
 use mcfed_scenario::parse;
 
@@ -39,26 +42,6 @@ cluster = "C1"
 queue = "send"
 name = "job1"
 "#;
-
-/// (line, field, message) of every problem of `source`.
-fn problems(source: &str) -> Vec<(usize, String, String)> {
-    let error = parse("bad.toml", source).expect_err("refused");
-    let rendered = error.to_string();
-    assert!(rendered.starts_with("bad.toml:"), "{rendered}");
-    error
-        .problems()
-        .iter()
-        .map(|p| (p.line, p.field.to_string(), p.message.clone()))
-        .collect()
-}
-
-fn line_of(source: &str, needle: &str) -> usize {
-    source
-        .lines()
-        .position(|line| line.contains(needle))
-        .map(|index| index + 1)
-        .expect("in the source")
-}
 
 #[test]
 fn the_base_is_accepted() {

@@ -169,21 +169,33 @@ pub(crate) fn bqueues(args: BqueuesArgs) -> anyhow::Result<ExitCode> {
     let AdminResponse::Queues(mut rows) = args.target.ask(&AdminRequest::Queues)? else {
         return Err(args.target.unexpected());
     };
-    if !args.queues.is_empty() {
-        if let Some(missing) = args
-            .queues
-            .iter()
-            .find(|queue| !rows.iter().any(|row| &&row.queue == queue))
-        {
-            anyhow::bail!("{missing}: No such queue");
-        }
-        rows.retain(|row| args.queues.contains(&row.queue));
-    }
+    only_named(&mut rows, &args.queues, |row| &row.queue, "queue")?;
     args.output.print(
         &rows,
         || lsf::queues_table(&rows),
         || lsf::queues(&rows, args.long),
     )
+}
+
+/// Keeps the rows named in `names` (all when none is), or says which name
+/// is not one (`nosuch: No such queue`, as LSF does).
+fn only_named<T>(
+    rows: &mut Vec<T>,
+    names: &[String],
+    name: impl Fn(&T) -> &String,
+    what: &str,
+) -> anyhow::Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    if let Some(missing) = names
+        .iter()
+        .find(|wanted| !rows.iter().any(|row| name(row) == *wanted))
+    {
+        anyhow::bail!("{missing}: No such {what}");
+    }
+    rows.retain(|row| names.contains(name(row)));
+    Ok(())
 }
 
 /// `mcfed bhosts`.
@@ -206,16 +218,7 @@ pub(crate) fn bhosts(args: BhostsArgs) -> anyhow::Result<ExitCode> {
     let AdminResponse::Hosts(mut rows) = args.target.ask(&AdminRequest::Hosts)? else {
         return Err(args.target.unexpected());
     };
-    if !args.hosts.is_empty() {
-        if let Some(missing) = args
-            .hosts
-            .iter()
-            .find(|host| !rows.iter().any(|row| &&row.host_name == host))
-        {
-            anyhow::bail!("{missing}: No such host");
-        }
-        rows.retain(|row| args.hosts.contains(&row.host_name));
-    }
+    only_named(&mut rows, &args.hosts, |row| &row.host_name, "host")?;
     args.output.print(
         &rows,
         || lsf::hosts_table(&rows),

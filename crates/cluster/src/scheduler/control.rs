@@ -286,24 +286,16 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return Err(ControlError::NoSuchJob);
         };
+        if changes.slots == Some(0) {
+            return Err(ControlError::BadChange(
+                "a job needs at least one slot".into(),
+            ));
+        }
         let mut spec = job.spec.clone();
-        if let Some(slots) = changes.slots {
-            if slots == 0 {
-                return Err(ControlError::BadChange(
-                    "a job needs at least one slot".into(),
-                ));
-            }
-            spec.slots = slots;
+        changes.apply_to(&mut spec);
+        if changes.slots.is_some() {
             self.check_runnable(job.queue, &spec)
                 .map_err(|reason| ControlError::BadChange(reason.to_string()))?;
-        }
-        if let Some(limit) = changes.run_limit {
-            spec.run_limit = limit;
-        }
-        if let Some(priority) = changes.user_priority {
-            let mut options = spec.options();
-            options.user_priority = Some(priority);
-            spec.set_options(options);
         }
         let arrival = order_key(self.effective_priority(&spec), job.arrival & ARRIVAL_MASK);
         let pending = state == JobState::Pending;

@@ -4,9 +4,7 @@
 //! is acted on there, through a [`JobControl`] message, as LSF does for a
 //! command given at the submission cluster.
 
-use mcfed_protocol::{
-    ClusterName, Envelope, JobAction, JobChanges, JobControl, JobEvent, Message, SimTime,
-};
+use mcfed_protocol::{ClusterName, Envelope, JobAction, JobControl, JobEvent, Message, SimTime};
 
 use super::{ForwarderNode, SourceState};
 
@@ -47,7 +45,8 @@ impl ForwarderNode {
             }
             JobAction::Modify(changes) => {
                 if let Some(job) = self.jobs.get_mut(&id) {
-                    apply_changes(&mut job.spec, &mut job.request.slots, changes);
+                    changes.apply_to(&mut job.spec);
+                    job.request.slots = job.spec.slots;
                 }
             }
             _ => {}
@@ -108,7 +107,8 @@ impl ForwarderNode {
                     return Err("a job needs at least one slot".into());
                 }
                 let job = self.jobs.get_mut(&id).ok_or("no matching job found")?;
-                apply_changes(&mut job.spec, &mut job.request.slots, changes);
+                changes.apply_to(&mut job.spec);
+                job.request.slots = job.spec.slots;
                 job.last_pend = None;
                 self.session_due |= waiting;
                 JobEvent::Modified
@@ -158,22 +158,5 @@ impl ForwarderNode {
             .filter(|job| *job.spec.name == *name)
             .map(|job| job.id)
             .min()
-    }
-}
-
-/// `bmod`'s changes applied to a job's spec (and the slots the policy
-/// decides with).
-fn apply_changes(spec: &mut mcfed_protocol::JobSpec, slots: &mut u32, changes: &JobChanges) {
-    if let Some(new) = changes.slots {
-        spec.slots = new;
-        *slots = new;
-    }
-    if let Some(limit) = changes.run_limit {
-        spec.run_limit = limit;
-    }
-    if let Some(priority) = changes.user_priority {
-        let mut options = spec.options();
-        options.user_priority = Some(priority);
-        spec.set_options(options);
     }
 }
