@@ -90,6 +90,9 @@ pub(super) enum Step {
     Down(usize),
     /// A submission.
     Submit(usize),
+    /// A job control command (`[[action]]`), after the submissions of
+    /// its instant.
+    Action(usize),
 }
 
 /// Everything the launcher does, in order: the submissions and the
@@ -102,6 +105,14 @@ pub(super) fn timeline(scenario: &Scenario, outages: &[Outage]) -> Vec<(SimTime,
         .take_while(|(_, submission)| submission.at <= scenario.end)
         .map(|(index, submission)| (submission.at, Step::Submit(index)))
         .collect();
+    steps.extend(
+        scenario
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(_, action)| action.at <= scenario.end)
+            .map(|(index, action)| (action.at, Step::Action(index))),
+    );
     for outage in outages {
         let Some(index) = scenario
             .clusters
@@ -218,6 +229,22 @@ pub(super) async fn drive(
                         submit(session, scenario, index, &mut stats, &mut events).await?
                     }
                     None => waiting[cluster].push(index),
+                }
+            }
+            Step::Action(index) => {
+                let action = &scenario.actions[index];
+                let Some(cluster) = targets
+                    .iter()
+                    .position(|(name, _)| name == action.cluster.as_str())
+                else {
+                    continue;
+                };
+                let (name, address) = &targets[cluster];
+                if let Some(session) = sessions[cluster]
+                    .session(tls, name, address, options)
+                    .await?
+                {
+                    act(session, scenario, index, &mut stats).await?;
                 }
             }
             Step::Down(cluster) => {
@@ -378,6 +405,31 @@ pub(super) async fn gather_partial(
     }
     (!decisions.is_empty() || !events.is_empty())
         .then(|| in_time_order(decisions, events, usage, end))
+}
+
+/// Gives `[[action]]` `index` through `session` (a refusal is counted,
+/// as the in-process engines count it).
+pub(super) async fn act(
+    session: &Session,
+    scenario: &Scenario,
+    index: usize,
+    stats: &mut RunStats,
+) -> Result<(), LaunchError> {
+    let action = &scenario.actions[index];
+    let request = AdminRequest::Control {
+        job: mcfed_federation::JobRef::Name(action.job.clone()),
+        action: action.action.clone(),
+    };
+    stats.actions += 1;
+    match session.ask(&request).await {
+        Ok(_) => {}
+        Err(ClientError::Refused { message, .. }) => {
+            stats.actions_refused += 1;
+            tracing::info!(action = %action.origin, %message, "action refused");
+        }
+        Err(error) => return Err(error.into()),
+    }
+    Ok(())
 }
 
 /// Plays submission `index` through `session`.
