@@ -12,20 +12,23 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use mcfed_actors::{
-    Control, Deliver, EmulatedClock, Happened, Inspect, MemberActor, NextWake, Publish, Submit,
+    Control, Deliver, EmulatedClock, Inspect, MemberActor, NextWake, Publish, Submit,
 };
 use mcfed_federation::{JobRef, Member};
 use mcfed_protocol::{ClusterName, SimTime};
-use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::model::Submission;
-use mcfed_scenario::probe::{ClusterSnapshot, PreemptionRecord, Snapshot, snapshot};
-use mcfed_scenario::records::{EventRecord, RecordRef};
+use mcfed_scenario::probe::{ClusterSnapshot, Snapshot, snapshot};
+use mcfed_scenario::records::EventRecord;
 use mcfed_scenario::run::ActionRecord;
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 use rustc_hash::FxHashMap;
 
 use crate::federation::{BuildError, Federation};
+
+mod collector;
+
 use crate::submissions::Streams;
+use collector::{Bundled, Collector, Record, TakeOutput};
 
 /// Why the actor engine could not run.
 #[derive(Debug, thiserror::Error)]
@@ -72,124 +75,6 @@ impl Handler<Deliver> for Router {
             Some(member) => member.do_send(Deliver(envelope)),
             None => tracing::warn!(to = %envelope.to, "message to an unknown cluster dropped"),
         }
-    }
-}
-
-/// Collects what the actors report: decisions, preemptions, job events
-/// and counts, in the order they arrive.
-#[derive(Default)]
-struct Collector {
-    output: RunOutput,
-    events: bool,
-    metrics: MetricsRecorder,
-}
-
-impl Actor for Collector {
-    type Context = Context<Self>;
-}
-
-impl Collector {
-    fn push_event(&mut self, record: EventRecord) {
-        let output = &mut self.output;
-        output.order.push(RecordRef::Event(output.events.len()));
-        output.events.push(record);
-    }
-}
-
-impl Handler<Happened> for Collector {
-    type Result = ();
-    fn handle(&mut self, made: Happened, _: &mut Self::Context) {
-        let stats = &mut self.output.stats;
-        stats.updates += made.updates.sent;
-        stats.updates_ignored += made.updates.ignored;
-        stats.update_regressions += made.updates.regressions;
-        for (transition, origin) in made.transitions.iter().zip(&made.origins) {
-            stats.count_transition(*origin, transition);
-        }
-        for transition in &made.transitions {
-            self.metrics.transition(&made.cluster, transition);
-        }
-        for decision in made.decisions.iter().filter(|d| d.target.is_some()) {
-            self.metrics.forwarded(&made.cluster, &decision.send_queue);
-        }
-        stats.decisions += made.decisions.len() as u64;
-        stats.forwarded += made.decisions.iter().filter(|d| d.target.is_some()).count() as u64;
-        let cluster = made.cluster.as_str();
-        self.output.preemptions.extend(
-            made.preemptions
-                .iter()
-                .map(|note| PreemptionRecord::new(&made.cluster, note)),
-        );
-        if self.events {
-            let time = made.at.as_secs_f64();
-            for notice in &made.notices {
-                self.push_event(EventRecord::of_notice(time, cluster, notice));
-            }
-            for transition in &made.transitions {
-                self.push_event(EventRecord::of_transition(
-                    cluster,
-                    transition,
-                    &made.preemptions,
-                ));
-            }
-            let start = self.output.decisions.len();
-            let count = made.decisions.len();
-            self.output
-                .order
-                .extend((start..start + count).map(RecordRef::Decision));
-        }
-        self.output.decisions.extend(made.decisions);
-    }
-}
-
-/// A job event recorded by the driver (a submission).
-#[derive(Message)]
-#[rtype(result = "()")]
-struct Record(EventRecord);
-
-impl Handler<Record> for Collector {
-    type Result = ();
-    fn handle(&mut self, Record(record): Record, _: &mut Self::Context) {
-        if let (Ok(cluster), Some(queue)) = (record.cluster.parse(), &record.queue) {
-            self.metrics.submitted(
-                &cluster,
-                queue,
-                SimTime::from_millis((record.time * 1000.0).round() as u64),
-            );
-        }
-        if self.events {
-            self.push_event(record);
-        }
-    }
-}
-
-/// The jobs present at start, as submissions at time zero (cluster,
-/// queue), for the metrics.
-#[derive(Message)]
-#[rtype(result = "()")]
-struct Bundled(Vec<(ClusterName, String)>);
-
-impl Handler<Bundled> for Collector {
-    type Result = ();
-    fn handle(&mut self, Bundled(jobs): Bundled, _: &mut Self::Context) {
-        for (cluster, queue) in jobs {
-            self.metrics.submitted(&cluster, &queue, SimTime::ZERO);
-        }
-    }
-}
-
-/// Takes the output, its metrics finished with the members' end states.
-#[derive(Message)]
-#[rtype(result = "RunOutput")]
-struct TakeOutput(Vec<crate::metrics::EndState>);
-
-impl Handler<TakeOutput> for Collector {
-    type Result = MessageResult<TakeOutput>;
-    fn handle(&mut self, TakeOutput(states): TakeOutput, _: &mut Self::Context) -> Self::Result {
-        let metrics = std::mem::take(&mut self.metrics);
-        crate::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
-        self.output.metrics = Some(crate::metrics::finish(metrics, states));
-        MessageResult(std::mem::take(&mut self.output))
     }
 }
 
@@ -299,6 +184,35 @@ impl Driver<'_> {
         tokio::time::sleep_until(due).await;
     }
 
+    /// Submits every submission of instant `at` (the scenario's, by index):
+    /// each reaches its member's mailbox before any member runs, as the
+    /// event loop submits all of an instant before it delivers anything —
+    /// so a member numbers its submissions before the forwards that arrive
+    /// at the same instant, in both engines.
+    async fn submit_all(&mut self, indexes: &[usize], at: SimTime) -> Result<(), ActorEngineError> {
+        let scenario = self.scenario;
+        let requests: Vec<_> = indexes
+            .iter()
+            .map(|&index| {
+                let submission = &scenario.submissions[index];
+                let request = self.by_name.get(&submission.cluster).map(|member| {
+                    member.send(Submit {
+                        queue: submission.queue.clone(),
+                        spec: submission.spec.clone(),
+                    })
+                });
+                (submission, request)
+            })
+            .collect();
+        for (submission, request) in requests {
+            match request {
+                Some(request) => self.submitted(submission, at, request.await?).await?,
+                None => self.refused += 1,
+            }
+        }
+        Ok(())
+    }
+
     async fn submit(
         &mut self,
         submission: &Submission,
@@ -314,6 +228,16 @@ impl Driver<'_> {
                 spec: submission.spec.clone(),
             })
             .await?;
+        self.submitted(submission, at, result).await
+    }
+
+    /// Counts and records what submitting `submission` at `at` gave.
+    async fn submitted(
+        &mut self,
+        submission: &Submission,
+        at: SimTime,
+        result: Result<mcfed_federation::Submitted, mcfed_federation::SubmitError>,
+    ) -> Result<(), ActorEngineError> {
         match result {
             Ok(submitted) => {
                 self.submitted += 1;
@@ -448,8 +372,15 @@ impl Driver<'_> {
             self.sleep_until(at).await;
             match step {
                 Step::Submit(index) => {
-                    let scenario = self.scenario;
-                    self.submit(&scenario.submissions[index], at).await?;
+                    let mut batch = vec![index];
+                    while let Some((next_at, Step::Submit(next))) = schedule.peek() {
+                        if next_at != at {
+                            break;
+                        }
+                        schedule.take(Step::Submit(next));
+                        batch.push(next);
+                    }
+                    self.submit_all(&batch, at).await?;
                 }
                 Step::Stream(index) => {
                     if let Some(submission) = schedule.streams.take(index) {
