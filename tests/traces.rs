@@ -9,13 +9,7 @@ mod common;
 use common::mcfed;
 
 fn stdout(output: &std::process::Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    common::succeeded(output)
 }
 
 /// The numbers on the summary's `jobs started: S, finished: F` line.

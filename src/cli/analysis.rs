@@ -146,25 +146,21 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let summary = mcfed_report::Summary::of(&records);
     let timelines = mcfed_report::timelines(&records);
     let mut plots = Vec::new();
+    let mut left_out = Vec::new();
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let mut drawn = vec![
-            (
-                "slots-in-use.svg",
-                mcfed_report::plots::slots_in_use(&records)?,
-            ),
-            ("view-age.svg", mcfed_report::plots::view_age(&records)?),
-        ];
-        if !per_run.is_empty() {
-            drawn.push((
-                "stale-by-interval.svg",
-                mcfed_report::plots::stale_rate_by_interval(&per_run)?,
-            ));
-        }
-        for (name, svg) in drawn {
-            let path = dir.join(name);
-            write_file(&path, &svg)?;
-            plots.push(path);
+        for plot in mcfed_report::plots::report_plots(&records, &per_run)? {
+            match plot {
+                mcfed_report::plots::Plot::Drawn { name, svg } => {
+                    let path = dir.join(name);
+                    write_file(&path, &svg)?;
+                    plots.push(path);
+                }
+                mcfed_report::plots::Plot::LeftOut { name, why } => {
+                    eprintln!("plot {name} left out: {why}");
+                    left_out.push((name, why));
+                }
+            }
         }
     }
     let mut out = BufWriter::new(io::stdout().lock());
@@ -181,6 +177,10 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
                     }))
                     .collect::<Vec<_>>(),
                 "plots": plots,
+                "plots_left_out": left_out
+                    .iter()
+                    .map(|(name, why)| serde_json::json!({ "plot": name, "why": why }))
+                    .collect::<Vec<_>>(),
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         }
@@ -198,15 +198,13 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
                     mcfed_scenario::render::metrics_text(&run.metrics)
                 )?;
             }
-            if !plots.is_empty() {
-                writeln!(
-                    out,
-                    "
-## Plots
-"
-                )?;
+            if !plots.is_empty() || !left_out.is_empty() {
+                writeln!(out, "\n## Plots\n")?;
                 for path in &plots {
                     writeln!(out, "![{}]({})", path.display(), path.display())?;
+                }
+                for (name, why) in &left_out {
+                    writeln!(out, "- {name} left out: {why}")?;
                 }
             }
             writeln!(out)?;

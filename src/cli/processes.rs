@@ -43,7 +43,7 @@ pub(crate) enum LiveOutput {
 #[derive(Debug, clap::Args)]
 pub(crate) struct ClusterArgs {
     /// The scenario file (TOML).
-    #[arg(long)]
+    #[arg(long, env = "MCFED_SCENARIO")]
     scenario: PathBuf,
     /// The cluster to run.
     #[arg(long)]
@@ -177,22 +177,35 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
         .chaos
         .apply(&scenario)
         .is_some_and(|chaos| chaos.is_active());
-    let output = mcfed_node::launch::launch(&options)?;
     let report = match args.report {
         LaunchReport::Json => super::report::Report::Json,
         LaunchReport::Text => super::report::Report::Text,
     };
-    super::report::print(
-        &scenario,
-        &output,
-        &super::report::Printing {
-            report,
-            events: args.events,
-            faulty,
-            check: args.check,
-            wall: None,
-        },
-    )
+    let printing = super::report::Printing {
+        report,
+        events: args.events,
+        faulty,
+        check: args.check,
+        wall: None,
+        jobs: false,
+    };
+    match mcfed_node::launch::launch(&options) {
+        Ok(output) => super::report::print(&scenario, &output, &printing),
+        Err(failure) => {
+            // What the processes had decided by then, before the error.
+            if let Some(gathered) = &failure.gathered {
+                eprintln!(
+                    "mcfed: the launch failed; what the running processes had decided by then follows"
+                );
+                let partial = super::report::Printing {
+                    check: false,
+                    ..printing
+                };
+                super::report::print(&scenario, gathered, &partial)?;
+            }
+            Err(failure.into())
+        }
+    }
 }
 
 /// `mcfed certs`.

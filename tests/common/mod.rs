@@ -1,5 +1,7 @@
 //! Helpers shared by the end-to-end tests.
 
+pub mod live;
+
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -57,4 +59,17 @@ pub(crate) fn mcfed_within(args: &[&str], limit: Duration) -> Output {
         stdout: out.join().expect("stdout reader"),
         stderr: err.join().expect("stderr reader"),
     }
+}
+
+/// The standard output of `output`, which must come with success (else
+/// the test fails showing both streams).
+#[allow(dead_code)]
+pub(crate) fn succeeded(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }

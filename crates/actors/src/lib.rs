@@ -12,5 +12,5 @@ mod messages;
 pub use clock::EmulatedClock;
 pub use member_actor::MemberActor;
 pub use messages::{
-    Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit, TruthFetched,
+    Control, Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit, TruthFetched,
 };

@@ -16,11 +16,11 @@
 //! `oracle`.
 
 use actix::prelude::*;
-use mcfed_federation::{Effects, Member, SubmitError, Submitted};
+use mcfed_federation::{ControlOutcome, ControlRefused, Effects, Member, SubmitError, Submitted};
 use mcfed_protocol::SimTime;
 
 use crate::clock::EmulatedClock;
-use crate::messages::{Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit};
+use crate::messages::{Control, Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit};
 
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -74,6 +74,7 @@ impl MemberActor {
             observer.do_send(Happened {
                 cluster: self.member.name().clone(),
                 transitions: Vec::new(),
+                origins: Vec::new(),
                 preemptions: Vec::new(),
                 decisions: Vec::new(),
                 notices: Vec::new(),
@@ -123,9 +124,16 @@ impl MemberActor {
                     record.oracle = None;
                 }
             }
+            let origins = self
+                .effects
+                .transitions
+                .iter()
+                .map(|transition| self.member.origin_of(transition))
+                .collect();
             let happened = Happened {
                 cluster: self.member.name().clone(),
                 transitions: std::mem::take(&mut self.effects.transitions),
+                origins,
                 preemptions: std::mem::take(&mut self.effects.preemptions),
                 decisions,
                 notices: std::mem::take(&mut self.effects.notices),
@@ -234,6 +242,10 @@ impl Actor for MemberActor {
                 });
             });
         }
+        // What the first dispatch pass did with the jobs present at start
+        // is reported before anything else.
+        self.member.take_start(&mut self.effects);
+        self.flush(true);
         self.queue_step(ctx);
     }
 }
@@ -262,6 +274,19 @@ impl Handler<Submit> for MemberActor {
         let submitted = self.member.submit(now, &submit.queue, submit.spec)?;
         self.queue_step(ctx);
         Ok(submitted)
+    }
+}
+
+impl Handler<Control> for MemberActor {
+    type Result = Result<ControlOutcome, ControlRefused>;
+    fn handle(&mut self, control: Control, ctx: &mut Self::Context) -> Self::Result {
+        let now = self.clock.now();
+        let outcome = self
+            .member
+            .control(now, &control.job, &control.action, &mut self.effects);
+        self.flush(true);
+        self.queue_step(ctx);
+        outcome
     }
 }
 

@@ -24,7 +24,8 @@ struct QueueTally {
     suspended: u32,
     pending: u32,
     running_jobs: usize,
-    suspended_jobs: usize,
+    /// Jobs suspended by preemption (the queue's resume list).
+    resumable_jobs: usize,
     pending_jobs: usize,
 }
 
@@ -62,8 +63,13 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
                 tally.pending += job.spec.slots;
                 tally.pending_jobs += 1;
             }
-            JobState::Running | JobState::Suspended => expected.count_placed(cluster, id, job)?,
-            JobState::Done => return Err(format!("finished job {id} still listed")),
+            JobState::Running | JobState::Suspended | JobState::UserSuspended => {
+                expected.count_placed(cluster, id, job)?
+            }
+            JobState::PendingSuspended => {}
+            JobState::Done | JobState::Exited => {
+                return Err(format!("finished job {id} still listed"));
+            }
         }
     }
     check_hosts(cluster, &mut expected)?;
@@ -107,12 +113,20 @@ fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String
                 })?;
             }
         }
-        JobState::Running | JobState::Suspended => {
+        JobState::PendingSuspended => {
+            check(!in_pending && !in_suspended && !in_running, || {
+                format!("held job {id} is listed in its queue")
+            })?;
+            check(job.placement.is_empty(), || {
+                format!("held job {id} has hosts")
+            })?;
+        }
+        JobState::Running | JobState::Suspended | JobState::UserSuspended => {
             let is_running = job.state == JobState::Running;
             check(!in_pending, || {
                 format!("job {id} is both placed and pending")
             })?;
-            check(in_suspended != is_running, || {
+            check(in_suspended == (job.state == JobState::Suspended), || {
                 format!("job {id} ({state}) in the wrong suspended list")
             })?;
             if !queue.preemptors.is_empty() {
@@ -121,7 +135,7 @@ fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String
                 })?;
             }
         }
-        JobState::Done => {}
+        JobState::Done | JobState::Exited => {}
     }
     Ok(())
 }
@@ -135,6 +149,7 @@ impl Expected {
             format!("job {id} asks {slots} slots but is placed on {placed}")
         })?;
         let is_running = job.state == JobState::Running;
+        let occupies = is_running || job.state == JobState::UserSuspended;
         let held = self.user_held.entry(job.user).or_default();
         *self
             .queue_user_held
@@ -152,15 +167,17 @@ impl Expected {
             self.memory += job.spec.memory_mb;
         } else {
             tally.suspended += slots;
-            tally.suspended_jobs += 1;
+            tally.resumable_jobs += usize::from(job.state == JobState::Suspended);
             held.suspended += slots;
         }
         for place in &job.placement {
             self.host_jobs[place.host].push(id);
             let per_host = self.host_user.entry((place.host, job.user)).or_default();
             *self.host_queue.entry((place.host, job.queue)).or_default() += place.slots;
-            if is_running {
+            if occupies {
                 self.host_used[place.host] += place.slots;
+            }
+            if is_running {
                 per_host.running += place.slots;
             } else {
                 per_host.suspended += place.slots;
@@ -236,7 +253,7 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
         || format!("queue {name} tallies disagree with its jobs"),
     )?;
     check(
-        queue.pending.len() == tally.pending_jobs && queue.suspended.len() == tally.suspended_jobs,
+        queue.pending.len() == tally.pending_jobs && queue.suspended.len() == tally.resumable_jobs,
         || format!("queue {name} lists jobs that are not its"),
     )?;
     if !queue.preemptors.is_empty() {

@@ -258,7 +258,22 @@ pub struct SchedulingParams {
     pub preempt_guards: PreemptGuards,
     /// MBD_SLEEP_TIME (default [`DEFAULT_SLEEP_TIME`]).
     pub sleep_time: Option<Duration>,
+    /// MAX_USER_PRIORITY: enables user-assigned job priorities (`bsub -sp`,
+    /// 1 to this value; a job without one gets half of it). Pending jobs of
+    /// a queue go in order of priority, then of arrival.
+    pub max_user_priority: Option<u32>,
+    /// CLEAN_PERIOD: how long finished jobs (DONE, EXIT) are kept for
+    /// `bjobs -a`, `bhist` and `bacct` (default [`DEFAULT_CLEAN_PERIOD`]).
+    /// The scheduler itself drops a job when it finishes; the federation
+    /// member keeps its history.
+    pub clean_period: Option<Duration>,
 }
+
+/// Default CLEAN_PERIOD: one hour.
+pub const DEFAULT_CLEAN_PERIOD: Duration = Duration::from_secs(3600);
+
+/// The largest MAX_USER_PRIORITY mcfed takes.
+pub const MAX_MAX_USER_PRIORITY: u32 = u16::MAX as u32;
 
 /// A whole cluster.
 #[derive(Clone, Debug, PartialEq)]

@@ -46,6 +46,14 @@ pub enum JobState {
     Suspended,
     /// DONE.
     Done,
+    /// USUSP: stopped by `bstop` while running; keeps its slots and hosts
+    /// until `bresume`, `brequeue` or `bkill`.
+    UserSuspended,
+    /// PSUSP: held by `bstop` while pending; not dispatched until
+    /// `bresume`.
+    PendingSuspended,
+    /// EXIT: killed (`bkill`).
+    Exited,
 }
 
 impl JobState {
@@ -56,7 +64,34 @@ impl JobState {
             JobState::Running => "RUN",
             JobState::Suspended => "SSUSP",
             JobState::Done => "DONE",
+            JobState::UserSuspended => "USUSP",
+            JobState::PendingSuspended => "PSUSP",
+            JobState::Exited => "EXIT",
         }
+    }
+
+    /// The state LSF's short name `text` stands for.
+    pub fn from_lsf(text: &str) -> Option<JobState> {
+        [
+            JobState::Pending,
+            JobState::Running,
+            JobState::Suspended,
+            JobState::Done,
+            JobState::UserSuspended,
+            JobState::PendingSuspended,
+            JobState::Exited,
+        ]
+        .into_iter()
+        .find(|state| state.as_str() == text)
+    }
+
+    /// Whether the job holds slots on its hosts' queues (RUN, SSUSP,
+    /// USUSP).
+    pub fn is_placed(self) -> bool {
+        matches!(
+            self,
+            JobState::Running | JobState::Suspended | JobState::UserSuspended
+        )
     }
 }
 
@@ -128,6 +163,17 @@ impl PendingReason {
     }
 }
 
+/// A job's place in its queue's order: jobs of higher user priority come
+/// first, then earlier arrivals. `priority` is the job's effective priority
+/// (0 without MAX_USER_PRIORITY), `seq` its arrival number (below 2^48).
+pub(crate) fn order_key(priority: u32, seq: u64) -> u64 {
+    let rank = u64::from(u16::MAX) - u64::from(priority.min(u32::from(u16::MAX)));
+    (rank << 48) | (seq & ARRIVAL_MASK)
+}
+
+/// The arrival number within an [`order_key`].
+pub(crate) const ARRIVAL_MASK: u64 = (1 << 48) - 1;
+
 /// Index of a user in its cluster (users are numbered as they first submit).
 pub type UserId = u32;
 
@@ -174,8 +220,14 @@ pub struct Job {
     pub(crate) pending_reason: PendingReason,
     /// The dispatch pass that set `pending_reason`.
     pub(crate) reason_pass: u64,
-    /// Order of arrival in its queue (first come, first served).
+    /// Its place in its queue's order: user priority first (`bsub -sp`,
+    /// higher first), then arrival (first come, first served). See
+    /// [`order_key`].
     pub(crate) arrival: u64,
+    /// When it last entered its queue's pending list: its submission, or
+    /// its last requeue (a requeued job is a new submission for the
+    /// queue's order).
+    pub queued_at: SimTime,
     /// Bumped whenever the job stops running, so stale finish events are
     /// recognised.
     pub(crate) run_epoch: u32,

@@ -31,9 +31,10 @@ mod setup;
 mod victims;
 
 pub use config::{
-    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
-    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MaxReserveTime, QueueConfig,
-    ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
+    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_CLEAN_PERIOD,
+    DEFAULT_IMPT_JOBBKLG, DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection,
+    MaxReserveTime, QueueConfig, ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig,
+    UserLimitConfig,
 };
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,
@@ -43,4 +44,4 @@ pub use inspect::{ClusterReport, FairshareReport, PoolReport, QueueReport, UserS
 pub use job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement};
 pub use node::ClusterNode;
 pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
-pub use scheduler::{Cluster, PreemptionNote, SubmitError, Transition};
+pub use scheduler::{Cluster, ControlError, PreemptionNote, SubmitError, Transition};

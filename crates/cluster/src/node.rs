@@ -11,13 +11,14 @@
 //! new incarnation).
 
 use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, ForwardWatermark, Hello, JobAccept, JobEvent, JobLost,
-    JobRecall, JobReject, JobReturn, JobSpec, JobStatus, JobSync, Message, SimTime,
+    ClusterName, CounterUpdate, Envelope, ForwardWatermark, Hello, JobAccept, JobAction,
+    JobControl, JobControlReply, JobEvent, JobLost, JobRecall, JobReject, JobReturn, JobSpec,
+    JobStatus, JobSync, Message, SimTime,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::job::{JobId, JobOrigin, JobState, QueueIndex};
-use crate::scheduler::{Cluster, SubmitError, Transition};
+use crate::scheduler::{Cluster, ControlError, SubmitError, Transition};
 
 /// A submission cluster that collects this cluster's counters.
 #[derive(Clone, Debug)]
@@ -84,6 +85,12 @@ impl ClusterNode {
     /// The scheduling core.
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
+    }
+
+    /// Takes the next job id of the cluster for a job of a send queue
+    /// ([`Cluster::take_job_id`]).
+    pub fn take_job_id(&mut self) -> JobId {
+        self.cluster.take_job_id()
     }
 
     /// The cluster's name.
@@ -264,6 +271,9 @@ impl ClusterNode {
                         Some(JobState::Pending) => None,
                         Some(JobState::Running) => Some(JobEvent::Started),
                         Some(JobState::Suspended) => Some(JobEvent::Suspended),
+                        Some(JobState::UserSuspended) => Some(JobEvent::Stopped),
+                        Some(JobState::PendingSuspended) => Some(JobEvent::Held),
+                        Some(JobState::Exited) => Some(JobEvent::Killed),
                         Some(JobState::Done) | None => Some(JobEvent::Finished),
                     };
                     if let Some(event) = event {
@@ -328,9 +338,63 @@ impl ClusterNode {
     ) {
         self.transitions.clear();
         self.cluster.advance(now, &mut self.transitions);
+        self.report_transitions(out, transitions);
+    }
+
+    /// Applies a job control command to job `id` at `now` (see
+    /// [`Cluster::control`]); a forwarded job's submission cluster hears of
+    /// what it changed, as of any other change.
+    pub fn control(
+        &mut self,
+        now: SimTime,
+        id: JobId,
+        action: &JobAction,
+        out: &mut Vec<Envelope>,
+        transitions: &mut Vec<Transition>,
+    ) -> Result<(), ControlError> {
+        self.transitions.clear();
+        let result = self.cluster.control(now, id, action, &mut self.transitions);
+        self.report_transitions(out, transitions);
+        result
+    }
+
+    /// A submission cluster's job control command about a job it forwarded
+    /// here: applied if the job is here, and answered either way.
+    pub fn control_forwarded(
+        &mut self,
+        now: SimTime,
+        from: &ClusterName,
+        control: &JobControl,
+        out: &mut Vec<Envelope>,
+        transitions: &mut Vec<Transition>,
+    ) {
+        let job = self.forwarded_job(from, control.source_job);
+        let outcome = match job {
+            Some(id) => self
+                .control(now, id, &control.action, out, transitions)
+                .map(|()| format!("done at {} (job {id})", self.name()))
+                .map_err(|error| format!("{} (job {id}): {error}", self.name())),
+            None => Err(format!("{} does not hold the job", self.name())),
+        };
+        tracing::debug!(cluster = %self.name(), from = %from, source_job = control.source_job, action = %control.action, ?outcome, "job control from the submission cluster");
+        self.reply(
+            from,
+            Message::JobControlReply(JobControlReply {
+                source_job: control.source_job,
+                dest_job: job.map(|id| id.0),
+                action: control.action.clone(),
+                outcome,
+            }),
+            out,
+        );
+    }
+
+    /// Appends the transitions just made to `transitions`, telling the
+    /// submission cluster of each forwarded job what happened to it.
+    fn report_transitions(&mut self, out: &mut Vec<Envelope>, transitions: &mut Vec<Transition>) {
         for transition in &self.transitions {
             if let JobOrigin::Forwarded { from, source_job } = &transition.origin {
-                if transition.event == JobEvent::Finished {
+                if transition.event.ends_job() {
                     let key = (from.clone(), *source_job);
                     if let Some(entry) = self.forwarded.remove(&key) {
                         self.finished_forwarded.insert(key, entry);

@@ -21,6 +21,7 @@
 
 mod accounting;
 mod adjustment;
+mod control;
 mod hosts;
 mod jobs;
 mod lifecycle;
@@ -37,6 +38,7 @@ use mcfed_protocol::{
 };
 
 pub(crate) use adjustment::Adjustment;
+pub use control::ControlError;
 pub(crate) use hosts::{Host, HostBook};
 pub(crate) use jobs::JobBook;
 pub(crate) use queues::{Pool, Queue, QueueBook, QueueFairshare, Stop, victim_key};
@@ -79,6 +81,9 @@ pub struct Transition {
     pub started_at: Option<SimTime>,
     /// The slots it asked for.
     pub slots: u32,
+    /// For a `Started` transition: whether it is the job's first start
+    /// (not a restart after a requeue).
+    pub first_start: bool,
 }
 
 /// A preemption, with the names of the jobs involved, for reports.
@@ -111,6 +116,9 @@ pub enum SubmitError {
     /// The job can never run in the queue.
     #[error("{0}")]
     CannotRun(RejectReason),
+    /// The job's user priority (`-sp`) is not allowed.
+    #[error("{0}")]
+    UserPriority(String),
 }
 
 /// Cluster-wide policy, resolved from lsb.params.
@@ -125,6 +133,8 @@ pub(crate) struct Policy {
     pub(crate) sleep_time: Duration,
     /// MC_PLUGIN_UPDATE_INTERVAL.
     pub(crate) update_interval: Option<Duration>,
+    /// MAX_USER_PRIORITY.
+    pub(crate) max_user_priority: Option<u32>,
 }
 
 /// Where the cluster is in time and in its dispatch passes.
@@ -181,7 +191,11 @@ impl Cluster {
     }
 
     /// Checks that `spec` could ever run in queue `queue`.
-    fn check_runnable(&self, queue: QueueIndex, spec: &JobSpec) -> Result<(), RejectReason> {
+    pub(crate) fn check_runnable(
+        &self,
+        queue: QueueIndex,
+        spec: &JobSpec,
+    ) -> Result<(), RejectReason> {
         let queue = &self.queues[queue];
         if let Some(missing) = spec
             .resources
@@ -236,9 +250,37 @@ impl Cluster {
         if spec.slots == 0 {
             return Err(SubmitError::NoSlots);
         }
+        if let Some(priority) = spec.user_priority() {
+            self.check_user_priority(priority)
+                .map_err(SubmitError::UserPriority)?;
+        }
         self.check_runnable(queue_index, &spec)
             .map_err(SubmitError::CannotRun)?;
         Ok(self.enqueue(now, queue_index, spec, origin, now))
+    }
+
+    /// Whether `priority` is a user priority jobs may ask for here: 1 to
+    /// MAX_USER_PRIORITY, which must be set.
+    pub fn check_user_priority(&self, priority: u32) -> Result<(), String> {
+        match self.policy.max_user_priority {
+            None => Err(
+                "user-assigned job priorities (-sp) need MAX_USER_PRIORITY in lsb.params".into(),
+            ),
+            Some(max) if priority == 0 || priority > max => Err(format!(
+                "a job priority is between 1 and MAX_USER_PRIORITY ({max}), not {priority}"
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The priority `spec` is ordered by in its queue: its `-sp` value
+    /// (capped at MAX_USER_PRIORITY) or half of MAX_USER_PRIORITY; 0 for
+    /// every job when MAX_USER_PRIORITY is not set.
+    pub(crate) fn effective_priority(&self, spec: &JobSpec) -> u32 {
+        self.policy.max_user_priority.map_or(0, |max| {
+            spec.user_priority()
+                .map_or(max / 2, |priority| priority.min(max))
+        })
     }
 
     /// Takes a job forwarded by `from`, or says why not: the queue must

@@ -84,5 +84,6 @@ fn policy(
         hist_hours: params.fairshare_factors.resolve().hist_hours,
         sleep_time: params.sleep_time.unwrap_or(DEFAULT_SLEEP_TIME),
         update_interval,
+        max_user_priority: params.max_user_priority,
     }
 }

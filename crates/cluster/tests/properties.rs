@@ -358,6 +358,18 @@ fn check_transitions(
                 expect_state(model, &[JobState::Running], transition.event)?;
                 model.state = JobState::Done;
             }
+            // Job control commands; this test gives none.
+            JobEvent::Killed
+            | JobEvent::Stopped
+            | JobEvent::Held
+            | JobEvent::Released
+            | JobEvent::Switched
+            | JobEvent::Modified => {
+                return Err(TestCaseError::fail(format!(
+                    "{:?} without a command",
+                    transition.event
+                )));
+            }
         }
     }
     Ok(())

@@ -58,6 +58,24 @@ impl Federation {
         }
     }
 
+    /// Keeps every member's job history (with its CLEAN_PERIOD) when the
+    /// scenario gives job control commands: a job they end is then known
+    /// as EXIT (or DONE) to expectations. Runs without commands keep none
+    /// (trace replays pay nothing for it).
+    pub fn keep_history_for(&mut self, scenario: &Scenario) {
+        if scenario.actions.is_empty() {
+            return;
+        }
+        for (member, spec) in self.members.iter_mut().zip(&scenario.clusters) {
+            let period = spec
+                .config
+                .params
+                .clean_period
+                .unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD);
+            member.keep_history(period);
+        }
+    }
+
     /// The position of cluster `name`.
     pub fn position(&self, name: &ClusterName) -> Option<usize> {
         self.index.get(name).copied()

@@ -13,6 +13,8 @@ pub(crate) enum EventKind {
     Submit(usize),
     /// Submit the next job of the workload at this index.
     Stream(usize),
+    /// Give the scenario's `[[action]]` at this index.
+    Action(usize),
     /// Deliver an envelope.
     Deliver(Envelope),
     /// Wake the member at this index.
@@ -32,7 +34,10 @@ impl EventKind {
     /// traffic is updates is idle (see `EventLoop::drained`).
     fn is_work(&self) -> bool {
         match self {
-            EventKind::Submit(_) | EventKind::Stream(_) | EventKind::Wake(_) => true,
+            EventKind::Submit(_)
+            | EventKind::Stream(_)
+            | EventKind::Action(_)
+            | EventKind::Wake(_) => true,
             EventKind::Deliver(envelope) => {
                 !matches!(envelope.message, mcfed_protocol::Message::CounterUpdate(_))
             }
@@ -56,6 +61,7 @@ pub(crate) const PHASE_PROBE: u8 = 3;
 #[derive(Clone, Copy)]
 enum Key {
     Submit(usize),
+    Action(usize),
     Stream(usize),
     Deliver(u32),
     Wake(usize),
@@ -109,6 +115,7 @@ impl EventHeap {
         self.work += usize::from(kind.is_work());
         let key = match kind {
             EventKind::Submit(index) => Key::Submit(index),
+            EventKind::Action(index) => Key::Action(index),
             EventKind::Stream(index) => Key::Stream(index),
             EventKind::Deliver(envelope) => Key::Deliver(self.store(envelope)),
             EventKind::Wake(index) => Key::Wake(index),
@@ -148,6 +155,7 @@ impl EventHeap {
             let entry = self.heap.pop()?;
             let kind = match entry.key {
                 Key::Submit(index) => EventKind::Submit(index),
+                Key::Action(index) => EventKind::Action(index),
                 Key::Stream(index) => EventKind::Stream(index),
                 Key::Deliver(slot) => {
                     let envelope = self.envelopes.get_mut(slot as usize).and_then(Option::take);

@@ -132,12 +132,16 @@ impl Member {
             }
             groups.push(ids);
         }
-        node.advance(SimTime::ZERO, &mut Vec::new(), &mut Vec::new());
+        let mut start = Vec::new();
+        node.advance(SimTime::ZERO, &mut Vec::new(), &mut start);
         let states = groups
             .iter()
             .map(|ids| GroupState::of(&node, ids))
             .collect();
         let forwarder = spec.forwarder.cloned().map(ForwarderNode::new);
-        Ok((Member::new(node, forwarder), states))
+        let mut member = Member::new(node, forwarder);
+        member.bundled = groups.iter().map(|ids| ids.len() as u64).sum();
+        member.start = start;
+        Ok((member, states))
     }
 }

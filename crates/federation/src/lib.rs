@@ -16,11 +16,15 @@
 //! No clock, socket, thread or runtime: time is an argument.
 
 mod build;
+mod control;
 mod effects;
+pub mod history;
 mod member;
+mod observe;
 mod wake;
 
 pub use build::{BuildError, GroupState, InitialJobs, MemberSpec};
+pub use control::{ControlOutcome, ControlRefused, JobRef};
 pub use effects::{Effects, JobNotice, NoticeKind, UpdateTally};
-pub use member::{Member, Route, SubmitError, Submitted};
+pub use member::{Member, Origin, Route, SubmitError, Submitted};
 pub use wake::{Pending, next_wake};

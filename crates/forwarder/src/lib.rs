@@ -17,8 +17,8 @@ pub mod view;
 
 pub use mode::{ModeParseError, ScheduleMode};
 pub use node::{
-    CameBack, DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode, Handled,
-    SendQueueConfig, SourceState,
+    CameBack, Controlled, DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode,
+    Handled, SendQueueConfig, SourceState,
 };
 pub use policy::{
     Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,

@@ -1,16 +1,17 @@
 //! The admin requests a cluster process answers (over the transport's admin
 //! channel, with the administrator's certificate), and their answers.
 //!
-//! `mcfed bsub`, `bjobs`, `bqueues`, `bhosts` and `bclusters` send one
-//! request each; `mcfed launch` uses the same requests to wait for the
+//! `mcfed bsub`, `bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`,
+//! `bacct`, `lsid`, `bparams` and the job control commands send one or two
+//! requests each; `mcfed launch` uses the same requests to wait for the
 //! federation, play submissions, gather decision records and stop the
 //! processes. Requests and answers are postcard-encoded; the row types are
 //! also what `-o json` prints, so their field names are a public contract
 //! (add fields, never rename one).
 
-use mcfed_federation::GroupState;
+use mcfed_federation::{GroupState, JobRef};
 use mcfed_forwarder::DecisionRecord;
-use mcfed_protocol::JobSpec;
+use mcfed_protocol::{JobAction, JobSpec};
 use serde::{Deserialize, Serialize};
 
 /// One queue, as `bqueues` shows it: the cluster's one queue view, which
@@ -47,6 +48,18 @@ pub enum AdminRequest {
     Status,
     /// Stop the process cleanly.
     Shutdown,
+    /// A job control command (`bkill`, `bstop`, `bresume`, `brequeue`,
+    /// `bswitch`, `bmod`).
+    Control {
+        /// The job.
+        job: JobRef,
+        /// What to do.
+        action: JobAction,
+    },
+    /// The job history (`bjobs -a`, `bhist`, `bacct`).
+    History,
+    /// The cluster's parameters (`bparams`, `lsid`).
+    Params,
 }
 
 /// A cluster process's answer.
@@ -70,6 +83,143 @@ pub enum AdminResponse {
     ShuttingDown,
     /// The request was refused.
     Error(String),
+    /// A job control command was done, or sent to the job's execution
+    /// cluster.
+    Controlled(Controlled),
+    /// The job history.
+    History(HistoryReply),
+    /// The cluster's parameters.
+    Params(ParamsReply),
+}
+
+/// What a job control command did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Controlled {
+    /// The job's id.
+    pub job_id: u64,
+    /// The execution cluster the command was sent to, if it went there.
+    pub sent_to: Option<String>,
+    /// What the command prints (`Job <1> is being terminated`).
+    pub message: String,
+}
+
+/// The jobs a cluster process knows: those it holds and those that ended
+/// within CLEAN_PERIOD.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryReply {
+    /// The cluster.
+    pub cluster: String,
+    /// Its emulated time, seconds.
+    pub now: f64,
+    /// CLEAN_PERIOD, seconds.
+    pub clean_period: f64,
+    /// The jobs, by id.
+    pub jobs: Vec<HistoryRow>,
+}
+
+/// One job's history, as `bhist -l` shows it; `bjobs -a` and `bacct` read
+/// it too. Its field names are a public contract.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRow {
+    /// The job's id in this cluster.
+    pub job_id: u64,
+    /// The job's name.
+    pub job_name: String,
+    /// The submitting user.
+    pub user: String,
+    /// Its queue here (the send queue for a job forwarded from here).
+    pub queue: String,
+    /// PEND, RUN, SSUSP, USUSP, PSUSP, DONE, EXIT, or GONE (forwarded
+    /// here and sent back).
+    pub stat: String,
+    /// `bundled` (present at start), `submitted`, `sent` (submitted to a
+    /// send queue here) or `forwarded_in`.
+    pub origin: String,
+    /// For a job forwarded here: the submission cluster and its id there.
+    pub forwarded_from: Option<ForwardedFrom>,
+    /// Slots.
+    pub slots: u32,
+    /// When it entered this cluster (emulated seconds).
+    pub submit_time: f64,
+    /// When it was first submitted anywhere.
+    pub first_submit_time: f64,
+    /// When it first started, if it has.
+    pub start_time: Option<f64>,
+    /// When it ended (DONE, EXIT), if it has.
+    pub end_time: Option<f64>,
+    /// Where it ran: hosts here, or the execution cluster.
+    pub exec_host: Option<String>,
+    /// For a job forwarded from here: `queue@cluster`, the id there, how
+    /// many times.
+    pub forwarded_to: Option<String>,
+    /// Its id at the execution cluster.
+    pub dest_job: Option<u64>,
+    /// How many times it was forwarded.
+    pub forwards: u32,
+    /// Run limit, seconds.
+    pub run_limit: Option<f64>,
+    /// `bsub -o`.
+    pub output_file: Option<String>,
+    /// `bsub -e`.
+    pub error_file: Option<String>,
+    /// `bsub -sp`.
+    pub user_priority: Option<u32>,
+    /// Seconds spent in each state so far: PEND, PSUSP, RUN, USUSP, SSUSP.
+    pub times: StateSeconds,
+    /// What happened, in order.
+    pub events: Vec<HistoryEventRow>,
+    /// Events beyond the ones kept.
+    pub more_events: u32,
+}
+
+/// Seconds a job spent in each state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StateSeconds {
+    /// PEND.
+    pub pend: f64,
+    /// PSUSP.
+    pub psusp: f64,
+    /// RUN.
+    pub run: f64,
+    /// USUSP.
+    pub ususp: f64,
+    /// SSUSP.
+    pub ssusp: f64,
+    /// All of them.
+    pub total: f64,
+}
+
+/// One event of a job's history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryEventRow {
+    /// Emulated seconds.
+    pub time: f64,
+    /// What happened.
+    pub event: String,
+}
+
+/// A cluster's parameters, for `bparams` and `lsid`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamsReply {
+    /// The cluster.
+    pub cluster: String,
+    /// Where its process listens.
+    pub address: String,
+    /// Its emulated time, seconds.
+    pub now: f64,
+    /// Each parameter: its lsb.params name, its value, and what it does.
+    pub params: Vec<ParamRow>,
+}
+
+/// One parameter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamRow {
+    /// Its name in lsb.params.
+    pub name: String,
+    /// Its value (`-` when not set).
+    pub value: String,
+    /// What it does.
+    pub meaning: String,
 }
 
 /// A submitted job.
@@ -122,6 +272,18 @@ pub struct JobRow {
     pub resources: Vec<String>,
     /// When it started (emulated seconds), if it has.
     pub start_time: Option<f64>,
+    /// When it ended (DONE, EXIT; `bjobs -a`), if it has.
+    #[serde(default)]
+    pub finish_time: Option<f64>,
+    /// `bsub -o FILE`.
+    #[serde(default)]
+    pub output_file: Option<String>,
+    /// `bsub -e FILE`.
+    #[serde(default)]
+    pub error_file: Option<String>,
+    /// `bsub -sp`: the user-assigned job priority.
+    #[serde(default)]
+    pub user_priority: Option<u32>,
 }
 
 /// Where a job submitted here was forwarded.
@@ -165,6 +327,18 @@ pub struct HostRow {
     pub ssusp: u32,
     /// Its boolean resources.
     pub resources: Vec<String>,
+    /// USUSP slots (jobs stopped by `bstop`).
+    #[serde(default)]
+    pub ususp: u32,
+    /// Processors (ncpus).
+    #[serde(default)]
+    pub ncpus: u32,
+    /// JL/U: slots each user may hold on it.
+    #[serde(default)]
+    pub jl_u: Option<u32>,
+    /// The queues that dispatch to it.
+    #[serde(default)]
+    pub queues: Vec<String>,
 }
 
 /// One MultiCluster link, as `bclusters` shows it.

@@ -297,6 +297,14 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         });
     }
     let (mut member, initial_states) = Member::build(spec.member_spec())?;
+    // A process answers bjobs -a, bhist and bacct: it keeps its jobs'
+    // history for CLEAN_PERIOD.
+    member.keep_history(
+        spec.config
+            .params
+            .clean_period
+            .unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD),
+    );
     let chaos = options
         .chaos
         .apply(&scenario)

@@ -10,6 +10,10 @@ use rustc_hash::FxHashMap;
 
 use crate::admin::{ForwardedFrom, ForwardedTo, HostRow, JobRow, LinkRow, QueueReport};
 
+mod history;
+
+pub use history::{finished_jobs, history, params};
+
 fn secs(time: SimTime) -> f64 {
     time.as_secs_f64()
 }
@@ -40,6 +44,7 @@ pub fn cluster_jobs(node: &ClusterNode) -> Vec<JobRow> {
             });
             let pending_reason = (job.state == JobState::Pending)
                 .then(|| cluster.pending_reason(job).describe().to_owned());
+            let options = job.spec.options();
             JobRow {
                 job_id: job.id.0,
                 user: job.spec.user.to_string(),
@@ -57,6 +62,10 @@ pub fn cluster_jobs(node: &ClusterNode) -> Vec<JobRow> {
                 run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
                 resources: job.spec.resources.clone(),
                 start_time: job.started_at.map(secs),
+                finish_time: None,
+                output_file: options.output_file,
+                error_file: options.error_file,
+                user_priority: options.user_priority,
             }
         })
         .collect();
@@ -70,12 +79,7 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode) -> Vec<JobRow> {
     let mut rows: Vec<JobRow> = forwarder
         .jobs()
         .map(|job| {
-            let stat = match job.state {
-                SourceState::Running { .. } => "RUN",
-                SourceState::Suspended { .. } => "SSUSP",
-                SourceState::Done => "DONE",
-                _ => "PEND",
-            };
+            let stat = job.state.as_str();
             let forwarded_to = job.remote_queue().map(|to| {
                 let at = view.queue_ref(to);
                 ForwardedTo {
@@ -87,9 +91,9 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode) -> Vec<JobRow> {
                 }
             });
             let exec_host = match job.state {
-                SourceState::Running { to, .. } | SourceState::Suspended { to, .. } => {
-                    Some(format!("@{}", view.cluster_of(to)))
-                }
+                SourceState::Running { to, .. }
+                | SourceState::Suspended { to, .. }
+                | SourceState::Stopped { to, .. } => Some(format!("@{}", view.cluster_of(to))),
                 _ => None,
             };
             let pending_reason = match job.state {
@@ -102,8 +106,13 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode) -> Vec<JobRow> {
                 SourceState::Forwarded { .. } | SourceState::Accepted { .. } => {
                     Some("Pending at the execution cluster".to_owned())
                 }
+                SourceState::Held => Some("Held at the submission cluster by bstop".to_owned()),
+                SourceState::HeldThere { .. } => {
+                    Some("Held at the execution cluster by bstop".to_owned())
+                }
                 _ => None,
             };
+            let options = job.spec.options();
             JobRow {
                 job_id: job.id,
                 user: job.spec.user.to_string(),
@@ -123,6 +132,10 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode) -> Vec<JobRow> {
                 run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
                 resources: job.spec.resources.clone(),
                 start_time: None,
+                finish_time: None,
+                output_file: options.output_file,
+                error_file: options.error_file,
+                user_priority: options.user_priority,
             }
         })
         .collect();
@@ -152,13 +165,15 @@ pub fn queues(node: &ClusterNode, spec: &ClusterSpec, now: SimTime) -> Vec<Queue
 /// Every host of the cluster, in configuration order.
 pub fn hosts(node: &ClusterNode) -> Vec<HostRow> {
     let cluster = node.cluster();
-    let mut usage: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
+    // RUN, SSUSP and USUSP slots of each host.
+    let mut usage: FxHashMap<usize, [u32; 3]> = FxHashMap::default();
     for job in cluster.jobs() {
         for place in &job.placement {
             let entry = usage.entry(place.host).or_default();
             match job.state {
-                JobState::Running => entry.0 += place.slots,
-                JobState::Suspended => entry.1 += place.slots,
+                JobState::Running => entry[0] += place.slots,
+                JobState::Suspended => entry[1] += place.slots,
+                JobState::UserSuspended => entry[2] += place.slots,
                 _ => {}
             }
         }
@@ -167,22 +182,34 @@ pub fn hosts(node: &ClusterNode) -> Vec<HostRow> {
         .host_configs()
         .enumerate()
         .map(|(index, config)| {
-            let (run, ssusp) = usage.get(&index).copied().unwrap_or_default();
+            let [run, ssusp, ususp] = usage.get(&index).copied().unwrap_or_default();
             let status = if config.closed {
                 "closed_Adm"
-            } else if run >= config.max_slots {
+            } else if cluster.host_used_slots(index) >= config.max_slots {
                 "closed"
             } else {
                 "ok"
             };
+            let queues = cluster
+                .queue_configs()
+                .filter(|queue| match &queue.hosts {
+                    mcfed_cluster::HostSelection::All => true,
+                    mcfed_cluster::HostSelection::Listed(hosts) => hosts.contains(&config.name),
+                })
+                .map(|queue| queue.name.to_string())
+                .collect();
             HostRow {
                 host_name: config.name.clone(),
                 status: status.to_owned(),
                 max: config.max_slots,
-                njobs: run + ssusp,
+                njobs: run + ssusp + ususp,
                 run,
                 ssusp,
                 resources: config.resources.clone(),
+                ususp,
+                ncpus: config.processor_count(),
+                jl_u: config.user_slot_limit,
+                queues,
             }
         })
         .collect()
@@ -309,7 +336,7 @@ mod tests {
     fn show_view(member: &Member, now: SimTime) -> Vec<Value> {
         let snapshot = Snapshot {
             time: now.as_secs_f64(),
-            clusters: vec![snapshot(member.cluster(), now, &[])],
+            clusters: vec![snapshot(member, now, &[])],
         };
         let json: Value =
             serde_json::from_str(&queues_json(&snapshot, None).expect("JSON")).expect("JSON");

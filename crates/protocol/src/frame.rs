@@ -222,7 +222,45 @@ mod tests {
             forward_seq: 4,
             reason: "restarted".into(),
         });
-        for message in [sample_update(), forward, hello, recall, sync, lost] {
+        let mut spec = JobSpec::simple("job2", "bob", Duration::from_secs(60));
+        spec.set_options(crate::job::JobOptions {
+            output_file: Some("out.%J".into()),
+            error_file: None,
+            user_priority: Some(7),
+        });
+        let with_options = Message::JobForward(JobForward {
+            forward_seq: 2,
+            source_job: 102,
+            queue: QueueName::new("HighPriority").expect("valid"),
+            spec,
+            submitted_at: SimTime::from_secs(6),
+            attempt: 1,
+        });
+        let control = Message::JobControl(crate::control::JobControl {
+            source_job: 3,
+            action: crate::control::JobAction::Modify(crate::control::JobChanges {
+                run_limit: Some(None),
+                slots: Some(2),
+                user_priority: None,
+            }),
+        });
+        let reply = Message::JobControlReply(crate::control::JobControlReply {
+            source_job: 3,
+            dest_job: Some(9),
+            action: crate::control::JobAction::Switch(QueueName::new("short").expect("valid")),
+            outcome: Err("the job is running".into()),
+        });
+        for message in [
+            sample_update(),
+            forward,
+            hello,
+            recall,
+            sync,
+            lost,
+            with_options,
+            control,
+            reply,
+        ] {
             let mut out = Vec::new();
             encode_frame(&message, &mut out, MAX_FRAME_SIZE).expect("encodes");
             let (decoded, used) = decode_frame(&out, MAX_FRAME_SIZE)

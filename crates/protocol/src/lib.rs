@@ -7,6 +7,7 @@
 //! engines (which pass them between cores without encoding them) and the QUIC
 //! transport (which encodes them with [`frame`]).
 
+pub mod control;
 pub mod counters;
 pub mod frame;
 pub mod job;
@@ -14,11 +15,12 @@ pub mod message;
 pub mod names;
 pub mod time;
 
+pub use control::{JobAction, JobChanges, JobControl, JobControlReply};
 pub use counters::{CounterUpdate, ForwardWatermark, QueueCounters, takes_import};
 pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
 pub use job::{
-    HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobSpec,
-    JobStatus, JobSync, RejectReason,
+    HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobOptions, JobRecall, JobReject, JobReturn,
+    JobSpec, JobStatus, JobSync, RejectReason,
 };
 pub use message::{Envelope, Hello, Message, PROTOCOL_VERSION};
 pub use names::{ClusterName, MAX_NAME_LEN, NameError, QueueName, QueueRef};

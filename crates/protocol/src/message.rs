@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::control::{JobControl, JobControlReply};
 use crate::counters::CounterUpdate;
 use crate::job::{
     JobAccept, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobStatus, JobSync,
@@ -13,8 +14,10 @@ use crate::names::ClusterName;
 ///
 /// Version 2 (issue 4) added [`Hello::incarnation`] and the messages
 /// [`Message::JobRecall`], [`Message::JobSync`] and [`Message::JobLost`].
-/// Version 3 (issue 9) added [`Hello::port`].
-pub const PROTOCOL_VERSION: u16 = 3;
+/// Version 3 (issue 9) added [`Hello::port`]. Version 4 (issue 15) added
+/// [`crate::JobSpec::options`], the job events of job control and the
+/// messages [`Message::JobControl`] and [`Message::JobControlReply`].
+pub const PROTOCOL_VERSION: u16 = 4;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +84,12 @@ pub enum Message {
     /// The execution cluster does not hold a job the submission cluster
     /// believes it does (it restarted, or the forward was lost).
     JobLost(JobLost),
+    /// The submission cluster asks the execution cluster to act on a job
+    /// it forwarded there (`bkill`, `bstop`, ... given at the submission
+    /// cluster).
+    JobControl(JobControl),
+    /// The execution cluster's answer to a [`Message::JobControl`].
+    JobControlReply(JobControlReply),
 }
 
 impl Message {
@@ -97,6 +106,8 @@ impl Message {
             Message::JobRecall(_) => "job-recall",
             Message::JobSync(_) => "job-sync",
             Message::JobLost(_) => "job-lost",
+            Message::JobControl(_) => "job-control",
+            Message::JobControlReply(_) => "job-control-reply",
         }
     }
 

@@ -349,6 +349,10 @@ pub fn metric_value(output: &RunOutput, metric: Metric) -> f64 {
             .iter()
             .map(|workload| workload.skipped.total() as f64)
             .sum(),
+        Metric::Killed => stats.jobs.killed.total() as f64,
+        Metric::Restarts => stats.restarts as f64,
+        Metric::Actions => stats.actions as f64,
+        Metric::ActionsRefused => stats.actions_refused as f64,
     }
 }
 

@@ -39,6 +39,9 @@ pub struct RawScenario {
     /// Workloads read from trace files while the scenario runs.
     #[serde(default)]
     pub workload: Vec<RawWorkload>,
+    /// Job control commands given while the scenario runs.
+    #[serde(default)]
+    pub action: Vec<RawAction>,
     /// Outcomes the scenario expects.
     #[serde(default)]
     pub expect: Vec<RawExpect>,
@@ -170,6 +173,10 @@ pub struct RawParams {
     pub FAIRSHARE_ADJUSTMENT_PLUGIN: Option<String>,
     /// mcfed: THRESHOLD of the memory plug-in (default 1).
     pub FAIRSHARE_ADJUSTMENT_THRESHOLD: Option<f64>,
+    /// CLEAN_PERIOD: how long finished jobs are kept (default 1h).
+    pub CLEAN_PERIOD: Option<DurationValue>,
+    /// MAX_USER_PRIORITY: enables `bsub -sp` job priorities.
+    pub MAX_USER_PRIORITY: Option<u32>,
 }
 
 /// The dynamic-priority factors, which lsb.params and lsb.queues both
@@ -224,6 +231,8 @@ impl RawParams {
                 "FAIRSHARE_ADJUSTMENT_THRESHOLD",
                 self.FAIRSHARE_ADJUSTMENT_THRESHOLD.is_some(),
             ),
+            ("CLEAN_PERIOD", self.CLEAN_PERIOD.is_some()),
+            ("MAX_USER_PRIORITY", self.MAX_USER_PRIORITY.is_some()),
         ] {
             if present {
                 set.push(name);
@@ -419,6 +428,31 @@ pub struct RawJob {
     /// For jobs present at start: `running` or `pending`, checked once the
     /// first dispatch pass has run.
     pub state: Option<String>,
+}
+
+/// `[[action]]`: a job control command given at a time (docs/scenarios.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAction {
+    /// When it is given.
+    pub at: Option<DurationValue>,
+    /// The cluster it is given at (a job's submission cluster reaches the
+    /// cluster the job was forwarded to).
+    pub cluster: Option<String>,
+    /// `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch` or `bmod`.
+    pub command: Option<String>,
+    /// The job, by name.
+    pub job: Option<String>,
+    /// `bswitch`: the queue to move the job to.
+    pub queue: Option<String>,
+    /// `bmod -W`: the new run limit.
+    pub run_limit: Option<DurationValue>,
+    /// `bmod -Wn`: no run limit (`true`).
+    pub no_run_limit: Option<bool>,
+    /// `bmod -n`: the new slots.
+    pub slots: Option<u32>,
+    /// `bmod -sp`: the new user priority.
+    pub priority: Option<u32>,
 }
 
 /// `[[workload]]`: jobs read from a trace file (docs/scenarios.md).

@@ -172,12 +172,22 @@ impl<W: Write> JobsCsv<W> {
                     self.release(cluster, &held);
                 }
             }
-            JobEvent::Finished => {
+            JobEvent::Finished | JobEvent::Killed => {
                 let held = self.held.remove(&key).unwrap_or_default();
                 self.release(cluster, &held);
                 let facts = self.facts.remove(&key);
-                self.row(cluster, transition, &held, facts)?;
+                // A job killed before it started has no row, as a job that
+                // never started.
+                if transition.event == JobEvent::Finished || transition.started_at.is_some() {
+                    self.row(cluster, transition, &held, facts)?;
+                }
             }
+            // A stopped job keeps its slots; the rest move none.
+            JobEvent::Stopped
+            | JobEvent::Held
+            | JobEvent::Released
+            | JobEvent::Switched
+            | JobEvent::Modified => {}
         }
         Ok(())
     }
@@ -215,8 +225,13 @@ impl<W: Write> JobsCsv<W> {
             Some(limit) => self.field(format_args!("{limit}"))?,
             None => self.writer.write_field("-1")?,
         }
-        self.writer.write_field("1")?;
-        self.writer.write_field("COMPLETED_SUCCESSFULLY")?;
+        if transition.event == JobEvent::Killed {
+            self.writer.write_field("0")?;
+            self.writer.write_field("COMPLETED_KILLED")?;
+        } else {
+            self.writer.write_field("1")?;
+            self.writer.write_field("COMPLETED_SUCCESSFULLY")?;
+        }
         for value in [start, execution, finish, waiting, turnaround, stretch] {
             self.field(format_args!("{value}"))?;
         }

@@ -29,6 +29,9 @@ pub struct Scenario {
     pub submissions: Vec<Submission>,
     /// Workloads read from trace files during the run (`[[workload]]`).
     pub workloads: Vec<crate::workload::WorkloadSpec>,
+    /// Job control commands given during the run (`[[action]]`), in time
+    /// order.
+    pub actions: Vec<Action>,
     /// Expected outcomes.
     pub expectations: Vec<Expectation>,
     /// Faults to inject (`[chaos]`), if any.
@@ -131,6 +134,21 @@ impl ClusterSpec {
             initial_jobs: &self.initial_jobs,
         }
     }
+}
+
+/// A job control command given during the run (`[[action]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// When.
+    pub at: SimTime,
+    /// At which cluster.
+    pub cluster: ClusterName,
+    /// The job, by name.
+    pub job: String,
+    /// What is asked.
+    pub action: mcfed_protocol::JobAction,
+    /// Where it was written (`action[0]`).
+    pub origin: String,
 }
 
 /// A job submitted during the run.
@@ -304,17 +322,25 @@ pub enum Metric {
     Finished,
     /// Jobs submitted (scenario submissions and workloads).
     Submitted,
-    /// Job starts (local and forwarded).
+    /// Jobs that started (each once, local and forwarded).
     Started,
     /// Submissions refused.
     Refused,
     /// Workload jobs skipped (no run time, no processors, malformed).
     Skipped,
+    /// Jobs killed (EXIT).
+    Killed,
+    /// Starts of jobs that had started before (requeued).
+    Restarts,
+    /// `[[action]]`s given.
+    Actions,
+    /// `[[action]]`s refused.
+    ActionsRefused,
 }
 
 impl Metric {
     /// Every metric with its scenario name.
-    pub const ALL: [(Metric, &'static str); 15] = [
+    pub const ALL: [(Metric, &'static str); 19] = [
         (Metric::Decisions, "decisions"),
         (Metric::Forwarded, "forwarded"),
         (Metric::Pending, "pending"),
@@ -330,6 +356,10 @@ impl Metric {
         (Metric::Started, "started"),
         (Metric::Refused, "refused"),
         (Metric::Skipped, "skipped"),
+        (Metric::Killed, "killed"),
+        (Metric::Restarts, "restarts"),
+        (Metric::Actions, "actions"),
+        (Metric::ActionsRefused, "actions_refused"),
     ];
 
     /// The metric's scenario name.

@@ -134,6 +134,19 @@ impl Checker<'_> {
         if let Some(plugin) = self.fairshare_adjustment(own, federation, path) {
             params.fairshare_adjustment = plugin;
         }
+        if let Some((period, field)) = pick(
+            &own.CLEAN_PERIOD,
+            &federation.CLEAN_PERIOD,
+            path,
+            "CLEAN_PERIOD",
+        ) {
+            if period.0.is_zero() {
+                self.problem(field, "CLEAN_PERIOD must be longer than zero");
+            } else {
+                params.clean_period = Some(period.0);
+            }
+        }
+        params.max_user_priority = own.MAX_USER_PRIORITY.or(federation.MAX_USER_PRIORITY);
         params
     }
 

@@ -19,6 +19,7 @@
 //! Scheduling policies are checked in `crate::policies` and `[[expect]]`
 //! entries in `crate::validate_expect`.
 
+mod actions;
 mod chaos;
 mod clusters;
 mod jobs;
@@ -135,14 +136,14 @@ impl Checker<'_> {
     }
 
     /// Records a warning at `path`: the scenario is accepted with it.
-    fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
+    pub(crate) fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
         let message = self.imported_source(&path, message.into());
         let warning = self.locator.problem(path, message);
         self.warnings.push(warning);
     }
 
     /// Parses a name, or records why it is not one at `path`.
-    fn name<T: FromStr<Err = mcfed_protocol::NameError>>(
+    pub(crate) fn name<T: FromStr<Err = mcfed_protocol::NameError>>(
         &mut self,
         path: FieldPath,
         text: &str,

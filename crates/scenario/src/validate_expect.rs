@@ -49,7 +49,7 @@ pub(crate) struct WorkloadJobs {
 }
 
 /// What a job name refers to.
-enum JobRef<'a> {
+pub(crate) enum JobRef<'a> {
     Submitted(&'a Submission),
     Initial(ClusterName),
     Workload(&'a WorkloadJobs),
@@ -76,7 +76,8 @@ impl<'a> JobIndex<'a> {
         }
     }
 
-    fn find(&self, name: &str) -> Result<JobRef<'_>, String> {
+    /// The job named `name`, or why there is not exactly one.
+    pub(crate) fn find(&self, name: &str) -> Result<JobRef<'_>, String> {
         let initial = self.initial.get(name).map_or(&[][..], Vec::as_slice);
         match (self.submitted.get(name), initial) {
             (Some(&index), []) => Ok(JobRef::Submitted(&self.submissions[index])),
@@ -108,11 +109,11 @@ const KINDS: &str = "`forwarded_to`, `pends`, `ends_pending`, `metric`, `state`,
 
 fn parse_state(text: &str) -> Option<JobState> {
     match text {
-        "PEND" | "pending" => Some(JobState::Pending),
-        "RUN" | "running" => Some(JobState::Running),
-        "SSUSP" | "suspended" => Some(JobState::Suspended),
-        "DONE" | "done" => Some(JobState::Done),
-        _ => None,
+        "pending" => Some(JobState::Pending),
+        "running" => Some(JobState::Running),
+        "suspended" => Some(JobState::Suspended),
+        "done" => Some(JobState::Done),
+        other => JobState::from_lsf(other),
     }
 }
 
@@ -353,7 +354,9 @@ impl Checker<'_> {
         let Some(state) = parse_state(state) else {
             self.problem(
                 path.key("state"),
-                format!("state must be PEND, RUN, SSUSP or DONE, not `{state}`"),
+                format!(
+                    "state must be PEND, RUN, SSUSP, USUSP, PSUSP, DONE or EXIT, not `{state}`"
+                ),
             );
             return None;
         };

@@ -92,13 +92,13 @@ impl HostBook {
     }
 
     /// Job `id`'s slots on one host move by `change`: the host's used
-    /// slots (and so its sets' free-slot indexes) follow running, its job
-    /// list follows holding.
+    /// slots (and so its sets' free-slot indexes) follow running or
+    /// stopped, its job list follows holding.
     pub(crate) fn account(&mut self, id: JobId, place: Placement, change: Change) {
         let host = &mut self.list[place.host];
-        if change.run != 0 {
+        if change.occupy != 0 {
             let old = host.free();
-            Change::apply(change.run, &mut host.used, place.slots);
+            Change::apply(change.occupy, &mut host.used, place.slots);
             let new = host.free();
             if !host.config.closed {
                 for &set in &host.host_sets {

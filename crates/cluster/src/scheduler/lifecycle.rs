@@ -13,7 +13,7 @@ use super::{Cluster, Transition};
 
 impl Transition {
     /// `event` happened to `job` at `at`.
-    fn of(
+    pub(super) fn of(
         job: &Job,
         event: JobEvent,
         at: SimTime,
@@ -32,6 +32,7 @@ impl Transition {
             first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
+            first_start: false,
         }
     }
 }
@@ -50,7 +51,10 @@ impl Cluster {
     ) -> JobId {
         self.cycle.now = self.cycle.now.max(now);
         let user = self.users.intern(&spec.user);
-        let id = self.jobs.insert_new(queue, spec, origin, user, now);
+        let priority = self.effective_priority(&spec);
+        let id = self
+            .jobs
+            .insert_new(queue, spec, origin, user, (now, priority));
         if let Some(job) = self.jobs.get_mut(id) {
             job.first_submitted_at = first_submitted_at.min(now);
         }
@@ -60,7 +64,7 @@ impl Cluster {
     }
 
     /// Puts pending job `id` in its queue's pending lists.
-    fn add_pending(&mut self, id: JobId) {
+    pub(crate) fn add_pending(&mut self, id: JobId) {
         let Some(job) = self.jobs.get(id) else {
             return;
         };
@@ -80,7 +84,7 @@ impl Cluster {
     }
 
     /// Takes pending job `id` out of its queue's pending lists.
-    fn remove_pending(&mut self, id: JobId) {
+    pub(crate) fn remove_pending(&mut self, id: JobId) {
         let Some(job) = self.jobs.get(id) else {
             return;
         };
@@ -109,12 +113,14 @@ impl Cluster {
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
+        let first_start = job.started_at.is_none();
         job.state = JobState::Running;
         job.started_at = Some(now);
         job.running_since = now;
         job.placement = placement;
         let finish = (now + job.remaining, job.run_epoch);
-        let transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
+        let mut transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
+        transition.first_start = first_start;
         let queue = job.queue;
         self.account(id, Holding::Nothing, Holding::Running, now);
         if !self.reservations.is_empty() {
@@ -140,7 +146,7 @@ impl Cluster {
     /// What follows a job's start or resumption: its finish event (at
     /// `finish.0`, for run `finish.1`), another pass if a higher queue may
     /// preempt it, and the transition.
-    fn now_running(
+    pub(crate) fn now_running(
         &mut self,
         queue: QueueIndex,
         (at, epoch): (SimTime, u32),
@@ -224,6 +230,7 @@ impl Cluster {
             first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
+            first_start: false,
         });
     }
 
@@ -235,15 +242,22 @@ impl Cluster {
     /// was given.
     pub fn remove_job(&mut self, id: JobId) -> Option<Job> {
         let now = self.cycle.now;
-        let state = self.jobs.get(id)?.state;
-        match state {
-            JobState::Pending => self.remove_pending(id),
-            JobState::Running => self.account(id, Holding::Running, Holding::Nothing, now),
-            JobState::Suspended => self.account(id, Holding::Suspended, Holding::Nothing, now),
-            JobState::Done => {}
-        }
-        self.drop_reservation_of(id);
+        self.release(id, now);
         self.cycle.dirty = true;
         self.jobs.remove(id)
+    }
+
+    /// Takes job `id` out of its queue's lists and frees whatever it holds
+    /// at `now`, whatever its state; its own fields are left as they are.
+    pub(crate) fn release(&mut self, id: JobId, now: SimTime) {
+        let Some(state) = self.jobs.get(id).map(|job| job.state) else {
+            return;
+        };
+        match Holding::of(state) {
+            Some(holding) => self.account(id, holding, Holding::Nothing, now),
+            None if state == JobState::Pending => self.remove_pending(id),
+            None => {}
+        }
+        self.drop_reservation_of(id);
     }
 }

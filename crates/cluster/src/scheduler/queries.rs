@@ -85,6 +85,28 @@ impl Cluster {
         self.jobs.finished()
     }
 
+    /// How many jobs were killed (`bkill`).
+    pub fn exited_jobs(&self) -> u64 {
+        self.jobs.exited()
+    }
+
+    /// Takes the next job id without filing a job under it: the
+    /// submission side numbers the jobs of send queues from the cluster's
+    /// own sequence, so every job of a cluster has its own id.
+    pub fn take_job_id(&mut self) -> JobId {
+        self.jobs.take_id()
+    }
+
+    /// The job named `name`, if one that has not finished has that name
+    /// (the one with the lowest id when several have).
+    pub fn job_named(&self, name: &str) -> Option<JobId> {
+        self.jobs
+            .values()
+            .filter(|job| *job.spec.name == *name)
+            .map(|job| job.id)
+            .min()
+    }
+
     /// The name of the host at `index`.
     pub fn host_name(&self, index: HostIndex) -> &str {
         &self.hosts[index].config.name

@@ -78,7 +78,8 @@ pub(crate) struct Queue {
     pub(crate) host_set: usize,
     /// Pending jobs by arrival order.
     pub(crate) pending: BTreeMap<u64, JobId>,
-    /// Suspended jobs by arrival order.
+    /// Jobs suspended by preemption, by arrival order: they resume when
+    /// their hosts have room (jobs stopped by `bstop` are not here).
     pub(crate) suspended: BTreeMap<u64, JobId>,
     /// Running jobs, most preferred victim first (kept only for queues that
     /// other queues may preempt); equal keys put the newest job first.
@@ -156,9 +157,9 @@ impl Queue {
         let slots = job.spec.slots;
         Change::apply(change.run, &mut self.running_slots, slots);
         Change::apply(change.suspend, &mut self.suspended_slots, slots);
-        if change.suspend > 0 {
+        if change.resumable > 0 {
             self.suspended.insert(job.arrival, id);
-        } else if change.suspend < 0 {
+        } else if change.resumable < 0 {
             self.suspended.remove(&job.arrival);
         }
         if change.run != 0 && !self.preemptors.is_empty() {

@@ -83,7 +83,11 @@ impl ForwarderNode {
             Message::JobLost(lost) => self.reconcile(from, lost.into()),
             Message::JobStatus(status) => self.reconcile(from, status.into()),
             Message::Hello(hello) => self.hello(now, from, hello.incarnation),
-            Message::JobForward(_) | Message::JobRecall(_) | Message::JobSync(_) => {
+            Message::JobForward(_)
+            | Message::JobRecall(_)
+            | Message::JobSync(_)
+            | Message::JobControl(_)
+            | Message::JobControlReply(_) => {
                 tracing::debug!(kind = message.kind(), "message not for the forwarder");
                 Handled::Nothing
             }

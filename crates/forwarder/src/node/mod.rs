@@ -34,6 +34,7 @@
 //! [`JobSync`]: mcfed_protocol::JobSync
 
 mod config;
+mod control;
 mod handle;
 mod job;
 mod records;
@@ -49,6 +50,7 @@ use mcfed_protocol::{ClusterName, Envelope, JobSpec, QueueName, SimTime};
 use rustc_hash::FxHashMap;
 
 pub use config::{DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, SendQueueConfig};
+pub use control::Controlled;
 pub use handle::{CameBack, Handled};
 pub use job::{SourceJob, SourceState};
 
@@ -211,11 +213,24 @@ impl ForwarderNode {
         self.recalls.keys().next().map(|(at, _)| *at)
     }
 
-    /// Submits a job to send queue `queue`; it is decided in the next
-    /// session.
+    /// Submits a job to send queue `queue` under the forwarder's own next
+    /// id; it is decided in the next session.
     pub fn submit(
         &mut self,
         now: SimTime,
+        queue: &str,
+        spec: JobSpec,
+    ) -> Result<u64, ForwardSubmitError> {
+        self.submit_as(now, self.next_job_id, queue, spec)
+    }
+
+    /// Submits a job to send queue `queue` under id `id` (the cluster's
+    /// own numbering, so the cluster's ids are unique across its local
+    /// queues and its send queues); it is decided in the next session.
+    pub fn submit_as(
+        &mut self,
+        now: SimTime,
+        id: u64,
         queue: &str,
         spec: JobSpec,
     ) -> Result<u64, ForwardSubmitError> {
@@ -233,8 +248,7 @@ impl ForwarderNode {
             .collect();
         resources.sort_unstable();
         resources.dedup();
-        let id = self.next_job_id;
-        self.next_job_id += 1;
+        self.next_job_id = self.next_job_id.max(id + 1);
         let request = JobRequest {
             slots: spec.slots,
             resources,

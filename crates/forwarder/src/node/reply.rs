@@ -230,7 +230,7 @@ impl ForwarderNode {
     }
 
     /// Job `id`, `dest_job` at queue `to`, changed state there; a finished
-    /// job is forgotten.
+    /// or killed job is forgotten.
     fn status(&mut self, id: u64, to: RemoteQueueId, dest_job: u64, event: JobEvent) {
         let Some(job) = self.jobs.get_mut(&id) else {
             return;
@@ -240,16 +240,22 @@ impl ForwarderNode {
                 job.state = SourceState::Running { to, dest_job };
             }
             JobEvent::Suspended => job.state = SourceState::Suspended { to, dest_job },
-            JobEvent::Requeued => job.state = SourceState::Accepted { to, dest_job },
-            JobEvent::Finished => {
+            JobEvent::Stopped => job.state = SourceState::Stopped { to, dest_job },
+            JobEvent::Held => job.state = SourceState::HeldThere { to, dest_job },
+            JobEvent::Requeued | JobEvent::Released => {
+                job.state = SourceState::Accepted { to, dest_job };
+            }
+            JobEvent::Switched | JobEvent::Modified => {}
+            JobEvent::Finished | JobEvent::Killed => {
                 self.jobs.remove(&id);
             }
         }
     }
 
     /// Drops a forward from the view's log, and from the oracle's: the job
-    /// came back, so the forward no longer weighs on the remote queue.
-    fn forget_forward(&mut self, from: &ClusterName, forward_seq: u64) {
+    /// came back (or was killed), so the forward no longer weighs on the
+    /// remote queue.
+    pub(super) fn forget_forward(&mut self, from: &ClusterName, forward_seq: u64) {
         self.view.forget_forward(from, forward_seq);
         if let Some(oracle) = &mut self.oracle {
             oracle.forget_forward(from, forward_seq);

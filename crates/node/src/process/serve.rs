@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{EmulatedClock, Inspect, MemberActor, Submit};
+use mcfed_actors::{Control, EmulatedClock, Inspect, MemberActor, Submit};
 use mcfed_federation::{GroupState, Member};
 use mcfed_protocol::{ClusterName, Envelope, Message};
 use mcfed_scenario::chaos::ChaosConfig;
@@ -20,7 +20,8 @@ use super::oracle::{Oracle, PeerHello};
 use super::shell::{Collector, Local, Outbox, RecordsFrom, SetLocal};
 use super::{ClusterOptions, NodeError, origin};
 use crate::admin::{
-    self, AdminRequest, AdminResponse, PeerRow, RecordsReply, StatusReply, Submitted,
+    self, AdminRequest, AdminResponse, Controlled, HistoryReply, ParamsReply, PeerRow,
+    RecordsReply, StatusReply, Submitted,
 };
 use crate::faults::{ChaosFaults, skewed_origin};
 use crate::rows;
@@ -64,6 +65,7 @@ pub(super) async fn serve(
     }
     let clock = EmulatedClock::with_origin(clock_origin, options.speed);
     let incarnation = config.incarnation;
+    let dialled = config.peers.clone();
     let truth_client = match member.wants_truth() {
         true => {
             let remotes = member.remote_clusters();
@@ -95,7 +97,7 @@ pub(super) async fn serve(
         let _ = writeln!(
             std::io::stderr().lock(),
             "{}",
-            listening_line(&name, transport.local_addr())
+            listening_line(&name, transport.local_addr(), &dialled)
         );
     }
     let transport = Arc::new(transport);
@@ -193,10 +195,24 @@ pub(super) async fn serve(
     Ok(())
 }
 
-/// What a cluster process says on standard error once it listens:
-/// `mcfed cluster NAME: listening on ADDRESS`.
-pub fn listening_line(name: &ClusterName, address: SocketAddr) -> String {
-    format!("{LISTENING_PREFIX}{name}: listening on {address}")
+/// What a cluster process says on standard error once it listens, in one
+/// line: where it listens and who it dials —
+/// `mcfed cluster NAME: listening on ADDRESS, dialling Cluster1 at
+/// 127.0.0.1:7100, Cluster3 (address learned from its hello)`.
+pub fn listening_line(name: &ClusterName, address: SocketAddr, peers: &[Peer]) -> String {
+    let dials: Vec<String> = peers
+        .iter()
+        .map(|peer| match &peer.address {
+            Some(address) => format!("{} at {address}", peer.name),
+            None => format!("{} (address learned from its hello)", peer.name),
+        })
+        .collect();
+    let dials = if dials.is_empty() {
+        "dialling no one".to_owned()
+    } else {
+        format!("dialling {}", dials.join(", "))
+    };
+    format!("{LISTENING_PREFIX}{name}: listening on {address}, {dials}")
 }
 
 /// The start of [`listening_line`].
@@ -204,8 +220,11 @@ const LISTENING_PREFIX: &str = "mcfed cluster ";
 
 /// The cluster and address of a [`listening_line`], if `line` is one.
 pub fn parse_listening_line(line: &str) -> Option<(&str, &str)> {
-    line.strip_prefix(LISTENING_PREFIX)?
-        .split_once(": listening on ")
+    let (name, rest) = line
+        .strip_prefix(LISTENING_PREFIX)?
+        .split_once(": listening on ")?;
+    let address = rest.split_once(", ").map_or(rest, |(address, _)| address);
+    Some((name, address))
 }
 
 fn handle_event(process: &Process, event: Event) {
@@ -387,6 +406,53 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                     last_error: status.last_error,
                 })
                 .collect(),
+        }),
+        AdminRequest::Control { job, action } => {
+            let result = process
+                .local
+                .member
+                .send(Control {
+                    job,
+                    action: action.clone(),
+                })
+                .await;
+            match result {
+                Ok(Ok(outcome)) => AdminResponse::Controlled(Controlled {
+                    job_id: outcome.job(),
+                    sent_to: match &outcome {
+                        mcfed_federation::ControlOutcome::Sent { cluster, .. } => {
+                            Some(cluster.to_string())
+                        }
+                        mcfed_federation::ControlOutcome::Done { .. } => None,
+                    },
+                    message: outcome.message(&action),
+                }),
+                Ok(Err(refused)) => AdminResponse::Error(refused.to_string()),
+                Err(error) => mailbox(error),
+            }
+        }
+        AdminRequest::History => match process
+            .local
+            .member
+            .send(Inspect(|member: &Member, now| {
+                Some((rows::history(member, now), now))
+            }))
+            .await
+        {
+            Ok(None) => AdminResponse::Error("no history".into()),
+            Ok(Some(((jobs, clean_period), now))) => AdminResponse::History(HistoryReply {
+                cluster: process.name.to_string(),
+                now: now.as_secs_f64(),
+                clean_period,
+                jobs,
+            }),
+            Err(error) => mailbox(error),
+        },
+        AdminRequest::Params => AdminResponse::Params(ParamsReply {
+            cluster: process.name.to_string(),
+            address: process.transport.local_addr().to_string(),
+            now: process.clock.now().as_secs_f64(),
+            params: rows::params(&process.spec),
         }),
         AdminRequest::Shutdown => {
             let stop = process.stop.clone();

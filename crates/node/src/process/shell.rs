@@ -60,8 +60,13 @@ impl Handler<Deliver> for Outbox {
             local.deliver(envelope);
             return;
         }
-        if let Err(error) = self.transport.send(envelope) {
-            tracing::warn!(%error, "message dropped");
+        match self.transport.send(envelope) {
+            Ok(()) => {}
+            // The process is stopping: nothing is lost that matters.
+            Err(error @ mcfed_transport::TransportError::Closed) => {
+                tracing::debug!(%error, "message dropped at shutdown");
+            }
+            Err(error) => tracing::warn!(%error, "message dropped"),
         }
     }
 }
@@ -101,9 +106,9 @@ impl Handler<Happened> for Collector {
                 .map(|notice| EventRecord::of_notice(time, cluster, notice)),
         );
         self.events.extend(
-            made.transitions
-                .iter()
-                .map(|transition| EventRecord::of_transition(cluster, transition)),
+            made.transitions.iter().map(|transition| {
+                EventRecord::of_transition(cluster, transition, &made.preemptions)
+            }),
         );
         let records = made.decisions;
         if self.report != LiveReport::None {

@@ -30,7 +30,7 @@ pub(super) struct ClusterDraft {
     /// MAX_RSCHED_TIME of its send queues.
     pub(super) max_rsched_time: FxHashMap<QueueName, Duration>,
     /// Where its process listens.
-    address: Option<String>,
+    pub(super) address: Option<String>,
 }
 
 impl ClusterDraft {

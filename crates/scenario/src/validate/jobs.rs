@@ -231,6 +231,22 @@ impl Checker<'_> {
             self.problem(path.key("every"), "`every` belongs in [[submit]]");
             ok = false;
         }
+        if let Some(user) = &raw.user {
+            if user.trim().is_empty() || user.contains(char::is_whitespace) {
+                self.problem(
+                    path.key("user"),
+                    format!("`{user}` is not a user name (empty, or with spaces)"),
+                );
+                ok = false;
+            }
+        }
+        if raw.run_limit.is_some_and(|limit| limit.0.is_zero()) {
+            self.problem(
+                path.key("run_limit"),
+                "a run limit must be longer than zero (leave it out for none)",
+            );
+            ok = false;
+        }
         ok
     }
 
@@ -322,6 +338,7 @@ fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
         resources: raw.resources.clone(),
         cpu_utilisation: raw.cpu_utilisation.unwrap_or(1.0),
         memory_mb: raw.memory_mb.unwrap_or(0),
+        options: None,
     };
     (1..=count)
         .map(|n| {

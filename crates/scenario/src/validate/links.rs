@@ -93,6 +93,62 @@ impl Checker<'_> {
         }
     }
 
+    /// Explains queues that both send and receive, and names forwarding
+    /// cycles. LSF accepts a queue with both SNDJOBS_TO and RCVJOBS_FROM:
+    /// the jobs submitted to it may be forwarded, and the jobs it receives
+    /// from other clusters run in its cluster — a job is forwarded once,
+    /// never on from the cluster it was forwarded to. mcfed does the same
+    /// (its send queues run nothing submitted to them), so a cycle of send
+    /// queues sends no job round; the warning says so.
+    pub(super) fn explain_send_receive(&mut self, drafts: &[ClusterDraft]) {
+        for draft in drafts {
+            for (index, queue) in draft.config.queues.iter().enumerate() {
+                if queue.send_to.is_empty() || queue.receive_from.is_none() {
+                    continue;
+                }
+                let here = QueueRef {
+                    cluster: draft.name.clone(),
+                    queue: queue.name.clone(),
+                };
+                let field = draft.path.key("queue").index(index).key("SNDJOBS_TO");
+                let cycle = forwarding_cycle(drafts, &here)
+                    .map(|cycle| {
+                        let names: Vec<String> = cycle.iter().map(ToString::to_string).collect();
+                        format!("it is in the forwarding cycle {}; ", names.join(" -> "))
+                    })
+                    .unwrap_or_default();
+                self.warning(
+                    field,
+                    format!(
+                        "queue `{}` both sends (SNDJOBS_TO) and receives (RCVJOBS_FROM): {cycle}as in LSF, jobs submitted to it are forwarded and jobs forwarded to it run here on its hosts, never forwarded again, so no job goes round",
+                        queue.name
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Two clusters may not listen on the same address.
+    pub(super) fn check_addresses(&mut self, drafts: &[ClusterDraft]) {
+        let mut seen: Vec<(&str, &ClusterName)> = Vec::new();
+        for draft in drafts {
+            let Some(address) = draft.address.as_deref() else {
+                continue;
+            };
+            if let Some((_, other)) = seen.iter().find(|(known, _)| *known == address) {
+                self.problem(
+                    draft.path.key("address"),
+                    format!(
+                        "clusters `{other}` and `{}` both listen on {address}: each cluster's process needs its own address",
+                        draft.name
+                    ),
+                );
+            } else {
+                seen.push((address, &draft.name));
+            }
+        }
+    }
+
     /// Every SNDJOBS_TO entry must name a queue of another cluster that
     /// receives from this one.
     pub(super) fn check_send_targets(&mut self, drafts: &[ClusterDraft]) {
@@ -150,6 +206,45 @@ fn send_target_problem(
             "{at} is not a receive queue: set RCVJOBS_FROM on it"
         )),
     }
+}
+
+/// A cycle of SNDJOBS_TO links through `start` (`start -> ... -> start`),
+/// if there is one: a depth-first walk over the queues that send.
+fn forwarding_cycle(drafts: &[ClusterDraft], start: &QueueRef) -> Option<Vec<QueueRef>> {
+    fn targets<'d>(drafts: &'d [ClusterDraft], at: &QueueRef) -> &'d [QueueRef] {
+        drafts
+            .iter()
+            .find(|draft| draft.name == at.cluster)
+            .and_then(|draft| draft.config.queues.iter().find(|q| q.name == at.queue))
+            .map_or(&[], |queue| queue.send_to.as_slice())
+    }
+    fn walk(
+        drafts: &[ClusterDraft],
+        start: &QueueRef,
+        path: &mut Vec<QueueRef>,
+        seen: &mut FxHashSet<String>,
+    ) -> bool {
+        let Some(at) = path.last().cloned() else {
+            return false;
+        };
+        for next in targets(drafts, &at) {
+            if next == start {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.to_string()) {
+                path.push(next.clone());
+                if walk(drafts, start, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let mut path = vec![start.clone()];
+    let mut seen = FxHashSet::default();
+    walk(drafts, start, &mut path, &mut seen).then_some(path)
 }
 
 /// The forwarder of a cluster with send queues; `None` without.

@@ -2,6 +2,7 @@
 //! recalls, and which messages about a job are believed; `handled` checks
 //! what [`ForwarderNode::handle`] says each message changed.
 
+mod control;
 mod handled;
 
 use std::time::Duration;
