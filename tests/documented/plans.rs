@@ -395,4 +395,40 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         "cargo bench -p mcfed-engine --bench replay",
         Plan::NotRun(BENCH),
     ),
+    (
+        "mcfed import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o federation.toml",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o {tmp}/federation.toml",
+        ]),
+    ),
+    (
+        "mcfed import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o federation.toml",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o {tmp}/federation.toml",
+        ]),
+    ),
+    (
+        "mcfed validate federation.toml",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o {tmp}/federation.toml",
+            "validate {tmp}/federation.toml",
+        ]),
+    ),
+    (
+        "mcfed export lsf federation.toml -o lsf-out",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o {tmp}/federation.toml",
+            "export lsf {tmp}/federation.toml -o {tmp}/lsf-out",
+        ]),
+    ),
+    (
+        "mcfed export lsf scenarios/forwarding/example1-count-preemptable.toml -o lsf-out",
+        Plan::Run(&[
+            "export lsf scenarios/forwarding/example1-count-preemptable.toml -o {tmp}/lsf-out",
+        ]),
+    ),
+    (
+        "mcfed run tests/lsf/example1/scenario.toml --check",
+        Plan::Run(&["run tests/lsf/example1/scenario.toml --check"]),
+    ),
 ];
