@@ -18,6 +18,11 @@ pub(crate) fn lsf_spellings(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {
     args.into_iter()
-        .map(|arg| if arg == "-fwd" { "--fwd".into() } else { arg })
+        .map(|arg| match arg.to_str() {
+            Some("-fwd") => "--fwd".into(),
+            Some("-We") => "--We".into(),
+            Some("-gpu") => "--gpu".into(),
+            _ => arg,
+        })
         .collect()
 }

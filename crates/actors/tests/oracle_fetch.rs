@@ -41,6 +41,7 @@ fn counters(sender: &ClusterName, seq: u64, available: u32) -> CounterUpdate {
             impt_jobbklg: Some(50),
             imported_pending_jobs: 0,
             resources: Vec::new(),
+            slot_group: 0,
         }],
         forwards_received: Vec::new(),
     }

@@ -103,6 +103,7 @@ impl Cluster {
     /// The dispatch pass.
     pub(crate) fn dispatch(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
         self.cycle.pass += 1;
+        self.queues.clear_promises();
         if !self.queues.pools.is_empty() {
             self.order_queues(now);
         }

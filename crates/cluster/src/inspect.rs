@@ -209,7 +209,7 @@ impl Cluster {
             counters: config
                 .receive_from
                 .is_some()
-                .then(|| self.queue_counters(index)),
+                .then(|| self.queue_counters(index, now)),
             slot_pool: self.pool_report(index, now),
             fairshare: self.fairshare_report(index, now),
         }

@@ -193,6 +193,15 @@ impl Job {
         self.spec.run_time.saturating_sub(self.remaining)
     }
 
+    /// How long the job is expected to run in all: its run-time estimate
+    /// (`bsub -We`, or its queue's RUNTIME) when it has one, else its run
+    /// limit (`bsub -W`, or its queue's RUNLIMIT). NO_PREEMPT_FINISH_TIME
+    /// and the percentages of the NO_PREEMPT_* guards read it (seed 003:
+    /// "a job that has a run limit or a run time specified").
+    pub fn expected_duration(&self) -> Option<Duration> {
+        self.spec.run_estimate.or(self.spec.run_limit)
+    }
+
     /// How long the job has run by `now`, suspended periods excluded.
     pub fn run_time_at(&self, now: SimTime) -> Duration {
         match self.state {

@@ -19,12 +19,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::job::{JobId, JobOrigin, JobState, QueueIndex};
 use crate::scheduler::{Cluster, SubmitError, Transition};
 
-/// A submission cluster that collects this cluster's counters.
+/// A submission cluster that forwards to this cluster.
 #[derive(Clone, Debug)]
 struct Subscriber {
     cluster: ClusterName,
     /// Receive queues that take jobs from it.
     queues: Vec<QueueIndex>,
+    /// Whether it collects this cluster's counters (its
+    /// MC_PLUGIN_SCHEDULE_ENHANCE is set).
+    collects: bool,
 }
 
 /// A cluster with its MultiCluster endpoint.
@@ -66,6 +69,7 @@ impl ClusterNode {
                 Subscriber {
                     cluster: name,
                     queues,
+                    collects: true,
                 }
             })
             .collect();
@@ -91,9 +95,27 @@ impl ClusterNode {
         self.cluster.name()
     }
 
-    /// Whether any submission cluster collects this cluster's counters.
+    /// Only `collectors` among the subscribers collect this cluster's
+    /// counters (seed 004: queue information "is collected by the
+    /// submission cluster when MC_PLUGIN_SCHEDULE_ENHANCE ... is set to a
+    /// valid value"); the others are sent none.
+    pub fn collected_by(mut self, collectors: &[ClusterName]) -> Self {
+        for subscriber in &mut self.subscribers {
+            subscriber.collects = collectors.contains(&subscriber.cluster);
+        }
+        self
+    }
+
+    /// Whether any submission cluster forwards to this cluster.
     pub fn has_subscribers(&self) -> bool {
         !self.subscribers.is_empty()
+    }
+
+    /// Whether any submission cluster collects this cluster's counters.
+    pub fn has_collectors(&self) -> bool {
+        self.subscribers
+            .iter()
+            .any(|subscriber| subscriber.collects)
     }
 
     /// Submits a local job.
@@ -352,13 +374,13 @@ impl ClusterNode {
     }
 
     /// Takes a counter snapshot at `now` and appends one update per
-    /// subscribing submission cluster to `out`.
+    /// submission cluster that collects them to `out`.
     pub fn publish_counters(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
-        if self.subscribers.is_empty() {
+        if !self.has_collectors() {
             return;
         }
         self.update_seq += 1;
-        for subscriber in &self.subscribers {
+        for subscriber in self.subscribers.iter().filter(|s| s.collects) {
             out.push(Envelope {
                 from: self.cluster.name().clone(),
                 to: subscriber.cluster.clone(),
@@ -390,7 +412,7 @@ impl ClusterNode {
             queues: subscriber
                 .queues
                 .iter()
-                .map(|&queue| self.cluster.queue_counters(queue))
+                .map(|&queue| self.cluster.queue_counters(queue, self.cluster.now()))
                 .collect(),
             forwards_received: self
                 .last_forward

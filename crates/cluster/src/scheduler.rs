@@ -242,8 +242,9 @@ impl Cluster {
     }
 
     /// Takes a job forwarded by `from`, or says why not: the queue must
-    /// receive from `from` (RCVJOBS_FROM), have room under IMPT_JOBBKLG
-    /// ([`mcfed_protocol::takes_import`], the rule the sender applies too),
+    /// receive from `from` (RCVJOBS_FROM), take it under IMPT_JOBBKLG (room
+    /// in its backlog, or the job starts at once:
+    /// [`mcfed_protocol::takes_import`], the rule the sender applies too),
     /// and be able to run the job at all.
     pub fn receive_forward(
         &mut self,
@@ -260,11 +261,13 @@ impl Cluster {
             _ => return Err(RejectReason::NotAllowed),
         }
         let limit = queue.config.impt_jobbklg;
-        if !mcfed_protocol::takes_import(queue.imported_pending_jobs, limit) {
+        let backlog_full = !mcfed_protocol::takes_import(queue.imported_pending_jobs, limit, false);
+        if backlog_full && !self.takes_import(queue_index, forward.spec.slots, now) {
             return Err(RejectReason::BacklogFull {
                 limit: limit.unwrap_or(u32::MAX),
             });
         }
+        let queue = &self.queues[queue_index];
         if forward.spec.slots == 0 {
             return Err(RejectReason::TooManySlots {
                 asked: 0,
@@ -272,6 +275,11 @@ impl Cluster {
             });
         }
         self.check_runnable(queue_index, &forward.spec)?;
+        if backlog_full {
+            // Taken to start at once: its slots are promised until the
+            // next pass, so a second forward does not count them again.
+            self.queues[queue_index].promised_slots += forward.spec.slots;
+        }
         let origin = JobOrigin::Forwarded {
             from: from.clone(),
             source_job: forward.source_job,

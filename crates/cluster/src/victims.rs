@@ -29,7 +29,7 @@ use mcfed_protocol::SimTime;
 use rustc_hash::FxHashSet;
 
 use crate::dispatch::PlaceMode;
-use crate::job::{HostIndex, JobId, JobState, PendingReason, Placement, QueueIndex, UserId};
+use crate::job::{HostIndex, Job, JobId, JobState, PendingReason, Placement, QueueIndex, UserId};
 use crate::scheduler::{Cluster, Transition, victim_key};
 
 /// A victim stopped in the books, and whether it is terminated rather
@@ -46,6 +46,18 @@ struct Need {
 }
 
 impl Cluster {
+    /// Whether running job `job` could be preempted at `now` (by a queue
+    /// that may preempt its queue): not when NO_PREEMPT_RUN_TIME or
+    /// NO_PREEMPT_FINISH_TIME protects it. The one test both victim choice
+    /// and the counters' preemptable available slots use.
+    pub(crate) fn preemptable_now(&self, job: &Job, now: SimTime) -> bool {
+        job.state == JobState::Running
+            && self.queues[job.queue]
+                .guards
+                .protection(job.run_time_at(now), job.expected_duration())
+                .is_none()
+    }
+
     /// Tries to start job `id` of `queue` by preempting running jobs of the
     /// queues `queue` may preempt. Returns whether it started.
     pub(crate) fn preempt_for(
@@ -236,17 +248,10 @@ impl Cluster {
             return None;
         }
         let job = self.jobs.get(victim)?;
-        if job.state != JobState::Running {
+        if !self.preemptable_now(job, now) {
             return None;
         }
         let victim_queue = &self.queues[job.queue];
-        if victim_queue
-            .guards
-            .protection(job.run_time_at(now), job.spec.run_limit)
-            .is_some()
-        {
-            return None;
-        }
         let helps = match self.blocking_reason(need) {
             Some(PendingReason::UserJobLimit) => job.user == need.user,
             Some(_) => {

@@ -82,7 +82,12 @@ fn a_recall_returns_a_pending_job_and_leaves_a_running_one() {
     assert_eq!(kinds(&out), vec!["job-return"]);
     assert_eq!(state(&node, pending), None, "the pending job left");
     assert_eq!(state(&node, running), Some(JobState::Running));
-    assert_eq!(node.cluster().queue_counters(0).imported_pending_jobs, 0);
+    assert_eq!(
+        node.cluster()
+            .queue_counters(0, SimTime::ZERO)
+            .imported_pending_jobs,
+        0
+    );
 }
 
 #[test]

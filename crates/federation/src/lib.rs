@@ -20,7 +20,7 @@ mod effects;
 mod member;
 mod wake;
 
-pub use build::{BuildError, GroupState, InitialJobs, MemberSpec};
+pub use build::{BuildError, GroupState, InitialJobs, MemberSpec, connect_in_process};
 pub use effects::{Effects, JobNotice, NoticeKind, UpdateTally};
 pub use member::{Member, Route, SubmitError, Submitted};
 pub use wake::{Pending, next_wake};

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcfed_cluster::{Cluster, ClusterNode};
 use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobSpec, Message, SimTime};
+use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, SimTime};
 
 use crate::effects::{Effects, JobNotice, NoticeKind};
 use crate::wake::{Pending, next_wake};
@@ -99,6 +99,24 @@ impl Member {
     /// The submission side, for inspection.
     pub fn forwarder(&self) -> Option<&ForwarderNode> {
         self.forwarder.as_ref()
+    }
+
+    /// This member's hello: its name and the static facts of its receive
+    /// queues (incarnation 0, as in-process). Cluster processes send the
+    /// same facts in their transport's hello.
+    pub fn hello(&self) -> Hello {
+        Hello::new(self.name().clone()).with_queues(self.cluster().queue_facts())
+    }
+
+    /// Meets `from` in-process at `now`: its hello's static facts reach
+    /// the forwarder, as they do when a process connects. In-process
+    /// connections are made once, at time zero, and never lost, so there
+    /// is nothing to bring in step (no job list is exchanged).
+    pub fn meet(&mut self, now: SimTime, from: &ClusterName, hello: &Hello) {
+        let local = self.local_time(now);
+        if let Some(forwarder) = &mut self.forwarder {
+            forwarder.learn_facts(local, from, hello);
+        }
     }
 
     /// Where a job submitted to `queue` goes: to the forwarder for a send
@@ -266,12 +284,15 @@ impl Member {
     }
 
     /// MC_PLUGIN_UPDATE_INTERVAL, when this member publishes counters (it
-    /// has one and some submission cluster subscribes).
+    /// has one, and some submission cluster collects them: seed 004,
+    /// "information is sent by each execution cluster when
+    /// MC_PLUGIN_UPDATE_INTERVAL ... is defined, and the submission cluster
+    /// is collecting queue information").
     pub fn update_interval(&self) -> Option<Duration> {
         self.node
             .cluster()
             .update_interval()
-            .filter(|_| self.node.has_subscribers())
+            .filter(|_| self.node.has_collectors())
     }
 
     /// Sends a counter update to every subscribing submission cluster.

@@ -14,7 +14,9 @@ pub mod message;
 pub mod names;
 pub mod time;
 
-pub use counters::{CounterUpdate, ForwardWatermark, QueueCounters, takes_import};
+pub use counters::{
+    CounterUpdate, ForwardWatermark, QueueCounters, QueueFacts, starts_at_once, takes_import,
+};
 pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
 pub use job::{
     HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobSpec,

@@ -405,6 +405,11 @@ pub struct RawJob {
     pub run_time: Option<DurationValue>,
     /// Run limit (`bsub -W`).
     pub run_limit: Option<DurationValue>,
+    /// Run-time estimate (`bsub -We`): never enforced; NO_PREEMPT_FINISH_TIME
+    /// reads it before the run limit.
+    pub run_estimate: Option<DurationValue>,
+    /// GPUs the job uses on each of its hosts (`bsub -gpu "num=N"`).
+    pub gpus: Option<u32>,
     /// Boolean resources every host of the job must have.
     #[serde(default)]
     pub resources: Vec<String>,

@@ -1,6 +1,8 @@
 //! A validated scenario: typed configurations ready to build clusters from,
 //! the submissions in time order, and the expectations to check.
 
+use std::time::Duration;
+
 use mcfed_cluster::{ClusterConfig, JobState};
 use mcfed_forwarder::ForwarderConfig;
 use mcfed_protocol::{ClusterName, JobSpec, QueueName, QueueRef, SimTime};
@@ -36,6 +38,17 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// How often slot usage is sampled: the shortest update interval of
+    /// the federation, or [`crate::validate::QUIET_INTERVAL`] when no
+    /// cluster sends counters.
+    pub fn sample_interval(&self) -> Duration {
+        self.clusters
+            .iter()
+            .filter_map(|spec| spec.config.update_interval)
+            .min()
+            .unwrap_or(crate::validate::QUIET_INTERVAL)
+    }
+
     /// The record that heads this scenario's JSON lines.
     pub fn run_record(&self, chaos: bool) -> crate::records::RunRecord {
         let update_interval = self
@@ -109,8 +122,11 @@ pub struct ClusterSpec {
     pub config: ClusterConfig,
     /// Its submission side, when it has send queues.
     pub forwarder: Option<ForwarderConfig>,
-    /// Submission clusters that collect its counters.
+    /// Submission clusters that forward to it.
     pub subscribers: Vec<ClusterName>,
+    /// Those of them that collect its counters (their
+    /// MC_PLUGIN_SCHEDULE_ENHANCE is set).
+    pub collectors: Vec<ClusterName>,
     /// Jobs present at start.
     pub initial_jobs: Vec<InitialJobs>,
     /// Where its process listens (`host:port`), if the scenario says.
@@ -126,6 +142,7 @@ impl ClusterSpec {
             config: &self.config,
             forwarder: self.forwarder.as_ref(),
             subscribers: &self.subscribers,
+            collectors: &self.collectors,
             initial_jobs: &self.initial_jobs,
         }
     }

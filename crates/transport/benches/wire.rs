@@ -40,6 +40,7 @@ fn endpoint(
 ) -> (Transport, UnboundedReceiver<Event>) {
     Transport::start(TransportConfig {
         cluster: name(cluster),
+        queues: Vec::new(),
         incarnation: 1,
         listen: listen.parse().expect("address"),
         peers: vec![Peer {

@@ -63,6 +63,10 @@ pub(crate) struct HostBook {
     list: Vec<Host>,
     /// Host sets, shared by queues with the same HOSTS.
     pub(crate) sets: Vec<HostSet>,
+    /// Per host set, its slot group: sets that share a host (directly or
+    /// through other sets) are in one group, whose number is the lowest
+    /// set index in it.
+    pub(crate) slot_groups: Vec<u32>,
 }
 
 impl HostBook {
@@ -78,7 +82,12 @@ impl HostBook {
                 }
             }
         }
-        HostBook { list, sets }
+        let slot_groups = slot_groups(&list, sets.len());
+        HostBook {
+            list,
+            sets,
+            slot_groups,
+        }
     }
 
     /// The number of hosts.
@@ -122,6 +131,30 @@ impl HostBook {
             .map(|place| place.slots)
             .sum()
     }
+}
+
+/// The slot group of each of `set_count` host sets over `hosts`: the
+/// connected components of "shares a host", each named by its lowest set.
+fn slot_groups(hosts: &[Host], set_count: usize) -> Vec<u32> {
+    let mut parent: Vec<usize> = (0..set_count).collect();
+    fn root(parent: &mut [usize], mut set: usize) -> usize {
+        while parent[set] != set {
+            parent[set] = parent[parent[set]];
+            set = parent[set];
+        }
+        set
+    }
+    for host in hosts {
+        if let Some((&first, rest)) = host.host_sets.split_first() {
+            for &other in rest {
+                let (a, b) = (root(&mut parent, first), root(&mut parent, other));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    (0..set_count)
+        .map(|set| u32::try_from(root(&mut parent, set)).unwrap_or(u32::MAX))
+        .collect()
 }
 
 impl Index<HostIndex> for HostBook {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcfed_protocol::{ClusterName, JobEvent};
+use mcfed_protocol::{ClusterName, JobEvent, SimTime};
 
 use crate::config::{ConfigWarning, HostConfig, QueueConfig};
 use crate::fairshare::FairshareAdjustment;
@@ -24,6 +24,12 @@ impl Cluster {
     /// a preemptive queue that can preempt backfill jobs, ...).
     pub fn warnings(&self) -> &[ConfigWarning] {
         &self.warnings
+    }
+
+    /// The latest time the cluster was given (by a submission, an arrival
+    /// or [`Cluster::advance`]).
+    pub fn now(&self) -> SimTime {
+        self.cycle.now
     }
 
     /// MC_PLUGIN_UPDATE_INTERVAL, if set.

@@ -87,6 +87,9 @@ pub(crate) struct Queue {
     pub(crate) suspended_slots: u32,
     pub(crate) pending_slots: u32,
     pub(crate) imported_pending_jobs: u32,
+    /// Slots of forwarded jobs taken over a full IMPT_JOBBKLG because they
+    /// start at once, since the last dispatch pass.
+    pub(crate) promised_slots: u32,
     /// Where the last dispatch pass stopped looking at this queue.
     pub(crate) stopped: Option<Stop>,
     /// Queues this one may preempt, most preferred victim first.
@@ -246,6 +249,14 @@ impl QueueBook {
     /// The index of the queue named `name`.
     pub(crate) fn index_of(&self, name: &str) -> Option<QueueIndex> {
         self.by_name.get(name).copied()
+    }
+
+    /// A pass runs: slots promised to forwarded jobs are theirs to take
+    /// now, or no longer promised.
+    pub(crate) fn clear_promises(&mut self) {
+        for queue in &mut self.list {
+            queue.promised_slots = 0;
+        }
     }
 
     /// Sets the order of the current pass.

@@ -141,6 +141,7 @@ fn queue(
         suspended_slots: 0,
         pending_slots: 0,
         imported_pending_jobs: 0,
+        promised_slots: 0,
         stopped: None,
         victims: Vec::new(),
         preemptors: Vec::new(),

@@ -230,7 +230,8 @@ impl ForwarderNode {
     }
 
     /// Job `id`, `dest_job` at queue `to`, changed state there; a finished
-    /// job is forgotten.
+    /// job is forgotten, and so is its forward in the view (its slots are
+    /// free again there).
     fn status(&mut self, id: u64, to: RemoteQueueId, dest_job: u64, event: JobEvent) {
         let Some(job) = self.jobs.get_mut(&id) else {
             return;
@@ -242,7 +243,16 @@ impl ForwarderNode {
             JobEvent::Suspended => job.state = SourceState::Suspended { to, dest_job },
             JobEvent::Requeued => job.state = SourceState::Accepted { to, dest_job },
             JobEvent::Finished => {
+                let forward_seq = job.forward_seq;
                 self.jobs.remove(&id);
+                let cluster = self.view.cluster_of(to).clone();
+                let changed = self.view.forward_finished(&cluster, forward_seq);
+                if let Some(oracle) = &mut self.oracle {
+                    oracle.forward_finished(&cluster, forward_seq);
+                }
+                if changed && !self.waiting.is_empty() {
+                    self.session_due = true;
+                }
             }
         }
     }

@@ -65,6 +65,7 @@ impl ClusterDraft {
             config: self.config.clone(),
             forwarder: super::links::forwarder(self),
             subscribers: Vec::new(),
+            collectors: Vec::new(),
             initial_jobs: Vec::new(),
             address: self.address.clone(),
         }
@@ -128,7 +129,7 @@ impl Checker<'_> {
         let mut config = ClusterConfig::new(name.clone());
         config.hosts = hosts.configs;
         config.queues = queues.configs;
-        config.update_interval = Some(forwarding.update_interval);
+        config.update_interval = forwarding.update_interval;
         config.params = params;
         config.users = users;
         config.user_groups = user_groups;

@@ -318,6 +318,8 @@ fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
         slots: raw.slots.unwrap_or(1),
         run_time: raw.run_time.map_or(DEFAULT_RUN_TIME, |d| d.0),
         run_limit: raw.run_limit.map(|d| d.0),
+        run_estimate: raw.run_estimate.map(|d| d.0),
+        gpus: raw.gpus.unwrap_or(0),
         resources: raw.resources.clone(),
         cpu_utilisation: raw.cpu_utilisation.unwrap_or(1.0),
         memory_mb: raw.memory_mb.unwrap_or(0),

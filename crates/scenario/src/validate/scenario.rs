@@ -3,7 +3,7 @@
 
 use mcfed_protocol::{ClusterName, SimTime};
 
-use super::{Checker, DEFAULT_UPDATE_INTERVAL};
+use super::{Checker, QUIET_INTERVAL};
 use crate::format::{EndValue, RawScenario};
 use crate::locate::FieldPath;
 use crate::model::{ClusterSpec, Scenario, Submission};
@@ -74,7 +74,8 @@ impl Checker<'_> {
 }
 
 /// When the run stops: `end` if given, else three of the longest update
-/// intervals after the last submission.
+/// intervals (or of [`QUIET_INTERVAL`] when no cluster sends counters)
+/// after the last submission.
 fn end(end: Option<EndValue>, submissions: &[Submission], specs: &[ClusterSpec]) -> SimTime {
     match end {
         Some(EndValue::At(end)) => SimTime::from(end),
@@ -84,7 +85,7 @@ fn end(end: Option<EndValue>, submissions: &[Submission], specs: &[ClusterSpec])
                 .iter()
                 .filter_map(|spec| spec.config.update_interval)
                 .max()
-                .unwrap_or(DEFAULT_UPDATE_INTERVAL);
+                .unwrap_or(QUIET_INTERVAL);
             last + longest * 3
         }
     }

@@ -52,6 +52,7 @@ fn update(sender: &str, seq: u64, available: u32) -> Message {
             impt_jobbklg: Some(50),
             imported_pending_jobs: 0,
             resources: Vec::new(),
+            slot_group: 0,
         }],
         forwards_received: Vec::new(),
     })
