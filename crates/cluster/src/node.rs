@@ -373,9 +373,10 @@ impl ClusterNode {
         transitions.extend_from_slice(&self.transitions);
     }
 
-    /// Takes a counter snapshot at `now` and appends one update per
-    /// submission cluster that collects them to `out`.
-    pub fn publish_counters(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
+    /// Takes a counter snapshot of the state at `now`, stamped `stamp` (the
+    /// cluster's own clock, which a skew may move off `now`), and appends
+    /// one update per submission cluster that collects them to `out`.
+    pub fn publish_counters(&mut self, now: SimTime, stamp: SimTime, out: &mut Vec<Envelope>) {
         if !self.has_collectors() {
             return;
         }
@@ -384,35 +385,47 @@ impl ClusterNode {
             out.push(Envelope {
                 from: self.cluster.name().clone(),
                 to: subscriber.cluster.clone(),
-                message: Message::CounterUpdate(self.snapshot(subscriber, self.update_seq, now)),
+                message: Message::CounterUpdate(self.snapshot(
+                    subscriber,
+                    self.update_seq,
+                    now,
+                    stamp,
+                )),
             });
         }
     }
 
     /// The true counters `submission_cluster` would get if a snapshot were
-    /// taken now, numbered `seq` (for the oracle; sends nothing and does not
-    /// advance the node's own update numbering).
+    /// taken at `now` (stamped `stamp`), numbered `seq` (for the oracle;
+    /// sends nothing and does not advance the node's own update numbering).
     pub fn true_counters(
         &self,
         submission_cluster: &ClusterName,
         seq: u64,
         now: SimTime,
+        stamp: SimTime,
     ) -> Option<CounterUpdate> {
         self.subscribers
             .iter()
             .find(|subscriber| &subscriber.cluster == submission_cluster)
-            .map(|subscriber| self.snapshot(subscriber, seq, now))
+            .map(|subscriber| self.snapshot(subscriber, seq, now, stamp))
     }
 
-    fn snapshot(&self, subscriber: &Subscriber, seq: u64, now: SimTime) -> CounterUpdate {
+    fn snapshot(
+        &self,
+        subscriber: &Subscriber,
+        seq: u64,
+        now: SimTime,
+        stamp: SimTime,
+    ) -> CounterUpdate {
         CounterUpdate {
             sender: self.cluster.name().clone(),
             seq,
-            taken_at: now,
+            taken_at: stamp,
             queues: subscriber
                 .queues
                 .iter()
-                .map(|&queue| self.cluster.queue_counters(queue, self.cluster.now()))
+                .map(|&queue| self.cluster.queue_counters(queue, now))
                 .collect(),
             forwards_received: self
                 .last_forward

@@ -142,7 +142,7 @@ fn a_restarted_submission_cluster_loses_its_earlier_jobs() {
     assert!(out.is_empty());
     // Its forwards are numbered from 1 again and reflected from scratch.
     forward(&mut node, 1, 1);
-    node.publish_counters(SimTime::from_secs(30), &mut out);
+    node.publish_counters(SimTime::from_secs(30), SimTime::from_secs(30), &mut out);
     match &out[0].message {
         Message::CounterUpdate(update) => assert_eq!(update.last_forward_from(&name("C1")), 1),
         other => panic!("{other:?}"),

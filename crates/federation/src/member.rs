@@ -299,7 +299,7 @@ impl Member {
     pub fn publish(&mut self, now: SimTime, effects: &mut Effects) {
         let first = effects.envelopes.len();
         self.node
-            .publish_counters(self.local_time(now), &mut effects.envelopes);
+            .publish_counters(now, self.local_time(now), &mut effects.envelopes);
         effects.updates.sent += (effects.envelopes.len() - first) as u64;
     }
 
@@ -363,6 +363,7 @@ impl Member {
         seq: u64,
         now: SimTime,
     ) -> Option<CounterUpdate> {
-        self.node.true_counters(receiver, seq, self.local_time(now))
+        self.node
+            .true_counters(receiver, seq, now, self.local_time(now))
     }
 }

@@ -307,6 +307,9 @@ pub enum Metric {
     Returned,
     /// Forward decisions for jobs forwarded before.
     Reforwarded,
+    /// Counter updates sent (seed 004: only by clusters with
+    /// MC_PLUGIN_UPDATE_INTERVAL, to submission clusters that collect them).
+    UpdatesSent,
     /// Counter updates lost on the way.
     UpdatesLost,
     /// Counter updates ignored as not newer than one applied.
@@ -329,13 +332,14 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its scenario name.
-    pub const ALL: [(Metric, &'static str); 15] = [
+    pub const ALL: [(Metric, &'static str); 16] = [
         (Metric::Decisions, "decisions"),
         (Metric::Forwarded, "forwarded"),
         (Metric::Pending, "pending"),
         (Metric::StaleDecisions, "stale_decisions"),
         (Metric::Returned, "returned"),
         (Metric::Reforwarded, "reforwarded"),
+        (Metric::UpdatesSent, "updates_sent"),
         (Metric::UpdatesLost, "updates_lost"),
         (Metric::UpdatesIgnored, "updates_ignored"),
         (Metric::UpdateRegressions, "update_regressions"),

@@ -127,7 +127,7 @@ async fn update_latency(dir: &std::path::Path, updates: usize) {
         )
         .expect("submit");
         node.advance(now, &mut out, &mut transitions);
-        node.publish_counters(now, &mut out);
+        node.publish_counters(now, now, &mut out);
         for envelope in out.drain(..) {
             exec.send(envelope).expect("send");
         }
