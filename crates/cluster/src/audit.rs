@@ -32,6 +32,7 @@ struct QueueTally {
 #[derive(Debug, Default)]
 struct Expected {
     host_used: Vec<u32>,
+    host_gpus: Vec<u32>,
     host_jobs: Vec<Vec<JobId>>,
     queues: Vec<QueueTally>,
     user_held: FxHashMap<UserId, Held>,
@@ -48,6 +49,7 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
     let queue_count = cluster.queues.len();
     let mut expected = Expected {
         host_used: vec![0; cluster.hosts.len()],
+        host_gpus: vec![0; cluster.hosts.len()],
         host_jobs: vec![Vec::new(); cluster.hosts.len()],
         queues: vec![QueueTally::default(); queue_count],
         victims: vec![0; queue_count * queue_count],
@@ -161,6 +163,7 @@ impl Expected {
             *self.host_queue.entry((place.host, job.queue)).or_default() += place.slots;
             if is_running {
                 self.host_used[place.host] += place.slots;
+                self.host_gpus[place.host] += job.spec.gpus;
                 per_host.running += place.slots;
             } else {
                 per_host.suspended += place.slots;
@@ -203,6 +206,18 @@ fn check_hosts(cluster: &Cluster, expected: &mut Expected) -> Result<(), String>
             format!(
                 "host {} runs {} slots over its MXJ {}",
                 host.config.name, host.used, host.config.max_slots
+            )
+        })?;
+        check(host.used_gpus == expected.host_gpus[index], || {
+            format!(
+                "host {} counts {} GPUs in use, its running jobs hold {}",
+                host.config.name, host.used_gpus, expected.host_gpus[index]
+            )
+        })?;
+        check(host.used_gpus <= host.config.gpus, || {
+            format!(
+                "host {} runs {} GPUs of its {}",
+                host.config.name, host.used_gpus, host.config.gpus
             )
         })?;
         let mut listed = host.jobs.clone();

@@ -18,6 +18,9 @@ use crate::preemption::{PreemptFor, PreemptGuards, Preemption};
 /// Default IMPT_JOBBKLG: how many imported jobs may pend in a receive queue.
 pub const DEFAULT_IMPT_JOBBKLG: u32 = 50;
 
+/// The most GPUs a host may have, and a job may ask for on each host.
+pub const MAX_GPUS: u32 = 1024;
+
 /// Default queue PRIORITY in LSF.
 pub const DEFAULT_PRIORITY: u32 = 1;
 
@@ -45,6 +48,9 @@ pub struct HostConfig {
     /// Memory of the host in MB (maxmem), for the fairshare adjustment
     /// plug-in's memory per slot.
     pub memory_mb: u64,
+    /// GPUs on the host (ngpus); a running job holds its GPUs per host
+    /// exclusively.
+    pub gpus: u32,
 }
 
 impl HostConfig {
@@ -58,6 +64,7 @@ impl HostConfig {
             processors: None,
             user_slot_limit: None,
             memory_mb: 0,
+            gpus: 0,
         }
     }
 
@@ -180,6 +187,12 @@ pub struct QueueConfig {
     /// NO_PREEMPT_RUN_TIME and NO_PREEMPT_FINISH_TIME for the queue's jobs
     /// (unset ones come from lsb.params).
     pub preempt_guards: PreemptGuards,
+    /// RUNLIMIT: the run limit of the queue's jobs that give none (`bsub
+    /// -W`); the committed run time of fairshare and backfill read it.
+    pub run_limit: Option<Duration>,
+    /// RUNTIME: the run-time estimate of the queue's jobs that give none
+    /// (`bsub -We`); NO_PREEMPT_FINISH_TIME reads it before the run limit.
+    pub run_estimate: Option<Duration>,
     /// RCVJOBS_FROM: makes the queue a receive queue.
     pub receive_from: Option<ReceiveFrom>,
     /// IMPT_JOBBKLG for a receive queue (`None` is `infinit`).
@@ -208,6 +221,8 @@ impl QueueConfig {
             backfill: false,
             terminate_when_preempt: false,
             preempt_guards: PreemptGuards::default(),
+            run_limit: None,
+            run_estimate: None,
             receive_from: None,
             impt_jobbklg: Some(DEFAULT_IMPT_JOBBKLG),
             send_to: Vec::new(),

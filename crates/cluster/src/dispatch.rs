@@ -263,7 +263,8 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return failed(PendingReason::NewJob, Scope::Job);
         };
-        let (slots, user, plain) = (job.spec.slots, job.user, job.spec.resources.is_empty());
+        let plain = job.spec.resources.is_empty() && job.spec.gpus == 0;
+        let (slots, user) = (job.spec.slots, job.user);
         if let Some(outcome) = self.queue_limit_failure(queue, user, slots, turn.round) {
             return outcome;
         }

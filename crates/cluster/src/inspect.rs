@@ -184,7 +184,7 @@ impl Cluster {
             pend: queue.pending_slots,
             run: queue.running_slots,
             susp: queue.suspended_slots,
-            rsv: self.reserved_slots(index),
+            rsv: self.reserved_slots(index, None),
             policies: policies(config),
             preemption: config
                 .preemption
@@ -213,18 +213,6 @@ impl Cluster {
             slot_pool: self.pool_report(index, now),
             fairshare: self.fairshare_report(index, now),
         }
-    }
-
-    /// RSV: the free slots the queue's reservations hold.
-    fn reserved_slots(&self, index: QueueIndex) -> u32 {
-        self.reservations
-            .iter()
-            .filter(|reservation| reservation.queue == index)
-            .map(|reservation| {
-                let free = self.hosts.sets[reservation.host_set].free_slots;
-                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
-            })
-            .sum()
     }
 
     /// The queue's place in its slot pool, if it has one.
@@ -263,12 +251,16 @@ impl Cluster {
                 .position(|(named, _)| *named == name)
                 .unwrap_or(usize::MAX);
             seen.push(name.clone());
-            rows.push((rank, self.share_row(index, name, &state.account, now)));
+            let reserved = self.reserved_slots(index, Some(user));
+            rows.push((
+                rank,
+                self.share_row(index, name, &state.account, reserved, now),
+            ));
         }
         for (rank, (name, shares)) in fairshare.shares.users.iter().enumerate() {
             if !seen.contains(name) {
                 let idle = ShareAccount::new(*shares);
-                rows.push((rank, self.share_row(index, name.clone(), &idle, now)));
+                rows.push((rank, self.share_row(index, name.clone(), &idle, 0, now)));
             }
         }
         rows.sort_by(|(rank_a, a), (rank_b, b)| rank_a.cmp(rank_b).then(a.user.cmp(&b.user)));
@@ -283,17 +275,18 @@ impl Cluster {
         queue: QueueIndex,
         user: String,
         account: &ShareAccount,
+        reserved: u32,
         now: SimTime,
     ) -> UserShareReport {
         let (priority, usage) = self
-            .account_priority(queue, account, now)
+            .account_priority(queue, account, reserved, now)
             .unwrap_or_default();
         UserShareReport {
             user,
             shares: account.shares,
             priority,
             started: account.running_slots,
-            reserved: 0,
+            reserved,
             cpu_time: usage.cpu_time * 3600.0,
             run_time: usage.run_time * 3600.0,
             adjust: usage.fairshare_adjustment,
@@ -306,10 +299,14 @@ impl Cluster {
         let queue = &self.queues[index];
         let shares = queue.fairshare.as_ref()?.shares.shares_of(user)?;
         let idle = ShareAccount::new(shares);
-        let account = self
-            .account_of(index, user)
-            .map_or(&idle, |state| &state.account);
-        self.account_priority(index, account, now)
+        let Some(id) = self.users.id_of(user) else {
+            return self
+                .account_priority(index, &idle, 0, now)
+                .map(|(priority, _)| priority);
+        };
+        let account = queue.users.get(&id).map_or(&idle, |state| &state.account);
+        let reserved = self.reserved_slots(index, Some(id));
+        self.account_priority(index, account, reserved, now)
             .map(|(priority, _)| priority)
     }
 }

@@ -89,6 +89,8 @@ pub enum PendingReason {
     SlotsReserved,
     /// Not enough free slots on the queue's hosts.
     NotEnoughSlots,
+    /// The hosts with free slots have too few free GPUs for the job.
+    NotEnoughGpus,
     /// No host of the queue has the resources the job needs.
     NoHostWithResources,
 }
@@ -123,6 +125,9 @@ impl PendingReason {
             }
             PendingReason::SlotsReserved => "The free job slots are reserved for another job",
             PendingReason::NotEnoughSlots => "Not enough job slots on the queue's hosts",
+            PendingReason::NotEnoughGpus => {
+                "Not enough free GPUs on the queue's hosts with free slots"
+            }
             PendingReason::NoHostWithResources => "No host meets the job's resource requirements",
         }
     }

@@ -32,8 +32,8 @@ mod victims;
 
 pub use config::{
     ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
-    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MaxReserveTime, QueueConfig,
-    ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
+    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MAX_GPUS, MaxReserveTime,
+    QueueConfig, ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,

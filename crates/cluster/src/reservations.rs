@@ -7,7 +7,7 @@
 
 use mcfed_protocol::SimTime;
 
-use crate::job::{JobId, JobState, QueueIndex};
+use crate::job::{JobId, JobState, QueueIndex, UserId};
 use crate::scheduler::Cluster;
 
 /// A pending job holding the free slots of its hosts (SLOT_RESERVE).
@@ -44,6 +44,29 @@ impl Cluster {
             }
         }
         self.reservations = kept;
+    }
+
+    /// The free slots reservations of `queue` hold now — of `user`'s jobs
+    /// only, when given (the fairshare formula's reserved job slots).
+    pub(crate) fn reserved_slots(&self, queue: QueueIndex, user: Option<UserId>) -> u32 {
+        if self.reservations.is_empty() {
+            return 0;
+        }
+        self.reservations
+            .iter()
+            .filter(|reservation| reservation.queue == queue)
+            .filter(|reservation| {
+                user.is_none_or(|user| {
+                    self.jobs
+                        .get(reservation.job)
+                        .is_some_and(|job| job.user == user)
+                })
+            })
+            .map(|reservation| {
+                let free = self.hosts.sets[reservation.host_set].free_slots;
+                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
+            })
+            .sum()
     }
 
     /// Ends job `id`'s reservation, if it has one.

@@ -211,6 +211,21 @@ impl Cluster {
                 });
             }
         }
+        if spec.gpus > 0 {
+            let qualified: u64 = self.hosts.sets[queue.host_set]
+                .members
+                .iter()
+                .map(|&host| &self.hosts[host].config)
+                .filter(|host| host.gpus >= spec.gpus)
+                .map(|host| u64::from(host.max_slots))
+                .sum();
+            if qualified < u64::from(spec.slots) {
+                return Err(RejectReason::NotEnoughGpus {
+                    asked: spec.gpus,
+                    qualified: u32::try_from(qualified).unwrap_or(u32::MAX),
+                });
+            }
+        }
         if let Some(fairshare) = &queue.fairshare {
             if fairshare.shares.shares_of(&spec.user).is_none() {
                 return Err(RejectReason::NoShares {

@@ -5,7 +5,8 @@
 //! - no host ever runs more slots than its MXJ;
 //! - every job is in exactly one state, and moves between states only as a
 //!   job can (pending -> running -> suspended/pending/done ...), and the
-//!   cluster's own lists agree (`Cluster::audit`);
+//!   cluster's own lists agree (`Cluster::audit`), GPUs in use included
+//!   (never more than a host has);
 //! - a pool never hands out more slots than it has, nor runs more than
 //!   MAX_SLOTS_IN_POOL;
 //! - a preemption never picks a victim the configuration protects: the
@@ -188,6 +189,7 @@ fn build(setup: &Setup) -> ClusterConfig {
             let mut host = HostConfig::new(format!("h{index}"), slots);
             if special {
                 host.resources = vec!["special".into()];
+                host.gpus = 2;
             }
             host.user_slot_limit = jlu;
             host.memory_mb = 4096;
@@ -446,6 +448,7 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
             spec.memory_mb = 512;
             if plan.special {
                 spec.resources = vec!["special".into()];
+                spec.gpus = 1 + (plan.slots % 2);
             }
             let queue = config.queues[plan.queue].name.to_string();
             if let Ok(id) = cluster.submit(now, &queue, spec.clone(), JobOrigin::Local) {

@@ -117,6 +117,14 @@ pub enum RejectReason {
         /// The job's user.
         user: String,
     },
+    /// The job asks for GPUs on each host, and the queue's hosts with that
+    /// many have too few slots for it.
+    NotEnoughGpus {
+        /// GPUs asked for per host.
+        asked: u32,
+        /// Slots on the queue's hosts with that many GPUs.
+        qualified: u32,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -145,6 +153,10 @@ impl fmt::Display for RejectReason {
             RejectReason::NoShares { user } => {
                 write!(f, "user `{user}` has no shares in the queue's FAIRSHARE")
             }
+            RejectReason::NotEnoughGpus { asked, qualified } => write!(
+                f,
+                "the job asks for {asked} GPUs on each host; the queue's hosts with that many have {qualified} slots"
+            ),
         }
     }
 }

@@ -46,7 +46,9 @@ impl Ord for Candidate {
 impl Cluster {
     /// The dynamic priority of `user` in fairshare queue `queue` at `now`
     /// (seed 002), with the figures behind it, or `None` for a queue
-    /// without fairshare or a user it has not seen.
+    /// without fairshare or a user it has not seen. The one place a user's
+    /// dynamic priority is computed (absolute priority scheduling's FS
+    /// factor is to read it too).
     pub(crate) fn user_priority(
         &self,
         queue: QueueIndex,
@@ -54,33 +56,54 @@ impl Cluster {
         now: SimTime,
     ) -> Option<(f64, UsageTerms)> {
         let account = &self.queues[queue].users.get(&user)?.account;
-        self.account_priority(queue, account, now)
+        let reserved = self.reserved_slots(queue, Some(user));
+        self.account_priority(queue, account, reserved, now)
     }
 
-    /// The dynamic priority of the user whose account in `queue` is
-    /// `account`.
+    /// The dynamic priority of the account `account` in `queue`, which
+    /// holds `reserved` reserved slots, at `now`: every term of seed 002's
+    /// formula, the optional ones as the queue's switches say.
     pub(crate) fn account_priority(
         &self,
         queue: QueueIndex,
         account: &ShareAccount,
+        reserved: u32,
         now: SimTime,
     ) -> Option<(f64, UsageTerms)> {
         let factors = &self.queues[queue].fairshare.as_ref()?.factors;
-        let cpu_time = account.cpu_time(now, factors.hist_hours);
-        let run_time = account.run_time(now);
-        let job_slots = f64::from(account.running_slots);
+        let hist_hours = factors.hist_hours;
+        let cpu_time = account.cpu_time(now, hist_hours);
+        let run_time = if factors.run_time_decay {
+            account.decayed_run_time(now, hist_hours)
+        } else {
+            account.run_time(now)
+        };
         let fairshare_adjustment =
             self.adjustment
                 .value(factors.fairshare_adjustment, account, cpu_time, run_time);
         let usage = UsageTerms {
             cpu_time,
             run_time,
-            job_slots,
+            historical_run_time: if factors.hist_run_time {
+                account.historical_run_time(now, hist_hours)
+            } else {
+                0.0
+            },
+            committed_run_time: if factors.committed_run_time > 0.0 {
+                account.committed_run_time(now)
+            } else {
+                0.0
+            },
+            job_slots: f64::from(account.running_slots + reserved),
             fwd_job_slots: 0.0,
             fairshare_adjustment,
-            historical_gpu_run_time: 0.0,
-            gpu_run_time: 0.0,
-            gpus: 0.0,
+            historical_gpu_run_time: if factors.gpu_hist_run_time {
+                account.historical_gpu_run_time(now, hist_hours)
+            } else {
+                0.0
+            },
+            gpu_run_time: account.gpu_run_time(now),
+            gpus: f64::from(account.gpus),
         };
         Some((dynamic_priority(account.shares, &usage, factors), usage))
     }

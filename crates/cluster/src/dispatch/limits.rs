@@ -19,7 +19,9 @@ impl Cluster {
             PendingReason::UserProcessorLimit => SlotLimit::UserPerProcessor,
             PendingReason::UserGroupProcessorLimit => SlotLimit::GroupPerProcessor,
             PendingReason::HostUserLimit => SlotLimit::HostPerUser,
-            PendingReason::NotEnoughSlots | PendingReason::SlotsReserved => return true,
+            PendingReason::NotEnoughSlots
+            | PendingReason::NotEnoughGpus
+            | PendingReason::SlotsReserved => return true,
             _ => return false,
         };
         !self.counts_suspended(limit)
@@ -159,6 +161,7 @@ impl Cluster {
         let check_limits = self.tallies.tracking.any_host_limit();
         job.placement.iter().all(|place| {
             self.hosts[place.host].free() >= place.slots
+                && self.hosts[place.host].has_gpus(job.spec.gpus)
                 && (!check_limits
                     || self
                         .host_room(place.host, job.queue, job.user, true, false)

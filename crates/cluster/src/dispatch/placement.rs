@@ -127,8 +127,9 @@ impl Cluster {
     }
 
     /// The slots the job may take on `host`, which has `free` free slots:
-    /// `Err(None)` when the host is closed, full or lacks the job's
-    /// resources, `Err(Some(reason))` when a reservation or a limit holds
+    /// `Err(None)` when the host is closed, full, or lacks the job's
+    /// resources or as many GPUs as it asks for; `Err(Some(NotEnoughGpus))`
+    /// when its GPUs are held by running jobs (free when optimistic); `Err(Some(reason))` when a reservation or a limit holds
     /// its slots.
     fn room_on_host(
         &self,
@@ -140,8 +141,12 @@ impl Cluster {
         if free == 0
             || host_state.config.closed
             || !host_state.has_resources(&search.job.spec.resources)
+            || host_state.config.gpus < search.job.spec.gpus
         {
             return Err(None);
+        }
+        if search.mode != PlaceMode::Optimistic && !host_state.has_gpus(search.job.spec.gpus) {
+            return Err(Some(PendingReason::NotEnoughGpus));
         }
         if search
             .binding

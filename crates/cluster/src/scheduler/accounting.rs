@@ -102,7 +102,7 @@ impl Cluster {
         let change = Change::new(from, to);
         let groups = &self.users[job.user].groups;
         for &place in &job.placement {
-            self.hosts.account(id, place, change);
+            self.hosts.account(id, place, job.spec.gpus, change);
             self.tallies
                 .account(place, job.user, groups, job.queue, change);
         }

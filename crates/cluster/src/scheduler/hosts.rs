@@ -17,6 +17,8 @@ pub(crate) struct Host {
     pub(crate) config: HostConfig,
     /// Slots counted against MXJ (running jobs' slots).
     pub(crate) used: u32,
+    /// GPUs held by running jobs.
+    pub(crate) used_gpus: u32,
     /// Jobs placed on the host, running or suspended.
     pub(crate) jobs: Vec<JobId>,
     /// Host sets the host belongs to.
@@ -29,6 +31,7 @@ impl Host {
         Host {
             config,
             used: 0,
+            used_gpus: 0,
             jobs: Vec::new(),
             host_sets: Vec::new(),
         }
@@ -41,6 +44,11 @@ impl Host {
         } else {
             self.config.max_slots.saturating_sub(self.used)
         }
+    }
+
+    /// Whether `gpus` more GPUs are free on the host.
+    pub(crate) fn has_gpus(&self, gpus: u32) -> bool {
+        gpus == 0 || self.config.gpus.saturating_sub(self.used_gpus) >= gpus
     }
 
     /// Whether the host offers every one of `resources`.
@@ -100,11 +108,12 @@ impl HostBook {
         self.list.iter()
     }
 
-    /// Job `id`'s slots on one host move by `change`: the host's used
-    /// slots (and so its sets' free-slot indexes) follow running, its job
-    /// list follows holding.
-    pub(crate) fn account(&mut self, id: JobId, place: Placement, change: Change) {
+    /// Job `id`'s slots (and `gpus` GPUs) on one host move by `change`: the
+    /// host's used slots and GPUs (and so its sets' free-slot indexes)
+    /// follow running, its job list follows holding.
+    pub(crate) fn account(&mut self, id: JobId, place: Placement, gpus: u32, change: Change) {
         let host = &mut self.list[place.host];
+        Change::apply(change.run, &mut host.used_gpus, gpus);
         if change.run != 0 {
             let old = host.free();
             Change::apply(change.run, &mut host.used, place.slots);

@@ -39,7 +39,9 @@ impl Transition {
 impl Cluster {
     /// Files a new job in `queue` at `now`; it pends until the next pass.
     /// `first_submitted_at` is when the job was first submitted anywhere
-    /// (for a forwarded job, at its submission cluster).
+    /// (for a forwarded job, at its submission cluster). A job without a
+    /// run limit or run-time estimate takes its queue's RUNLIMIT and
+    /// RUNTIME.
     pub(crate) fn enqueue(
         &mut self,
         now: SimTime,
@@ -48,6 +50,10 @@ impl Cluster {
         origin: JobOrigin,
         first_submitted_at: SimTime,
     ) -> JobId {
+        let mut spec = spec;
+        let config = &self.queues[queue].config;
+        spec.run_limit = spec.run_limit.or(config.run_limit);
+        spec.run_estimate = spec.run_estimate.or(config.run_estimate);
         self.cycle.now = self.cycle.now.max(now);
         let user = self.users.intern(&spec.user);
         let id = self.jobs.insert_new(queue, spec, origin, user, now);

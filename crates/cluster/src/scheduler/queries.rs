@@ -11,7 +11,6 @@ use crate::config::{ConfigWarning, HostConfig, QueueConfig};
 use crate::fairshare::FairshareAdjustment;
 use crate::job::{HostIndex, Job, JobId, QueueIndex};
 
-use super::queues::QueueUser;
 use super::{Cluster, PreemptionNote, Transition};
 
 impl Cluster {
@@ -129,13 +128,6 @@ impl Cluster {
                 })
             })
             .collect()
-    }
-
-    /// The fairshare account of `user` (by name) in queue `queue`, if the
-    /// user has used the queue.
-    pub(crate) fn account_of(&self, queue: QueueIndex, user: &str) -> Option<&QueueUser> {
-        let id = self.users.id_of(user)?;
-        self.queues[queue].users.get(&id)
     }
 
     /// Checks that every index and tally agrees with the jobs themselves,

@@ -12,7 +12,9 @@ use mcfed_protocol::{QueueName, SimTime};
 use rustc_hash::FxHashMap;
 
 use crate::config::QueueConfig;
-use crate::fairshare::{DecayingTotal, FairshareFactors, JobUse, ShareAccount, UserShares};
+use crate::fairshare::{
+    DecayingTotal, FairshareFactors, JobUse, ShareAccount, StopKind, UserShares,
+};
 use crate::job::{Job, JobId, PendingReason, QueueIndex, UserId};
 use crate::preemption::PreemptGuards;
 
@@ -41,19 +43,31 @@ impl QueueUser {
         let slots = job.spec.slots;
         Change::apply(change.held, &mut self.held, slots);
         if let (Some(hist_hours), true) = (hist_hours, change.run != 0) {
-            let used = JobUse {
-                slots,
-                cpu_utilisation: job.spec.cpu_utilisation,
-                memory_mb: job.spec.memory_mb,
-                running_since: job.running_since,
-                ran_before: job.ran_before(),
-            };
+            let used = job_use(job);
             if change.run > 0 {
                 self.account.job_runs(&used, hist_hours);
             } else {
-                self.account.job_stops(now, &used, hist_hours);
+                let how = if change.held < 0 {
+                    StopKind::Ended
+                } else {
+                    StopKind::Suspended
+                };
+                self.account.job_stops(now, &used, how, hist_hours);
             }
         }
+    }
+}
+
+/// What running job `job` weighs in its user's fairshare account.
+pub(crate) fn job_use(job: &Job) -> JobUse {
+    JobUse {
+        slots: job.spec.slots,
+        cpu_utilisation: job.spec.cpu_utilisation,
+        memory_mb: job.spec.memory_mb,
+        running_since: job.running_since,
+        ran_before: job.ran_before(),
+        run_limit: job.spec.run_limit,
+        gpus: job.spec.gpus * u32::try_from(job.placement.len()).unwrap_or(u32::MAX),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcfed_cluster::{Cluster, ClusterConfig, ConfigLocation, HostConfig};
+use mcfed_cluster::{Cluster, ClusterConfig, ConfigLocation, HostConfig, MAX_GPUS};
 use mcfed_forwarder::ScheduleMode;
 use mcfed_protocol::{ClusterName, QueueName};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -159,6 +159,12 @@ impl Checker<'_> {
             if host.MXJ == 0 {
                 self.problem(host_path.key("MXJ"), "MXJ must be at least 1");
             }
+            if host.ngpus.is_some_and(|gpus| gpus > MAX_GPUS) {
+                self.problem(
+                    host_path.key("ngpus"),
+                    format!("ngpus must be at most {MAX_GPUS}"),
+                );
+            }
             let names: Vec<String> = match host.count {
                 None => vec![host.name.clone()],
                 Some(0) => {
@@ -181,6 +187,7 @@ impl Checker<'_> {
                 config.processors = host.ncpus;
                 config.user_slot_limit = host.JL_U;
                 config.memory_mb = host.memory_mb.unwrap_or(0);
+                config.gpus = host.ngpus.unwrap_or(0).min(MAX_GPUS);
                 hosts.configs.push(config);
                 hosts.entries.push(index);
             }
