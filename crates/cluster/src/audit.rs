@@ -9,6 +9,8 @@ use std::cmp::Reverse;
 
 use rustc_hash::FxHashMap;
 
+use crate::fairshare::ShareTree;
+use crate::fairshare::tree::ROOT;
 use crate::job::{HostIndex, Job, JobId, JobState, QueueIndex, UserId};
 use crate::limits::Held;
 use crate::scheduler::{Cluster, victim_key};
@@ -99,13 +101,16 @@ fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String
             check(job.placement.is_empty(), || {
                 format!("pending job {id} has hosts")
             })?;
-            if queue.fairshare.is_some() {
+            if let Some(fairshare) = &queue.fairshare {
                 let listed = queue
                     .users
                     .get(&job.user)
-                    .is_some_and(|user| user.pending.get(&job.arrival) == Some(&id));
+                    .and_then(|user| user.leaf)
+                    .is_some_and(|leaf| {
+                        fairshare.tree.node(leaf).pending.get(&job.arrival) == Some(&id)
+                    });
                 check(listed, || {
-                    format!("pending job {id} missing from its user's list")
+                    format!("pending job {id} missing from its share account's list")
                 })?;
             }
         }
@@ -265,12 +270,9 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
         check(state.held == held, || {
             format!("queue {name} user {user} holds {} not {held}", state.held)
         })?;
-        if queue.fairshare.is_some() {
-            let running = expected.queue_user_running.get(&(index, user)).copied();
-            check(state.account.running_slots == running.unwrap_or(0), || {
-                format!("queue {name} user {user} fairshare slots disagree")
-            })?;
-        }
+    }
+    if let Some(fairshare) = &queue.fairshare {
+        check_share_tree(cluster, index, &fairshare.tree, expected)?;
     }
     let queue_count = cluster.queues.len();
     for victim in 0..queue_count {
@@ -285,6 +287,53 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
             format!(
                 "queue {name} holds {} slots over QJOB_LIMIT {limit}",
                 queue.held()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// A fairshare queue's share tree: each account's running slots are those
+/// of its users' running jobs, its pending count that of their pending
+/// jobs below it.
+fn check_share_tree(
+    cluster: &Cluster,
+    index: QueueIndex,
+    tree: &ShareTree,
+    expected: &Expected,
+) -> Result<(), String> {
+    let queue = &cluster.queues[index];
+    let name = &queue.config.name;
+    let mut running = vec![0u32; tree.nodes().len()];
+    let mut pending = vec![0u32; tree.nodes().len()];
+    for (&user, state) in &queue.users {
+        let Some(leaf) = state.leaf else {
+            continue;
+        };
+        let slots = expected
+            .queue_user_running
+            .get(&(index, user))
+            .copied()
+            .unwrap_or(0);
+        for node in tree.path(leaf) {
+            running[node] += slots;
+        }
+    }
+    for (node, share) in tree.nodes().iter().enumerate() {
+        if share.is_leaf() {
+            for on_path in std::iter::once(ROOT).chain(tree.path(node)) {
+                pending[on_path] += u32::try_from(share.pending.len()).unwrap_or(u32::MAX);
+            }
+        }
+    }
+    for (node, share) in tree.nodes().iter().enumerate().skip(1) {
+        check(share.account.running_slots == running[node], || {
+            format!("queue {name} share account {} slots disagree", share.name)
+        })?;
+        check(share.pending_below == pending[node], || {
+            format!(
+                "queue {name} share account {} pending count disagrees",
+                share.name
             )
         })?;
     }

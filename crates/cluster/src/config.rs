@@ -252,8 +252,12 @@ pub const DEFAULT_USER: &str = "default";
 pub struct UserGroupConfig {
     /// The group's name.
     pub name: String,
-    /// GROUP_MEMBER: the users in it.
+    /// GROUP_MEMBER: the users and user groups in it (`all`: every user).
     pub members: Vec<String>,
+    /// USER_SHARES: the group's share tree (hierarchical fairshare: how a
+    /// queue's shares for the group, collectively, divide among its
+    /// members), if any.
+    pub user_shares: Option<UserShares>,
 }
 
 /// The cluster-wide scheduling parameters of lsb.params.

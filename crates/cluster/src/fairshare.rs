@@ -31,6 +31,7 @@ mod formula;
 mod shares;
 #[cfg(test)]
 mod tests;
+pub mod tree;
 
 pub use account::{JobUse, ShareAccount, StopKind};
 pub use adjustment::{
@@ -45,4 +46,8 @@ pub use formula::{
     FairshareFactors, FairshareOverrides, MIN_DENOMINATOR, SWITCH_NAMES, UsageTerms,
     dynamic_priority,
 };
-pub use shares::{DEFAULT_SHARE_USER, UserShares, UserSharesParseError};
+pub use shares::{
+    DEFAULT_SHARE_USER, OTHERS_SHARE_USER, ShareEntry, ShareTarget, UserShares,
+    UserSharesParseError,
+};
+pub use tree::{GroupDirectory, GroupInfo, NodeId, NodeKind, ShareNode, ShareTree};

@@ -227,7 +227,17 @@ impl Cluster {
             }
         }
         if let Some(fairshare) = &queue.fairshare {
-            if fairshare.shares.shares_of(&spec.user).is_none() {
+            let leaf = self
+                .users
+                .id_of(&spec.user)
+                .and_then(|id| queue.users.get(&id))
+                .and_then(|user| user.leaf);
+            if leaf.is_none()
+                && fairshare
+                    .tree
+                    .leaf_shares(&spec.user, &self.users.directory)
+                    .is_none()
+            {
                 return Err(RejectReason::NoShares {
                     user: spec.user.to_string(),
                 });

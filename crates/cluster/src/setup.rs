@@ -55,6 +55,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         pool_of,
         &hosts,
         &params,
+        &users.directory,
     );
     Ok(Cluster {
         name,

@@ -20,7 +20,7 @@ use std::time::Duration;
 use mcfed_cluster::preemption::{QueueFacts, can_preempt};
 use mcfed_cluster::{
     Cluster, ClusterConfig, HostConfig, JobId, JobOrigin, JobState, PreemptGuard, PreemptGuards,
-    QueueConfig, SlotPoolConfig, Transition, UserLimitConfig,
+    QueueConfig, SlotPoolConfig, Transition, UserGroupConfig, UserLimitConfig, UserShares,
 };
 use mcfed_protocol::{ClusterName, JobEvent, JobSpec, QueueName, SimTime};
 use proptest::prelude::*;
@@ -233,16 +233,24 @@ fn build(setup: &Setup) -> ClusterConfig {
                     first_pool = false;
                 }
                 Kind::Fairshare => {
-                    queue.fairshare = Some(
+                    // Flat shares, or a group (alice and bob) with its own
+                    // share tree beside every other user.
+                    let shares = if plan.priority % 2 == 0 {
                         "USER_SHARES[[alice, 5] [default, 2]]"
-                            .parse()
-                            .expect("valid"),
-                    );
+                    } else {
+                        "USER_SHARES[[team, 5] [default, 2]]"
+                    };
+                    queue.fairshare = Some(shares.parse().expect("valid"));
                 }
             }
             queue
         })
         .collect();
+    config.user_groups = vec![UserGroupConfig {
+        name: "team".into(),
+        members: vec!["alice".into(), "bob".into()],
+        user_shares: Some(UserShares::parse_list("([alice, 2] [others, 1])").expect("valid")),
+    }];
     if let Some(max_jobs) = setup.max_jobs {
         config.users = vec![UserLimitConfig {
             name: "alice".into(),

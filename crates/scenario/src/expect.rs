@@ -210,7 +210,7 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
                     .as_ref()?
                     .users
                     .iter()
-                    .find(|row| &row.user == user)
+                    .find(|row| row.answers_for(user))
                     .cloned()
             });
             match row {

@@ -310,8 +310,11 @@ pub struct RawUser {
 pub struct RawUserGroup {
     /// The group's name.
     pub name: String,
-    /// GROUP_MEMBER: its users.
+    /// GROUP_MEMBER: its users and user groups (`all`: every user).
     pub GROUP_MEMBER: WordList,
+    /// USER_SHARES: the group's share tree, `"[user1, 4] [others, 10]"`
+    /// (hierarchical fairshare).
+    pub USER_SHARES: Option<String>,
 }
 
 /// One host, or `count` alike hosts named `name1`..`nameN`.

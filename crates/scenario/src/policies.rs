@@ -348,9 +348,18 @@ impl Checker<'_> {
                         "a user group needs at least one member",
                     );
                 }
+                let group_path = path.key("user_group").index(index);
+                let user_shares = group.USER_SHARES.as_ref().and_then(|text| {
+                    UserShares::parse_list(text)
+                        .map_err(|error| {
+                            self.problem(group_path.key("USER_SHARES"), error.to_string())
+                        })
+                        .ok()
+                });
                 UserGroupConfig {
                     name: group.name.clone(),
                     members: group.GROUP_MEMBER.0.clone(),
+                    user_shares,
                 }
             })
             .collect();

@@ -1,24 +1,31 @@
 //! A fairshare queue's turn (seed 002): pending jobs are tried one at a
-//! time from the user with the highest dynamic priority, recomputed after
-//! each start, first come first served within a user.
+//! time from the share account with the highest dynamic priority,
+//! recomputed after each try, first come first served within an account.
+//! With group shares (`fairshare::tree`), the choice goes down the share
+//! tree from the root: at each level the child with the highest priority,
+//! until a user's account or a collective one (whose users' jobs go first
+//! come, first served).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use mcfed_protocol::SimTime;
+use rustc_hash::FxHashMap;
 
-use crate::fairshare::{ShareAccount, UsageTerms, dynamic_priority};
+use crate::fairshare::tree::ROOT;
+use crate::fairshare::{NodeId, NodeKind, ShareAccount, UsageTerms, dynamic_priority};
 use crate::job::{QueueIndex, UserId};
 use crate::scheduler::{Cluster, Transition};
 
 use super::{Outcome, Round, Scope, Turn};
 
-/// A fairshare user waiting for its next job to be tried.
+/// A share account waiting for its next job to be tried.
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
     priority: f64,
+    /// The arrival of its next job (leaves), for ties.
     next: u64,
-    user: UserId,
+    node: NodeId,
 }
 
 impl PartialEq for Candidate {
@@ -33,31 +40,52 @@ impl PartialOrd for Candidate {
     }
 }
 impl Ord for Candidate {
-    /// Highest priority first, then the earliest job, then the lowest user
-    /// number: a max-heap pops the candidate to try next.
+    /// Highest priority first, then the earliest job, then the account made
+    /// first: a max-heap pops the candidate to try next.
     fn cmp(&self, other: &Self) -> Ordering {
         self.priority
             .total_cmp(&other.priority)
             .then_with(|| other.next.cmp(&self.next))
-            .then_with(|| other.user.cmp(&self.user))
+            .then_with(|| other.node.cmp(&self.node))
     }
 }
 
+/// What one step down the share tree did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// A job was tried.
+    Tried,
+    /// Nothing left to try below this node in this pass.
+    Exhausted,
+    /// The queue's turn is over.
+    StopQueue,
+}
+
+/// One pass over a fairshare queue: a heap of children per interior node
+/// visited, and per leaf the arrival of the next job to look at.
+#[derive(Default)]
+struct FairPass {
+    heaps: FxHashMap<NodeId, BinaryHeap<Candidate>>,
+    cursors: FxHashMap<NodeId, u64>,
+}
+
 impl Cluster {
-    /// The dynamic priority of `user` in fairshare queue `queue` at `now`
-    /// (seed 002), with the figures behind it, or `None` for a queue
-    /// without fairshare or a user it has not seen. The one place a user's
-    /// dynamic priority is computed (absolute priority scheduling's FS
-    /// factor is to read it too).
-    pub(crate) fn user_priority(
+    /// The dynamic priority of share account `node` of fairshare queue
+    /// `queue` at `now` (seed 002), with the figures behind it: its figures
+    /// are those of every job of its users, with the slots their
+    /// reservations hold. With [`Cluster::account_priority`], the one place
+    /// a dynamic priority is computed (a user's, through the account its
+    /// jobs count against: [`Cluster::dynamic_priority_of`]; absolute
+    /// priority scheduling's FS factor is to read it there).
+    pub(crate) fn node_priority(
         &self,
         queue: QueueIndex,
-        user: UserId,
+        node: NodeId,
         now: SimTime,
     ) -> Option<(f64, UsageTerms)> {
-        let account = &self.queues[queue].users.get(&user)?.account;
-        let reserved = self.reserved_slots(queue, Some(user));
-        self.account_priority(queue, account, reserved, now)
+        let tree = &self.queues[queue].fairshare.as_ref()?.tree;
+        let reserved = self.reserved_slots_below(queue, node);
+        self.account_priority(queue, &tree.node(node).account, reserved, now)
     }
 
     /// The dynamic priority of the account `account` in `queue`, which
@@ -108,67 +136,193 @@ impl Cluster {
         Some((dynamic_priority(account.shares, &usage, factors), usage))
     }
 
+    /// Slots the reservations of `queue`'s jobs hold for the users whose
+    /// accounts are at or below `node`.
+    fn reserved_slots_below(&self, queue: QueueIndex, node: NodeId) -> u32 {
+        if self.reservations.is_empty() {
+            return 0;
+        }
+        let Some(fairshare) = self.queues[queue].fairshare.as_ref() else {
+            return 0;
+        };
+        let users = &self.queues[queue].users;
+        let mut leaves: Vec<UserId> = users
+            .iter()
+            .filter(|(_, user)| {
+                user.leaf
+                    .is_some_and(|leaf| fairshare.tree.covers(node, leaf))
+            })
+            .map(|(&id, _)| id)
+            .collect();
+        leaves.sort_unstable();
+        leaves
+            .into_iter()
+            .map(|user| self.reserved_slots(queue, Some(user)))
+            .sum()
+    }
+
     pub(super) fn dispatch_fairshare(
         &mut self,
         queue: QueueIndex,
         now: SimTime,
         transitions: &mut Vec<Transition>,
     ) {
-        let mut heap: BinaryHeap<Candidate> = self.queues[queue]
-            .users
-            .iter()
-            .filter_map(|(&user, state)| {
-                let (&next, _) = state.pending.first_key_value()?;
-                let (priority, _) = self.user_priority(queue, user, now)?;
-                Some(Candidate {
-                    priority,
-                    next,
-                    user,
-                })
-            })
-            .collect();
+        let mut pass = FairPass::default();
         let mut turn = Turn::new(Round::Main);
-        while let Some(candidate) = heap.pop() {
-            let Some((&arrival, &id)) = self.queues[queue]
-                .users
-                .get(&candidate.user)
-                .and_then(|user| user.pending.range(candidate.next..).next())
-            else {
-                continue;
+        while self.interior_step(queue, ROOT, &mut pass, now, transitions, &mut turn) == Step::Tried
+        {
+        }
+    }
+
+    /// One try below interior node `node`: its child with the highest
+    /// priority, recursively.
+    fn interior_step(
+        &mut self,
+        queue: QueueIndex,
+        node: NodeId,
+        pass: &mut FairPass,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+        turn: &mut Turn,
+    ) -> Step {
+        if !pass.heaps.contains_key(&node) {
+            let heap = self.children_heap(queue, node, pass, now);
+            pass.heaps.insert(node, heap);
+        }
+        while let Some(best) = pass.heaps.get_mut(&node).and_then(BinaryHeap::pop) {
+            let leaf = self.share_node_kind(queue, best.node) != Some(NodeKind::Interior);
+            let step = if leaf {
+                self.leaf_step(queue, best.node, pass, now, transitions, turn)
+            } else {
+                self.interior_step(queue, best.node, pass, now, transitions, turn)
             };
-            let outcome = self.try_dispatch(queue, id, now, transitions, &mut turn);
-            let priority = match outcome {
-                Outcome::Started => self
-                    .user_priority(queue, candidate.user, now)
-                    .map_or(candidate.priority, |(priority, _)| priority),
-                Outcome::Failed { reason, scope } => {
-                    self.set_reason(id, reason);
-                    match scope {
-                        Scope::Job => candidate.priority,
-                        Scope::User => {
-                            let pass = self.cycle.pass;
-                            if let Some(user) = self.queues[queue].users.get_mut(&candidate.user) {
-                                user.stopped = Some((pass, reason));
-                            }
-                            continue;
-                        }
-                        Scope::Queue => {
-                            self.stop_queue(queue, reason);
-                            return;
+            match step {
+                Step::Exhausted => continue,
+                Step::StopQueue => return Step::StopQueue,
+                Step::Tried => {
+                    if let Some(candidate) = self.candidate(queue, best.node, pass, now) {
+                        if let Some(heap) = pass.heaps.get_mut(&node) {
+                            heap.push(candidate);
                         }
                     }
+                    return Step::Tried;
                 }
+            }
+        }
+        Step::Exhausted
+    }
+
+    fn share_node_kind(&self, queue: QueueIndex, node: NodeId) -> Option<NodeKind> {
+        let fairshare = self.queues[queue].fairshare.as_ref()?;
+        Some(fairshare.tree.node(node).kind.clone())
+    }
+
+    /// The children of `node` with pending jobs below them, by priority.
+    fn children_heap(
+        &self,
+        queue: QueueIndex,
+        node: NodeId,
+        pass: &FairPass,
+        now: SimTime,
+    ) -> BinaryHeap<Candidate> {
+        let Some(fairshare) = self.queues[queue].fairshare.as_ref() else {
+            return BinaryHeap::new();
+        };
+        fairshare
+            .tree
+            .node(node)
+            .children
+            .iter()
+            .filter_map(|&child| self.candidate(queue, child, pass, now))
+            .collect()
+    }
+
+    /// `node` as a candidate for its parent's heap, if it has jobs left to
+    /// try in this pass.
+    fn candidate(
+        &self,
+        queue: QueueIndex,
+        node: NodeId,
+        pass: &FairPass,
+        now: SimTime,
+    ) -> Option<Candidate> {
+        let tree = &self.queues[queue].fairshare.as_ref()?.tree;
+        let share = tree.node(node);
+        if share.pending_below == 0 {
+            return None;
+        }
+        let next = if share.is_leaf() {
+            let cursor = pass.cursors.get(&node).copied().unwrap_or(0);
+            *share.pending.range(cursor..).next()?.0
+        } else {
+            u64::MAX
+        };
+        let (priority, _) = self.node_priority(queue, node, now)?;
+        Some(Candidate {
+            priority,
+            next,
+            node,
+        })
+    }
+
+    /// One try in leaf `leaf`: its next job, first come first served,
+    /// skipping the jobs of users stopped in this pass.
+    fn leaf_step(
+        &mut self,
+        queue: QueueIndex,
+        leaf: NodeId,
+        pass: &mut FairPass,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+        turn: &mut Turn,
+    ) -> Step {
+        let this_pass = self.cycle.pass;
+        loop {
+            let cursor = pass.cursors.get(&leaf).copied().unwrap_or(0);
+            let Some((arrival, id)) = self.queues[queue]
+                .fairshare
+                .as_ref()
+                .and_then(|fairshare| fairshare.tree.node(leaf).pending.range(cursor..).next())
+                .map(|(&arrival, &id)| (arrival, id))
+            else {
+                return Step::Exhausted;
             };
-            let has_more = self.queues[queue]
+            pass.cursors.insert(leaf, arrival + 1);
+            let Some(user) = self.jobs.get(id).map(|job| job.user) else {
+                continue;
+            };
+            let stopped = self.queues[queue]
                 .users
-                .get(&candidate.user)
-                .is_some_and(|user| user.pending.range(arrival + 1..).next().is_some());
-            if has_more {
-                heap.push(Candidate {
-                    priority,
-                    next: arrival + 1,
-                    user: candidate.user,
-                });
+                .get(&user)
+                .and_then(|state| state.stopped)
+                .is_some_and(|(pass, _)| pass == this_pass);
+            if stopped {
+                continue;
+            }
+            let Outcome::Failed { reason, scope } =
+                self.try_dispatch(queue, id, now, transitions, turn)
+            else {
+                return Step::Tried;
+            };
+            self.set_reason(id, reason);
+            match scope {
+                Scope::Job => return Step::Tried,
+                Scope::User => {
+                    if let Some(state) = self.queues[queue].users.get_mut(&user) {
+                        state.stopped = Some((this_pass, reason));
+                    }
+                    // A user's own account has nothing more to try; a
+                    // collective one goes on with its other users.
+                    return if self.share_node_kind(queue, leaf) == Some(NodeKind::User) {
+                        Step::Exhausted
+                    } else {
+                        Step::Tried
+                    };
+                }
+                Scope::Queue => {
+                    self.stop_queue(queue, reason);
+                    return Step::StopQueue;
+                }
             }
         }
     }

@@ -10,18 +10,39 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn parses_user_shares() {
-    let shares: UserShares = "USER_SHARES[[alice, 10] [bob, 5] [default, 1]]"
-        .parse()
-        .expect("valid");
-    assert_eq!(shares.shares_of("alice"), Some(10));
-    assert_eq!(shares.shares_of("bob"), Some(5));
-    assert_eq!(shares.shares_of("carol"), Some(1));
+    let shares: UserShares =
+        "USER_SHARES[[alice, 10] [bob, 5] [team@, 3] [lab, 4] [others, 2] [default, 1]]"
+            .parse()
+            .expect("valid");
+    assert_eq!(shares.named("alice"), Some(10));
+    assert_eq!(shares.named("lab"), Some(4));
+    assert_eq!(
+        shares
+            .find(&ShareTarget::Members("team".into()))
+            .map(|(_, e)| e.shares),
+        Some(3)
+    );
+    assert_eq!(
+        shares.find(&ShareTarget::Others).map(|(_, e)| e.shares),
+        Some(2)
+    );
+    assert_eq!(
+        shares.find(&ShareTarget::Default).map(|(_, e)| e.shares),
+        Some(1)
+    );
     assert_eq!(
         shares.to_string(),
-        "USER_SHARES[[alice, 10] [bob, 5] [default, 1]]"
+        "USER_SHARES[[alice, 10] [bob, 5] [team@, 3] [lab, 4] [others, 2] [default, 1]]"
     );
-    let only: UserShares = "USER_SHARES[[alice,2]]".parse().expect("valid");
-    assert_eq!(only.shares_of("bob"), None, "no default: no shares");
+    // lsb.users' spelling of a group's share tree, in parentheses.
+    let group = UserShares::parse_list("([user1, 4] [others, 10])").expect("valid");
+    assert_eq!(group.entries.len(), 2);
+    assert!(
+        UserShares::parse_list("()")
+            .expect("valid")
+            .entries
+            .is_empty()
+    );
 }
 
 #[test]
@@ -42,8 +63,12 @@ fn refuses_bad_user_shares() {
             UserSharesParseError::Repeated("alice".into()),
         ),
         (
-            "USER_SHARES[[others, 1]]",
-            UserSharesParseError::Unsupported("others".into()),
+            "USER_SHARES[[others, 1] [others, 2]]",
+            UserSharesParseError::Repeated("others".into()),
+        ),
+        (
+            "USER_SHARES[[@, 1]]",
+            UserSharesParseError::BadEntry("[@, 1]".into()),
         ),
     ] {
         assert_eq!(text.parse::<UserShares>(), Err(expected), "{text}");

@@ -78,10 +78,10 @@ impl Cluster {
         }
         if queue.fairshare.is_some() {
             let name = &self.users[job.user].name;
-            queue
-                .user_entry(job.user, name)
-                .pending
-                .insert(job.arrival, id);
+            let leaf = queue.user_entry(job.user, name, &self.users.directory).leaf;
+            if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
+                fairshare.tree.add_pending(leaf, job.arrival, id);
+            }
         }
     }
 
@@ -96,10 +96,9 @@ impl Cluster {
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
             queue.imported_pending_jobs -= 1;
         }
-        if queue.fairshare.is_some() {
-            if let Some(user) = queue.users.get_mut(&job.user) {
-                user.pending.remove(&job.arrival);
-            }
+        let leaf = queue.users.get(&job.user).and_then(|user| user.leaf);
+        if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
+            fairshare.tree.remove_pending(leaf, job.arrival);
         }
     }
 
