@@ -118,6 +118,7 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
                 "high@C3".parse().expect("valid"),
             ],
             max_rsched_time: None,
+            fairshare: false,
         }],
         max_forwards: 3,
     });

@@ -181,8 +181,8 @@ impl Cluster {
     }
 
     /// Checks that `spec` could ever run in queue `queue`.
-    fn check_runnable(&self, queue: QueueIndex, spec: &JobSpec) -> Result<(), RejectReason> {
-        let queue = &self.queues[queue];
+    fn check_runnable(&self, index: QueueIndex, spec: &JobSpec) -> Result<(), RejectReason> {
+        let queue = &self.queues[index];
         if let Some(missing) = spec
             .resources
             .iter()
@@ -226,24 +226,37 @@ impl Cluster {
                 });
             }
         }
-        if let Some(fairshare) = &queue.fairshare {
-            let leaf = self
-                .users
-                .id_of(&spec.user)
-                .and_then(|id| queue.users.get(&id))
-                .and_then(|user| user.leaf);
-            if leaf.is_none()
-                && fairshare
+        self.shares_check(index, &spec.user)
+    }
+
+    /// Whether `user` may submit to `queue` under its FAIRSHARE ("only
+    /// users with share assignments can submit jobs to the queue"): the
+    /// check a send queue's submissions get too, as its jobs never reach
+    /// this scheduler.
+    pub fn check_shares(&self, queue: &str, user: &str) -> Result<(), SubmitError> {
+        let index = self
+            .queue_index(queue)
+            .ok_or_else(|| SubmitError::UnknownQueue(queue.to_owned()))?;
+        self.shares_check(index, user)
+            .map_err(SubmitError::CannotRun)
+    }
+
+    /// `NoShares` when the queue at `index` has FAIRSHARE and `user` no
+    /// share account in it.
+    fn shares_check(&self, index: QueueIndex, user: &str) -> Result<(), RejectReason> {
+        match &self.queues[index].fairshare {
+            Some(fairshare)
+                if fairshare
                     .tree
-                    .leaf_shares(&spec.user, &self.users.directory)
-                    .is_none()
+                    .leaf_shares(user, &self.users.directory)
+                    .is_none() =>
             {
-                return Err(RejectReason::NoShares {
-                    user: spec.user.to_string(),
-                });
+                Err(RejectReason::NoShares {
+                    user: user.to_owned(),
+                })
             }
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Submits a job to `queue` at `now`. It pends until the next

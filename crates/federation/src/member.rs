@@ -4,8 +4,12 @@
 use std::time::Duration;
 
 use mcfed_cluster::{Cluster, ClusterNode};
-use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, SimTime};
+use mcfed_forwarder::{
+    DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled, ShareOrder,
+};
+use mcfed_protocol::{
+    ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, QueueName, SimTime,
+};
 
 use crate::effects::{Effects, JobNotice, NoticeKind};
 use crate::wake::{Pending, next_wake};
@@ -24,6 +28,20 @@ pub struct Member {
     /// How far this member's clock runs ahead (positive) or behind, in
     /// milliseconds.
     skew_ms: i64,
+}
+
+/// A submission cluster's scheduler, giving the dynamic priorities of
+/// its FAIRSHARE send queues' users to its forwarder.
+struct ClusterOrder<'a> {
+    cluster: &'a Cluster,
+    now: SimTime,
+}
+
+impl ShareOrder for ClusterOrder<'_> {
+    fn priority(&self, queue: &QueueName, user: &str, fwd_job_slots: u32) -> Option<f64> {
+        self.cluster
+            .forwarding_priority(queue.as_str(), user, fwd_job_slots, self.now)
+    }
 }
 
 /// Where a submission to a queue goes.
@@ -137,10 +155,13 @@ impl Member {
     ) -> Result<Submitted, SubmitError> {
         let local = self.local_time(now);
         match (self.route(queue), &mut self.forwarder) {
-            (Route::Forward, Some(forwarder)) => Ok(Submitted {
-                job_id: forwarder.submit(local, queue, spec)?,
-                forwarded: true,
-            }),
+            (Route::Forward, Some(forwarder)) => {
+                self.node.cluster().check_shares(queue, &spec.user)?;
+                Ok(Submitted {
+                    job_id: forwarder.submit(local, queue, spec)?,
+                    forwarded: true,
+                })
+            }
             _ => Ok(Submitted {
                 job_id: self.node.submit(now, queue, spec)?.0,
                 forwarded: false,
@@ -252,11 +273,18 @@ impl Member {
     }
 
     /// Runs a forwarding session at `now`: decides every waiting job, sends
-    /// forwards, recalls and replies, and records the decisions.
+    /// forwards, recalls and replies, and records the decisions. A
+    /// FAIRSHARE send queue's jobs go in the order of their users' dynamic
+    /// priorities, which the scheduler computes from the send queue's
+    /// shares and factors and the forwarder's forwarded slots.
     pub fn session(&mut self, now: SimTime, effects: &mut Effects) {
         let local = self.local_time(now);
         if let Some(forwarder) = &mut self.forwarder {
-            forwarder.schedule(local, &mut effects.envelopes);
+            let order = ClusterOrder {
+                cluster: self.node.cluster(),
+                now,
+            };
+            forwarder.schedule_with(local, &mut effects.envelopes, &order);
             effects.decisions.append(&mut forwarder.take_entries());
         }
     }

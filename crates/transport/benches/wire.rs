@@ -75,6 +75,7 @@ fn submission_side() -> ForwarderNode {
             name: QueueName::new("send").expect("name"),
             send_to: vec!["high@Cluster2".parse().expect("queue@cluster")],
             max_rsched_time: None,
+            fairshare: false,
         }],
         max_forwards: 8,
     })

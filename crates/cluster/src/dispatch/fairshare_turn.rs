@@ -98,6 +98,20 @@ impl Cluster {
         reserved: u32,
         now: SimTime,
     ) -> Option<(f64, UsageTerms)> {
+        self.forwarding_account_priority(queue, account, reserved, 0, now)
+    }
+
+    /// [`Cluster::account_priority`] with `forwarded` slots of the
+    /// account's jobs forwarded to other clusters and not finished (seed
+    /// 002's fwd_job_slots, weighed by FWD_JOB_FACTOR).
+    fn forwarding_account_priority(
+        &self,
+        queue: QueueIndex,
+        account: &ShareAccount,
+        reserved: u32,
+        forwarded: u32,
+        now: SimTime,
+    ) -> Option<(f64, UsageTerms)> {
         let factors = &self.queues[queue].fairshare.as_ref()?.factors;
         let hist_hours = factors.hist_hours;
         let cpu_time = account.cpu_time(now, hist_hours);
@@ -123,7 +137,7 @@ impl Cluster {
                 0.0
             },
             job_slots: f64::from(account.running_slots + reserved),
-            fwd_job_slots: 0.0,
+            fwd_job_slots: f64::from(forwarded),
             fairshare_adjustment,
             historical_gpu_run_time: if factors.gpu_hist_run_time {
                 account.historical_gpu_run_time(now, hist_hours)
@@ -134,6 +148,26 @@ impl Cluster {
             gpus: f64::from(account.gpus),
         };
         Some((dynamic_priority(account.shares, &usage, factors), usage))
+    }
+
+    /// The dynamic priority of `user` in FAIRSHARE send queue `queue` at
+    /// `now`, with `forwarded` slots of the user's jobs forwarded from it
+    /// and not finished (the submission cluster's fwd_job_slots; its own
+    /// running figures there are zero, a send queue running nothing
+    /// locally). `None` for a queue without fairshare, or a user without
+    /// shares in it.
+    pub fn forwarding_priority(
+        &self,
+        queue: &str,
+        user: &str,
+        forwarded: u32,
+        now: SimTime,
+    ) -> Option<f64> {
+        let index = self.queue_index(queue)?;
+        let tree = &self.queues[index].fairshare.as_ref()?.tree;
+        let shares = tree.leaf_shares(user, &self.users.directory)?;
+        self.forwarding_account_priority(index, &ShareAccount::new(shares), 0, forwarded, now)
+            .map(|(priority, _)| priority)
     }
 
     /// Slots the reservations of `queue`'s jobs hold for the users whose

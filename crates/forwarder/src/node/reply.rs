@@ -215,6 +215,7 @@ impl ForwarderNode {
         let Some(forward_seq) = self.jobs.get(&id).map(|job| job.forward_seq) else {
             return;
         };
+        self.count_forwarded(id, true);
         self.forget_forward(from, forward_seq);
         if backlog_full {
             self.view.mark_backlog_full(to);
@@ -244,6 +245,7 @@ impl ForwarderNode {
             JobEvent::Requeued => job.state = SourceState::Accepted { to, dest_job },
             JobEvent::Finished => {
                 let forward_seq = job.forward_seq;
+                self.count_forwarded(id, true);
                 self.jobs.remove(&id);
                 let cluster = self.view.cluster_of(to).clone();
                 let changed = self.view.forward_finished(&cluster, forward_seq);

@@ -163,6 +163,7 @@ pub(super) fn forwarder(draft: &ClusterDraft) -> Option<ForwarderConfig> {
             name: queue.name.clone(),
             send_to: queue.send_to.clone(),
             max_rsched_time: draft.max_rsched_time.get(&queue.name).copied(),
+            fairshare: queue.fairshare.is_some(),
         })
         .collect();
     (!send_queues.is_empty()).then(|| ForwarderConfig {

@@ -2,6 +2,7 @@
 //! recalls, and which messages about a job are believed; `handled` checks
 //! what [`ForwarderNode::handle`] says each message changed.
 
+mod fair;
 mod handled;
 
 use std::time::Duration;
@@ -29,6 +30,7 @@ fn forwarder(max_rsched_time: Option<Duration>) -> ForwarderNode {
                 "high@C3".parse().expect("valid"),
             ],
             max_rsched_time,
+            fairshare: false,
         }],
         max_forwards: 3,
     })
