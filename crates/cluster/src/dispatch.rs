@@ -329,9 +329,17 @@ impl Cluster {
         }
         if let Some(pool) = state.pool.map(|pool| &self.queues.pools[pool]) {
             // Queues running above what they deserve keep their jobs, so
-            // the pool as a whole is held to its total too.
-            if let Some(scope) = over_limit(pool.running, slots, pool.total, Scope::Queue) {
-                return Some(failed(PendingReason::PoolShareUsed, scope));
+            // the pool as a whole is held to its total too. When nothing
+            // caps the total (MAX_SLOTS_IN_POOL) it is the pool's slots in
+            // use plus the free ones, so passing it only means too few free
+            // slots: placement says so, and the job may reserve slots within
+            // its queue's share — unless the queue could preempt, which
+            // would pass the total.
+            let uncapped = u64::from(pool.running) + self.hosts.sets[pool.host_set].free_slots;
+            if u64::from(pool.total) < uncapped || !state.victims.is_empty() {
+                if let Some(scope) = over_limit(pool.running, slots, pool.total, Scope::Queue) {
+                    return Some(failed(PendingReason::PoolShareUsed, scope));
+                }
             }
         }
         let share = match round {

@@ -137,9 +137,10 @@ pub(crate) struct Cycle {
     /// Dispatch passes run so far.
     pub(crate) pass: u64,
     /// Set when a pass started or resumed a job that a higher queue may
-    /// preempt: a queue served earlier in the pass may now find a victim, so
-    /// another pass runs at the same instant.
-    pub(crate) new_victims: bool,
+    /// preempt (a queue served earlier in the pass may now find a victim),
+    /// or a preemption left free slots (a queue served earlier may use
+    /// them): another pass runs at the same instant.
+    pub(crate) pass_again: bool,
 }
 
 /// One cluster's scheduling state.
@@ -368,10 +369,10 @@ impl Cluster {
                 break;
             }
             self.cycle.dirty = false;
-            self.cycle.new_victims = false;
+            self.cycle.pass_again = false;
             self.dispatch(now, transitions);
             passes += 1;
-            if self.cycle.new_victims {
+            if self.cycle.pass_again {
                 if passes < MAX_PASSES_PER_INSTANT {
                     self.cycle.dirty = true;
                 } else {

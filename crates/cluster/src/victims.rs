@@ -96,6 +96,11 @@ impl Cluster {
             }
         }
         self.start(id, placement, now, transitions);
+        if self.hosts.sets[self.queues[queue].host_set].free_slots > 0 {
+            // The victims freed more than the job took: queues served
+            // earlier in this pass may use the rest.
+            self.cycle.pass_again = true;
+        }
         true
     }
 

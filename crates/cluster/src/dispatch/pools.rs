@@ -36,10 +36,15 @@ impl Cluster {
         }
         let total = u32::try_from(total).unwrap_or(u32::MAX);
         let mut order = pool.queues.clone();
+        let deficits = self.share_deficits(pool_index, now);
+        let deficit = |queue: QueueIndex| {
+            order_position(&pool.queues, queue).map_or(0.0, |position| deficits[position])
+        };
         order.sort_by(|&a, &b| {
             let (qa, qb) = (&self.queues[a], &self.queues[b]);
-            qb.share()
-                .cmp(&qa.share())
+            deficit(b)
+                .total_cmp(&deficit(a))
+                .then_with(|| qb.share().cmp(&qa.share()))
                 .then_with(|| {
                     self.usage_ratio(a, now)
                         .total_cmp(&self.usage_ratio(b, now))
@@ -65,6 +70,35 @@ impl Cluster {
             self.queues[queue].deserved = deserved;
         }
         self.queues.pools[pool_index].total = total;
+    }
+
+    /// Each queue of pool `pool_index` (in its order) at `now`: its share
+    /// less its part of the pool's accumulated (decayed) slot use — how far
+    /// below its due it has been served. Seed 000: accumulated use makes
+    /// sure "each queue is not allocated more slots than it deserves, and
+    /// other queues in the pool have a chance to run their share of jobs".
+    /// With no use yet, each queue's share.
+    pub(crate) fn share_deficits(&self, pool_index: usize, now: SimTime) -> Vec<f64> {
+        let pool = &self.queues.pools[pool_index];
+        let used: Vec<f64> = pool
+            .queues
+            .iter()
+            .map(|&queue| {
+                self.queues[queue]
+                    .usage
+                    .value_at(now, self.policy.hist_hours)
+                    .max(0.0)
+            })
+            .collect();
+        let all: f64 = used.iter().sum();
+        pool.queues
+            .iter()
+            .zip(&used)
+            .map(|(&queue, &used)| {
+                let share = f64::from(self.queues[queue].share()) / 100.0;
+                if all > 0.0 { share - used / all } else { share }
+            })
+            .collect()
     }
 
     /// The pass's queue order: by priority; among equal priorities, pool
@@ -136,4 +170,9 @@ impl Cluster {
             }
         }
     }
+}
+
+/// Where `queue` is in `queues`.
+fn order_position(queues: &[QueueIndex], queue: QueueIndex) -> Option<usize> {
+    queues.iter().position(|&member| member == queue)
 }

@@ -153,7 +153,7 @@ impl Cluster {
         transitions: &mut Vec<Transition>,
     ) {
         if !self.queues[queue].preemptors.is_empty() {
-            self.cycle.new_victims = true;
+            self.cycle.pass_again = true;
         }
         self.jobs.schedule_finish(at, transition.job, epoch);
         transitions.push(transition);
