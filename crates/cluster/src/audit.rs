@@ -75,6 +75,9 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         check_queue(cluster, index, &expected)?;
     }
     check_users(cluster, &expected)?;
+    cluster
+        .limit_book
+        .audit(cluster.jobs.values(), cluster.policy.preemption_enabled)?;
     check_host_tallies(cluster, &expected)?;
     check(
         expected.memory == cluster.adjustment.memory_in_use_mb,

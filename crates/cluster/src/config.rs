@@ -260,6 +260,69 @@ pub struct UserGroupConfig {
     pub user_shares: Option<UserShares>,
 }
 
+/// The consumers of one kind a Limit section names (USERS, QUEUES, HOSTS
+/// or their PER_ forms): `all`, names, and `~name` exclusions. User names
+/// may be user groups (their members, through subgroups).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Consumers {
+    /// `all`.
+    pub all: bool,
+    /// The names listed.
+    pub names: Vec<String>,
+    /// The names excluded (`~name`).
+    pub excluded: Vec<String>,
+}
+
+impl Consumers {
+    /// The consumers of a word list (`all ~alice`, `normal short`).
+    pub fn from_words(words: &[String]) -> Consumers {
+        let mut consumers = Consumers::default();
+        for word in words {
+            if word == "all" {
+                consumers.all = true;
+            } else if let Some(excluded) = word.strip_prefix('~') {
+                consumers.excluded.push(excluded.to_owned());
+            } else {
+                consumers.names.push(word.clone());
+            }
+        }
+        consumers
+    }
+
+    /// Whether `name` (or, through `is_member`, a group it is in) is
+    /// among them.
+    pub fn matches(&self, name: &str, is_member: impl Fn(&str) -> bool) -> bool {
+        let listed = |list: &[String]| list.iter().any(|entry| entry == name || is_member(entry));
+        (self.all || listed(&self.names)) && !listed(&self.excluded)
+    }
+}
+
+/// One Limit section of lsb.resources: at most SLOTS slots and JOBS jobs
+/// for the jobs its consumers name — together (USERS, QUEUES, HOSTS) or
+/// each apart (PER_USER, PER_QUEUE, PER_HOST). A kind left out covers
+/// every consumer of that kind, together.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LimitConfig {
+    /// NAME.
+    pub name: String,
+    /// USERS.
+    pub users: Option<Consumers>,
+    /// PER_USER.
+    pub per_user: Option<Consumers>,
+    /// QUEUES.
+    pub queues: Option<Consumers>,
+    /// PER_QUEUE.
+    pub per_queue: Option<Consumers>,
+    /// HOSTS.
+    pub hosts: Option<Consumers>,
+    /// PER_HOST.
+    pub per_host: Option<Consumers>,
+    /// SLOTS.
+    pub slots: Option<u32>,
+    /// JOBS.
+    pub jobs: Option<u32>,
+}
+
 /// The cluster-wide scheduling parameters of lsb.params.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SchedulingParams {
@@ -297,6 +360,8 @@ pub struct ClusterConfig {
     pub users: Vec<UserLimitConfig>,
     /// lsb.users' UserGroup section.
     pub user_groups: Vec<UserGroupConfig>,
+    /// lsb.resources' Limit sections.
+    pub limits: Vec<LimitConfig>,
 }
 
 impl ClusterConfig {
@@ -311,6 +376,7 @@ impl ClusterConfig {
             params: SchedulingParams::default(),
             users: Vec::new(),
             user_groups: Vec::new(),
+            limits: Vec::new(),
         }
     }
 }
@@ -349,6 +415,14 @@ pub enum ConfigLocation {
     /// [`ClusterConfig::user_groups`].
     UserGroup {
         /// Index of the group.
+        index: usize,
+        /// The parameter's name.
+        field: &'static str,
+    },
+    /// A parameter of the Limit section at this index in
+    /// [`ClusterConfig::limits`].
+    Limit {
+        /// Index of the section.
         index: usize,
         /// The parameter's name.
         field: &'static str,
@@ -403,6 +477,15 @@ impl ConfigError {
     ) -> Self {
         ConfigError {
             location: ConfigLocation::UserGroup { index, field },
+            message: message.into(),
+        }
+    }
+}
+
+impl ConfigError {
+    pub(crate) fn limit(index: usize, field: &'static str, message: impl Into<String>) -> Self {
+        ConfigError {
+            location: ConfigLocation::Limit { index, field },
             message: message.into(),
         }
     }

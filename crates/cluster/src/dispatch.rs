@@ -35,6 +35,7 @@ mod fairshare_turn;
 mod limits;
 mod placement;
 mod pools;
+mod resource_limits;
 
 use std::ops::Bound;
 
@@ -43,6 +44,7 @@ use mcfed_protocol::SimTime;
 use crate::job::{Job, JobId, JobState, PendingReason, QueueIndex, UserId};
 use crate::scheduler::{Cluster, Stop, Transition};
 
+pub(crate) use limits::LimitBlock;
 pub(crate) use placement::{PlaceMode, PlacementFailure};
 
 /// What trying one job gave.
@@ -271,18 +273,22 @@ impl Cluster {
         let state = &self.queues[queue];
         let can_preempt = !state.victims.is_empty();
         let host_set = state.host_set;
-        let block = self.cluster_limit_block(user, slots, false);
-        if let Some((reason, at_limit)) = block {
-            if !(can_preempt && self.preemption_relieves(reason)) {
-                let scope = if at_limit { Scope::User } else { Scope::Job };
-                return failed(reason, scope);
+        let block = self.user_limit_block(user, queue, slots);
+        if let Some(block) = block {
+            if !(can_preempt && block.relievable) {
+                let scope = if block.at_limit {
+                    Scope::User
+                } else {
+                    Scope::Job
+                };
+                return failed(block.reason, scope);
             }
         } else if plain && slots >= turn.smallest_failure {
             return failed(PendingReason::NotEnoughSlots, Scope::Job);
         }
         let failure = match block {
-            Some((reason, _)) => PlacementFailure {
-                reason,
+            Some(block) => PlacementFailure {
+                reason: block.reason,
                 slots_alone: false,
             },
             None => match self.find_placement(queue, id, now, PlaceMode::Normal) {

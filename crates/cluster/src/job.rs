@@ -91,6 +91,8 @@ pub enum PendingReason {
     NotEnoughSlots,
     /// The hosts with free slots have too few free GPUs for the job.
     NotEnoughGpus,
+    /// A Limit section of lsb.resources leaves no room for the job.
+    ResourceLimit,
     /// No host of the queue has the resources the job needs.
     NoHostWithResources,
 }
@@ -127,6 +129,9 @@ impl PendingReason {
             PendingReason::NotEnoughSlots => "Not enough job slots on the queue's hosts",
             PendingReason::NotEnoughGpus => {
                 "Not enough free GPUs on the queue's hosts with free slots"
+            }
+            PendingReason::ResourceLimit => {
+                "The job slot or job limit of a resource limit (lsb.resources) is reached"
             }
             PendingReason::NoHostWithResources => "No host meets the job's resource requirements",
         }

@@ -31,9 +31,10 @@ mod setup;
 mod victims;
 
 pub use config::{
-    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
-    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MAX_GPUS, MaxReserveTime,
-    QueueConfig, ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
+    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, Consumers, DEFAULT_IMPT_JOBBKLG,
+    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, LimitConfig, MAX_GPUS,
+    MaxReserveTime, QueueConfig, ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig,
+    UserLimitConfig,
 };
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,

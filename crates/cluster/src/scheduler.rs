@@ -24,6 +24,7 @@ mod adjustment;
 mod hosts;
 mod jobs;
 mod lifecycle;
+mod limit_book;
 mod queries;
 mod queues;
 mod tallies;
@@ -39,6 +40,7 @@ use mcfed_protocol::{
 pub(crate) use adjustment::Adjustment;
 pub(crate) use hosts::{Host, HostBook};
 pub(crate) use jobs::JobBook;
+pub(crate) use limit_book::{Limit, LimitBook, LimitKey};
 pub(crate) use queues::{Pool, Queue, QueueBook, QueueFairshare, Stop, victim_key};
 pub(crate) use tallies::{HostTallies, Tracking};
 pub(crate) use users::{Group, UserBook, UserLimits};
@@ -164,6 +166,8 @@ pub struct Cluster {
     pub(crate) tallies: HostTallies,
     /// Slots each queue could preempt, per victim queue.
     pub(crate) victim_slots: VictimSlots,
+    /// lsb.resources' Limit sections and what each instance holds.
+    pub(crate) limit_book: LimitBook,
     /// The fairshare adjustment plug-in and its cluster-wide inputs.
     pub(crate) adjustment: Adjustment,
     /// Jobs not finished, their numbering and their finish events.

@@ -19,8 +19,9 @@ use std::time::Duration;
 
 use mcfed_cluster::preemption::{QueueFacts, can_preempt};
 use mcfed_cluster::{
-    Cluster, ClusterConfig, HostConfig, JobId, JobOrigin, JobState, PreemptGuard, PreemptGuards,
-    QueueConfig, SlotPoolConfig, Transition, UserGroupConfig, UserLimitConfig, UserShares,
+    Cluster, ClusterConfig, Consumers, HostConfig, JobId, JobOrigin, JobState, LimitConfig,
+    PreemptGuard, PreemptGuards, QueueConfig, SlotPoolConfig, Transition, UserGroupConfig,
+    UserLimitConfig, UserShares,
 };
 use mcfed_protocol::{ClusterName, JobEvent, JobSpec, QueueName, SimTime};
 use proptest::prelude::*;
@@ -272,6 +273,35 @@ fn build(setup: &Setup) -> ClusterConfig {
         .map(|(_, word)| *word)
         .collect();
     config.params.preempt_for = preempt_for.join(" ").parse().expect("valid");
+    // Spare bits of the same byte add lsb.resources Limit sections: a
+    // user limit, a queue-level one, and one over a host.
+    let words =
+        |text: &str| Consumers::from_words(&text.split(' ').map(str::to_owned).collect::<Vec<_>>());
+    if setup.preempt_for & 32 != 0 {
+        config.limits.push(LimitConfig {
+            name: "alice".into(),
+            per_user: Some(words("alice")),
+            slots: Some(2),
+            ..LimitConfig::default()
+        });
+    }
+    if setup.preempt_for & 64 != 0 {
+        config.limits.push(LimitConfig {
+            name: "queue".into(),
+            queues: Some(words("q0")),
+            jobs: Some(2),
+            ..LimitConfig::default()
+        });
+    }
+    if setup.preempt_for & 128 != 0 {
+        config.limits.push(LimitConfig {
+            name: "host".into(),
+            hosts: Some(words("h0")),
+            per_user: Some(words("all ~carol")),
+            slots: Some(2),
+            ..LimitConfig::default()
+        });
+    }
     config.params.preempt_backfill = setup.preempt_backfill;
     config.params.preempt_guards.finish_time = setup
         .finish_guard

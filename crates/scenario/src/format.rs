@@ -284,6 +284,9 @@ pub struct RawCluster {
     /// lsb.users' UserGroup section.
     #[serde(default)]
     pub user_group: Vec<RawUserGroup>,
+    /// lsb.resources' Limit sections.
+    #[serde(default)]
+    pub limit: Vec<RawLimit>,
     /// Jobs present when the scenario starts.
     #[serde(default)]
     pub job: Vec<RawJob>,
@@ -301,6 +304,31 @@ pub struct RawUser {
     /// JL/P: slots per processor of a host.
     #[serde(rename = "JL/P")]
     pub JL_P: Option<f64>,
+}
+
+/// One Limit section of lsb.resources.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct RawLimit {
+    /// NAME.
+    pub NAME: String,
+    /// USERS: users and groups counted together (`all`, `~name`).
+    pub USERS: Option<WordList>,
+    /// PER_USER: users counted each apart.
+    pub PER_USER: Option<WordList>,
+    /// QUEUES: queues counted together.
+    pub QUEUES: Option<WordList>,
+    /// PER_QUEUE: queues counted each apart.
+    pub PER_QUEUE: Option<WordList>,
+    /// HOSTS: hosts (or host entries) counted together.
+    pub HOSTS: Option<WordList>,
+    /// PER_HOST: hosts counted each apart.
+    pub PER_HOST: Option<WordList>,
+    /// SLOTS: at most this many slots.
+    pub SLOTS: Option<u32>,
+    /// JOBS: at most this many jobs.
+    pub JOBS: Option<u32>,
 }
 
 /// One user group.

@@ -30,7 +30,7 @@ impl Cluster {
             .iter()
             .map(|&queue| u64::from(self.queues[queue].running_slots))
             .sum();
-        let mut total = in_use + self.hosts.sets[pool.host_set].free_slots;
+        let mut total = in_use + self.pool_free_slots(pool.host_set);
         if let Some(max) = pool.max_slots {
             total = total.min(u64::from(max));
         }
@@ -99,6 +99,40 @@ impl Cluster {
                 if all > 0.0 { share - used / all } else { share }
             })
             .collect()
+    }
+
+    /// The free slots of host set `host_set` a pool may count: seed 000's
+    /// "free slots to the maximum job slot limit configured either in
+    /// lsb.hosts (MXJ) or in lsb.resources for a host or host group". Per
+    /// host limits are in the hosts' MXJ already; a Limit section's SLOTS
+    /// over a group of hosts (for every user and queue) caps the free
+    /// slots on its hosts at what it has left.
+    fn pool_free_slots(&self, host_set: usize) -> u64 {
+        let set = &self.hosts.sets[host_set];
+        let mut free = set.free_slots;
+        for (limit, rule) in self.limit_book.limits.iter().enumerate() {
+            let Some(slots) = rule
+                .slots
+                .filter(|_| rule.names_hosts() && !rule.per_host && rule.covers_everyone())
+            else {
+                continue;
+            };
+            let free_on: u64 = set
+                .members
+                .iter()
+                .filter(|&&host| rule.covers_host(host))
+                .map(|&host| u64::from(self.hosts[host].free()))
+                .sum();
+            let counts = rule.counts_suspended(self.policy.preemption_enabled);
+            let held = self
+                .limit_book
+                .tally(&(limit, None, None, None))
+                .slots
+                .counted(counts);
+            let left = u64::from(slots.saturating_sub(held));
+            free -= free_on - free_on.min(left);
+        }
+        free
     }
 
     /// The pass's queue order: by priority; among equal priorities, pool

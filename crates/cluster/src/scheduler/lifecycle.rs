@@ -55,7 +55,12 @@ impl Cluster {
         spec.run_limit = spec.run_limit.or(config.run_limit);
         spec.run_estimate = spec.run_estimate.or(config.run_estimate);
         self.cycle.now = self.cycle.now.max(now);
+        let known = self.users.id_of(&spec.user).is_some();
         let user = self.users.intern(&spec.user);
+        if !known && !self.limit_book.is_empty() {
+            self.limit_book
+                .note_user(user, &spec.user, &self.users.directory);
+        }
         let id = self.jobs.insert_new(queue, spec, origin, user, now);
         if let Some(job) = self.jobs.get_mut(id) {
             job.first_submitted_at = first_submitted_at.min(now);
