@@ -10,7 +10,6 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use mcfed_protocol::SimTime;
-use rustc_hash::FxHashMap;
 
 use crate::fairshare::tree::ROOT;
 use crate::fairshare::{NodeId, NodeKind, ShareAccount, UsageTerms, dynamic_priority};
@@ -53,8 +52,9 @@ impl Ord for Candidate {
 /// What one step down the share tree did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
-    /// A job was tried.
-    Tried,
+    /// A job was tried; `changed`: it started or reserved slots (the
+    /// figures of the accounts on its path changed).
+    Tried { changed: bool },
     /// Nothing left to try below this node in this pass.
     Exhausted,
     /// The queue's turn is over.
@@ -62,11 +62,38 @@ enum Step {
 }
 
 /// One pass over a fairshare queue: a heap of children per interior node
-/// visited, and per leaf the arrival of the next job to look at.
-#[derive(Default)]
+/// visited (few: the root and interior groups), and per node the arrival
+/// of the next job to look at in a leaf.
 struct FairPass {
-    heaps: FxHashMap<NodeId, BinaryHeap<Candidate>>,
-    cursors: FxHashMap<NodeId, u64>,
+    heaps: Vec<(NodeId, BinaryHeap<Candidate>)>,
+    cursors: Vec<u64>,
+}
+
+impl FairPass {
+    fn new(nodes: usize) -> Self {
+        FairPass {
+            heaps: Vec::new(),
+            cursors: vec![0; nodes],
+        }
+    }
+
+    fn heap(&mut self, node: NodeId) -> Option<&mut BinaryHeap<Candidate>> {
+        self.heaps
+            .iter_mut()
+            .find(|(at, _)| *at == node)
+            .map(|(_, heap)| heap)
+    }
+
+    fn cursor(&self, node: NodeId) -> u64 {
+        self.cursors.get(node).copied().unwrap_or(0)
+    }
+
+    fn set_cursor(&mut self, node: NodeId, next: u64) {
+        if self.cursors.len() <= node {
+            self.cursors.resize(node + 1, 0);
+        }
+        self.cursors[node] = next;
+    }
 }
 
 impl Cluster {
@@ -201,9 +228,14 @@ impl Cluster {
         now: SimTime,
         transitions: &mut Vec<Transition>,
     ) {
-        let mut pass = FairPass::default();
+        let nodes = self.queues[queue]
+            .fairshare
+            .as_ref()
+            .map_or(0, |fairshare| fairshare.tree.nodes().len());
+        let mut pass = FairPass::new(nodes);
         let mut turn = Turn::new(Round::Main);
-        while self.interior_step(queue, ROOT, &mut pass, now, transitions, &mut turn) == Step::Tried
+        while let Step::Tried { .. } =
+            self.interior_step(queue, ROOT, &mut pass, now, transitions, &mut turn)
         {
         }
     }
@@ -219,11 +251,11 @@ impl Cluster {
         transitions: &mut Vec<Transition>,
         turn: &mut Turn,
     ) -> Step {
-        if !pass.heaps.contains_key(&node) {
+        if pass.heap(node).is_none() {
             let heap = self.children_heap(queue, node, pass, now);
-            pass.heaps.insert(node, heap);
+            pass.heaps.push((node, heap));
         }
-        while let Some(best) = pass.heaps.get_mut(&node).and_then(BinaryHeap::pop) {
+        while let Some(best) = pass.heap(node).and_then(BinaryHeap::pop) {
             let leaf = self.share_node_kind(queue, best.node) != Some(NodeKind::Interior);
             let step = if leaf {
                 self.leaf_step(queue, best.node, pass, now, transitions, turn)
@@ -233,13 +265,16 @@ impl Cluster {
             match step {
                 Step::Exhausted => continue,
                 Step::StopQueue => return Step::StopQueue,
-                Step::Tried => {
-                    if let Some(candidate) = self.candidate(queue, best.node, pass, now) {
-                        if let Some(heap) = pass.heaps.get_mut(&node) {
+                Step::Tried { changed } => {
+                    // Nothing changed: the account's figures, and so its
+                    // priority, are as they were.
+                    let known = (!changed).then_some(best.priority);
+                    if let Some(candidate) = self.candidate(queue, best.node, pass, known, now) {
+                        if let Some(heap) = pass.heap(node) {
                             heap.push(candidate);
                         }
                     }
-                    return Step::Tried;
+                    return step;
                 }
             }
         }
@@ -267,17 +302,19 @@ impl Cluster {
             .node(node)
             .children
             .iter()
-            .filter_map(|&child| self.candidate(queue, child, pass, now))
+            .filter_map(|&child| self.candidate(queue, child, pass, None, now))
             .collect()
     }
 
     /// `node` as a candidate for its parent's heap, if it has jobs left to
-    /// try in this pass.
+    /// try in this pass; its priority is `known` when it is, else
+    /// computed.
     fn candidate(
         &self,
         queue: QueueIndex,
         node: NodeId,
         pass: &FairPass,
+        known: Option<f64>,
         now: SimTime,
     ) -> Option<Candidate> {
         let tree = &self.queues[queue].fairshare.as_ref()?.tree;
@@ -286,12 +323,14 @@ impl Cluster {
             return None;
         }
         let next = if share.is_leaf() {
-            let cursor = pass.cursors.get(&node).copied().unwrap_or(0);
-            *share.pending.range(cursor..).next()?.0
+            *share.pending.range(pass.cursor(node)..).next()?.0
         } else {
             u64::MAX
         };
-        let (priority, _) = self.node_priority(queue, node, now)?;
+        let priority = match known {
+            Some(priority) => priority,
+            None => self.node_priority(queue, node, now)?.0,
+        };
         Some(Candidate {
             priority,
             next,
@@ -312,7 +351,7 @@ impl Cluster {
     ) -> Step {
         let this_pass = self.cycle.pass;
         loop {
-            let cursor = pass.cursors.get(&leaf).copied().unwrap_or(0);
+            let cursor = pass.cursor(leaf);
             let Some((arrival, id)) = self.queues[queue]
                 .fairshare
                 .as_ref()
@@ -321,7 +360,7 @@ impl Cluster {
             else {
                 return Step::Exhausted;
             };
-            pass.cursors.insert(leaf, arrival + 1);
+            pass.set_cursor(leaf, arrival + 1);
             let Some(user) = self.jobs.get(id).map(|job| job.user) else {
                 continue;
             };
@@ -333,14 +372,16 @@ impl Cluster {
             if stopped {
                 continue;
             }
+            let reservations = self.reservations.len();
             let Outcome::Failed { reason, scope } =
                 self.try_dispatch(queue, id, now, transitions, turn)
             else {
-                return Step::Tried;
+                return Step::Tried { changed: true };
             };
             self.set_reason(id, reason);
+            let changed = self.reservations.len() != reservations;
             match scope {
-                Scope::Job => return Step::Tried,
+                Scope::Job => return Step::Tried { changed },
                 Scope::User => {
                     if let Some(state) = self.queues[queue].users.get_mut(&user) {
                         state.stopped = Some((this_pass, reason));
@@ -350,7 +391,7 @@ impl Cluster {
                     return if self.share_node_kind(queue, leaf) == Some(NodeKind::User) {
                         Step::Exhausted
                     } else {
-                        Step::Tried
+                        Step::Tried { changed }
                     };
                 }
                 Scope::Queue => {

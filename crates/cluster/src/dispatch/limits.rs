@@ -149,6 +149,7 @@ impl Cluster {
     /// The cluster-wide limit (a user's or group's MAX_JOBS, or a Limit
     /// section counting no hosts) that `slots` more slots of `user` in
     /// `queue` would pass, if any.
+    #[inline]
     pub(crate) fn user_limit_block(
         &self,
         user: UserId,

@@ -50,6 +50,7 @@ impl Cluster {
     /// The first Limit section counting no hosts that `slots` more slots
     /// of `user` in `queue` (one more job) would pass, and whether it is
     /// reached already. With `resuming`, for a suspended job.
+    #[inline]
     pub(crate) fn resource_limit_block(
         &self,
         user: UserId,
@@ -111,6 +112,7 @@ impl Cluster {
     /// The budgets of the Limit sections counting hosts together (HOSTS,
     /// not PER_HOST) that count a job of `user` in `queue`: (limit, slots
     /// it may still take on the limit's hosts). A reached JOBS leaves 0.
+    #[inline]
     pub(crate) fn host_group_budgets(
         &self,
         queue: QueueIndex,

@@ -55,9 +55,8 @@ impl Cluster {
         spec.run_limit = spec.run_limit.or(config.run_limit);
         spec.run_estimate = spec.run_estimate.or(config.run_estimate);
         self.cycle.now = self.cycle.now.max(now);
-        let known = self.users.id_of(&spec.user).is_some();
-        let user = self.users.intern(&spec.user);
-        if !known && !self.limit_book.is_empty() {
+        let (user, new) = self.users.intern(&spec.user);
+        if new && !self.limit_book.is_empty() {
             self.limit_book
                 .note_user(user, &spec.user, &self.users.directory);
         }

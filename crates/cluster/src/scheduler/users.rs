@@ -87,10 +87,11 @@ impl UserBook {
         self.list.iter()
     }
 
-    /// The number of user `name`, numbering it on first sight.
-    pub(crate) fn intern(&mut self, name: &str) -> UserId {
+    /// The number of user `name`, numbering it on first sight (then with
+    /// `true`).
+    pub(crate) fn intern(&mut self, name: &str) -> (UserId, bool) {
         if let Some(&id) = self.by_name.get(name) {
-            return id;
+            return (id, false);
         }
         let id = UserId::try_from(self.list.len()).unwrap_or(UserId::MAX);
         let limits = self
@@ -112,7 +113,7 @@ impl UserBook {
             held: Held::default(),
         });
         self.by_name.insert(name.to_owned(), id);
-        id
+        (id, true)
     }
 
     /// A job of `user` holding `slots` slots moves by `change`: the user's
