@@ -236,8 +236,7 @@ impl Cluster {
         let mut turn = Turn::new(Round::Main);
         while let Step::Tried { .. } =
             self.interior_step(queue, ROOT, &mut pass, now, transitions, &mut turn)
-        {
-        }
+        {}
     }
 
     /// One try below interior node `node`: its child with the highest
