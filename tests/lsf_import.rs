@@ -104,7 +104,7 @@ fn imported_examples_are_the_toml_examples_clusters_and_validate_unchanged() {
         let out = out.to_str().expect("UTF-8");
         succeeded(&mcfed(&["validate", out]), "validate");
         let written = std::fs::read_to_string(out).expect("written");
-        assert!(written.contains("QJOB_LIMIT = "), "{written}");
+        assert!(written.contains("MAX_JOBS = "), "{written}");
         assert!(
             written.contains("  # lsb.queues:"),
             "every value names its line: {written}"

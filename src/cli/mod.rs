@@ -16,10 +16,11 @@ pub(crate) mod report;
 pub(crate) mod traces;
 
 /// The options LSF spells with one dash and several letters.
-const ONE_DASH_LONG: [&str; 4] = ["-fwd", "-json", "-sp", "-Wn"];
+const ONE_DASH_LONG: [&str; 6] = ["-fwd", "-json", "-sp", "-Wn", "-We", "-gpu"];
 
 /// LSF spells some long options with one dash (`bjobs -fwd`, `-json`,
-/// `bsub -sp`, `bmod -Wn`); clap wants two. Rewrites them before parsing.
+/// `bsub -sp`, `bmod -Wn`, `bsub -We`, `bsub -gpu`); clap wants two.
+/// Rewrites them before parsing.
 pub(crate) fn lsf_spellings(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {

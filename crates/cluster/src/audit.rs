@@ -9,6 +9,8 @@ use std::cmp::Reverse;
 
 use rustc_hash::FxHashMap;
 
+use crate::fairshare::ShareTree;
+use crate::fairshare::tree::ROOT;
 use crate::job::{HostIndex, Job, JobId, JobState, QueueIndex, UserId};
 use crate::limits::Held;
 use crate::scheduler::{Cluster, victim_key};
@@ -33,6 +35,7 @@ struct QueueTally {
 #[derive(Debug, Default)]
 struct Expected {
     host_used: Vec<u32>,
+    host_gpus: Vec<u32>,
     host_jobs: Vec<Vec<JobId>>,
     queues: Vec<QueueTally>,
     user_held: FxHashMap<UserId, Held>,
@@ -49,6 +52,7 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
     let queue_count = cluster.queues.len();
     let mut expected = Expected {
         host_used: vec![0; cluster.hosts.len()],
+        host_gpus: vec![0; cluster.hosts.len()],
         host_jobs: vec![Vec::new(); cluster.hosts.len()],
         queues: vec![QueueTally::default(); queue_count],
         victims: vec![0; queue_count * queue_count],
@@ -77,6 +81,9 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         check_queue(cluster, index, &expected)?;
     }
     check_users(cluster, &expected)?;
+    cluster
+        .limit_book
+        .audit(cluster.jobs.values(), cluster.policy.preemption_enabled)?;
     check_host_tallies(cluster, &expected)?;
     check(
         expected.memory == cluster.adjustment.memory_in_use_mb,
@@ -103,13 +110,16 @@ fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String
             check(job.placement.is_empty(), || {
                 format!("pending job {id} has hosts")
             })?;
-            if queue.fairshare.is_some() {
+            if let Some(fairshare) = &queue.fairshare {
                 let listed = queue
                     .users
                     .get(&job.user)
-                    .is_some_and(|user| user.pending.get(&job.arrival) == Some(&id));
+                    .and_then(|user| user.leaf)
+                    .is_some_and(|leaf| {
+                        fairshare.tree.node(leaf).pending.get(&job.arrival) == Some(&id)
+                    });
                 check(listed, || {
-                    format!("pending job {id} missing from its user's list")
+                    format!("pending job {id} missing from its share account's list")
                 })?;
             }
         }
@@ -176,6 +186,7 @@ impl Expected {
             *self.host_queue.entry((place.host, job.queue)).or_default() += place.slots;
             if occupies {
                 self.host_used[place.host] += place.slots;
+                self.host_gpus[place.host] += job.spec.gpus;
             }
             if is_running {
                 per_host.running += place.slots;
@@ -220,6 +231,18 @@ fn check_hosts(cluster: &Cluster, expected: &mut Expected) -> Result<(), String>
             format!(
                 "host {} runs {} slots over its MXJ {}",
                 host.config.name, host.used, host.config.max_slots
+            )
+        })?;
+        check(host.used_gpus == expected.host_gpus[index], || {
+            format!(
+                "host {} counts {} GPUs in use, its running jobs hold {}",
+                host.config.name, host.used_gpus, expected.host_gpus[index]
+            )
+        })?;
+        check(host.used_gpus <= host.config.gpus, || {
+            format!(
+                "host {} runs {} GPUs of its {}",
+                host.config.name, host.used_gpus, host.config.gpus
             )
         })?;
         let mut listed = host.jobs.clone();
@@ -267,12 +290,9 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
         check(state.held == held, || {
             format!("queue {name} user {user} holds {} not {held}", state.held)
         })?;
-        if queue.fairshare.is_some() {
-            let running = expected.queue_user_running.get(&(index, user)).copied();
-            check(state.account.running_slots == running.unwrap_or(0), || {
-                format!("queue {name} user {user} fairshare slots disagree")
-            })?;
-        }
+    }
+    if let Some(fairshare) = &queue.fairshare {
+        check_share_tree(cluster, index, &fairshare.tree, expected)?;
     }
     let queue_count = cluster.queues.len();
     for victim in 0..queue_count {
@@ -287,6 +307,53 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
             format!(
                 "queue {name} holds {} slots over QJOB_LIMIT {limit}",
                 queue.held()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// A fairshare queue's share tree: each account's running slots are those
+/// of its users' running jobs, its pending count that of their pending
+/// jobs below it.
+fn check_share_tree(
+    cluster: &Cluster,
+    index: QueueIndex,
+    tree: &ShareTree,
+    expected: &Expected,
+) -> Result<(), String> {
+    let queue = &cluster.queues[index];
+    let name = &queue.config.name;
+    let mut running = vec![0u32; tree.nodes().len()];
+    let mut pending = vec![0u32; tree.nodes().len()];
+    for (&user, state) in &queue.users {
+        let Some(leaf) = state.leaf else {
+            continue;
+        };
+        let slots = expected
+            .queue_user_running
+            .get(&(index, user))
+            .copied()
+            .unwrap_or(0);
+        for node in tree.path(leaf) {
+            running[node] += slots;
+        }
+    }
+    for (node, share) in tree.nodes().iter().enumerate() {
+        if share.is_leaf() {
+            for on_path in std::iter::once(ROOT).chain(tree.path(node)) {
+                pending[on_path] += u32::try_from(share.pending.len()).unwrap_or(u32::MAX);
+            }
+        }
+    }
+    for (node, share) in tree.nodes().iter().enumerate().skip(1) {
+        check(share.account.running_slots == running[node], || {
+            format!("queue {name} share account {} slots disagree", share.name)
+        })?;
+        check(share.pending_below == pending[node], || {
+            format!(
+                "queue {name} share account {} pending count disagrees",
+                share.name
             )
         })?;
     }

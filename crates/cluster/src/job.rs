@@ -124,6 +124,10 @@ pub enum PendingReason {
     SlotsReserved,
     /// Not enough free slots on the queue's hosts.
     NotEnoughSlots,
+    /// The hosts with free slots have too few free GPUs for the job.
+    NotEnoughGpus,
+    /// A Limit section of lsb.resources leaves no room for the job.
+    ResourceLimit,
     /// No host of the queue has the resources the job needs.
     NoHostWithResources,
 }
@@ -158,6 +162,12 @@ impl PendingReason {
             }
             PendingReason::SlotsReserved => "The free job slots are reserved for another job",
             PendingReason::NotEnoughSlots => "Not enough job slots on the queue's hosts",
+            PendingReason::NotEnoughGpus => {
+                "Not enough free GPUs on the queue's hosts with free slots"
+            }
+            PendingReason::ResourceLimit => {
+                "The job slot or job limit of a resource limit (lsb.resources) is reached"
+            }
             PendingReason::NoHostWithResources => "No host meets the job's resource requirements",
         }
     }
@@ -243,6 +253,15 @@ impl Job {
     /// periods excluded).
     pub fn ran_before(&self) -> Duration {
         self.spec.run_time.saturating_sub(self.remaining)
+    }
+
+    /// How long the job is expected to run in all: its run-time estimate
+    /// (`bsub -We`, or its queue's RUNTIME) when it has one, else its run
+    /// limit (`bsub -W`, or its queue's RUNLIMIT). NO_PREEMPT_FINISH_TIME
+    /// and the percentages of the NO_PREEMPT_* guards read it (seed 003:
+    /// "a job that has a run limit or a run time specified").
+    pub fn expected_duration(&self) -> Option<Duration> {
+        self.spec.run_estimate.or(self.spec.run_limit)
     }
 
     /// How long the job has run by `now`, suspended periods excluded.

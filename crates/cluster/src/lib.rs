@@ -31,10 +31,10 @@ mod setup;
 mod victims;
 
 pub use config::{
-    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_CLEAN_PERIOD,
+    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, Consumers, DEFAULT_CLEAN_PERIOD,
     DEFAULT_IMPT_JOBBKLG, DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection,
-    MaxReserveTime, QueueConfig, ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig,
-    UserLimitConfig,
+    LimitConfig, MAX_GPUS, MaxReserveTime, QueueConfig, ReceiveFrom, SchedulingParams,
+    SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,

@@ -20,12 +20,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::job::{JobId, JobOrigin, JobState, QueueIndex};
 use crate::scheduler::{Cluster, ControlError, SubmitError, Transition};
 
-/// A submission cluster that collects this cluster's counters.
+/// A submission cluster that forwards to this cluster.
 #[derive(Clone, Debug)]
 struct Subscriber {
     cluster: ClusterName,
     /// Receive queues that take jobs from it.
     queues: Vec<QueueIndex>,
+    /// Whether it collects this cluster's counters (its
+    /// MC_PLUGIN_SCHEDULE_ENHANCE is set).
+    collects: bool,
 }
 
 /// A cluster with its MultiCluster endpoint.
@@ -67,6 +70,7 @@ impl ClusterNode {
                 Subscriber {
                     cluster: name,
                     queues,
+                    collects: true,
                 }
             })
             .collect();
@@ -98,9 +102,27 @@ impl ClusterNode {
         self.cluster.name()
     }
 
-    /// Whether any submission cluster collects this cluster's counters.
+    /// Only `collectors` among the subscribers collect this cluster's
+    /// counters (seed 004: queue information "is collected by the
+    /// submission cluster when MC_PLUGIN_SCHEDULE_ENHANCE ... is set to a
+    /// valid value"); the others are sent none.
+    pub fn collected_by(mut self, collectors: &[ClusterName]) -> Self {
+        for subscriber in &mut self.subscribers {
+            subscriber.collects = collectors.contains(&subscriber.cluster);
+        }
+        self
+    }
+
+    /// Whether any submission cluster forwards to this cluster.
     pub fn has_subscribers(&self) -> bool {
         !self.subscribers.is_empty()
+    }
+
+    /// Whether any submission cluster collects this cluster's counters.
+    pub fn has_collectors(&self) -> bool {
+        self.subscribers
+            .iter()
+            .any(|subscriber| subscriber.collects)
     }
 
     /// Submits a local job.
@@ -415,46 +437,59 @@ impl ClusterNode {
         transitions.extend_from_slice(&self.transitions);
     }
 
-    /// Takes a counter snapshot at `now` and appends one update per
-    /// subscribing submission cluster to `out`.
-    pub fn publish_counters(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
-        if self.subscribers.is_empty() {
+    /// Takes a counter snapshot of the state at `now`, stamped `stamp` (the
+    /// cluster's own clock, which a skew may move off `now`), and appends
+    /// one update per submission cluster that collects them to `out`.
+    pub fn publish_counters(&mut self, now: SimTime, stamp: SimTime, out: &mut Vec<Envelope>) {
+        if !self.has_collectors() {
             return;
         }
         self.update_seq += 1;
-        for subscriber in &self.subscribers {
+        for subscriber in self.subscribers.iter().filter(|s| s.collects) {
             out.push(Envelope {
                 from: self.cluster.name().clone(),
                 to: subscriber.cluster.clone(),
-                message: Message::CounterUpdate(self.snapshot(subscriber, self.update_seq, now)),
+                message: Message::CounterUpdate(self.snapshot(
+                    subscriber,
+                    self.update_seq,
+                    now,
+                    stamp,
+                )),
             });
         }
     }
 
     /// The true counters `submission_cluster` would get if a snapshot were
-    /// taken now, numbered `seq` (for the oracle; sends nothing and does not
-    /// advance the node's own update numbering).
+    /// taken at `now` (stamped `stamp`), numbered `seq` (for the oracle;
+    /// sends nothing and does not advance the node's own update numbering).
     pub fn true_counters(
         &self,
         submission_cluster: &ClusterName,
         seq: u64,
         now: SimTime,
+        stamp: SimTime,
     ) -> Option<CounterUpdate> {
         self.subscribers
             .iter()
             .find(|subscriber| &subscriber.cluster == submission_cluster)
-            .map(|subscriber| self.snapshot(subscriber, seq, now))
+            .map(|subscriber| self.snapshot(subscriber, seq, now, stamp))
     }
 
-    fn snapshot(&self, subscriber: &Subscriber, seq: u64, now: SimTime) -> CounterUpdate {
+    fn snapshot(
+        &self,
+        subscriber: &Subscriber,
+        seq: u64,
+        now: SimTime,
+        stamp: SimTime,
+    ) -> CounterUpdate {
         CounterUpdate {
             sender: self.cluster.name().clone(),
             seq,
-            taken_at: now,
+            taken_at: stamp,
             queues: subscriber
                 .queues
                 .iter()
-                .map(|&queue| self.cluster.queue_counters(queue))
+                .map(|&queue| self.cluster.queue_counters(queue, now))
                 .collect(),
             forwards_received: self
                 .last_forward

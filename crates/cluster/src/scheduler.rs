@@ -25,6 +25,7 @@ mod control;
 mod hosts;
 mod jobs;
 mod lifecycle;
+mod limit_book;
 mod queries;
 mod queues;
 mod tallies;
@@ -41,6 +42,7 @@ pub(crate) use adjustment::Adjustment;
 pub use control::ControlError;
 pub(crate) use hosts::{Host, HostBook};
 pub(crate) use jobs::JobBook;
+pub(crate) use limit_book::{Limit, LimitBook, LimitKey};
 pub(crate) use queues::{Pool, Queue, QueueBook, QueueFairshare, Stop, victim_key};
 pub(crate) use tallies::{HostTallies, Tracking};
 pub(crate) use users::{Group, UserBook, UserLimits};
@@ -147,9 +149,10 @@ pub(crate) struct Cycle {
     /// Dispatch passes run so far.
     pub(crate) pass: u64,
     /// Set when a pass started or resumed a job that a higher queue may
-    /// preempt: a queue served earlier in the pass may now find a victim, so
-    /// another pass runs at the same instant.
-    pub(crate) new_victims: bool,
+    /// preempt (a queue served earlier in the pass may now find a victim),
+    /// or a preemption left free slots (a queue served earlier may use
+    /// them): another pass runs at the same instant.
+    pub(crate) pass_again: bool,
 }
 
 /// One cluster's scheduling state.
@@ -173,6 +176,8 @@ pub struct Cluster {
     pub(crate) tallies: HostTallies,
     /// Slots each queue could preempt, per victim queue.
     pub(crate) victim_slots: VictimSlots,
+    /// lsb.resources' Limit sections and what each instance holds.
+    pub(crate) limit_book: LimitBook,
     /// The fairshare adjustment plug-in and its cluster-wide inputs.
     pub(crate) adjustment: Adjustment,
     /// Jobs not finished, their numbering and their finish events.
@@ -193,10 +198,10 @@ impl Cluster {
     /// Checks that `spec` could ever run in queue `queue`.
     pub(crate) fn check_runnable(
         &self,
-        queue: QueueIndex,
+        index: QueueIndex,
         spec: &JobSpec,
     ) -> Result<(), RejectReason> {
-        let queue = &self.queues[queue];
+        let queue = &self.queues[index];
         if let Some(missing) = spec
             .resources
             .iter()
@@ -225,14 +230,53 @@ impl Cluster {
                 });
             }
         }
-        if let Some(fairshare) = &queue.fairshare {
-            if fairshare.shares.shares_of(&spec.user).is_none() {
-                return Err(RejectReason::NoShares {
-                    user: spec.user.to_string(),
+        if spec.gpus > 0 {
+            let qualified: u64 = self.hosts.sets[queue.host_set]
+                .members
+                .iter()
+                .map(|&host| &self.hosts[host].config)
+                .filter(|host| host.gpus >= spec.gpus)
+                .map(|host| u64::from(host.max_slots))
+                .sum();
+            if qualified < u64::from(spec.slots) {
+                return Err(RejectReason::NotEnoughGpus {
+                    asked: spec.gpus,
+                    qualified: u32::try_from(qualified).unwrap_or(u32::MAX),
                 });
             }
         }
-        Ok(())
+        self.shares_check(index, &spec.user)
+    }
+
+    /// Whether `user` may submit to `queue` under its FAIRSHARE ("only
+    /// users with share assignments can submit jobs to the queue"): the
+    /// check a send queue's submissions get too, as its jobs never reach
+    /// this scheduler.
+    pub fn check_shares(&self, queue: &str, user: &str) -> Result<(), SubmitError> {
+        // A queue this scheduler does not know has no FAIRSHARE here.
+        let Some(index) = self.queue_index(queue) else {
+            return Ok(());
+        };
+        self.shares_check(index, user)
+            .map_err(SubmitError::CannotRun)
+    }
+
+    /// `NoShares` when the queue at `index` has FAIRSHARE and `user` no
+    /// share account in it.
+    fn shares_check(&self, index: QueueIndex, user: &str) -> Result<(), RejectReason> {
+        match &self.queues[index].fairshare {
+            Some(fairshare)
+                if fairshare
+                    .tree
+                    .leaf_shares(user, &self.users.directory)
+                    .is_none() =>
+            {
+                Err(RejectReason::NoShares {
+                    user: user.to_owned(),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Submits a job to `queue` at `now`. It pends until the next
@@ -284,8 +328,9 @@ impl Cluster {
     }
 
     /// Takes a job forwarded by `from`, or says why not: the queue must
-    /// receive from `from` (RCVJOBS_FROM), have room under IMPT_JOBBKLG
-    /// ([`mcfed_protocol::takes_import`], the rule the sender applies too),
+    /// receive from `from` (RCVJOBS_FROM), take it under IMPT_JOBBKLG (room
+    /// in its backlog, or the job starts at once:
+    /// [`mcfed_protocol::takes_import`], the rule the sender applies too),
     /// and be able to run the job at all.
     pub fn receive_forward(
         &mut self,
@@ -302,11 +347,13 @@ impl Cluster {
             _ => return Err(RejectReason::NotAllowed),
         }
         let limit = queue.config.impt_jobbklg;
-        if !mcfed_protocol::takes_import(queue.imported_pending_jobs, limit) {
+        let backlog_full = !mcfed_protocol::takes_import(queue.imported_pending_jobs, limit, false);
+        if backlog_full && !self.takes_import(queue_index, forward.spec.slots, now) {
             return Err(RejectReason::BacklogFull {
                 limit: limit.unwrap_or(u32::MAX),
             });
         }
+        let queue = &self.queues[queue_index];
         if forward.spec.slots == 0 {
             return Err(RejectReason::TooManySlots {
                 asked: 0,
@@ -314,6 +361,11 @@ impl Cluster {
             });
         }
         self.check_runnable(queue_index, &forward.spec)?;
+        if backlog_full {
+            // Taken to start at once: its slots are promised until the
+            // next pass, so a second forward does not count them again.
+            self.queues[queue_index].promised_slots += forward.spec.slots;
+        }
         let origin = JobOrigin::Forwarded {
             from: from.clone(),
             source_job: forward.source_job,
@@ -364,10 +416,10 @@ impl Cluster {
                 break;
             }
             self.cycle.dirty = false;
-            self.cycle.new_victims = false;
+            self.cycle.pass_again = false;
             self.dispatch(now, transitions);
             passes += 1;
-            if self.cycle.new_victims {
+            if self.cycle.pass_again {
                 if passes < MAX_PASSES_PER_INSTANT {
                     self.cycle.dirty = true;
                 } else {

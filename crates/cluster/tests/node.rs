@@ -82,7 +82,12 @@ fn a_recall_returns_a_pending_job_and_leaves_a_running_one() {
     assert_eq!(kinds(&out), vec!["job-return"]);
     assert_eq!(state(&node, pending), None, "the pending job left");
     assert_eq!(state(&node, running), Some(JobState::Running));
-    assert_eq!(node.cluster().queue_counters(0).imported_pending_jobs, 0);
+    assert_eq!(
+        node.cluster()
+            .queue_counters(0, SimTime::ZERO)
+            .imported_pending_jobs,
+        0
+    );
 }
 
 #[test]
@@ -137,7 +142,7 @@ fn a_restarted_submission_cluster_loses_its_earlier_jobs() {
     assert!(out.is_empty());
     // Its forwards are numbered from 1 again and reflected from scratch.
     forward(&mut node, 1, 1);
-    node.publish_counters(SimTime::from_secs(30), &mut out);
+    node.publish_counters(SimTime::from_secs(30), SimTime::from_secs(30), &mut out);
     match &out[0].message {
         Message::CounterUpdate(update) => assert_eq!(update.last_forward_from(&name("C1")), 1),
         other => panic!("{other:?}"),

@@ -144,11 +144,9 @@ impl<'a> EventLoop<'a> {
         for index in 0..self.streams.len() {
             self.schedule_stream(index);
         }
-        let mut shortest_interval: Option<Duration> = None;
         for index in 0..self.federation.members.len() {
             let cluster = self.federation.members[index].cluster();
             if let Some(interval) = cluster.update_interval() {
-                shortest_interval = Some(shortest_interval.map_or(interval, |s| s.min(interval)));
                 self.longest_interval = self.longest_interval.max(interval);
             }
             if let Some(interval) = self.federation.members[index].update_interval() {
@@ -161,7 +159,7 @@ impl<'a> EventLoop<'a> {
         if self.events {
             self.heap
                 .push(SimTime::ZERO, PHASE_PUBLISH, EventKind::Sample);
-            self.sample_interval = shortest_interval;
+            self.sample_interval = Some(self.scenario.sample_interval());
         }
         let edges = self
             .chaos

@@ -36,6 +36,7 @@ impl Federation {
             members.push(member);
             initial_states.push(states);
         }
+        mcfed_federation::connect_in_process(&mut members);
         Ok(Federation {
             members,
             names,

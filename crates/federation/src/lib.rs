@@ -23,7 +23,7 @@ mod member;
 mod observe;
 mod wake;
 
-pub use build::{BuildError, GroupState, InitialJobs, MemberSpec};
+pub use build::{BuildError, GroupState, InitialJobs, MemberSpec, connect_in_process};
 pub use control::{ControlOutcome, ControlRefused, JobRef};
 pub use effects::{Effects, JobNotice, NoticeKind, UpdateTally};
 pub use member::{Member, Origin, Route, SubmitError, Submitted};

@@ -4,8 +4,12 @@
 use std::time::Duration;
 
 use mcfed_cluster::{Cluster, ClusterNode, JobOrigin, Transition};
-use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobSpec, Message, SimTime};
+use mcfed_forwarder::{
+    DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled, ShareOrder,
+};
+use mcfed_protocol::{
+    ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, QueueName, SimTime,
+};
 
 use crate::effects::{Effects, JobNotice, NoticeKind};
 use crate::history::{History, RecordOrigin};
@@ -44,6 +48,20 @@ pub enum Origin {
     Submitted,
     /// Forwarded here from a submission cluster.
     ForwardedIn,
+}
+
+/// A submission cluster's scheduler, giving the dynamic priorities of
+/// its FAIRSHARE send queues' users to its forwarder.
+struct ClusterOrder<'a> {
+    cluster: &'a Cluster,
+    now: SimTime,
+}
+
+impl ShareOrder for ClusterOrder<'_> {
+    fn priority(&self, queue: &QueueName, user: &str, fwd_job_slots: u32) -> Option<f64> {
+        self.cluster
+            .forwarding_priority(queue.as_str(), user, fwd_job_slots, self.now)
+    }
 }
 
 /// Where a submission to a queue goes.
@@ -223,6 +241,24 @@ impl Member {
         self.forwarder.as_ref()
     }
 
+    /// This member's hello: its name and the static facts of its receive
+    /// queues (incarnation 0, as in-process). Cluster processes send the
+    /// same facts in their transport's hello.
+    pub fn hello(&self) -> Hello {
+        Hello::new(self.name().clone()).with_queues(self.cluster().queue_facts())
+    }
+
+    /// Meets `from` in-process at `now`: its hello's static facts reach
+    /// the forwarder, as they do when a process connects. In-process
+    /// connections are made once, at time zero, and never lost, so there
+    /// is nothing to bring in step (no job list is exchanged).
+    pub fn meet(&mut self, now: SimTime, from: &ClusterName, hello: &Hello) {
+        let local = self.local_time(now);
+        if let Some(forwarder) = &mut self.forwarder {
+            forwarder.learn_facts(local, from, hello);
+        }
+    }
+
     /// Where a job submitted to `queue` goes: to the forwarder for a send
     /// queue, to the scheduler otherwise.
     pub fn route(&self, queue: &str) -> Route {
@@ -250,6 +286,7 @@ impl Member {
                         .check_user_priority(priority)
                         .map_err(mcfed_cluster::SubmitError::UserPriority)?;
                 }
+                self.node.cluster().check_shares(queue, &spec.user)?;
                 let id = self.node.take_job_id().0;
                 Submitted {
                     job_id: forwarder.submit_as(local, id, queue, spec)?,
@@ -431,12 +468,19 @@ impl Member {
     }
 
     /// Runs a forwarding session at `now`: decides every waiting job, sends
-    /// forwards, recalls and replies, and records the decisions.
+    /// forwards, recalls and replies, and records the decisions. A
+    /// FAIRSHARE send queue's jobs go in the order of their users' dynamic
+    /// priorities, which the scheduler computes from the send queue's
+    /// shares and factors and the forwarder's forwarded slots.
     pub fn session(&mut self, now: SimTime, effects: &mut Effects) {
         let local = self.local_time(now);
         if let Some(forwarder) = &mut self.forwarder {
             let first = effects.decisions.len();
-            forwarder.schedule(local, &mut effects.envelopes);
+            let order = ClusterOrder {
+                cluster: self.node.cluster(),
+                now,
+            };
+            forwarder.schedule_with(local, &mut effects.envelopes, &order);
             effects.decisions.append(&mut forwarder.take_entries());
             if self.history.is_some() {
                 self.record_decisions(now, first, effects);
@@ -467,19 +511,22 @@ impl Member {
     }
 
     /// MC_PLUGIN_UPDATE_INTERVAL, when this member publishes counters (it
-    /// has one and some submission cluster subscribes).
+    /// has one, and some submission cluster collects them: seed 004,
+    /// "information is sent by each execution cluster when
+    /// MC_PLUGIN_UPDATE_INTERVAL ... is defined, and the submission cluster
+    /// is collecting queue information").
     pub fn update_interval(&self) -> Option<Duration> {
         self.node
             .cluster()
             .update_interval()
-            .filter(|_| self.node.has_subscribers())
+            .filter(|_| self.node.has_collectors())
     }
 
     /// Sends a counter update to every subscribing submission cluster.
     pub fn publish(&mut self, now: SimTime, effects: &mut Effects) {
         let first = effects.envelopes.len();
         self.node
-            .publish_counters(self.local_time(now), &mut effects.envelopes);
+            .publish_counters(now, self.local_time(now), &mut effects.envelopes);
         effects.updates.sent += (effects.envelopes.len() - first) as u64;
     }
 
@@ -543,6 +590,7 @@ impl Member {
         seq: u64,
         now: SimTime,
     ) -> Option<CounterUpdate> {
-        self.node.true_counters(receiver, seq, self.local_time(now))
+        self.node
+            .true_counters(receiver, seq, now, self.local_time(now))
     }
 }

@@ -38,6 +38,7 @@ fn federation() -> Vec<Member> {
             name: queue("send"),
             send_to: vec!["high@C2".parse().expect("valid")],
             max_rsched_time: None,
+            fairshare: false,
         }],
         max_forwards: 3,
     };
@@ -61,6 +62,7 @@ fn federation() -> Vec<Member> {
         config: &c1,
         forwarder: Some(&forwarder),
         subscribers: &[],
+        collectors: &[],
         initial_jobs: &initial,
     })
     .expect("C1 builds");
@@ -68,6 +70,7 @@ fn federation() -> Vec<Member> {
         config: &c2,
         forwarder: None,
         subscribers: &[name("C1")],
+        collectors: &[name("C1")],
         initial_jobs: &[],
     })
     .expect("C2 builds");

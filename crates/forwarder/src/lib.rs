@@ -18,7 +18,7 @@ pub mod view;
 pub use mode::{ModeParseError, ScheduleMode};
 pub use node::{
     CameBack, Controlled, DEFAULT_MAX_FORWARDS, ForwardSubmitError, ForwarderConfig, ForwarderNode,
-    Handled, SendQueueConfig, SourceState,
+    Handled, SendQueueConfig, ShareOrder, SourceState, SubmissionOrder,
 };
 pub use policy::{
     Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,

@@ -325,6 +325,7 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     let config = TransportConfig {
         cluster: name.clone(),
         incarnation: mcfed_transport::new_incarnation(),
+        queues: member.cluster().queue_facts(),
         listen,
         peers,
         tls,
@@ -334,11 +335,7 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     };
     // Slot usage is sampled as in-process runs sample it: every shortest
     // update interval of the federation, from emulated time zero.
-    let sample_every = scenario
-        .clusters
-        .iter()
-        .filter_map(|spec| spec.config.update_interval)
-        .min();
+    let sample_every = Some(scenario.sample_interval());
     let system = actix_rt::System::new();
     system.block_on(serve::serve(
         options,

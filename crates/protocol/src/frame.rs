@@ -187,6 +187,7 @@ mod tests {
                 impt_jobbklg: Some(50),
                 imported_pending_jobs: 3,
                 resources: vec!["bigmem".into()],
+                slot_group: 0,
             }],
             forwards_received: vec![ForwardWatermark {
                 submission_cluster: name("Cluster1"),
@@ -205,7 +206,16 @@ mod tests {
             submitted_at: SimTime::from_secs(5),
             attempt: 0,
         });
-        let hello = Message::Hello(Hello::with_incarnation(name("Cluster1"), 77));
+        let hello = Message::Hello(Hello::with_incarnation(name("Cluster1"), 77).with_queues(
+            vec![crate::counters::QueueFacts {
+                queue: QueueName::new("HighPriority").expect("valid"),
+                priority: 40,
+                total_slots: 100,
+                impt_jobbklg: None,
+                resources: vec!["bigmem".into()],
+                slot_group: 1,
+            }],
+        ));
         let recall = Message::JobRecall(crate::job::JobRecall {
             source_job: 3,
             dest_job: 9,

@@ -24,6 +24,13 @@ pub struct JobSpec {
     pub run_time: Duration,
     /// The run limit (`bsub -W`), if any.
     pub run_limit: Option<Duration>,
+    /// The run-time estimate (`bsub -We`), if any: what the scheduler
+    /// expects the job to take (NO_PREEMPT_FINISH_TIME reads it before the
+    /// run limit); unlike the run limit it is never enforced.
+    pub run_estimate: Option<Duration>,
+    /// GPUs the job needs on each host it runs on (`bsub -gpu "num=N"`),
+    /// used exclusively while it runs.
+    pub gpus: u32,
     /// Boolean resources every host of the job must have (`bsub -R`).
     pub resources: Vec<String>,
     /// Fraction of its slots' CPU the job keeps busy while running
@@ -71,6 +78,8 @@ impl JobSpec {
             slots: 1,
             run_time,
             run_limit: None,
+            run_estimate: None,
+            gpus: 0,
             resources: Vec::new(),
             cpu_utilisation: 1.0,
             memory_mb: 0,
@@ -150,6 +159,14 @@ pub enum RejectReason {
         /// The job's user.
         user: String,
     },
+    /// The job asks for GPUs on each host, and the queue's hosts with that
+    /// many have too few slots for it.
+    NotEnoughGpus {
+        /// GPUs asked for per host.
+        asked: u32,
+        /// Slots on the queue's hosts with that many GPUs.
+        qualified: u32,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -178,6 +195,10 @@ impl fmt::Display for RejectReason {
             RejectReason::NoShares { user } => {
                 write!(f, "user `{user}` has no shares in the queue's FAIRSHARE")
             }
+            RejectReason::NotEnoughGpus { asked, qualified } => write!(
+                f,
+                "the job asks for {asked} GPUs on each host; the queue's hosts with that many have {qualified} slots"
+            ),
         }
     }
 }

@@ -16,7 +16,9 @@ pub mod names;
 pub mod time;
 
 pub use control::{JobAction, JobChanges, JobControl, JobControlReply};
-pub use counters::{CounterUpdate, ForwardWatermark, QueueCounters, takes_import};
+pub use counters::{
+    CounterUpdate, ForwardWatermark, QueueCounters, QueueFacts, starts_at_once, takes_import,
+};
 pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
 pub use job::{
     HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobOptions, JobRecall, JobReject, JobReturn,

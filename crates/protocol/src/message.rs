@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::control::{JobControl, JobControlReply};
-use crate::counters::CounterUpdate;
+use crate::counters::{CounterUpdate, QueueFacts};
 use crate::job::{
     JobAccept, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobStatus, JobSync,
 };
@@ -14,10 +14,13 @@ use crate::names::ClusterName;
 ///
 /// Version 2 (issue 4) added [`Hello::incarnation`] and the messages
 /// [`Message::JobRecall`], [`Message::JobSync`] and [`Message::JobLost`].
-/// Version 3 (issue 9) added [`Hello::port`]. Version 4 (issue 15) added
+/// Version 3 (issue 9) added [`Hello::port`].
+/// Version 4 (issue 13) added [`Hello::queues`] (the static facts of the
+/// sender's receive queues), the slot group of each queue's counters, and a
+/// job's run-time estimate and GPUs. Version 5 (issue 15) added
 /// [`crate::JobSpec::options`], the job events of job control and the
 /// messages [`Message::JobControl`] and [`Message::JobControlReply`].
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +37,9 @@ pub struct Hello {
     /// know its address learns it (the remote IP and this port; 0:
     /// unknown, as in-process).
     pub port: u16,
+    /// The static facts of the sender's receive queues, so a submission
+    /// cluster can forward before (or without) counter updates.
+    pub queues: Vec<QueueFacts>,
 }
 
 impl Hello {
@@ -49,12 +55,19 @@ impl Hello {
             cluster,
             incarnation,
             port: 0,
+            queues: Vec::new(),
         }
     }
 
     /// The same hello, announcing that the sender listens on `port`.
     pub fn listening_on(self, port: u16) -> Self {
         Hello { port, ..self }
+    }
+
+    /// The same hello, with the static facts of the sender's receive
+    /// queues.
+    pub fn with_queues(self, queues: Vec<QueueFacts>) -> Self {
+        Hello { queues, ..self }
     }
 }
 

@@ -2,6 +2,7 @@
 //! the submissions in time order, and the expectations to check.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcfed_cluster::{ClusterConfig, JobState};
 use mcfed_forwarder::ForwarderConfig;
@@ -41,6 +42,17 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// How often slot usage is sampled: the shortest update interval of
+    /// the federation, or [`crate::validate::QUIET_INTERVAL`] when no
+    /// cluster sends counters.
+    pub fn sample_interval(&self) -> Duration {
+        self.clusters
+            .iter()
+            .filter_map(|spec| spec.config.update_interval)
+            .min()
+            .unwrap_or(crate::validate::QUIET_INTERVAL)
+    }
+
     /// The record that heads this scenario's JSON lines.
     pub fn run_record(&self, chaos: bool) -> crate::records::RunRecord {
         let update_interval = self
@@ -114,8 +126,11 @@ pub struct ClusterSpec {
     pub config: ClusterConfig,
     /// Its submission side, when it has send queues.
     pub forwarder: Option<ForwarderConfig>,
-    /// Submission clusters that collect its counters.
+    /// Submission clusters that forward to it.
     pub subscribers: Vec<ClusterName>,
+    /// Those of them that collect its counters (their
+    /// MC_PLUGIN_SCHEDULE_ENHANCE is set).
+    pub collectors: Vec<ClusterName>,
     /// Jobs present at start.
     pub initial_jobs: Vec<InitialJobs>,
     /// Where its process listens (`host:port`), if the scenario says.
@@ -131,6 +146,7 @@ impl ClusterSpec {
             config: &self.config,
             forwarder: self.forwarder.as_ref(),
             subscribers: &self.subscribers,
+            collectors: &self.collectors,
             initial_jobs: &self.initial_jobs,
         }
     }
@@ -310,6 +326,9 @@ pub enum Metric {
     Returned,
     /// Forward decisions for jobs forwarded before.
     Reforwarded,
+    /// Counter updates sent (seed 004: only by clusters with
+    /// MC_PLUGIN_UPDATE_INTERVAL, to submission clusters that collect them).
+    UpdatesSent,
     /// Counter updates lost on the way.
     UpdatesLost,
     /// Counter updates ignored as not newer than one applied.
@@ -340,13 +359,14 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its scenario name.
-    pub const ALL: [(Metric, &'static str); 19] = [
+    pub const ALL: [(Metric, &'static str); 20] = [
         (Metric::Decisions, "decisions"),
         (Metric::Forwarded, "forwarded"),
         (Metric::Pending, "pending"),
         (Metric::StaleDecisions, "stale_decisions"),
         (Metric::Returned, "returned"),
         (Metric::Reforwarded, "reforwarded"),
+        (Metric::UpdatesSent, "updates_sent"),
         (Metric::UpdatesLost, "updates_lost"),
         (Metric::UpdatesIgnored, "updates_ignored"),
         (Metric::UpdateRegressions, "update_regressions"),

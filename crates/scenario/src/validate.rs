@@ -38,8 +38,10 @@ use crate::format::RawScenario;
 use crate::locate::{FieldPath, Locator, Problem, ScenarioError};
 use crate::model::Scenario;
 
-/// MC_PLUGIN_UPDATE_INTERVAL when no `params` table sets it.
-pub const DEFAULT_UPDATE_INTERVAL: Duration = Duration::from_secs(30);
+/// The interval a run's default end and its slot-usage samples use when no
+/// cluster sends counters (MC_PLUGIN_UPDATE_INTERVAL itself has no
+/// default: unset, a cluster sends none).
+pub const QUIET_INTERVAL: Duration = Duration::from_secs(30);
 /// A job's run time when the scenario gives none.
 pub const DEFAULT_RUN_TIME: Duration = Duration::from_secs(3600);
 /// A job's user when the scenario gives none.

@@ -416,7 +416,7 @@ impl Checker<'_> {
                 );
                 return None;
             }
-            Some(shares) if shares.shares_of(&user).is_none() => {
+            Some(shares) if !has_account(shares, &spec.config.user_groups, &user) => {
                 self.problem(
                     path.key("user"),
                     format!("user `{user}` has no shares in queue `{queue}`"),
@@ -600,4 +600,17 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// Whether `name` (a user, or a group named in the shares) has a share
+/// account in a queue with `shares`, with lsb.users' `groups` (a directory
+/// that does not build is refused elsewhere; its groups are then unknown).
+fn has_account(
+    shares: &mcfed_cluster::UserShares,
+    groups: &[mcfed_cluster::UserGroupConfig],
+    name: &str,
+) -> bool {
+    use mcfed_cluster::fairshare::{GroupDirectory, ShareTree};
+    let directory = GroupDirectory::build(groups).unwrap_or_default();
+    ShareTree::new(shares.clone(), &directory).has_account(name, &directory)
 }

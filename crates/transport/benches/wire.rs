@@ -40,6 +40,7 @@ fn endpoint(
 ) -> (Transport, UnboundedReceiver<Event>) {
     Transport::start(TransportConfig {
         cluster: name(cluster),
+        queues: Vec::new(),
         incarnation: 1,
         listen: listen.parse().expect("address"),
         peers: vec![Peer {
@@ -74,6 +75,7 @@ fn submission_side() -> ForwarderNode {
             name: QueueName::new("send").expect("name"),
             send_to: vec!["high@Cluster2".parse().expect("queue@cluster")],
             max_rsched_time: None,
+            fairshare: false,
         }],
         max_forwards: 8,
     })
@@ -126,7 +128,7 @@ async fn update_latency(dir: &std::path::Path, updates: usize) {
         )
         .expect("submit");
         node.advance(now, &mut out, &mut transitions);
-        node.publish_counters(now, &mut out);
+        node.publish_counters(now, now, &mut out);
         for envelope in out.drain(..) {
             exec.send(envelope).expect("send");
         }

@@ -44,6 +44,19 @@ fn resources(text: &str) -> Result<Vec<String>, String> {
     }
 }
 
+/// `-gpu "num=N[:...]"`: the GPUs the job needs on each host (other
+/// options of LSF's GPU requirement are accepted and ignored; GPUs are
+/// always used exclusively).
+fn gpus_arg(text: &str) -> Result<u32, String> {
+    text.split(':')
+        .find_map(|option| option.trim().strip_prefix("num="))
+        .and_then(|number| number.trim().parse::<u32>().ok())
+        .filter(|&gpus| (1..=1024).contains(&gpus))
+        .ok_or_else(|| {
+            format!("`{text}` is not a GPU requirement: expected num=N with N from 1 to 1024")
+        })
+}
+
 /// `mcfed bsub`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct BsubArgs {
@@ -58,6 +71,12 @@ pub(crate) struct BsubArgs {
     /// Run limit: [hour:]minute.
     #[arg(short = 'W', value_parser = run_limit)]
     run_limit: Option<Duration>,
+    /// Run-time estimate (`-We`): [hour:]minute; never enforced.
+    #[arg(long = "We", value_parser = run_limit)]
+    run_estimate: Option<Duration>,
+    /// GPUs on each host of the job (`-gpu "num=N"`).
+    #[arg(long = "gpu", value_parser = gpus_arg)]
+    gpus: Option<u32>,
     /// Boolean resources every host of the job must have.
     #[arg(short = 'R', value_parser = resources_arg)]
     resources: Option<Resources>,
@@ -95,6 +114,8 @@ pub(crate) fn bsub(args: BsubArgs) -> anyhow::Result<ExitCode> {
         slots: args.slots,
         run_time: args.run_time,
         run_limit: args.run_limit,
+        run_estimate: args.run_estimate,
+        gpus: args.gpus.unwrap_or(0),
         resources: args.resources.map(|r| r.0).unwrap_or_default(),
         cpu_utilisation: 1.0,
         memory_mb: 0,

@@ -7,6 +7,7 @@
 //! - the per-host tallies of the host-level limits (JL/U, JL/P,
 //!   HJOB_LIMIT);
 //! - the user book: each user's and group's slots (MAX_JOBS);
+//! - the limit book: what each lsb.resources Limit instance holds;
 //! - the fairshare adjustment's memory in use;
 //! - the queue book: the queue's running and suspended slots and lists,
 //!   its victim order, its user's slots (UJOB_LIMIT) and fairshare account,
@@ -160,11 +161,14 @@ impl Cluster {
         let change = Change::new(from, to);
         let groups = &self.users[job.user].groups;
         for &place in &job.placement {
-            self.hosts.account(id, place, change);
+            self.hosts.account(id, place, job.spec.gpus, change);
             self.tallies
                 .account(place, job.user, groups, job.queue, change);
         }
         self.users.account(job.user, job.spec.slots, change);
+        if !self.limit_book.is_empty() {
+            self.limit_book.account(job, change);
+        }
         self.adjustment.account(job.spec.memory_mb, change);
         self.queues.account(id, job, change, &self.policy, now);
         if change.run != 0 {

@@ -142,7 +142,7 @@ impl Cluster {
                 job.running_since = now;
                 let (queue, finish) = (job.queue, (now + job.remaining, job.run_epoch));
                 if !self.queues[queue].preemptors.is_empty() {
-                    self.cycle.new_victims = true;
+                    self.cycle.pass_again = true;
                 }
                 self.jobs.schedule_finish(finish.0, id, finish.1);
                 Ok(JobEvent::Resumed)

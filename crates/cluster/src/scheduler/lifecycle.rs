@@ -40,7 +40,9 @@ impl Transition {
 impl Cluster {
     /// Files a new job in `queue` at `now`; it pends until the next pass.
     /// `first_submitted_at` is when the job was first submitted anywhere
-    /// (for a forwarded job, at its submission cluster).
+    /// (for a forwarded job, at its submission cluster). A job without a
+    /// run limit or run-time estimate takes its queue's RUNLIMIT and
+    /// RUNTIME.
     pub(crate) fn enqueue(
         &mut self,
         now: SimTime,
@@ -49,8 +51,16 @@ impl Cluster {
         origin: JobOrigin,
         first_submitted_at: SimTime,
     ) -> JobId {
+        let mut spec = spec;
+        let config = &self.queues[queue].config;
+        spec.run_limit = spec.run_limit.or(config.run_limit);
+        spec.run_estimate = spec.run_estimate.or(config.run_estimate);
         self.cycle.now = self.cycle.now.max(now);
-        let user = self.users.intern(&spec.user);
+        let (user, new) = self.users.intern(&spec.user);
+        if new && !self.limit_book.is_empty() {
+            self.limit_book
+                .note_user(user, &spec.user, &self.users.directory);
+        }
         let priority = self.effective_priority(&spec);
         let id = self
             .jobs
@@ -76,10 +86,10 @@ impl Cluster {
         }
         if queue.fairshare.is_some() {
             let name = &self.users[job.user].name;
-            queue
-                .user_entry(job.user, name)
-                .pending
-                .insert(job.arrival, id);
+            let leaf = queue.user_entry(job.user, name, &self.users.directory).leaf;
+            if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
+                fairshare.tree.add_pending(leaf, job.arrival, id);
+            }
         }
     }
 
@@ -94,10 +104,9 @@ impl Cluster {
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
             queue.imported_pending_jobs -= 1;
         }
-        if queue.fairshare.is_some() {
-            if let Some(user) = queue.users.get_mut(&job.user) {
-                user.pending.remove(&job.arrival);
-            }
+        let leaf = queue.users.get(&job.user).and_then(|user| user.leaf);
+        if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
+            fairshare.tree.remove_pending(leaf, job.arrival);
         }
     }
 
@@ -154,7 +163,7 @@ impl Cluster {
         transitions: &mut Vec<Transition>,
     ) {
         if !self.queues[queue].preemptors.is_empty() {
-            self.cycle.new_victims = true;
+            self.cycle.pass_again = true;
         }
         self.jobs.schedule_finish(at, transition.job, epoch);
         transitions.push(transition);

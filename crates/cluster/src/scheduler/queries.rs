@@ -5,13 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcfed_protocol::{ClusterName, JobEvent};
+use mcfed_protocol::{ClusterName, JobEvent, SimTime};
 
 use crate::config::{ConfigWarning, HostConfig, QueueConfig};
 use crate::fairshare::FairshareAdjustment;
 use crate::job::{HostIndex, Job, JobId, QueueIndex};
 
-use super::queues::QueueUser;
 use super::{Cluster, PreemptionNote, Transition};
 
 impl Cluster {
@@ -24,6 +23,12 @@ impl Cluster {
     /// a preemptive queue that can preempt backfill jobs, ...).
     pub fn warnings(&self) -> &[ConfigWarning] {
         &self.warnings
+    }
+
+    /// The latest time the cluster was given (by a submission, an arrival
+    /// or [`Cluster::advance`]).
+    pub fn now(&self) -> SimTime {
+        self.cycle.now
     }
 
     /// MC_PLUGIN_UPDATE_INTERVAL, if set.
@@ -145,13 +150,6 @@ impl Cluster {
                 })
             })
             .collect()
-    }
-
-    /// The fairshare account of `user` (by name) in queue `queue`, if the
-    /// user has used the queue.
-    pub(crate) fn account_of(&self, queue: QueueIndex, user: &str) -> Option<&QueueUser> {
-        let id = self.users.id_of(user)?;
-        self.queues[queue].users.get(&id)
     }
 
     /// Checks that every index and tally agrees with the jobs themselves,

@@ -143,6 +143,12 @@ fn check_factors(
             }
         }
     }
+    if let Some(value) = factors.committed_run_time.filter(|&value| value > 1.0) {
+        return Err(ConfigError {
+            location: location("COMMITTED_RUN_TIME_FACTOR"),
+            message: format!("COMMITTED_RUN_TIME_FACTOR must be between 0 and 1 (got {value})"),
+        });
+    }
     Ok(())
 }
 

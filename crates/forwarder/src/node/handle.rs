@@ -2,7 +2,7 @@
 //! with each one, and the [`Handled`] it returns to say what changed.
 
 use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, HeldJob, JobEvent, JobSync, Message, SimTime,
+    ClusterName, CounterUpdate, Envelope, HeldJob, Hello, JobEvent, JobSync, Message, SimTime,
 };
 
 use super::ForwarderNode;
@@ -82,7 +82,7 @@ impl ForwarderNode {
             Message::JobReturn(returned) => self.reconcile(from, returned.into()),
             Message::JobLost(lost) => self.reconcile(from, lost.into()),
             Message::JobStatus(status) => self.reconcile(from, status.into()),
-            Message::Hello(hello) => self.hello(now, from, hello.incarnation),
+            Message::Hello(hello) => self.hello(now, from, &hello),
             Message::JobForward(_)
             | Message::JobRecall(_)
             | Message::JobSync(_)
@@ -126,13 +126,15 @@ impl ForwarderNode {
 
     /// An execution cluster said hello (a connection to it was made). If it
     /// restarted (a new incarnation), what this cluster knew of it is void:
-    /// its queues are unknown until its next counter update. Either way it
-    /// is told which jobs this cluster believes it holds ([`JobSync`]); it
-    /// answers for each, and the ones it does not hold come back.
-    fn hello(&mut self, now: SimTime, from: &ClusterName, incarnation: u64) -> Handled {
+    /// its queues are known only from the hello's static facts until its
+    /// next counter update. Either way the facts are learnt, and it is told
+    /// which jobs this cluster believes it holds ([`JobSync`]); it answers
+    /// for each, and the ones it does not hold come back.
+    fn hello(&mut self, now: SimTime, from: &ClusterName, hello: &Hello) -> Handled {
         if !self.view.clusters().any(|cluster| cluster == from) {
             return Handled::Nothing;
         }
+        let incarnation = hello.incarnation;
         let mut restarted = false;
         if incarnation != 0 {
             let previous = self.incarnations.insert(from.clone(), incarnation);
@@ -147,6 +149,7 @@ impl ForwarderNode {
                 }
             }
         }
+        self.learn_facts(now, from, hello);
         let mut jobs: Vec<HeldJob> = self
             .jobs
             .values()
@@ -166,5 +169,24 @@ impl ForwarderNode {
             message: Message::JobSync(JobSync { jobs }),
         });
         Handled::Hello { restarted }
+    }
+}
+
+impl ForwarderNode {
+    /// Learns the static facts of `from`'s receive queues from its hello
+    /// (what this cluster forwards on until `from`'s first counter update,
+    /// or for good when `from` sends none). Jobs waiting here are decided
+    /// again: they may go now.
+    pub fn learn_facts(&mut self, now: SimTime, from: &ClusterName, hello: &Hello) {
+        if hello.queues.is_empty() {
+            return;
+        }
+        self.view.apply_facts(from, &hello.queues, now);
+        if let Some(oracle) = &mut self.oracle {
+            oracle.apply_facts(from, &hello.queues, now);
+        }
+        if !self.waiting.is_empty() {
+            self.session_due = true;
+        }
     }
 }

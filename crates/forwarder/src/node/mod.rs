@@ -35,6 +35,7 @@
 
 mod config;
 mod control;
+mod fair;
 mod handle;
 mod job;
 mod records;
@@ -44,6 +45,7 @@ mod session;
 mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, Envelope, JobSpec, QueueName, SimTime};
@@ -64,6 +66,28 @@ struct SendQueue {
     name: QueueName,
     targets: Vec<RemoteQueueId>,
     max_rsched_time: Option<Duration>,
+    /// FAIRSHARE: the slots of each user's jobs forwarded and not finished
+    /// (kept only for fairshare send queues).
+    forwarded_slots: Option<FxHashMap<Arc<str>, u32>>,
+}
+
+/// The dynamic priority of a user in a FAIRSHARE send queue, given the
+/// slots of the user's jobs forwarded and not finished (the submission
+/// cluster's scheduler knows the shares and factors; the forwarder knows
+/// what it forwarded).
+pub trait ShareOrder {
+    /// `user`'s dynamic priority in send queue `queue` with
+    /// `fwd_job_slots` forwarded slots; `None` when the user has no shares.
+    fn priority(&self, queue: &QueueName, user: &str, fwd_job_slots: u32) -> Option<f64>;
+}
+
+/// No fairshare ordering: every waiting job in submission order.
+pub struct SubmissionOrder;
+
+impl ShareOrder for SubmissionOrder {
+    fn priority(&self, _: &QueueName, _: &str, _: u32) -> Option<f64> {
+        None
+    }
 }
 
 /// The submission side of one cluster.
@@ -112,6 +136,7 @@ impl ForwarderNode {
                 name: send_queue.name,
                 targets,
                 max_rsched_time: send_queue.max_rsched_time,
+                forwarded_slots: send_queue.fairshare.then(FxHashMap::default),
             });
         }
         ForwarderNode {
@@ -285,6 +310,33 @@ impl ForwarderNode {
         }
         self.waiting.insert(key, id);
         self.session_due = true;
+    }
+
+    /// The slots of `user`'s jobs forwarded from send queue `queue` and not
+    /// finished (a FAIRSHARE send queue's fwd_job_slots; 0 elsewhere).
+    pub fn forwarded_slots(&self, queue: usize, user: &str) -> u32 {
+        self.send_queues[queue]
+            .forwarded_slots
+            .as_ref()
+            .and_then(|slots| slots.get(user).copied())
+            .unwrap_or(0)
+    }
+
+    /// Job `id` left (`gone`) or took up (otherwise) a place among its
+    /// user's forwarded jobs: a FAIRSHARE send queue's tally follows.
+    fn count_forwarded(&mut self, id: u64, gone: bool) {
+        let Some(job) = self.jobs.get(&id) else {
+            return;
+        };
+        let Some(slots) = self.send_queues[job.send_queue].forwarded_slots.as_mut() else {
+            return;
+        };
+        let tally = slots.entry(job.spec.user.clone()).or_default();
+        if gone {
+            *tally = tally.saturating_sub(job.spec.slots);
+        } else {
+            *tally += job.spec.slots;
+        }
     }
 
     /// Sends a job back to wait here after a refusal or a return, unless it

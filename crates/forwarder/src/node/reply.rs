@@ -215,6 +215,7 @@ impl ForwarderNode {
         let Some(forward_seq) = self.jobs.get(&id).map(|job| job.forward_seq) else {
             return;
         };
+        self.count_forwarded(id, true);
         self.forget_forward(from, forward_seq);
         if backlog_full {
             self.view.mark_backlog_full(to);
@@ -230,7 +231,8 @@ impl ForwarderNode {
     }
 
     /// Job `id`, `dest_job` at queue `to`, changed state there; a finished
-    /// or killed job is forgotten.
+    /// or killed job is forgotten, and so is its forward in the view (its
+    /// slots are free again there).
     fn status(&mut self, id: u64, to: RemoteQueueId, dest_job: u64, event: JobEvent) {
         let Some(job) = self.jobs.get_mut(&id) else {
             return;
@@ -247,7 +249,17 @@ impl ForwarderNode {
             }
             JobEvent::Switched | JobEvent::Modified => {}
             JobEvent::Finished | JobEvent::Killed => {
+                let forward_seq = job.forward_seq;
+                self.count_forwarded(id, true);
                 self.jobs.remove(&id);
+                let cluster = self.view.cluster_of(to).clone();
+                let changed = self.view.forward_finished(&cluster, forward_seq);
+                if let Some(oracle) = &mut self.oracle {
+                    oracle.forward_finished(&cluster, forward_seq);
+                }
+                if changed && !self.waiting.is_empty() {
+                    self.session_due = true;
+                }
             }
         }
     }

@@ -4,7 +4,7 @@
 //! subscribers of each cluster that follow from its links.
 
 use mcfed_cluster::{QueueConfig, ReceiveFrom};
-use mcfed_forwarder::{ForwarderConfig, SendQueueConfig};
+use mcfed_forwarder::{ForwarderConfig, ScheduleMode, SendQueueConfig};
 use mcfed_protocol::{ClusterName, QueueRef};
 use rustc_hash::FxHashSet;
 
@@ -258,6 +258,7 @@ pub(super) fn forwarder(draft: &ClusterDraft) -> Option<ForwarderConfig> {
             name: queue.name.clone(),
             send_to: queue.send_to.clone(),
             max_rsched_time: draft.max_rsched_time.get(&queue.name).copied(),
+            fairshare: queue.fairshare.is_some(),
         })
         .collect();
     (!send_queues.is_empty()).then(|| ForwarderConfig {
@@ -269,7 +270,8 @@ pub(super) fn forwarder(draft: &ClusterDraft) -> Option<ForwarderConfig> {
 }
 
 /// Sets the subscribers of each cluster: the submission clusters that send
-/// to it.
+/// to it; and its collectors: those whose MC_PLUGIN_SCHEDULE_ENHANCE is set
+/// (seed 004: only they collect queue information).
 pub(super) fn add_subscribers(specs: &mut [ClusterSpec]) {
     for index in 0..specs.len() {
         let target = specs[index].config.name.clone();
@@ -285,6 +287,20 @@ pub(super) fn add_subscribers(specs: &mut [ClusterSpec]) {
             })
             .map(|spec| spec.config.name.clone())
             .collect();
+        let collectors = subscribers
+            .iter()
+            .filter(|name| {
+                specs.iter().any(|spec| {
+                    &spec.config.name == *name
+                        && spec
+                            .forwarder
+                            .as_ref()
+                            .is_some_and(|f| f.mode != ScheduleMode::Default)
+                })
+            })
+            .cloned()
+            .collect();
         specs[index].subscribers = subscribers;
+        specs[index].collectors = collectors;
     }
 }

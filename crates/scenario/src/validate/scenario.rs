@@ -3,7 +3,7 @@
 
 use mcfed_protocol::{ClusterName, SimTime};
 
-use super::{Checker, DEFAULT_UPDATE_INTERVAL};
+use super::{Checker, QUIET_INTERVAL};
 use crate::format::{EndValue, RawScenario};
 use crate::locate::FieldPath;
 use crate::model::{Action, ClusterSpec, Scenario, Submission};
@@ -141,8 +141,9 @@ impl Checker<'_> {
 }
 
 /// When the run stops: `end` if given, else three of the longest update
-/// intervals after the last submission, action or time an expectation
-/// looks at (`last_look`).
+/// intervals (or of [`QUIET_INTERVAL`] when no cluster sends counters)
+/// after the last submission, action or time an expectation looks at
+/// (`last_look`).
 fn end(
     end: Option<EndValue>,
     submissions: &[Submission],
@@ -161,7 +162,7 @@ fn end(
                 .iter()
                 .filter_map(|spec| spec.config.update_interval)
                 .max()
-                .unwrap_or(DEFAULT_UPDATE_INTERVAL);
+                .unwrap_or(QUIET_INTERVAL);
             last + longest * 3
         }
     }

@@ -3,6 +3,7 @@
 //! what [`ForwarderNode::handle`] says each message changed.
 
 mod control;
+mod fair;
 mod handled;
 
 use std::time::Duration;
@@ -30,6 +31,7 @@ fn forwarder(max_rsched_time: Option<Duration>) -> ForwarderNode {
                 "high@C3".parse().expect("valid"),
             ],
             max_rsched_time,
+            fairshare: false,
         }],
         max_forwards: 3,
     })
@@ -53,6 +55,7 @@ fn update(sender: &str, seq: u64, available: u32) -> Message {
             impt_jobbklg: Some(50),
             imported_pending_jobs: 0,
             resources: Vec::new(),
+            slot_group: 0,
         }],
         forwards_received: Vec::new(),
     })
