@@ -263,6 +263,10 @@ pub enum JobEvent {
     Switched,
     /// The job's run limit, slots or priority were changed (`bmod`).
     Modified,
+    /// The job reached its run limit (`bsub -W`, the queue's RUNLIMIT, or a
+    /// trace's requested time) before its run time and was killed: status
+    /// EXIT, LSF's TERM_RUNLIMIT.
+    RunLimit,
 }
 
 impl JobEvent {
@@ -280,12 +284,16 @@ impl JobEvent {
             JobEvent::Released => "released",
             JobEvent::Switched => "switched",
             JobEvent::Modified => "modified",
+            JobEvent::RunLimit => "run limit",
         }
     }
 
     /// Whether the job leaves its cluster with it (DONE or EXIT).
     pub fn ends_job(self) -> bool {
-        matches!(self, JobEvent::Finished | JobEvent::Killed)
+        matches!(
+            self,
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit
+        )
     }
 }
 

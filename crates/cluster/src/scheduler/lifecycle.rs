@@ -127,7 +127,7 @@ impl Cluster {
         job.started_at = Some(now);
         job.running_since = now;
         job.placement = placement;
-        let finish = (now + job.remaining, job.run_epoch);
+        let finish = (now + job.time_to_end(), job.run_epoch);
         let mut transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
         transition.first_start = first_start;
         let queue = job.queue;
@@ -145,7 +145,7 @@ impl Cluster {
         };
         job.state = JobState::Running;
         job.running_since = now;
-        let finish = (now + job.remaining, job.run_epoch);
+        let finish = (now + job.time_to_end(), job.run_epoch);
         let transition = Transition::of(job, JobEvent::Resumed, now, None, &self.queues);
         let queue = job.queue;
         self.account(id, Holding::Suspended, Holding::Running, now);
@@ -220,16 +220,31 @@ impl Cluster {
         transitions.push(transition);
     }
 
-    /// Job `id` has run its time: it leaves the cluster at `at`.
+    /// Job `id` has run its time, or reached its run limit first (then it
+    /// is killed: EXIT): it leaves the cluster at `at`.
     pub(crate) fn finish(&mut self, id: JobId, at: SimTime, transitions: &mut Vec<Transition>) {
+        let Some(job) = self.jobs.get(id) else {
+            return;
+        };
+        let ran = job.ran_before() + at.saturating_since(job.running_since);
+        let limited = ran < job.spec.run_time;
         self.account(id, Holding::Running, Holding::Nothing, at);
-        let Some(job) = self.jobs.remove_finished(id) else {
+        let removed = if limited {
+            self.jobs.remove_exited(id)
+        } else {
+            self.jobs.remove_finished(id)
+        };
+        let Some(job) = removed else {
             return;
         };
         self.cycle.dirty = true;
         transitions.push(Transition {
             job: id,
-            event: JobEvent::Finished,
+            event: if limited {
+                JobEvent::RunLimit
+            } else {
+                JobEvent::Finished
+            },
             at,
             origin: job.origin,
             preempted_by: None,
