@@ -17,6 +17,9 @@ mod shared;
 mod users;
 mod values;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
