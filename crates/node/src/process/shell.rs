@@ -141,3 +141,27 @@ impl Handler<RecordsFrom> for Collector {
         MessageResult((records, self.events.clone(), self.usage.clone()))
     }
 }
+
+/// The decision records from an index on, at most the newest `limit` of
+/// them, and how many there are in all (for the live page, which asks for
+/// the new ones only).
+#[derive(Message)]
+#[rtype(result = "(Vec<DecisionRecord>, usize)")]
+pub(super) struct DecisionsFrom {
+    pub(super) from: usize,
+    pub(super) limit: usize,
+}
+
+impl Handler<DecisionsFrom> for Collector {
+    type Result = MessageResult<DecisionsFrom>;
+    fn handle(&mut self, asked: DecisionsFrom, _: &mut Self::Context) -> Self::Result {
+        let total = self.records.len();
+        let from = asked.from.max(total.saturating_sub(asked.limit));
+        let records = self
+            .records
+            .get(from..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default();
+        MessageResult((records, total))
+    }
+}
