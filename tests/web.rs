@@ -220,8 +220,15 @@ fn a_launched_federation_watched_live_and_its_report_in_a_browser() {
     assert!(lines.iter().all(|&count| count > 0), "plots: {lines:?}");
     let problems = browser.problems();
     assert!(problems.is_empty(), "the live page: {problems:#?}");
+    // The screenshot once the plots have some history (the launch runs
+    // to its end anyway).
+    browser.wait_for(
+        "12 emulated minutes",
+        "live.clusters.every(c => c.now > 720)",
+        Duration::from_secs(60),
+    );
     let shot = dir.join("live-page.png");
-    browser.screenshot(&shot, 1400, 2000);
+    browser.screenshot(&shot, 1400, 1700);
     if std::env::var("MCFED_UPDATE_SCREENSHOTS").is_ok_and(|value| value == "1") {
         std::fs::copy(&shot, root().join("docs/img/live-page.png")).expect("update screenshot");
     }

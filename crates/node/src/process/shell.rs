@@ -133,12 +133,21 @@ pub(super) struct RecordsFrom(pub(super) usize);
 impl Handler<RecordsFrom> for Collector {
     type Result = MessageResult<RecordsFrom>;
     fn handle(&mut self, RecordsFrom(from): RecordsFrom, _: &mut Self::Context) -> Self::Result {
-        let records = self
-            .records
+        MessageResult((
+            self.records_from(from),
+            self.events.clone(),
+            self.usage.clone(),
+        ))
+    }
+}
+
+impl Collector {
+    /// The decision records from index `from` on.
+    fn records_from(&self, from: usize) -> Vec<DecisionRecord> {
+        self.records
             .get(from..)
             .map(<[_]>::to_vec)
-            .unwrap_or_default();
-        MessageResult((records, self.events.clone(), self.usage.clone()))
+            .unwrap_or_default()
     }
 }
 
@@ -157,11 +166,6 @@ impl Handler<DecisionsFrom> for Collector {
     fn handle(&mut self, asked: DecisionsFrom, _: &mut Self::Context) -> Self::Result {
         let total = self.records.len();
         let from = asked.from.max(total.saturating_sub(asked.limit));
-        let records = self
-            .records
-            .get(from..)
-            .map(<[_]>::to_vec)
-            .unwrap_or_default();
-        MessageResult((records, total))
+        MessageResult((self.records_from(from), total))
     }
 }
