@@ -153,11 +153,16 @@ function hostList(cluster) {
   const details = el('details', {});
   if (openHosts.has(cluster.cluster)) details.open = true;
   details.addEventListener('toggle', () => {
+    const was = openHosts.has(cluster.cluster);
     if (details.open) openHosts.add(cluster.cluster); else openHosts.delete(cluster.cluster);
+    if (details.open && !was) renderClusters();
   });
   const used = cluster.hosts.reduce((sum, h) => sum + h.njobs, 0);
   const slots = cluster.hosts.reduce((sum, h) => sum + h.max, 0);
   details.append(el('summary', { text: `Hosts: ${cluster.hosts.length}, ${used} of ${slots} slots used` }));
+  // A cluster may have thousands of hosts: their rows are built only
+  // while they are shown.
+  if (!details.open) return details;
   const table = el('table', { class: 'hosts' },
     el('thead', {}, el('tr', {}, ...['host', 'status', 'max', 'njobs', 'run', 'ssusp', 'ususp'].map((h) => el('th', { text: h })))));
   const body = el('tbody');
