@@ -46,15 +46,35 @@ enum Command {
     #[command(subcommand)]
     Certs(cli::processes::CertsCommand),
     /// Submit a job to a running cluster.
-    Bsub(cli::lsf::BsubArgs),
+    Bsub(cli::lsf::submit::BsubArgs),
     /// Show a running cluster's jobs.
-    Bjobs(cli::lsf::BjobsArgs),
+    Bjobs(cli::lsf::query::BjobsArgs),
     /// Show a running cluster's queues.
-    Bqueues(cli::lsf::BqueuesArgs),
+    Bqueues(cli::lsf::query::BqueuesArgs),
     /// Show a running cluster's hosts.
-    Bhosts(cli::lsf::ListArgs),
+    Bhosts(cli::lsf::query::BhostsArgs),
     /// Show a running cluster's MultiCluster links.
-    Bclusters(cli::lsf::ListArgs),
+    Bclusters(cli::lsf::query::ListArgs),
+    /// Show a running cluster's job history: time in each state, events.
+    Bhist(cli::lsf::query::BhistArgs),
+    /// Show accounting of a running cluster's finished jobs.
+    Bacct(cli::lsf::query::BacctArgs),
+    /// Show which cluster answers, and its emulated time.
+    Lsid(cli::lsf::query::ListArgs),
+    /// Show a running cluster's parameters (lsb.params).
+    Bparams(cli::lsf::query::BparamsArgs),
+    /// Kill jobs (EXIT).
+    Bkill(cli::lsf::control::JobsArgs),
+    /// Suspend jobs (USUSP; pending ones PSUSP).
+    Bstop(cli::lsf::control::JobsArgs),
+    /// Resume jobs suspended by bstop.
+    Bresume(cli::lsf::control::JobsArgs),
+    /// Kill running jobs and requeue them.
+    Brequeue(cli::lsf::control::JobsArgs),
+    /// Move pending jobs to another queue.
+    Bswitch(cli::lsf::control::BswitchArgs),
+    /// Change jobs' run limit, slots or priority.
+    Bmod(cli::lsf::control::BmodArgs),
     /// Generate inputs: `mcfed gen swf -o trace.swf` writes a synthetic
     /// SWF trace.
     #[command(subcommand)]
@@ -97,10 +117,13 @@ struct RunArgs {
     oracle: bool,
     #[command(flatten)]
     chaos: cli::analysis::ChaosArgs,
-    /// Instead of the decisions, show the clusters' queues (as `bqueues -l`).
+    /// `queues`: instead of the decisions, show the clusters' queues (as
+    /// `bqueues -l`); `jobs`: show every job event (started, suspended,
+    /// finished, killed, ...) with the decisions, in time order.
     #[arg(long, value_enum)]
     show: Option<Show>,
-    /// With --show: the emulated time to look at (default: the scenario's end).
+    /// With --show queues: the emulated time to look at (default: the
+    /// scenario's end).
     #[arg(long, value_parser = humantime::parse_duration, requires = "show")]
     at: Option<std::time::Duration>,
     /// With --show: only this cluster.
@@ -118,6 +141,8 @@ struct RunArgs {
 enum Show {
     /// Every queue: limits, job counts, slot pool, fairshare table.
     Queues,
+    /// Every job event, with the decisions, in time order.
+    Jobs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -128,12 +153,23 @@ enum Engine {
     Actors,
 }
 
+/// Whether log lines may carry colour: only on a terminal, and not with
+/// `NO_COLOR` set (to anything but the empty string; no-color.org).
+fn colour_allowed(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    terminal && no_color.is_none_or(|value| value.is_empty())
+}
+
 fn main() -> ExitCode {
+    use std::io::IsTerminal as _;
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
+        .with_ansi(colour_allowed(
+            io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        ))
         .with_writer(io::stderr)
         .init();
     let cli = Cli::parse_from(cli::lsf_spellings(std::env::args_os()));
@@ -194,11 +230,21 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Cluster(args) => cli::processes::cluster(args),
         Command::Launch(args) => cli::processes::launch(args),
         Command::Certs(command) => cli::processes::certs(command),
-        Command::Bsub(args) => cli::lsf::bsub(args),
-        Command::Bjobs(args) => cli::lsf::bjobs(args),
-        Command::Bqueues(args) => cli::lsf::bqueues(args),
-        Command::Bhosts(args) => cli::lsf::bhosts(args),
-        Command::Bclusters(args) => cli::lsf::bclusters(args),
+        Command::Bsub(args) => cli::lsf::submit::bsub(args),
+        Command::Bjobs(args) => cli::lsf::query::bjobs(args),
+        Command::Bqueues(args) => cli::lsf::query::bqueues(args),
+        Command::Bhosts(args) => cli::lsf::query::bhosts(args),
+        Command::Bclusters(args) => cli::lsf::query::bclusters(args),
+        Command::Bhist(args) => cli::lsf::query::bhist(args),
+        Command::Bacct(args) => cli::lsf::query::bacct(args),
+        Command::Lsid(args) => cli::lsf::query::lsid(args),
+        Command::Bparams(args) => cli::lsf::query::bparams(args),
+        Command::Bkill(args) => cli::lsf::control::bkill(args),
+        Command::Bstop(args) => cli::lsf::control::bstop(args),
+        Command::Bresume(args) => cli::lsf::control::bresume(args),
+        Command::Brequeue(args) => cli::lsf::control::brequeue(args),
+        Command::Bswitch(args) => cli::lsf::control::bswitch(args),
+        Command::Bmod(args) => cli::lsf::control::bmod(args),
         Command::Gen(command) => cli::traces::generate(command),
         Command::Replay(args) => cli::traces::replay(args),
         Command::Import(command) => cli::import::import(command),
@@ -216,9 +262,9 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let scenario = mcfed_scenario::load(&args.scenario)?;
     print_warnings(&args.scenario, &scenario);
     let until = args.until.map(SimTime::from);
-    let show_at = args
-        .show
-        .map(|_| args.at.map_or(scenario.end, SimTime::from));
+    let show_at =
+        (args.show == Some(Show::Queues)).then(|| args.at.map_or(scenario.end, SimTime::from));
+    let show_jobs = args.show == Some(Show::Jobs);
     let chaos = args.chaos.apply(&scenario);
     let faulty = chaos.as_ref().is_some_and(ChaosConfig::is_active);
     let options = RunOptions {
@@ -226,7 +272,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         probes: show_at.into_iter().collect(),
         chaos,
         oracle: args.oracle || faulty || scenario.wants_oracle(),
-        events: args.events,
+        events: args.events || show_jobs,
         count_only: args.report == Report::Summary && !args.check,
         drain: false,
         jobs_csv: args.jobs_csv.clone(),
@@ -262,6 +308,20 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         faulty,
         check: args.check,
         wall: Some(started.elapsed()),
+        jobs: show_jobs,
     };
     cli::report::print(&scenario, &output, &printing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour_allowed;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(colour_allowed(true, None));
+        assert!(!colour_allowed(false, None));
+        assert!(!colour_allowed(true, Some("1".into())));
+        assert!(colour_allowed(true, Some("".into())));
+    }
 }

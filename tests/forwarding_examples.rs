@@ -235,15 +235,13 @@ fn validate_accepts_examples_and_refuses_bad_files_with_their_line() {
         let output = mcfed(&["validate", &example(name)]);
         assert!(output.status.success(), "{name}");
     }
-    let path = scratch_copy(EXAMPLES[0], |s| {
-        s.replace("QJOB_LIMIT = 70", "QJOB_LIMT = 70")
-    });
+    let path = scratch_copy(EXAMPLES[0], |s| s.replace("PRIORITY = 40", "PRIORTY = 40"));
     let output = mcfed(&["validate", path.to_str().expect("utf-8 path")]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains(&format!("{}:", path.display())), "{stderr}");
     assert!(
-        stderr.contains("field `cluster[1].queue[0].QJOB_LIMT`"),
+        stderr.contains("field `cluster[1].queue[0].PRIORTY`"),
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");

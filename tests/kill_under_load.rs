@@ -24,7 +24,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::live::{Live, eventually};
+use common::journaled::{Live, eventually};
 use mcfed_federation::{JOURNAL_FORMAT, JournalRecord};
 use mcfed_node::admin::{AdminRequest, AdminResponse};
 use mcfed_node::client::{Session, admin_tls};

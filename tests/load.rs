@@ -16,7 +16,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::live::{Live, eventually};
+use common::journaled::{Live, eventually};
 
 const LOCAL: &str = r#"
 name = "load, one cluster"

@@ -3,19 +3,14 @@
 //! commands. Every process is killed when its guard drops, so a failing
 //! test leaves no orphans; every wait has a deadline.
 
-use std::cell::RefCell;
-use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use serde_json::Value;
 
 mod common;
+use common::live::*;
 use common::mcfed_within;
-
-const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
 
 const EXAMPLES: [&str; 4] = [
     "example1-count-preemptable",
@@ -23,14 +18,6 @@ const EXAMPLES: [&str; 4] = [
     "example3-high-queue-priority",
     "example4-preemptable-slots",
 ];
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn mcfed(args: &[&str]) -> Output {
-    mcfed_within(args, Duration::from_secs(30))
-}
 
 /// The decision records of `--report json` output (a run's closes with a
 /// `summary` record that a launched run does not have).
@@ -116,275 +103,6 @@ fn launch_reaches_the_same_decisions_as_run() {
             );
         }
     }
-}
-
-/// A running `mcfed cluster` process, killed when dropped.
-struct Process {
-    child: Child,
-    args: Vec<String>,
-    stdout: Option<PathBuf>,
-    /// Where it says it listens (its standard error's
-    /// `mcfed cluster NAME: listening on ADDRESS`).
-    listening: mpsc::Receiver<String>,
-}
-
-impl Process {
-    fn start(args: Vec<String>, stdout: Option<PathBuf>) -> Process {
-        let out = match &stdout {
-            Some(path) => Stdio::from(std::fs::File::create(path).expect("stdout file")),
-            None => Stdio::null(),
-        };
-        let mut child = Command::new(MCFED)
-            .args(&args)
-            .current_dir(root())
-            .stdin(Stdio::piped())
-            .stdout(out)
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("mcfed cluster starts");
-        // Read standard error to its end, so the process never blocks on it.
-        let stderr = child.stderr.take().expect("piped stderr");
-        let (tell, listening) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some((_, address)) = line
-                    .strip_prefix("mcfed cluster ")
-                    .and_then(|rest| rest.split_once(": listening on "))
-                {
-                    let _ = tell.send(address.to_owned());
-                }
-            }
-        });
-        Process {
-            child,
-            args,
-            stdout,
-            listening,
-        }
-    }
-
-    /// Where the process listens, once it says so.
-    fn address(&self) -> String {
-        self.listening
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the process says where it listens")
-    }
-
-    /// SIGKILL.
-    fn kill(&mut self) -> ExitStatus {
-        self.child.kill().expect("kill");
-        self.child.wait().expect("wait")
-    }
-
-    /// Starts the same command again (appending to nothing: a new file),
-    /// on the port it had.
-    fn restart(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let stdout = self
-            .stdout
-            .as_ref()
-            .map(|path| path.with_extension("restarted"));
-        *self = Process::start(self.args.clone(), stdout);
-    }
-
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().expect("try_wait").is_none()
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A hand-started federation: its scenario, certificates, and where each
-/// started cluster listens.
-struct Federation {
-    scenario: PathBuf,
-    certs: PathBuf,
-    addresses: RefCell<Vec<(String, String)>>,
-}
-
-impl Federation {
-    /// Where `cluster` listens.
-    fn address(&self, cluster: &str) -> String {
-        self.addresses
-            .borrow()
-            .iter()
-            .find(|(name, _)| name == cluster)
-            .map(|(_, address)| address.clone())
-            .unwrap_or_else(|| panic!("{cluster} is not started"))
-    }
-
-    /// Starts `cluster` on a port the OS picks, told where the clusters
-    /// started before it listen (it learns of later ones from their
-    /// hellos), and records its port, which a restart keeps.
-    fn start(&self, cluster: &str, stdout: Option<PathBuf>) -> Process {
-        let mut args = cluster_args(&self.scenario, &self.certs, cluster);
-        args.extend(["--listen", "127.0.0.1:0", "--base-port", "0"].map(str::to_owned));
-        for (name, address) in self.addresses.borrow().iter() {
-            args.extend(["--peer".to_owned(), format!("{name}={address}")]);
-        }
-        let mut process = Process::start(args, stdout);
-        let address = process.address();
-        if let Some(listen) = process.args.iter().position(|arg| arg == "127.0.0.1:0") {
-            process.args[listen] = address.clone();
-        }
-        self.addresses
-            .borrow_mut()
-            .push((cluster.to_owned(), address));
-        process
-    }
-}
-
-/// Three clusters: Cluster1 sends to `high` on Cluster2 (16 slots) and
-/// Cluster3 (5 slots). The scenario gives no addresses: the processes
-/// listen on ports the OS picks ([`Federation::start`]).
-fn federation(dir: &Path) -> Federation {
-    let text = r#"
-name = "restart"
-[params]
-MC_PLUGIN_UPDATE_INTERVAL = "10s"
-
-[[cluster]]
-name = "Cluster1"
-params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "high@Cluster2 high@Cluster3"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "c2host"
-count = 4
-MXJ = 4
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-
-[[cluster]]
-name = "Cluster3"
-[[cluster.host]]
-name = "c3host"
-MXJ = 5
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-"#;
-    let path = dir.join("federation.toml");
-    std::fs::write(&path, text).expect("write scenario");
-    let certs = dir.join("certs");
-    let output = mcfed(&[
-        "certs",
-        "init",
-        certs.to_str().expect("utf-8"),
-        "--clusters",
-        "Cluster1,Cluster2,Cluster3",
-    ]);
-    assert!(output.status.success(), "{output:?}");
-    Federation {
-        scenario: path,
-        certs,
-        addresses: RefCell::new(Vec::new()),
-    }
-}
-
-fn cluster_args(scenario: &Path, certs: &Path, name: &str) -> Vec<String> {
-    [
-        "cluster",
-        "--scenario",
-        scenario.to_str().expect("utf-8"),
-        "--name",
-        name,
-        "--certs",
-        certs.to_str().expect("utf-8"),
-        "--speed",
-        "10",
-        "--report",
-        "json",
-        "--exit-on-stdin-eof",
-    ]
-    .iter()
-    .map(|arg| (*arg).to_owned())
-    .collect()
-}
-
-/// Runs an LSF-style command against `cluster` and parses its `-o json`.
-fn ask(fed: &Federation, command: &str, cluster: &str, extra: &[&str]) -> Value {
-    let address = fed.address(cluster);
-    let mut args = vec![
-        command,
-        "--cluster",
-        cluster,
-        "--address",
-        &address,
-        "--certs",
-        fed.certs.to_str().expect("utf-8"),
-        "-o",
-        "json",
-    ];
-    args.extend_from_slice(extra);
-    let output = mcfed(&args);
-    assert!(
-        output.status.success(),
-        "mcfed {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("JSON")
-}
-
-fn text(fed: &Federation, command: &[&str], cluster: &str) -> String {
-    let address = fed.address(cluster);
-    let mut args = command.to_vec();
-    args.extend_from_slice(&[
-        "--cluster",
-        cluster,
-        "--address",
-        &address,
-        "--certs",
-        fed.certs.to_str().expect("utf-8"),
-    ]);
-    let output = mcfed(&args);
-    assert!(
-        output.status.success(),
-        "mcfed {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// Polls `check` until it holds or `limit` passes.
-fn eventually(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn links_up_with_updates(links: &Value) -> bool {
-    links.as_array().is_some_and(|rows| {
-        rows.iter().all(|row| {
-            row["status"] == "ok"
-                && (row["job_flow"] == "recv" || !row["last_update_seq"].is_null())
-        })
-    })
-}
-
-fn jobs_from(jobs: &Value, cluster: &str) -> Vec<u64> {
-    let mut ids: Vec<u64> = jobs
-        .as_array()
-        .expect("array")
-        .iter()
-        .filter(|job| job["forwarded_from"]["cluster"] == cluster)
-        .map(|job| job["forwarded_from"]["source_job"].as_u64().expect("id"))
-        .collect();
-    ids.sort_unstable();
-    ids
 }
 
 #[test]
@@ -698,26 +416,6 @@ fn a_process_refuses_to_run_under_another_clusters_certificate() {
     );
 }
 
-/// The pids of `parent`'s child processes (Linux).
-fn children(parent: u32) -> Vec<u32> {
-    std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|pid| pid.parse().ok())
-        .collect()
-}
-
-/// Whether `pid` is still a running (not zombie) process.
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit_once(") ")
-                .and_then(|(_, rest)| rest.chars().next())
-        })
-        .is_some_and(|state| state != 'Z' && state != 'X')
-}
-
 /// Starts `mcfed launch` on example 1 at wall-clock speed (so it would run
 /// for minutes) and waits until its three cluster processes are up.
 fn long_launch() -> (Process, Vec<u32>) {
@@ -846,7 +544,14 @@ fn launched_runs_carry_job_events_for_reports() {
         String::from_utf8_lossy(&report.stderr)
     );
     let report: Value = serde_json::from_slice(&report.stdout).expect("JSON report");
-    let timelines = report["timelines"].as_array().expect("timelines");
+    // The ten jobs of the send queue (jobs of local queues have timelines
+    // of their own).
+    let timelines: Vec<&Value> = report["timelines"]
+        .as_array()
+        .expect("timelines")
+        .iter()
+        .filter(|timeline| timeline["local"] == false)
+        .collect();
     assert_eq!(timelines.len(), 10);
     for timeline in timelines {
         let steps: Vec<&str> = timeline["steps"]

@@ -9,7 +9,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::live::{Live, eventually};
+use common::journaled::{Live, eventually};
 use serde_json::Value;
 
 /// Cluster1 sends to `high` on Cluster2 (16 slots) and Cluster3 (5 slots),

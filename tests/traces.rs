@@ -9,13 +9,7 @@ mod common;
 use common::mcfed;
 
 fn stdout(output: &std::process::Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    common::succeeded(output)
 }
 
 /// The numbers on the summary's `jobs started: S, finished: F` line.
@@ -111,6 +105,48 @@ fn a_bad_workload_is_refused_with_line_and_field() {
     assert!(errors.contains("bad.toml:10"), "{errors}");
     assert!(errors.contains("workload[0].swf"), "{errors}");
     assert!(errors.contains("cannot open"), "{errors}");
+}
+
+/// Expectations may name a workload's jobs (`NAME-JOBNUMBER`); those that
+/// cannot be checked are refused at their line.
+#[test]
+fn expectations_name_workload_jobs_or_say_why_not() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let trace = dir.path().join("w.swf");
+    std::fs::write(&trace, "1 0 -1 60 -1 -1 -1 1 60 -1 1 1 1 -1 1 -1 -1 -1\n").expect("trace");
+    let base = "[[cluster]]\nname = \"C1\"\n[[cluster.host]]\nname = \"h\"\nMXJ = 1\n[[cluster.queue]]\nname = \"normal\"\n\n[[workload]]\nswf = \"w.swf\"\ncluster = \"C1\"\nqueue = \"normal\"\n";
+    let check = |expect: &str| {
+        let file = dir.path().join("s.toml");
+        std::fs::write(&file, format!("{base}{expect}")).expect("scenario");
+        mcfed(&["run", file.to_str().expect("utf-8"), "--check"])
+    };
+    let held = check("\n[[expect]]\njob = \"w-1\"\nat = \"30s\"\nstate = \"RUN\"\n");
+    assert!(stdout(&held).contains("1 of 1 expectations held"));
+    let failed = check("\n[[expect]]\njob = \"w-1\"\nat = \"30s\"\nstate = \"PEND\"\n");
+    assert_eq!(failed.status.code(), Some(1), "a wrong state fails");
+    for (expect, place, message) in [
+        (
+            "job = \"w-1\"\nat = \"2m\"\nstate = \"DONE\"",
+            "s.toml:17:1: field `expect[0].state`",
+            "DONE cannot be checked",
+        ),
+        (
+            "job = \"v-1\"\nat = \"2m\"\nstate = \"RUN\"",
+            "s.toml:15:1: field `expect[0].job`",
+            "no job is named `v-1`",
+        ),
+        (
+            "job = \"w-x\"\nat = \"2m\"\nstate = \"RUN\"",
+            "s.toml:15:1: field `expect[0].job`",
+            "no job is named `w-x`",
+        ),
+    ] {
+        let output = check(&format!("\n[[expect]]\n{expect}\n"));
+        assert_eq!(output.status.code(), Some(2), "{expect}");
+        let errors = String::from_utf8_lossy(&output.stderr);
+        assert!(errors.contains(place), "{errors}");
+        assert!(errors.contains(message), "{errors}");
+    }
 }
 
 #[test]

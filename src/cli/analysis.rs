@@ -29,9 +29,15 @@ pub(crate) struct ReportArgs {
     /// Write SVG plots into this directory.
     #[arg(long)]
     pub(crate) plots: Option<PathBuf>,
-    /// How many job timelines to show in Markdown.
-    #[arg(long, default_value_t = 20)]
-    pub(crate) jobs: usize,
+    /// How many job timelines to show (default: 20 in Markdown, 5000 in
+    /// the HTML page).
+    #[arg(long)]
+    pub(crate) jobs: Option<usize>,
+    /// Also write the whole report as one self-contained HTML page here:
+    /// the summary, the metrics, the plots inline, and every job's
+    /// timeline with its decisions, behind a search box.
+    #[arg(long, value_name = "OUT.html")]
+    pub(crate) html: Option<PathBuf>,
 }
 
 /// `--interval`: MC_PLUGIN_UPDATE_INTERVAL, within the bound a scenario's
@@ -56,6 +62,11 @@ fn seeds(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("`{text}` is not a number"))?;
     SEEDS.check_i128(value).map_err(|error| error.to_string())
 }
+/// Job timelines shown in Markdown unless `--jobs` says otherwise.
+const MARKDOWN_JOBS: usize = 20;
+
+/// Job timelines in the HTML page unless `--jobs` says otherwise.
+const HTML_JOBS: usize = 5000;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SweepArgs {
@@ -169,26 +180,37 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let summary = mcfed_report::Summary::of(&records);
     let timelines = mcfed_report::timelines(&records);
     let mut plots = Vec::new();
+    let mut left_out = Vec::new();
+    let drawn = match args.plots.is_some() || args.html.is_some() {
+        true => mcfed_report::plots::report_plots(&records, &per_run)?,
+        false => Vec::new(),
+    };
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let mut drawn = vec![
-            (
-                "slots-in-use.svg",
-                mcfed_report::plots::slots_in_use(&records)?,
-            ),
-            ("view-age.svg", mcfed_report::plots::view_age(&records)?),
-        ];
-        if !per_run.is_empty() {
-            drawn.push((
-                "stale-by-interval.svg",
-                mcfed_report::plots::stale_rate_by_interval(&per_run)?,
-            ));
+        for plot in &drawn {
+            match plot {
+                mcfed_report::plots::Plot::Drawn { name, svg } => {
+                    let path = dir.join(name);
+                    write_file(&path, svg)?;
+                    plots.push(path);
+                }
+                mcfed_report::plots::Plot::LeftOut { name, why } => {
+                    eprintln!("plot {name} left out: {why}");
+                    left_out.push((*name, why.clone()));
+                }
+            }
         }
-        for (name, svg) in drawn {
-            let path = dir.join(name);
-            write_file(&path, &svg)?;
-            plots.push(path);
-        }
+    }
+    if let Some(path) = &args.html {
+        let page = mcfed_report::html::page(&mcfed_report::html::HtmlReport {
+            records: &records,
+            summary: &summary,
+            timelines: &timelines,
+            plots: &drawn,
+            stale_by_run: &per_run,
+            job_limit: args.jobs.unwrap_or(HTML_JOBS),
+        });
+        write_file(path, &page)?;
     }
     let mut out = BufWriter::new(io::stdout().lock());
     match args.format {
@@ -204,6 +226,10 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
                     }))
                     .collect::<Vec<_>>(),
                 "plots": plots,
+                "plots_left_out": left_out
+                    .iter()
+                    .map(|(name, why)| serde_json::json!({ "plot": name, "why": why }))
+                    .collect::<Vec<_>>(),
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
         }
@@ -221,22 +247,20 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
                     mcfed_scenario::render::metrics_text(&run.metrics)
                 )?;
             }
-            if !plots.is_empty() {
-                writeln!(
-                    out,
-                    "
-## Plots
-"
-                )?;
+            if !plots.is_empty() || !left_out.is_empty() {
+                writeln!(out, "\n## Plots\n")?;
                 for path in &plots {
                     writeln!(out, "![{}]({})", path.display(), path.display())?;
+                }
+                for (name, why) in &left_out {
+                    writeln!(out, "- {name} left out: {why}")?;
                 }
             }
             writeln!(out)?;
             write!(
                 out,
                 "{}",
-                mcfed_report::markdown::timelines(&timelines, args.jobs)
+                mcfed_report::markdown::timelines(&timelines, args.jobs.unwrap_or(MARKDOWN_JOBS))
             )?;
         }
     }

@@ -1,8 +1,9 @@
 //! The subcommands beyond `run` and `validate`: cluster processes
 //! (`cluster`, `launch`, `certs`), the LSF-style commands (`bsub`, `bjobs`,
-//! `bqueues`, `bhosts`, `bclusters`), analysis (`report`, `sweep`), traces
-//! (`gen swf`, `replay`), LSF configuration (`import lsf`, `export lsf`)
-//! and the
+//! `bqueues`, `bhosts`, `bclusters`, `bhist`, `bacct`, `lsid`, `bparams`,
+//! `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch`, `bmod`), analysis
+//! (`report`, `sweep`), traces (`gen swf`, `replay`), LSF configuration
+//! (`import lsf`, `export lsf`) and the
 //! printing `run` and `launch` share. Each module parses its own arguments
 //! and calls the libraries.
 
@@ -15,12 +16,19 @@ pub(crate) mod report;
 pub(crate) mod submit;
 pub(crate) mod traces;
 
-/// LSF spells some long options with one dash (`bjobs -fwd`); clap wants
-/// two. Rewrites them before parsing.
+/// The options LSF spells with one dash and several letters.
+const ONE_DASH_LONG: [&str; 6] = ["-fwd", "-json", "-sp", "-Wn", "-We", "-gpu"];
+
+/// LSF spells some long options with one dash (`bjobs -fwd`, `-json`,
+/// `bsub -sp`, `bmod -Wn`, `bsub -We`, `bsub -gpu`); clap wants two.
+/// Rewrites them before parsing.
 pub(crate) fn lsf_spellings(
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Vec<std::ffi::OsString> {
     args.into_iter()
-        .map(|arg| if arg == "-fwd" { "--fwd".into() } else { arg })
+        .map(|arg| match arg.to_str() {
+            Some(text) if ONE_DASH_LONG.contains(&text) => format!("-{text}").into(),
+            _ => arg,
+        })
         .collect()
 }

@@ -43,7 +43,7 @@ pub(crate) enum LiveOutput {
 #[derive(Debug, clap::Args)]
 pub(crate) struct ClusterArgs {
     /// The scenario file (TOML).
-    #[arg(long)]
+    #[arg(long, env = "MCFED_SCENARIO")]
     scenario: PathBuf,
     /// The cluster to run.
     #[arg(long)]
@@ -97,6 +97,11 @@ pub(crate) struct ClusterArgs {
     /// LSF's lsb.events.N), the whole history of the cluster's jobs.
     #[arg(long, requires = "state")]
     keep_journals: bool,
+    /// Serve a live page of this cluster (its hosts, queues, the counters it holds, its decisions) at ADDR (PORT, on 127.0.0.1, or
+    /// HOST:PORT; 0.0.0.0:PORT serves it beyond this machine). The page
+    /// only reads; it says where it is on standard error.
+    #[arg(long, value_name = "ADDR")]
+    web: Option<String>,
     /// Faults on the datagrams this process sends to its peers.
     #[command(flatten)]
     chaos: super::analysis::ChaosArgs,
@@ -122,7 +127,21 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
         LiveOutput::Json => LiveReport::Json,
         LiveOutput::None => LiveReport::None,
     };
-    mcfed_node::run_cluster(options)?;
+    let web = match &args.web {
+        Some(address) => Some(start_web(
+            address,
+            &format!("mcfed cluster {}", options.name),
+        )?),
+        None => None,
+    };
+    if let Some(web) = &web {
+        options.watch = Some(web.local_sender());
+    }
+    let ran = mcfed_node::run_cluster(options);
+    if let Some(web) = &web {
+        web.finish("the cluster's process stopped; the page shows what it held last");
+    }
+    ran?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -164,6 +183,11 @@ pub(crate) struct LaunchArgs {
     /// journals instead of losing their jobs.
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
+    /// Serve a live page of the whole federation (every cluster, the counters held and the truth, the decisions) at ADDR (PORT, on 127.0.0.1, or
+    /// HOST:PORT; 0.0.0.0:PORT serves it beyond this machine). The page
+    /// only reads; it says where it is on standard error.
+    #[arg(long, value_name = "ADDR")]
+    web: Option<String>,
     /// Faults on the datagrams between the processes (below QUIC).
     #[command(flatten)]
     chaos: super::analysis::ChaosArgs,
@@ -190,26 +214,60 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     options.oracle = args.oracle;
     options.state = args.state;
     let scenario = mcfed_scenario::load(&args.scenario)?;
+    let web = match &args.web {
+        Some(address) => Some(start_web(address, "mcfed launch")?),
+        None => None,
+    };
+    if let Some(web) = &web {
+        options.watch = Some(web.launch_sender());
+    }
     let faulty = options
         .chaos
         .apply(&scenario)
         .is_some_and(|chaos| chaos.is_active());
-    let output = mcfed_node::launch::launch(&options)?;
     let report = match args.report {
         LaunchReport::Json => super::report::Report::Json,
         LaunchReport::Text => super::report::Report::Text,
     };
-    super::report::print(
-        &scenario,
-        &output,
-        &super::report::Printing {
-            report,
-            events: args.events,
-            faulty,
-            check: args.check,
-            wall: None,
-        },
-    )
+    let printing = super::report::Printing {
+        report,
+        events: args.events,
+        faulty,
+        check: args.check,
+        wall: None,
+        jobs: false,
+    };
+    let launched = mcfed_node::launch::launch(&options);
+    if let Some(web) = &web {
+        web.finish(match &launched {
+            Ok(_) => "the run ended and its processes were stopped; the page shows what they held last",
+            Err(_) => "the launch failed and its processes were stopped; the page shows what they held last",
+        });
+    }
+    match launched {
+        Ok(output) => super::report::print(&scenario, &output, &printing),
+        Err(failure) => {
+            // What the processes had decided by then, before the error.
+            if let Some(gathered) = &failure.gathered {
+                eprintln!(
+                    "mcfed: the launch failed; what the running processes had decided by then follows"
+                );
+                let partial = super::report::Printing {
+                    check: false,
+                    ..printing
+                };
+                super::report::print(&scenario, gathered, &partial)?;
+            }
+            Err(failure.into())
+        }
+    }
+}
+
+/// Serves the live page at `address` and says where on standard error.
+fn start_web(address: &str, who: &str) -> anyhow::Result<mcfed_web::Web> {
+    let web = mcfed_web::Web::start(mcfed_web::parse_address(address)?, mcfed_web::DEFAULT_POLL)?;
+    eprintln!("{}", web.announcement(who));
+    Ok(web)
 }
 
 /// `mcfed certs`.

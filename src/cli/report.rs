@@ -33,6 +33,9 @@ pub(crate) struct Printing {
     pub(crate) check: bool,
     /// How long the run took, for the summary.
     pub(crate) wall: Option<Duration>,
+    /// With text: every job event too, in time order with the decisions
+    /// (`--show jobs`).
+    pub(crate) jobs: bool,
 }
 
 fn summary(
@@ -78,11 +81,7 @@ fn summary(
     } else {
         writeln!(out, "jobs submitted: {}", stats.submitted)?;
     }
-    writeln!(
-        out,
-        "jobs started: {}, finished: {}",
-        stats.started, stats.finished
-    )?;
+    write!(out, "{}", render::totals_text(stats))?;
     writeln!(
         out,
         "decisions: {decisions} ({forwarded} forwarded, {} pending, {stale} stale)",
@@ -137,6 +136,23 @@ fn workload_summary(
     Ok(())
 }
 
+/// Every decision and job event of `output`, in the order they happened.
+fn decisions_and_events(out: &mut impl Write, output: &RunOutput) -> io::Result<()> {
+    use mcfed_scenario::records::RecordRef;
+    for reference in &output.order {
+        match *reference {
+            RecordRef::Decision(index) => {
+                writeln!(out, "{}", render::decision_text(&output.decisions[index]))?;
+            }
+            RecordRef::Event(index) => {
+                writeln!(out, "{}", render::event_text(&output.events[index]))?
+            }
+            RecordRef::Usage(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Prints `output` as `printing` says, then, with `check`, the scenario's
 /// expectations; the exit code says whether they held.
 pub(crate) fn print(
@@ -166,8 +182,18 @@ pub(crate) fn print(
                 writeln!(out, "# {}", scenario.description.trim())?;
             }
             writeln!(out)?;
-            for record in &output.decisions {
-                writeln!(out, "{}", render::decision_text(record))?;
+            if printing.jobs {
+                decisions_and_events(&mut out, output)?;
+            } else {
+                for record in &output.decisions {
+                    writeln!(out, "{}", render::decision_text(record))?;
+                }
+            }
+            if !output.actions.is_empty() {
+                writeln!(out, "actions:")?;
+                for action in &output.actions {
+                    writeln!(out, "  {}", render::action_text(action))?;
+                }
             }
             let forwarded = output
                 .decisions

@@ -22,14 +22,17 @@ use mcfed_node::lsf;
 use mcfed_protocol::JobSpec;
 use mcfed_protocol::bounds::SUBMIT_BATCH;
 
-use super::lsf::{BsubArgs, Format, JobOptions};
+use super::lsf::submit::{BsubArgs, JobArgs};
 
 /// One line of a `--from` file: `bsub`'s job options.
 #[derive(Debug, Parser)]
 #[command(no_binary_name = true, disable_help_flag = true)]
 struct Line {
     #[command(flatten)]
-    job: JobOptions,
+    job: JobArgs,
+    /// The job's output file.
+    #[arg(short = 'o', value_name = "FILE")]
+    output_file: Option<String>,
 }
 
 /// The jobs of the file: queue and spec, each line's options over the
@@ -60,7 +63,7 @@ fn read_jobs(args: &BsubArgs) -> anyhow::Result<Vec<(String, JobSpec)>> {
         })?;
         let job = parsed
             .job
-            .job(args.job.queue.as_deref())
+            .job(args.job.queue.as_deref(), parsed.output_file.clone())
             .with_context(|| format!("{}:{}", path.display(), index + 1))?;
         jobs.push(job);
     }
@@ -68,7 +71,7 @@ fn read_jobs(args: &BsubArgs) -> anyhow::Result<Vec<(String, JobSpec)>> {
 }
 
 /// A line's words after the command line's job options, so the line's win.
-fn merged<'a>(defaults: &'a JobOptions, words: &[&'a str]) -> Vec<String> {
+fn merged<'a>(defaults: &'a JobArgs, words: &[&'a str]) -> Vec<String> {
     let mut all = Vec::new();
     if let Some(queue) = &defaults.queue {
         all.extend(["-q".to_owned(), queue.clone()]);
@@ -183,7 +186,7 @@ async fn pipeline(
                 Ok(job) => {
                     outcome.acknowledged += 1;
                     outcome.latency.saturating_record(micros);
-                    print_job(&mut out, &job, args.output)?;
+                    print_job(&mut out, &job, args)?;
                 }
                 Err(error) => {
                     outcome.refused += 1;
@@ -196,10 +199,13 @@ async fn pipeline(
     Ok(outcome)
 }
 
-fn print_job(out: &mut impl Write, job: &Submitted, format: Option<Format>) -> anyhow::Result<()> {
-    match format {
-        Some(Format::Json) => writeln!(out, "{}", serde_json::to_string(job)?)?,
-        None => writeln!(out, "{}", lsf::submitted(job).trim_end())?,
+fn print_job(out: &mut impl Write, job: &Submitted, args: &BsubArgs) -> anyhow::Result<()> {
+    if args.json {
+        writeln!(out, "{}", lsf::submitted_table(job).lsf_json().trim_end())?;
+    } else if args.json_alias() {
+        writeln!(out, "{}", serde_json::to_string(job)?)?;
+    } else {
+        writeln!(out, "{}", lsf::submitted(job).trim_end())?;
     }
     Ok(())
 }

@@ -251,6 +251,7 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         faulty: false,
         check: false,
         wall: Some(started.elapsed()),
+        jobs: false,
     };
     crate::cli::report::print(&scenario, &output, &printing)
 }

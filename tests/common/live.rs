@@ -1,87 +1,106 @@
-//! A federation of cluster processes started by hand, each with a state
-//! directory, that tests kill with SIGKILL and restart: for the recovery
-//! and kill tests. Every process is killed when its guard drops.
+//! Live federations for the end-to-end tests: `mcfed cluster` processes
+//! started by hand (killed when dropped), the LSF-style commands against
+//! them, and polling with deadlines.
 
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::cell::RefCell;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub(crate) const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
+use super::mcfed_within;
+
+const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
+
+/// The project's root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `mcfed`, failing the test past 30 seconds.
+pub fn mcfed(args: &[&str]) -> Output {
+    mcfed_within(args, Duration::from_secs(30))
+}
 
 /// A running `mcfed cluster` process, killed when dropped.
-pub(crate) struct Process {
-    pub(crate) cluster: String,
-    child: Child,
-    args: Vec<String>,
+pub struct Process {
+    pub child: Child,
+    pub args: Vec<String>,
+    stdout: Option<PathBuf>,
+    /// Where it says it listens (its standard error's
+    /// `mcfed cluster NAME: listening on ADDRESS`).
     listening: mpsc::Receiver<String>,
 }
 
 impl Process {
-    fn start(cluster: &str, args: Vec<String>, log: &Path) -> Process {
-        let stderr = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-            .expect("log file");
+    pub fn start(args: Vec<String>, stdout: Option<PathBuf>) -> Process {
+        let out = match &stdout {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("stdout file")),
+            None => Stdio::null(),
+        };
         let mut child = Command::new(MCFED)
             .args(&args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(root())
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(out)
             .stderr(Stdio::piped())
             .spawn()
             .expect("mcfed cluster starts");
-        let pipe = child.stderr.take().expect("piped stderr");
+        // Read standard error to its end, so the process never blocks on it.
+        let stderr = child.stderr.take().expect("piped stderr");
         let (tell, listening) = mpsc::channel();
         std::thread::spawn(move || {
-            use std::io::Write as _;
-            let mut log = stderr;
-            for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-                if let Some((_, address)) = line
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                // `mcfed cluster NAME: listening on ADDRESS, dialling ...`
+                if let Some((_, rest)) = line
                     .strip_prefix("mcfed cluster ")
                     .and_then(|rest| rest.split_once(": listening on "))
                 {
+                    let address = rest.split_once(", ").map_or(rest, |(address, _)| address);
                     let _ = tell.send(address.to_owned());
                 }
-                let _ = writeln!(log, "{line}");
             }
         });
         Process {
-            cluster: cluster.to_owned(),
             child,
             args,
+            stdout,
             listening,
         }
     }
 
-    /// Where it listens, once it says so.
-    fn address(&self) -> String {
+    /// Where the process listens, once it says so.
+    pub fn address(&self) -> String {
         self.listening
-            .recv_timeout(Duration::from_secs(60))
+            .recv_timeout(Duration::from_secs(30))
             .expect("the process says where it listens")
     }
 
     /// SIGKILL.
-    pub(crate) fn kill(&mut self) {
+    pub fn kill(&mut self) -> ExitStatus {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait")
+    }
+
+    /// Starts the same command again (appending to nothing: a new file),
+    /// on the port it had.
+    pub fn restart(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let stdout = self
+            .stdout
+            .as_ref()
+            .map(|path| path.with_extension("restarted"));
+        *self = Process::start(self.args.clone(), stdout);
     }
 
-    /// Whether it still runs.
-    pub(crate) fn alive(&mut self) -> bool {
+    pub fn alive(&mut self) -> bool {
         self.child.try_wait().expect("try_wait").is_none()
-    }
-
-    /// The process id.
-    pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
     }
 }
 
@@ -92,163 +111,228 @@ impl Drop for Process {
     }
 }
 
-/// A hand-started federation: scenario, certificates, state directories
-/// and where each cluster listens (a restart keeps the port).
-pub(crate) struct Live {
-    pub(crate) dir: PathBuf,
-    pub(crate) scenario: PathBuf,
-    pub(crate) certs: PathBuf,
+/// A hand-started federation: its scenario, certificates, and where each
+/// started cluster listens.
+pub struct Federation {
+    pub scenario: PathBuf,
+    pub certs: PathBuf,
     addresses: RefCell<Vec<(String, String)>>,
-    /// Arguments every process gets.
-    pub(crate) extra: Vec<String>,
 }
 
-impl Live {
-    /// Writes `scenario` into `dir` and makes certificates for `clusters`.
-    pub(crate) fn new(dir: &Path, scenario: &str, clusters: &[&str]) -> Live {
-        let path = dir.join("federation.toml");
-        std::fs::write(&path, scenario).expect("write scenario");
-        let certs = dir.join("certs");
-        let output = Command::new(MCFED)
-            .args(["certs", "init"])
-            .arg(&certs)
-            .args(["--clusters", &clusters.join(",")])
-            .output()
-            .expect("certs init");
-        assert!(output.status.success(), "{output:?}");
-        Live {
-            dir: dir.to_owned(),
-            scenario: path,
+impl Federation {
+    /// A federation of `scenario` with the certificates in `certs`, no
+    /// process started yet.
+    pub fn new(scenario: PathBuf, certs: PathBuf) -> Federation {
+        Federation {
+            scenario,
             certs,
             addresses: RefCell::new(Vec::new()),
-            extra: Vec::new(),
         }
     }
 
-    /// The state directory of `cluster`.
-    pub(crate) fn state(&self, cluster: &str) -> PathBuf {
-        self.dir.join("state").join(cluster)
-    }
-
-    /// Where `cluster` writes its standard error.
-    pub(crate) fn log(&self, cluster: &str) -> PathBuf {
-        self.dir.join(format!("{cluster}.log"))
-    }
-
     /// Where `cluster` listens.
-    pub(crate) fn address(&self, cluster: &str) -> String {
+    pub fn address(&self, cluster: &str) -> String {
         self.addresses
             .borrow()
             .iter()
             .find(|(name, _)| name == cluster)
             .map(|(_, address)| address.clone())
-            .unwrap_or_else(|| panic!("{cluster} was never started"))
+            .unwrap_or_else(|| panic!("{cluster} is not started"))
     }
 
-    fn args(&self, cluster: &str, extra: &[&str]) -> Vec<String> {
-        let mut args: Vec<String> = [
-            "cluster",
-            "--scenario",
-            self.scenario.to_str().expect("utf-8"),
-            "--name",
-            cluster,
-            "--certs",
-            self.certs.to_str().expect("utf-8"),
-            "--report",
-            "none",
-            "--exit-on-stdin-eof",
-            "--base-port",
-            "0",
-        ]
-        .iter()
-        .map(|arg| (*arg).to_owned())
-        .collect();
-        args.extend(self.extra.iter().cloned());
-        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-        let known = self.addresses.borrow();
-        match known.iter().find(|(name, _)| name == cluster) {
-            Some((_, address)) => args.extend(["--listen".to_owned(), address.clone()]),
-            None => args.extend(["--listen".to_owned(), "127.0.0.1:0".to_owned()]),
-        }
-        for (name, address) in known.iter().filter(|(name, _)| name != cluster) {
+    /// Starts `cluster` on a port the OS picks, told where the clusters
+    /// started before it listen (it learns of later ones from their
+    /// hellos), and records its port, which a restart keeps.
+    pub fn start(&self, cluster: &str, stdout: Option<PathBuf>) -> Process {
+        let mut args = cluster_args(&self.scenario, &self.certs, cluster);
+        args.extend(["--listen", "127.0.0.1:0", "--base-port", "0"].map(str::to_owned));
+        for (name, address) in self.addresses.borrow().iter() {
             args.extend(["--peer".to_owned(), format!("{name}={address}")]);
         }
-        args
-    }
-
-    /// Starts `cluster` with its state directory (and `extra` arguments),
-    /// on the port it had if it ran before.
-    pub(crate) fn start(&self, cluster: &str, extra: &[&str]) -> Process {
-        let state = self.state(cluster);
-        let mut all = vec!["--state", state.to_str().expect("utf-8"), "--keep-journals"];
-        all.extend_from_slice(extra);
-        self.start_plain(cluster, &all)
-    }
-
-    /// Starts `cluster` with only `extra` arguments (no state directory).
-    pub(crate) fn start_plain(&self, cluster: &str, extra: &[&str]) -> Process {
-        let args = self.args(cluster, extra);
-        let mut process = Process::start(cluster, args, &self.log(cluster));
+        let mut process = Process::start(args, stdout);
         let address = process.address();
-        // A restart listens where it did.
         if let Some(listen) = process.args.iter().position(|arg| arg == "127.0.0.1:0") {
             process.args[listen] = address.clone();
         }
-        let mut known = self.addresses.borrow_mut();
-        if !known.iter().any(|(name, _)| name == cluster) {
-            known.push((cluster.to_owned(), address));
-        }
+        self.addresses
+            .borrow_mut()
+            .push((cluster.to_owned(), address));
         process
-    }
-
-    /// Starts `process` again with the arguments it had (same port).
-    pub(crate) fn restart(&self, process: &mut Process) {
-        process.kill();
-        let cluster = process.cluster.clone();
-        let fresh = Process::start(&cluster, process.args.clone(), &self.log(&cluster));
-        let _ = fresh.address();
-        *process = fresh;
-    }
-
-    /// Runs an LSF-style command against `cluster` with `-o json`.
-    pub(crate) fn ask(&self, command: &str, cluster: &str, extra: &[&str]) -> Value {
-        let output = self.try_ask(command, cluster, extra);
-        output.unwrap_or_else(|error| panic!("mcfed {command} {cluster}: {error}"))
-    }
-
-    /// Like [`Live::ask`], but a failure (a process down) is an error.
-    pub(crate) fn try_ask(
-        &self,
-        command: &str,
-        cluster: &str,
-        extra: &[&str],
-    ) -> Result<Value, String> {
-        let address = self.address(cluster);
-        let mut args = vec![
-            command,
-            "--cluster",
-            cluster,
-            "--address",
-            &address,
-            "--certs",
-            self.certs.to_str().expect("utf-8"),
-            "-o",
-            "json",
-        ];
-        args.extend_from_slice(extra);
-        let output = super::mcfed_within(&args, Duration::from_secs(30));
-        if !output.status.success() {
-            return Err(String::from_utf8_lossy(&output.stderr).into_owned());
-        }
-        serde_json::from_slice(&output.stdout).map_err(|error| error.to_string())
     }
 }
 
+/// Cluster1 sends to `high` on Cluster2 (16 slots) and Cluster3 (5
+/// slots); no addresses, so processes listen on ports the OS picks.
+pub const THREE_CLUSTERS: &str = r#"
+name = "restart"
+[params]
+MC_PLUGIN_UPDATE_INTERVAL = "10s"
+
+[[cluster]]
+name = "Cluster1"
+params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = "high@Cluster2 high@Cluster3"
+
+[[cluster]]
+name = "Cluster2"
+[[cluster.host]]
+name = "c2host"
+count = 4
+MXJ = 4
+[[cluster.queue]]
+name = "high"
+RCVJOBS_FROM = "Cluster1"
+
+[[cluster]]
+name = "Cluster3"
+[[cluster.host]]
+name = "c3host"
+MXJ = 5
+[[cluster.queue]]
+name = "high"
+RCVJOBS_FROM = "Cluster1"
+"#;
+
+/// The federation of [`THREE_CLUSTERS`], its processes listening on
+/// ports the OS picks ([`Federation::start`]).
+pub fn federation(dir: &Path) -> Federation {
+    federation_of(dir, THREE_CLUSTERS)
+}
+
+/// A hand-started federation of scenario `text` (clusters Cluster1 to
+/// Cluster3), with certificates.
+pub fn federation_of(dir: &Path, text: &str) -> Federation {
+    let path = dir.join("federation.toml");
+    std::fs::write(&path, text).expect("write scenario");
+    let certs = dir.join("certs");
+    let output = mcfed(&[
+        "certs",
+        "init",
+        certs.to_str().expect("utf-8"),
+        "--clusters",
+        "Cluster1,Cluster2,Cluster3",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    Federation {
+        scenario: path,
+        certs,
+        addresses: RefCell::new(Vec::new()),
+    }
+}
+
+/// The arguments of `mcfed cluster` for cluster `name`.
+pub fn cluster_args(scenario: &Path, certs: &Path, name: &str) -> Vec<String> {
+    [
+        "cluster",
+        "--scenario",
+        scenario.to_str().expect("utf-8"),
+        "--name",
+        name,
+        "--certs",
+        certs.to_str().expect("utf-8"),
+        "--speed",
+        "10",
+        "--report",
+        "json",
+        "--exit-on-stdin-eof",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect()
+}
+
+/// Runs an LSF-style command against `cluster` and parses its `-o json`.
+pub fn ask(fed: &Federation, command: &str, cluster: &str, extra: &[&str]) -> Value {
+    let address = fed.address(cluster);
+    let mut args = vec![
+        command,
+        "--cluster",
+        cluster,
+        "--address",
+        &address,
+        "--certs",
+        fed.certs.to_str().expect("utf-8"),
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let output = mcfed(&args);
+    assert!(
+        output.status.success(),
+        "mcfed {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+pub fn text(fed: &Federation, command: &[&str], cluster: &str) -> String {
+    let address = fed.address(cluster);
+    let mut args = command.to_vec();
+    args.extend_from_slice(&[
+        "--cluster",
+        cluster,
+        "--address",
+        &address,
+        "--certs",
+        fed.certs.to_str().expect("utf-8"),
+    ]);
+    let output = mcfed(&args);
+    assert!(
+        output.status.success(),
+        "mcfed {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// Polls `check` until it holds or `limit` passes.
-pub(crate) fn eventually(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
+pub fn eventually(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
     let deadline = Instant::now() + limit;
     while !check() {
         assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(Duration::from_millis(100));
     }
+}
+
+pub fn links_up_with_updates(links: &Value) -> bool {
+    links.as_array().is_some_and(|rows| {
+        rows.iter().all(|row| {
+            row["status"] == "ok"
+                && (row["job_flow"] == "recv" || !row["last_update_seq"].is_null())
+        })
+    })
+}
+
+pub fn jobs_from(jobs: &Value, cluster: &str) -> Vec<u64> {
+    let mut ids: Vec<u64> = jobs
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter(|job| job["forwarded_from"]["cluster"] == cluster)
+        .map(|job| job["forwarded_from"]["source_job"].as_u64().expect("id"))
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// The pids of `parent`'s child processes (Linux).
+pub fn children(parent: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|pid| pid.parse().ok())
+        .collect()
+}
+
+/// Whether `pid` is still a running (not zombie) process.
+pub fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(") ")
+                .and_then(|(_, rest)| rest.chars().next())
+        })
+        .is_some_and(|state| state != 'Z' && state != 'X')
 }

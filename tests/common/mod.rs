@@ -1,5 +1,9 @@
 //! Helpers shared by the end-to-end tests.
 
+pub mod browser;
+pub(crate) mod journaled;
+pub mod live;
+
 use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -59,4 +63,15 @@ pub(crate) fn mcfed_within(args: &[&str], limit: Duration) -> Output {
     }
 }
 
-pub(crate) mod live;
+/// The standard output of `output`, which must come with success (else
+/// the test fails showing both streams).
+#[allow(dead_code)]
+pub(crate) fn succeeded(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}

@@ -18,13 +18,13 @@
 use std::sync::Arc;
 
 use actix::prelude::*;
-use mcfed_federation::{Effects, Member, SubmitError, Submitted};
+use mcfed_federation::{ControlOutcome, ControlRefused, Effects, Member, SubmitError, Submitted};
 use mcfed_protocol::SimTime;
 
 use crate::clock::EmulatedClock;
 use crate::durability::Durability;
 use crate::messages::{
-    Deliver, FetchTruth, Happened, Inspect, Link, NextWake, Publish, Submit, SubmitMany,
+    Control, Deliver, FetchTruth, Happened, Inspect, Link, NextWake, Publish, Submit, SubmitMany,
 };
 
 #[derive(Message)]
@@ -124,6 +124,7 @@ impl MemberActor {
             observer.do_send(Happened {
                 cluster: self.member.name().clone(),
                 transitions: Vec::new(),
+                origins: Vec::new(),
                 preemptions: Vec::new(),
                 decisions: Vec::new(),
                 notices: Vec::new(),
@@ -182,9 +183,16 @@ impl MemberActor {
                     record.oracle = None;
                 }
             }
+            let origins = self
+                .effects
+                .transitions
+                .iter()
+                .map(|transition| self.member.origin_of(transition))
+                .collect();
             let happened = Happened {
                 cluster: self.member.name().clone(),
                 transitions: std::mem::take(&mut self.effects.transitions),
+                origins,
                 preemptions: std::mem::take(&mut self.effects.preemptions),
                 decisions,
                 notices: std::mem::take(&mut self.effects.notices),
@@ -293,6 +301,10 @@ impl Actor for MemberActor {
                 });
             });
         }
+        // What the first dispatch pass did with the jobs present at start
+        // is reported before anything else.
+        self.member.take_start(&mut self.effects);
+        self.flush(true);
         self.queue_step(ctx);
     }
 }
@@ -368,6 +380,29 @@ impl Handler<Link> for MemberActor {
         self.member.link(now, &link.peer, link.up);
         self.flush(true);
         self.queue_step(ctx);
+    }
+}
+
+impl Handler<Control> for MemberActor {
+    type Result = ResponseFuture<Result<ControlOutcome, ControlRefused>>;
+    fn handle(&mut self, control: Control, ctx: &mut Self::Context) -> Self::Result {
+        let now = self.clock.now();
+        let outcome = self
+            .member
+            .control(now, &control.job, &control.action, &mut self.effects);
+        // Answered, like a submission, once what it changed is durable.
+        let (durable, wait) = tokio::sync::oneshot::channel();
+        self.acknowledge_with_next_step(move || {
+            let _ = durable.send(());
+        });
+        self.flush(true);
+        self.queue_step(ctx);
+        Box::pin(async move {
+            if wait.await.is_err() {
+                tracing::warn!("the journal stopped before a job control command was durable");
+            }
+            outcome
+        })
     }
 }
 

@@ -2,9 +2,12 @@
 
 use actix::prelude::*;
 use mcfed_cluster::{PreemptionNote, Transition};
-use mcfed_federation::{JobNotice, Member, SubmitError, Submitted, UpdateTally};
+use mcfed_federation::{
+    ControlOutcome, ControlRefused, JobNotice, JobRef, Member, Origin, SubmitError, Submitted,
+    UpdateTally,
+};
 use mcfed_forwarder::DecisionRecord;
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobSpec, SimTime};
+use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobAction, JobSpec, SimTime};
 
 /// An envelope to deliver: to a member actor from its peers, or from a
 /// member actor to whatever carries it (a router, the transport).
@@ -42,6 +45,16 @@ pub struct Link {
     pub up: bool,
 }
 
+/// A job control command for the member ([`Member::control`]).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<ControlOutcome, ControlRefused>")]
+pub struct Control {
+    /// The job.
+    pub job: JobRef,
+    /// What to do.
+    pub action: JobAction,
+}
+
 /// What a member's step produced, for an observer (reports, a process's
 /// collector).
 #[derive(Debug, Message)]
@@ -51,6 +64,8 @@ pub struct Happened {
     pub cluster: ClusterName,
     /// Job transitions at its scheduler.
     pub transitions: Vec<Transition>,
+    /// Where the job of each transition came from (same order).
+    pub origins: Vec<Origin>,
     /// The preemptions among them.
     pub preemptions: Vec<PreemptionNote>,
     /// Forwarding decisions, rendered.

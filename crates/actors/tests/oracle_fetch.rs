@@ -41,6 +41,7 @@ fn counters(sender: &ClusterName, seq: u64, available: u32) -> CounterUpdate {
             impt_jobbklg: Some(50),
             imported_pending_jobs: 0,
             resources: Vec::new(),
+            slot_group: 0,
         }],
         forwards_received: Vec::new(),
     }
@@ -117,6 +118,7 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
                 "high@C3".parse().expect("valid"),
             ],
             max_rsched_time: None,
+            fairshare: false,
         }],
         max_forwards: 3,
         reachability: Default::default(),

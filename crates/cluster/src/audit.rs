@@ -9,6 +9,8 @@ use std::cmp::Reverse;
 
 use rustc_hash::FxHashMap;
 
+use crate::fairshare::ShareTree;
+use crate::fairshare::tree::ROOT;
 use crate::job::{HostIndex, Job, JobId, JobState, QueueIndex, UserId};
 use crate::limits::Held;
 use crate::scheduler::{Cluster, victim_key};
@@ -24,7 +26,8 @@ struct QueueTally {
     suspended: u32,
     pending: u32,
     running_jobs: usize,
-    suspended_jobs: usize,
+    /// Jobs suspended by preemption (the queue's resume list).
+    resumable_jobs: usize,
     pending_jobs: usize,
 }
 
@@ -32,6 +35,7 @@ struct QueueTally {
 #[derive(Debug, Default)]
 struct Expected {
     host_used: Vec<u32>,
+    host_gpus: Vec<u32>,
     host_jobs: Vec<Vec<JobId>>,
     queues: Vec<QueueTally>,
     user_held: FxHashMap<UserId, Held>,
@@ -48,6 +52,7 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
     let queue_count = cluster.queues.len();
     let mut expected = Expected {
         host_used: vec![0; cluster.hosts.len()],
+        host_gpus: vec![0; cluster.hosts.len()],
         host_jobs: vec![Vec::new(); cluster.hosts.len()],
         queues: vec![QueueTally::default(); queue_count],
         victims: vec![0; queue_count * queue_count],
@@ -62,8 +67,13 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
                 tally.pending += job.spec.slots;
                 tally.pending_jobs += 1;
             }
-            JobState::Running | JobState::Suspended => expected.count_placed(cluster, id, job)?,
-            JobState::Done => return Err(format!("finished job {id} still listed")),
+            JobState::Running | JobState::Suspended | JobState::UserSuspended => {
+                expected.count_placed(cluster, id, job)?
+            }
+            JobState::PendingSuspended => {}
+            JobState::Done | JobState::Exited => {
+                return Err(format!("finished job {id} still listed"));
+            }
         }
     }
     check_hosts(cluster, &mut expected)?;
@@ -71,6 +81,9 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         check_queue(cluster, index, &expected)?;
     }
     check_users(cluster, &expected)?;
+    cluster
+        .limit_book
+        .audit(cluster.jobs.values(), cluster.policy.preemption_enabled)?;
     check_host_tallies(cluster, &expected)?;
     check(
         expected.memory == cluster.adjustment.memory_in_use_mb,
@@ -97,22 +110,33 @@ fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String
             check(job.placement.is_empty(), || {
                 format!("pending job {id} has hosts")
             })?;
-            if queue.fairshare.is_some() {
+            if let Some(fairshare) = &queue.fairshare {
                 let listed = queue
                     .users
                     .get(&job.user)
-                    .is_some_and(|user| user.pending.get(&job.arrival) == Some(&id));
+                    .and_then(|user| user.leaf)
+                    .is_some_and(|leaf| {
+                        fairshare.tree.node(leaf).pending.get(&job.arrival) == Some(&id)
+                    });
                 check(listed, || {
-                    format!("pending job {id} missing from its user's list")
+                    format!("pending job {id} missing from its share account's list")
                 })?;
             }
         }
-        JobState::Running | JobState::Suspended => {
+        JobState::PendingSuspended => {
+            check(!in_pending && !in_suspended && !in_running, || {
+                format!("held job {id} is listed in its queue")
+            })?;
+            check(job.placement.is_empty(), || {
+                format!("held job {id} has hosts")
+            })?;
+        }
+        JobState::Running | JobState::Suspended | JobState::UserSuspended => {
             let is_running = job.state == JobState::Running;
             check(!in_pending, || {
                 format!("job {id} is both placed and pending")
             })?;
-            check(in_suspended != is_running, || {
+            check(in_suspended == (job.state == JobState::Suspended), || {
                 format!("job {id} ({state}) in the wrong suspended list")
             })?;
             if !queue.preemptors.is_empty() {
@@ -121,7 +145,7 @@ fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String
                 })?;
             }
         }
-        JobState::Done => {}
+        JobState::Done | JobState::Exited => {}
     }
     Ok(())
 }
@@ -135,6 +159,7 @@ impl Expected {
             format!("job {id} asks {slots} slots but is placed on {placed}")
         })?;
         let is_running = job.state == JobState::Running;
+        let occupies = is_running || job.state == JobState::UserSuspended;
         let held = self.user_held.entry(job.user).or_default();
         *self
             .queue_user_held
@@ -152,15 +177,18 @@ impl Expected {
             self.memory += job.spec.memory_mb;
         } else {
             tally.suspended += slots;
-            tally.suspended_jobs += 1;
+            tally.resumable_jobs += usize::from(job.state == JobState::Suspended);
             held.suspended += slots;
         }
         for place in &job.placement {
             self.host_jobs[place.host].push(id);
             let per_host = self.host_user.entry((place.host, job.user)).or_default();
             *self.host_queue.entry((place.host, job.queue)).or_default() += place.slots;
-            if is_running {
+            if occupies {
                 self.host_used[place.host] += place.slots;
+                self.host_gpus[place.host] += job.spec.gpus;
+            }
+            if is_running {
                 per_host.running += place.slots;
             } else {
                 per_host.suspended += place.slots;
@@ -205,6 +233,18 @@ fn check_hosts(cluster: &Cluster, expected: &mut Expected) -> Result<(), String>
                 host.config.name, host.used, host.config.max_slots
             )
         })?;
+        check(host.used_gpus == expected.host_gpus[index], || {
+            format!(
+                "host {} counts {} GPUs in use, its running jobs hold {}",
+                host.config.name, host.used_gpus, expected.host_gpus[index]
+            )
+        })?;
+        check(host.used_gpus <= host.config.gpus, || {
+            format!(
+                "host {} runs {} GPUs of its {}",
+                host.config.name, host.used_gpus, host.config.gpus
+            )
+        })?;
         let mut listed = host.jobs.clone();
         listed.sort_unstable();
         expected.host_jobs[index].sort_unstable();
@@ -236,7 +276,7 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
         || format!("queue {name} tallies disagree with its jobs"),
     )?;
     check(
-        queue.pending.len() == tally.pending_jobs && queue.suspended.len() == tally.suspended_jobs,
+        queue.pending.len() == tally.pending_jobs && queue.suspended.len() == tally.resumable_jobs,
         || format!("queue {name} lists jobs that are not its"),
     )?;
     if !queue.preemptors.is_empty() {
@@ -250,12 +290,9 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
         check(state.held == held, || {
             format!("queue {name} user {user} holds {} not {held}", state.held)
         })?;
-        if queue.fairshare.is_some() {
-            let running = expected.queue_user_running.get(&(index, user)).copied();
-            check(state.account.running_slots == running.unwrap_or(0), || {
-                format!("queue {name} user {user} fairshare slots disagree")
-            })?;
-        }
+    }
+    if let Some(fairshare) = &queue.fairshare {
+        check_share_tree(cluster, index, &fairshare.tree, expected)?;
     }
     let queue_count = cluster.queues.len();
     for victim in 0..queue_count {
@@ -270,6 +307,53 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
             format!(
                 "queue {name} holds {} slots over QJOB_LIMIT {limit}",
                 queue.held()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// A fairshare queue's share tree: each account's running slots are those
+/// of its users' running jobs, its pending count that of their pending
+/// jobs below it.
+fn check_share_tree(
+    cluster: &Cluster,
+    index: QueueIndex,
+    tree: &ShareTree,
+    expected: &Expected,
+) -> Result<(), String> {
+    let queue = &cluster.queues[index];
+    let name = &queue.config.name;
+    let mut running = vec![0u32; tree.nodes().len()];
+    let mut pending = vec![0u32; tree.nodes().len()];
+    for (&user, state) in &queue.users {
+        let Some(leaf) = state.leaf else {
+            continue;
+        };
+        let slots = expected
+            .queue_user_running
+            .get(&(index, user))
+            .copied()
+            .unwrap_or(0);
+        for node in tree.path(leaf) {
+            running[node] += slots;
+        }
+    }
+    for (node, share) in tree.nodes().iter().enumerate() {
+        if share.is_leaf() {
+            for on_path in std::iter::once(ROOT).chain(tree.path(node)) {
+                pending[on_path] += u32::try_from(share.pending.len()).unwrap_or(u32::MAX);
+            }
+        }
+    }
+    for (node, share) in tree.nodes().iter().enumerate().skip(1) {
+        check(share.account.running_slots == running[node], || {
+            format!("queue {name} share account {} slots disagree", share.name)
+        })?;
+        check(share.pending_below == pending[node], || {
+            format!(
+                "queue {name} share account {} pending count disagrees",
+                share.name
             )
         })?;
     }

@@ -18,6 +18,9 @@ use crate::preemption::{PreemptFor, PreemptGuards, Preemption};
 /// Default IMPT_JOBBKLG: how many imported jobs may pend in a receive queue.
 pub const DEFAULT_IMPT_JOBBKLG: u32 = 50;
 
+/// The most GPUs a host may have, and a job may ask for on each host.
+pub const MAX_GPUS: u32 = 1024;
+
 /// Default queue PRIORITY in LSF.
 pub const DEFAULT_PRIORITY: u32 = 1;
 
@@ -45,6 +48,9 @@ pub struct HostConfig {
     /// Memory of the host in MB (maxmem), for the fairshare adjustment
     /// plug-in's memory per slot.
     pub memory_mb: u64,
+    /// GPUs on the host (ngpus); a running job holds its GPUs per host
+    /// exclusively.
+    pub gpus: u32,
 }
 
 impl HostConfig {
@@ -58,6 +64,7 @@ impl HostConfig {
             processors: None,
             user_slot_limit: None,
             memory_mb: 0,
+            gpus: 0,
         }
     }
 
@@ -180,6 +187,12 @@ pub struct QueueConfig {
     /// NO_PREEMPT_RUN_TIME and NO_PREEMPT_FINISH_TIME for the queue's jobs
     /// (unset ones come from lsb.params).
     pub preempt_guards: PreemptGuards,
+    /// RUNLIMIT: the run limit of the queue's jobs that give none (`bsub
+    /// -W`); the committed run time of fairshare and backfill read it.
+    pub run_limit: Option<Duration>,
+    /// RUNTIME: the run-time estimate of the queue's jobs that give none
+    /// (`bsub -We`); NO_PREEMPT_FINISH_TIME reads it before the run limit.
+    pub run_estimate: Option<Duration>,
     /// RCVJOBS_FROM: makes the queue a receive queue.
     pub receive_from: Option<ReceiveFrom>,
     /// IMPT_JOBBKLG for a receive queue (`None` is `infinit`).
@@ -208,6 +221,8 @@ impl QueueConfig {
             backfill: false,
             terminate_when_preempt: false,
             preempt_guards: PreemptGuards::default(),
+            run_limit: None,
+            run_estimate: None,
             receive_from: None,
             impt_jobbklg: Some(DEFAULT_IMPT_JOBBKLG),
             send_to: Vec::new(),
@@ -237,8 +252,75 @@ pub const DEFAULT_USER: &str = "default";
 pub struct UserGroupConfig {
     /// The group's name.
     pub name: String,
-    /// GROUP_MEMBER: the users in it.
+    /// GROUP_MEMBER: the users and user groups in it (`all`: every user).
     pub members: Vec<String>,
+    /// USER_SHARES: the group's share tree (hierarchical fairshare: how a
+    /// queue's shares for the group, collectively, divide among its
+    /// members), if any.
+    pub user_shares: Option<UserShares>,
+}
+
+/// The consumers of one kind a Limit section names (USERS, QUEUES, HOSTS
+/// or their PER_ forms): `all`, names, and `~name` exclusions. User names
+/// may be user groups (their members, through subgroups).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Consumers {
+    /// `all`.
+    pub all: bool,
+    /// The names listed.
+    pub names: Vec<String>,
+    /// The names excluded (`~name`).
+    pub excluded: Vec<String>,
+}
+
+impl Consumers {
+    /// The consumers of a word list (`all ~alice`, `normal short`).
+    pub fn from_words(words: &[String]) -> Consumers {
+        let mut consumers = Consumers::default();
+        for word in words {
+            if word == "all" {
+                consumers.all = true;
+            } else if let Some(excluded) = word.strip_prefix('~') {
+                consumers.excluded.push(excluded.to_owned());
+            } else {
+                consumers.names.push(word.clone());
+            }
+        }
+        consumers
+    }
+
+    /// Whether `name` (or, through `is_member`, a group it is in) is
+    /// among them.
+    pub fn matches(&self, name: &str, is_member: impl Fn(&str) -> bool) -> bool {
+        let listed = |list: &[String]| list.iter().any(|entry| entry == name || is_member(entry));
+        (self.all || listed(&self.names)) && !listed(&self.excluded)
+    }
+}
+
+/// One Limit section of lsb.resources: at most SLOTS slots and JOBS jobs
+/// for the jobs its consumers name — together (USERS, QUEUES, HOSTS) or
+/// each apart (PER_USER, PER_QUEUE, PER_HOST). A kind left out covers
+/// every consumer of that kind, together.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LimitConfig {
+    /// NAME.
+    pub name: String,
+    /// USERS.
+    pub users: Option<Consumers>,
+    /// PER_USER.
+    pub per_user: Option<Consumers>,
+    /// QUEUES.
+    pub queues: Option<Consumers>,
+    /// PER_QUEUE.
+    pub per_queue: Option<Consumers>,
+    /// HOSTS.
+    pub hosts: Option<Consumers>,
+    /// PER_HOST.
+    pub per_host: Option<Consumers>,
+    /// SLOTS.
+    pub slots: Option<u32>,
+    /// JOBS.
+    pub jobs: Option<u32>,
 }
 
 /// The cluster-wide scheduling parameters of lsb.params.
@@ -258,7 +340,22 @@ pub struct SchedulingParams {
     pub preempt_guards: PreemptGuards,
     /// MBD_SLEEP_TIME (default [`DEFAULT_SLEEP_TIME`]).
     pub sleep_time: Option<Duration>,
+    /// MAX_USER_PRIORITY: enables user-assigned job priorities (`bsub -sp`,
+    /// 1 to this value; a job without one gets half of it). Pending jobs of
+    /// a queue go in order of priority, then of arrival.
+    pub max_user_priority: Option<u32>,
+    /// CLEAN_PERIOD: how long finished jobs (DONE, EXIT) are kept for
+    /// `bjobs -a`, `bhist` and `bacct` (default [`DEFAULT_CLEAN_PERIOD`]).
+    /// The scheduler itself drops a job when it finishes; the federation
+    /// member keeps its history.
+    pub clean_period: Option<Duration>,
 }
+
+/// Default CLEAN_PERIOD: one hour.
+pub const DEFAULT_CLEAN_PERIOD: Duration = Duration::from_secs(3600);
+
+/// The largest MAX_USER_PRIORITY mcfed takes.
+pub const MAX_MAX_USER_PRIORITY: u32 = u16::MAX as u32;
 
 /// A whole cluster.
 #[derive(Clone, Debug, PartialEq)]
@@ -278,6 +375,8 @@ pub struct ClusterConfig {
     pub users: Vec<UserLimitConfig>,
     /// lsb.users' UserGroup section.
     pub user_groups: Vec<UserGroupConfig>,
+    /// lsb.resources' Limit sections.
+    pub limits: Vec<LimitConfig>,
 }
 
 impl ClusterConfig {
@@ -292,6 +391,7 @@ impl ClusterConfig {
             params: SchedulingParams::default(),
             users: Vec::new(),
             user_groups: Vec::new(),
+            limits: Vec::new(),
         }
     }
 }
@@ -330,6 +430,14 @@ pub enum ConfigLocation {
     /// [`ClusterConfig::user_groups`].
     UserGroup {
         /// Index of the group.
+        index: usize,
+        /// The parameter's name.
+        field: &'static str,
+    },
+    /// A parameter of the Limit section at this index in
+    /// [`ClusterConfig::limits`].
+    Limit {
+        /// Index of the section.
         index: usize,
         /// The parameter's name.
         field: &'static str,
@@ -384,6 +492,15 @@ impl ConfigError {
     ) -> Self {
         ConfigError {
             location: ConfigLocation::UserGroup { index, field },
+            message: message.into(),
+        }
+    }
+}
+
+impl ConfigError {
+    pub(crate) fn limit(index: usize, field: &'static str, message: impl Into<String>) -> Self {
+        ConfigError {
+            location: ConfigLocation::Limit { index, field },
             message: message.into(),
         }
     }

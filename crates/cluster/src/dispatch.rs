@@ -35,6 +35,7 @@ mod fairshare_turn;
 mod limits;
 mod placement;
 mod pools;
+mod resource_limits;
 
 use std::ops::Bound;
 
@@ -43,6 +44,7 @@ use mcfed_protocol::SimTime;
 use crate::job::{Job, JobId, JobState, PendingReason, QueueIndex, UserId};
 use crate::scheduler::{Cluster, Stop, Transition};
 
+pub(crate) use limits::LimitBlock;
 pub(crate) use placement::{PlaceMode, PlacementFailure};
 
 /// What trying one job gave.
@@ -103,6 +105,7 @@ impl Cluster {
     /// The dispatch pass.
     pub(crate) fn dispatch(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
         self.cycle.pass += 1;
+        self.queues.clear_promises();
         if !self.queues.pools.is_empty() {
             self.order_queues(now);
         }
@@ -262,25 +265,30 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return failed(PendingReason::NewJob, Scope::Job);
         };
-        let (slots, user, plain) = (job.spec.slots, job.user, job.spec.resources.is_empty());
+        let plain = job.spec.resources.is_empty() && job.spec.gpus == 0;
+        let (slots, user) = (job.spec.slots, job.user);
         if let Some(outcome) = self.queue_limit_failure(queue, user, slots, turn.round) {
             return outcome;
         }
         let state = &self.queues[queue];
         let can_preempt = !state.victims.is_empty();
         let host_set = state.host_set;
-        let block = self.cluster_limit_block(user, slots, false);
-        if let Some((reason, at_limit)) = block {
-            if !(can_preempt && self.preemption_relieves(reason)) {
-                let scope = if at_limit { Scope::User } else { Scope::Job };
-                return failed(reason, scope);
+        let block = self.user_limit_block(user, queue, slots);
+        if let Some(block) = block {
+            if !(can_preempt && block.relievable) {
+                let scope = if block.at_limit {
+                    Scope::User
+                } else {
+                    Scope::Job
+                };
+                return failed(block.reason, scope);
             }
         } else if plain && slots >= turn.smallest_failure {
             return failed(PendingReason::NotEnoughSlots, Scope::Job);
         }
         let failure = match block {
-            Some((reason, _)) => PlacementFailure {
-                reason,
+            Some(block) => PlacementFailure {
+                reason: block.reason,
                 slots_alone: false,
             },
             None => match self.find_placement(queue, id, now, PlaceMode::Normal) {
@@ -327,9 +335,17 @@ impl Cluster {
         }
         if let Some(pool) = state.pool.map(|pool| &self.queues.pools[pool]) {
             // Queues running above what they deserve keep their jobs, so
-            // the pool as a whole is held to its total too.
-            if let Some(scope) = over_limit(pool.running, slots, pool.total, Scope::Queue) {
-                return Some(failed(PendingReason::PoolShareUsed, scope));
+            // the pool as a whole is held to its total too. When nothing
+            // caps the total (MAX_SLOTS_IN_POOL) it is the pool's slots in
+            // use plus the free ones, so passing it only means too few free
+            // slots: placement says so, and the job may reserve slots within
+            // its queue's share — unless the queue could preempt, which
+            // would pass the total.
+            let uncapped = u64::from(pool.running) + self.hosts.sets[pool.host_set].free_slots;
+            if u64::from(pool.total) < uncapped || !state.victims.is_empty() {
+                if let Some(scope) = over_limit(pool.running, slots, pool.total, Scope::Queue) {
+                    return Some(failed(PendingReason::PoolShareUsed, scope));
+                }
             }
         }
         let share = match round {

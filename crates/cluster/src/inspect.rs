@@ -18,7 +18,8 @@ use mcfed_protocol::{QueueCounters, SimTime};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{HostSelection, QueueConfig, ReceiveFrom};
-use crate::fairshare::ShareAccount;
+use crate::fairshare::tree::ROOT;
+use crate::fairshare::{NodeId, NodeKind, OTHERS_SHARE_USER, ShareAccount, ShareNode};
 use crate::job::QueueIndex;
 use crate::scheduler::Cluster;
 
@@ -136,11 +137,20 @@ pub struct FairshareReport {
     pub users: Vec<UserShareReport>,
 }
 
-/// One row of SHARE_INFO_FOR.
+/// One row of SHARE_INFO_FOR: a share account.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UserShareReport {
-    /// USER/GROUP.
+    /// USER/GROUP: a user, a group (its name with a `/`, as LSF prints
+    /// groups), or `others`.
     pub user: String,
+    /// The group whose share tree the account is in (null at the top
+    /// level).
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// The users seen whose jobs count against it directly (a user's own
+    /// account: that user; a collective one: its users seen so far).
+    #[serde(default)]
+    pub users: Vec<String>,
     /// SHARES.
     pub shares: u32,
     /// PRIORITY: the dynamic priority now.
@@ -155,6 +165,16 @@ pub struct UserShareReport {
     pub run_time: f64,
     /// ADJUST: the fairshare adjustment plug-in's value.
     pub adjust: f64,
+}
+
+impl UserShareReport {
+    /// Whether this is the account of `name`: a user's own, the one a user
+    /// counts against, or a group's (`name` or `name/`).
+    pub fn answers_for(&self, name: &str) -> bool {
+        self.user == name
+            || self.user.strip_suffix('/') == Some(name)
+            || self.users.iter().any(|user| user == name)
+    }
 }
 
 impl Cluster {
@@ -184,7 +204,7 @@ impl Cluster {
             pend: queue.pending_slots,
             run: queue.running_slots,
             susp: queue.suspended_slots,
-            rsv: self.reserved_slots(index),
+            rsv: self.reserved_slots(index, None),
             policies: policies(config),
             preemption: config
                 .preemption
@@ -209,22 +229,10 @@ impl Cluster {
             counters: config
                 .receive_from
                 .is_some()
-                .then(|| self.queue_counters(index)),
+                .then(|| self.queue_counters(index, now)),
             slot_pool: self.pool_report(index, now),
             fairshare: self.fairshare_report(index, now),
         }
-    }
-
-    /// RSV: the free slots the queue's reservations hold.
-    fn reserved_slots(&self, index: QueueIndex) -> u32 {
-        self.reservations
-            .iter()
-            .filter(|reservation| reservation.queue == index)
-            .map(|reservation| {
-                let free = self.hosts.sets[reservation.host_set].free_slots;
-                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
-            })
-            .sum()
     }
 
     /// The queue's place in its slot pool, if it has one.
@@ -246,70 +254,85 @@ impl Cluster {
         })
     }
 
-    /// The queue's fairshare table, if it is a fairshare queue: every user
-    /// it has seen and every user named in its shares, in the order of the
-    /// shares (then by name).
+    /// The queue's fairshare table, if it is a fairshare queue: every
+    /// share account — users and groups named in its shares, and every
+    /// user it has seen — depth first down the share tree.
     fn fairshare_report(&self, index: QueueIndex, now: SimTime) -> Option<FairshareReport> {
-        let queue = &self.queues[index];
-        let fairshare = queue.fairshare.as_ref()?;
-        let mut rows: Vec<(usize, UserShareReport)> = Vec::new();
-        let mut seen = Vec::new();
-        for (&user, state) in &queue.users {
-            let name = self.users[user].name.clone();
-            let rank = fairshare
-                .shares
-                .users
-                .iter()
-                .position(|(named, _)| *named == name)
-                .unwrap_or(usize::MAX);
-            seen.push(name.clone());
-            rows.push((rank, self.share_row(index, name, &state.account, now)));
+        let tree = &self.queues[index].fairshare.as_ref()?.tree;
+        let mut rows = Vec::new();
+        let mut stack: Vec<NodeId> = tree.node(ROOT).children.iter().rev().copied().collect();
+        while let Some(node) = stack.pop() {
+            rows.push(self.share_row(index, node, now));
+            stack.extend(tree.node(node).children.iter().rev().copied());
         }
-        for (rank, (name, shares)) in fairshare.shares.users.iter().enumerate() {
-            if !seen.contains(name) {
-                let idle = ShareAccount::new(*shares);
-                rows.push((rank, self.share_row(index, name.clone(), &idle, now)));
-            }
-        }
-        rows.sort_by(|(rank_a, a), (rank_b, b)| rank_a.cmp(rank_b).then(a.user.cmp(&b.user)));
         Some(FairshareReport {
-            user_shares: fairshare.shares.to_string(),
-            users: rows.into_iter().map(|(_, row)| row).collect(),
+            user_shares: tree.shares().to_string(),
+            users: rows,
         })
     }
 
-    fn share_row(
-        &self,
-        queue: QueueIndex,
-        user: String,
-        account: &ShareAccount,
-        now: SimTime,
-    ) -> UserShareReport {
-        let (priority, usage) = self
-            .account_priority(queue, account, now)
-            .unwrap_or_default();
+    fn share_row(&self, queue: QueueIndex, node: NodeId, now: SimTime) -> UserShareReport {
+        let tree = &self.queues[queue]
+            .fairshare
+            .as_ref()
+            .expect("a fairshare queue")
+            .tree;
+        let share = tree.node(node);
+        let (priority, usage) = self.node_priority(queue, node, now).unwrap_or_default();
+        let row_name = |node: &ShareNode| match node.kind {
+            NodeKind::User => node.name.clone(),
+            NodeKind::Collective if node.name == OTHERS_SHARE_USER => node.name.clone(),
+            _ => format!("{}/", node.name),
+        };
+        let mut users: Vec<String> = self.queues[queue]
+            .users
+            .iter()
+            .filter(|(_, state)| state.leaf == Some(node))
+            .map(|(&user, _)| self.users[user].name.clone())
+            .collect();
+        users.sort_unstable();
         UserShareReport {
-            user,
-            shares: account.shares,
+            user: row_name(share),
+            users,
+            parent: share
+                .parent
+                .filter(|&parent| parent != ROOT)
+                .map(|parent| row_name(tree.node(parent))),
+            shares: share.account.shares,
             priority,
-            started: account.running_slots,
-            reserved: 0,
+            started: share.account.running_slots,
+            reserved: usage.job_slots as u32 - share.account.running_slots,
             cpu_time: usage.cpu_time * 3600.0,
             run_time: usage.run_time * 3600.0,
             adjust: usage.fairshare_adjustment,
         }
     }
 
-    /// The dynamic priority of `user` in the queue at `index` at `now`, or
-    /// `None` if the queue has no fairshare or the user no shares in it.
-    pub fn dynamic_priority_of(&self, index: QueueIndex, user: &str, now: SimTime) -> Option<f64> {
+    /// The dynamic priority in the queue at `index` at `now` of `name`'s
+    /// share account: a user's (the account its jobs count against, which
+    /// may be a group's), or a group's named in the queue's share tree; or,
+    /// for a user the queue has not seen, what it would be with no use.
+    /// `None` if the queue has no fairshare or the name no shares in it.
+    pub fn dynamic_priority_of(&self, index: QueueIndex, name: &str, now: SimTime) -> Option<f64> {
         let queue = &self.queues[index];
-        let shares = queue.fairshare.as_ref()?.shares.shares_of(user)?;
-        let idle = ShareAccount::new(shares);
-        let account = self
-            .account_of(index, user)
-            .map_or(&idle, |state| &state.account);
-        self.account_priority(index, account, now)
+        let tree = &queue.fairshare.as_ref()?.tree;
+        let leaf = self
+            .users
+            .id_of(name)
+            .and_then(|id| queue.users.get(&id))
+            .and_then(|user| user.leaf);
+        let group = || {
+            tree.nodes().iter().position(|node| {
+                node.name == name && matches!(node.kind, NodeKind::Interior | NodeKind::Collective)
+            })
+        };
+        if let Some(node) = leaf.or_else(group) {
+            return self
+                .node_priority(index, node, now)
+                .map(|(priority, _)| priority);
+        }
+        let shares = tree.leaf_shares(name, &self.users.directory)?;
+        self.account_priority(index, &ShareAccount::new(shares), 0, now)
             .map(|(priority, _)| priority)
     }
 }

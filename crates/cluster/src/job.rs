@@ -46,6 +46,14 @@ pub enum JobState {
     Suspended,
     /// DONE.
     Done,
+    /// USUSP: stopped by `bstop` while running; keeps its slots and hosts
+    /// until `bresume`, `brequeue` or `bkill`.
+    UserSuspended,
+    /// PSUSP: held by `bstop` while pending; not dispatched until
+    /// `bresume`.
+    PendingSuspended,
+    /// EXIT: killed (`bkill`).
+    Exited,
 }
 
 impl JobState {
@@ -56,7 +64,34 @@ impl JobState {
             JobState::Running => "RUN",
             JobState::Suspended => "SSUSP",
             JobState::Done => "DONE",
+            JobState::UserSuspended => "USUSP",
+            JobState::PendingSuspended => "PSUSP",
+            JobState::Exited => "EXIT",
         }
+    }
+
+    /// The state LSF's short name `text` stands for.
+    pub fn from_lsf(text: &str) -> Option<JobState> {
+        [
+            JobState::Pending,
+            JobState::Running,
+            JobState::Suspended,
+            JobState::Done,
+            JobState::UserSuspended,
+            JobState::PendingSuspended,
+            JobState::Exited,
+        ]
+        .into_iter()
+        .find(|state| state.as_str() == text)
+    }
+
+    /// Whether the job holds slots on its hosts' queues (RUN, SSUSP,
+    /// USUSP).
+    pub fn is_placed(self) -> bool {
+        matches!(
+            self,
+            JobState::Running | JobState::Suspended | JobState::UserSuspended
+        )
     }
 }
 
@@ -89,6 +124,10 @@ pub enum PendingReason {
     SlotsReserved,
     /// Not enough free slots on the queue's hosts.
     NotEnoughSlots,
+    /// The hosts with free slots have too few free GPUs for the job.
+    NotEnoughGpus,
+    /// A Limit section of lsb.resources leaves no room for the job.
+    ResourceLimit,
     /// No host of the queue has the resources the job needs.
     NoHostWithResources,
 }
@@ -123,10 +162,27 @@ impl PendingReason {
             }
             PendingReason::SlotsReserved => "The free job slots are reserved for another job",
             PendingReason::NotEnoughSlots => "Not enough job slots on the queue's hosts",
+            PendingReason::NotEnoughGpus => {
+                "Not enough free GPUs on the queue's hosts with free slots"
+            }
+            PendingReason::ResourceLimit => {
+                "The job slot or job limit of a resource limit (lsb.resources) is reached"
+            }
             PendingReason::NoHostWithResources => "No host meets the job's resource requirements",
         }
     }
 }
+
+/// A job's place in its queue's order: jobs of higher user priority come
+/// first, then earlier arrivals. `priority` is the job's effective priority
+/// (0 without MAX_USER_PRIORITY), `seq` its arrival number (below 2^48).
+pub(crate) fn order_key(priority: u32, seq: u64) -> u64 {
+    let rank = u64::from(u16::MAX) - u64::from(priority.min(u32::from(u16::MAX)));
+    (rank << 48) | (seq & ARRIVAL_MASK)
+}
+
+/// The arrival number within an [`order_key`].
+pub(crate) const ARRIVAL_MASK: u64 = (1 << 48) - 1;
 
 /// Index of a user in its cluster (users are numbered as they first submit).
 pub type UserId = u32;
@@ -174,23 +230,50 @@ pub struct Job {
     pub(crate) pending_reason: PendingReason,
     /// The dispatch pass that set `pending_reason`.
     pub(crate) reason_pass: u64,
-    /// Order of arrival in its queue (first come, first served).
+    /// Its place in its queue's order: user priority first (`bsub -sp`,
+    /// higher first), then arrival (first come, first served). See
+    /// [`order_key`].
     pub(crate) arrival: u64,
+    /// When it last entered its queue's pending list: its submission, or
+    /// its last requeue (a requeued job is a new submission for the
+    /// queue's order).
+    pub queued_at: SimTime,
     /// Bumped whenever the job stops running, so stale finish events are
     /// recognised.
     pub(crate) run_epoch: u32,
 }
 
 impl Job {
-    /// The emulated time at which the job will finish if it keeps running.
+    /// The emulated time at which the job will end if it keeps running:
+    /// when its run time is done, or its run limit reached, whichever is
+    /// first.
     pub fn finish_time(&self) -> Option<SimTime> {
-        (self.state == JobState::Running).then(|| self.running_since + self.remaining)
+        (self.state == JobState::Running).then(|| self.running_since + self.time_to_end())
+    }
+
+    /// How long the job runs from its last start or resumption until it
+    /// ends: the rest of its run time, cut at its run limit (LSF kills a
+    /// job that reaches its RUNLIMIT).
+    pub fn time_to_end(&self) -> Duration {
+        match self.spec.run_limit {
+            Some(limit) => self.remaining.min(limit.saturating_sub(self.ran_before())),
+            None => self.remaining,
+        }
     }
 
     /// How long the job ran before it last started or resumed (suspended
     /// periods excluded).
     pub fn ran_before(&self) -> Duration {
         self.spec.run_time.saturating_sub(self.remaining)
+    }
+
+    /// How long the job is expected to run in all: its run-time estimate
+    /// (`bsub -We`, or its queue's RUNTIME) when it has one, else its run
+    /// limit (`bsub -W`, or its queue's RUNLIMIT). NO_PREEMPT_FINISH_TIME
+    /// and the percentages of the NO_PREEMPT_* guards read it (seed 003:
+    /// "a job that has a run limit or a run time specified").
+    pub fn expected_duration(&self) -> Option<Duration> {
+        self.spec.run_estimate.or(self.spec.run_limit)
     }
 
     /// How long the job has run by `now`, suspended periods excluded.

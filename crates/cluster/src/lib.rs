@@ -31,9 +31,10 @@ mod setup;
 mod victims;
 
 pub use config::{
-    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, DEFAULT_IMPT_JOBBKLG,
-    DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection, MaxReserveTime, QueueConfig,
-    ReceiveFrom, SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
+    ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, Consumers, DEFAULT_CLEAN_PERIOD,
+    DEFAULT_IMPT_JOBBKLG, DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection,
+    LimitConfig, MAX_GPUS, MaxReserveTime, QueueConfig, ReceiveFrom, SchedulingParams,
+    SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,
@@ -44,5 +45,6 @@ pub use job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement};
 pub use node::{ClusterNode, FinishedForward, RestoredNode};
 pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
 pub use scheduler::{
-    Cluster, ImageState, JobImage, PreemptionNote, RestoreReport, SubmitError, Transition,
+    Cluster, ControlError, ImageState, JobImage, PreemptionNote, RestoreReport, SubmitError,
+    Transition,
 };

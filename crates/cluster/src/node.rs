@@ -17,22 +17,25 @@
 mod peers;
 
 use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, ForwardWatermark, JobAccept, JobEvent, JobReject,
-    JobSpec, JobStatus, Message, SimTime,
+    ClusterName, CounterUpdate, Envelope, ForwardWatermark, JobAccept, JobAction, JobControl,
+    JobControlReply, JobReject, JobSpec, JobStatus, Message, SimTime,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::job::{JobId, JobOrigin, QueueIndex};
-use crate::scheduler::{Cluster, JobImage, SubmitError, Transition};
+use crate::scheduler::{Cluster, ControlError, JobImage, SubmitError, Transition};
 
 pub use peers::{FinishedForward, RestoredNode};
 
-/// A submission cluster that collects this cluster's counters.
+/// A submission cluster that forwards to this cluster.
 #[derive(Clone, Debug)]
 struct Subscriber {
     cluster: ClusterName,
     /// Receive queues that take jobs from it.
     queues: Vec<QueueIndex>,
+    /// Whether it collects this cluster's counters (its
+    /// MC_PLUGIN_SCHEDULE_ENHANCE is set).
+    collects: bool,
 }
 
 /// A cluster with its MultiCluster endpoint.
@@ -81,6 +84,7 @@ impl ClusterNode {
                 Subscriber {
                     cluster: name,
                     queues,
+                    collects: true,
                 }
             })
             .collect();
@@ -103,14 +107,38 @@ impl ClusterNode {
         &self.cluster
     }
 
+    /// Takes the next job id of the cluster for a job of a send queue
+    /// ([`Cluster::take_job_id`]).
+    pub fn take_job_id(&mut self) -> JobId {
+        self.cluster.take_job_id()
+    }
+
     /// The cluster's name.
     pub fn name(&self) -> &ClusterName {
         self.cluster.name()
     }
 
-    /// Whether any submission cluster collects this cluster's counters.
+    /// Only `collectors` among the subscribers collect this cluster's
+    /// counters (seed 004: queue information "is collected by the
+    /// submission cluster when MC_PLUGIN_SCHEDULE_ENHANCE ... is set to a
+    /// valid value"); the others are sent none.
+    pub fn collected_by(mut self, collectors: &[ClusterName]) -> Self {
+        for subscriber in &mut self.subscribers {
+            subscriber.collects = collectors.contains(&subscriber.cluster);
+        }
+        self
+    }
+
+    /// Whether any submission cluster forwards to this cluster.
     pub fn has_subscribers(&self) -> bool {
         !self.subscribers.is_empty()
+    }
+
+    /// Whether any submission cluster collects this cluster's counters.
+    pub fn has_collectors(&self) -> bool {
+        self.subscribers
+            .iter()
+            .any(|subscriber| subscriber.collects)
     }
 
     /// Submits a local job.
@@ -223,9 +251,63 @@ impl ClusterNode {
     ) {
         self.transitions.clear();
         self.cluster.advance(now, &mut self.transitions);
+        self.report_transitions(out, transitions);
+    }
+
+    /// Applies a job control command to job `id` at `now` (see
+    /// [`Cluster::control`]); a forwarded job's submission cluster hears of
+    /// what it changed, as of any other change.
+    pub fn control(
+        &mut self,
+        now: SimTime,
+        id: JobId,
+        action: &JobAction,
+        out: &mut Vec<Envelope>,
+        transitions: &mut Vec<Transition>,
+    ) -> Result<(), ControlError> {
+        self.transitions.clear();
+        let result = self.cluster.control(now, id, action, &mut self.transitions);
+        self.report_transitions(out, transitions);
+        result
+    }
+
+    /// A submission cluster's job control command about a job it forwarded
+    /// here: applied if the job is here, and answered either way.
+    pub fn control_forwarded(
+        &mut self,
+        now: SimTime,
+        from: &ClusterName,
+        control: &JobControl,
+        out: &mut Vec<Envelope>,
+        transitions: &mut Vec<Transition>,
+    ) {
+        let job = self.forwarded_job(from, control.source_job);
+        let outcome = match job {
+            Some(id) => self
+                .control(now, id, &control.action, out, transitions)
+                .map(|()| format!("done at {} (job {id})", self.name()))
+                .map_err(|error| format!("{} (job {id}): {error}", self.name())),
+            None => Err(format!("{} does not hold the job", self.name())),
+        };
+        tracing::debug!(cluster = %self.name(), from = %from, source_job = control.source_job, action = %control.action, ?outcome, "job control from the submission cluster");
+        self.reply(
+            from,
+            Message::JobControlReply(JobControlReply {
+                source_job: control.source_job,
+                dest_job: job.map(|id| id.0),
+                action: control.action.clone(),
+                outcome,
+            }),
+            out,
+        );
+    }
+
+    /// Appends the transitions just made to `transitions`, telling the
+    /// submission cluster of each forwarded job what happened to it.
+    fn report_transitions(&mut self, out: &mut Vec<Envelope>, transitions: &mut Vec<Transition>) {
         for transition in &self.transitions {
             if let JobOrigin::Forwarded { from, source_job } = &transition.origin {
-                if transition.event == JobEvent::Finished {
+                if transition.event.ends_job() {
                     let key = (from.clone(), *source_job);
                     if let Some(entry) = self.forwarded.remove(&key) {
                         self.finished_forwarded.insert(key, entry);
@@ -246,46 +328,59 @@ impl ClusterNode {
         transitions.extend_from_slice(&self.transitions);
     }
 
-    /// Takes a counter snapshot at `now` and appends one update per
-    /// subscribing submission cluster to `out`.
-    pub fn publish_counters(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
-        if self.subscribers.is_empty() {
+    /// Takes a counter snapshot of the state at `now`, stamped `stamp` (the
+    /// cluster's own clock, which a skew may move off `now`), and appends
+    /// one update per submission cluster that collects them to `out`.
+    pub fn publish_counters(&mut self, now: SimTime, stamp: SimTime, out: &mut Vec<Envelope>) {
+        if !self.has_collectors() {
             return;
         }
         self.update_seq += 1;
-        for subscriber in &self.subscribers {
+        for subscriber in self.subscribers.iter().filter(|s| s.collects) {
             out.push(Envelope {
                 from: self.cluster.name().clone(),
                 to: subscriber.cluster.clone(),
-                message: Message::CounterUpdate(self.snapshot(subscriber, self.update_seq, now)),
+                message: Message::CounterUpdate(self.snapshot(
+                    subscriber,
+                    self.update_seq,
+                    now,
+                    stamp,
+                )),
             });
         }
     }
 
     /// The true counters `submission_cluster` would get if a snapshot were
-    /// taken now, numbered `seq` (for the oracle; sends nothing and does not
-    /// advance the node's own update numbering).
+    /// taken at `now` (stamped `stamp`), numbered `seq` (for the oracle;
+    /// sends nothing and does not advance the node's own update numbering).
     pub fn true_counters(
         &self,
         submission_cluster: &ClusterName,
         seq: u64,
         now: SimTime,
+        stamp: SimTime,
     ) -> Option<CounterUpdate> {
         self.subscribers
             .iter()
             .find(|subscriber| &subscriber.cluster == submission_cluster)
-            .map(|subscriber| self.snapshot(subscriber, seq, now))
+            .map(|subscriber| self.snapshot(subscriber, seq, now, stamp))
     }
 
-    fn snapshot(&self, subscriber: &Subscriber, seq: u64, now: SimTime) -> CounterUpdate {
+    fn snapshot(
+        &self,
+        subscriber: &Subscriber,
+        seq: u64,
+        now: SimTime,
+        stamp: SimTime,
+    ) -> CounterUpdate {
         CounterUpdate {
             sender: self.cluster.name().clone(),
             seq,
-            taken_at: now,
+            taken_at: stamp,
             queues: subscriber
                 .queues
                 .iter()
-                .map(|&queue| self.cluster.queue_counters(queue))
+                .map(|&queue| self.cluster.queue_counters(queue, now))
                 .collect(),
             forwards_received: self
                 .last_forward

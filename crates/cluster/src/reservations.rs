@@ -3,11 +3,13 @@
 //! finds too few free slots holds the free slots of its hosts for
 //! MAX_RESERVE_TIME cycles; jobs served after it cannot take them, except
 //! backfill jobs whose run limit ends before the reserving job's predicted
-//! start. A reservation that expires may not be renewed in the next pass.
+//! start (but not in a pool queue with MAX_SLOTS_IN_POOL, SLOT_RESERVE and
+//! BACKFILL, whose jobs may not backfill its own reservations, seed 000).
+//! A reservation that expires may not be renewed in the next pass.
 
 use mcfed_protocol::SimTime;
 
-use crate::job::{JobId, JobState, QueueIndex};
+use crate::job::{JobId, JobState, QueueIndex, UserId};
 use crate::scheduler::Cluster;
 
 /// A pending job holding the free slots of its hosts (SLOT_RESERVE).
@@ -46,6 +48,29 @@ impl Cluster {
         self.reservations = kept;
     }
 
+    /// The free slots reservations of `queue` hold now — of `user`'s jobs
+    /// only, when given (the fairshare formula's reserved job slots).
+    pub(crate) fn reserved_slots(&self, queue: QueueIndex, user: Option<UserId>) -> u32 {
+        if self.reservations.is_empty() {
+            return 0;
+        }
+        self.reservations
+            .iter()
+            .filter(|reservation| reservation.queue == queue)
+            .filter(|reservation| {
+                user.is_none_or(|user| {
+                    self.jobs
+                        .get(reservation.job)
+                        .is_some_and(|job| job.user == user)
+                })
+            })
+            .map(|reservation| {
+                let free = self.hosts.sets[reservation.host_set].free_slots;
+                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
+            })
+            .sum()
+    }
+
     /// Ends job `id`'s reservation, if it has one.
     pub(crate) fn drop_reservation_of(&mut self, id: JobId) {
         self.reservations
@@ -71,6 +96,7 @@ impl Cluster {
                     > self.queues.order_position[reservation.queue]
                     || (queue == reservation.queue && job.arrival > reservation.arrival);
                 let backfills = state.config.backfill
+                    && !(queue == reservation.queue && self.no_backfill_in_own_reservations(queue))
                     && job.spec.run_limit.is_some_and(|limit| {
                         reservation
                             .predicted_start
@@ -80,6 +106,20 @@ impl Cluster {
             })
             .map(|(index, _)| index)
             .collect()
+    }
+
+    /// Seed 000: "When MAX_SLOTS_IN_POOL, SLOT_RESERVE, and BACKFILL are
+    /// defined (in lsb.queues) for the same queue, jobs in the queue cannot
+    /// backfill using slots reserved by other jobs in the same queue."
+    /// MAX_SLOTS_IN_POOL is read from a pool's first queue, so it counts as
+    /// defined for every queue of a pool that has it.
+    fn no_backfill_in_own_reservations(&self, queue: QueueIndex) -> bool {
+        let state = &self.queues[queue];
+        state.config.backfill
+            && state.config.slot_reserve.is_some()
+            && state
+                .pool
+                .is_some_and(|pool| self.queues.pools[pool].max_slots.is_some())
     }
 
     /// SLOT_RESERVE: a parallel job that found too few free slots holds

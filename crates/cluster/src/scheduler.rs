@@ -21,9 +21,11 @@
 
 mod accounting;
 mod adjustment;
+mod control;
 mod hosts;
 mod jobs;
 mod lifecycle;
+mod limit_book;
 mod queries;
 mod queues;
 mod restore;
@@ -38,8 +40,10 @@ use mcfed_protocol::{
 };
 
 pub(crate) use adjustment::Adjustment;
+pub use control::ControlError;
 pub(crate) use hosts::{Host, HostBook};
 pub(crate) use jobs::JobBook;
+pub(crate) use limit_book::{Limit, LimitBook, LimitKey};
 pub(crate) use queues::{Pool, Queue, QueueBook, QueueFairshare, Stop, victim_key};
 pub use restore::{ImageState, JobImage, RestoreReport};
 pub(crate) use tallies::{HostTallies, Tracking};
@@ -81,6 +85,9 @@ pub struct Transition {
     pub started_at: Option<SimTime>,
     /// The slots it asked for.
     pub slots: u32,
+    /// For a `Started` transition: whether it is the job's first start
+    /// (not a restart after a requeue).
+    pub first_start: bool,
 }
 
 /// A preemption, with the names of the jobs involved, for reports.
@@ -113,6 +120,9 @@ pub enum SubmitError {
     /// The job can never run in the queue.
     #[error("{0}")]
     CannotRun(RejectReason),
+    /// The job's user priority (`-sp`) is not allowed.
+    #[error("{0}")]
+    UserPriority(String),
 }
 
 /// Cluster-wide policy, resolved from lsb.params.
@@ -127,6 +137,8 @@ pub(crate) struct Policy {
     pub(crate) sleep_time: Duration,
     /// MC_PLUGIN_UPDATE_INTERVAL.
     pub(crate) update_interval: Option<Duration>,
+    /// MAX_USER_PRIORITY.
+    pub(crate) max_user_priority: Option<u32>,
 }
 
 /// Where the cluster is in time and in its dispatch passes.
@@ -139,9 +151,10 @@ pub(crate) struct Cycle {
     /// Dispatch passes run so far.
     pub(crate) pass: u64,
     /// Set when a pass started or resumed a job that a higher queue may
-    /// preempt: a queue served earlier in the pass may now find a victim, so
-    /// another pass runs at the same instant.
-    pub(crate) new_victims: bool,
+    /// preempt (a queue served earlier in the pass may now find a victim),
+    /// or a preemption left free slots (a queue served earlier may use
+    /// them): another pass runs at the same instant.
+    pub(crate) pass_again: bool,
 }
 
 /// One cluster's scheduling state.
@@ -165,6 +178,8 @@ pub struct Cluster {
     pub(crate) tallies: HostTallies,
     /// Slots each queue could preempt, per victim queue.
     pub(crate) victim_slots: VictimSlots,
+    /// lsb.resources' Limit sections and what each instance holds.
+    pub(crate) limit_book: LimitBook,
     /// The fairshare adjustment plug-in and its cluster-wide inputs.
     pub(crate) adjustment: Adjustment,
     /// Jobs not finished, their numbering and their finish events.
@@ -188,8 +203,12 @@ impl Cluster {
     }
 
     /// Checks that `spec` could ever run in queue `queue`.
-    fn check_runnable(&self, queue: QueueIndex, spec: &JobSpec) -> Result<(), RejectReason> {
-        let queue = &self.queues[queue];
+    pub(crate) fn check_runnable(
+        &self,
+        index: QueueIndex,
+        spec: &JobSpec,
+    ) -> Result<(), RejectReason> {
+        let queue = &self.queues[index];
         if let Some(missing) = spec
             .resources
             .iter()
@@ -218,14 +237,53 @@ impl Cluster {
                 });
             }
         }
-        if let Some(fairshare) = &queue.fairshare {
-            if fairshare.shares.shares_of(&spec.user).is_none() {
-                return Err(RejectReason::NoShares {
-                    user: spec.user.to_string(),
+        if spec.gpus > 0 {
+            let qualified: u64 = self.hosts.sets[queue.host_set]
+                .members
+                .iter()
+                .map(|&host| &self.hosts[host].config)
+                .filter(|host| host.gpus >= spec.gpus)
+                .map(|host| u64::from(host.max_slots))
+                .sum();
+            if qualified < u64::from(spec.slots) {
+                return Err(RejectReason::NotEnoughGpus {
+                    asked: spec.gpus,
+                    qualified: u32::try_from(qualified).unwrap_or(u32::MAX),
                 });
             }
         }
-        Ok(())
+        self.shares_check(index, &spec.user)
+    }
+
+    /// Whether `user` may submit to `queue` under its FAIRSHARE ("only
+    /// users with share assignments can submit jobs to the queue"): the
+    /// check a send queue's submissions get too, as its jobs never reach
+    /// this scheduler.
+    pub fn check_shares(&self, queue: &str, user: &str) -> Result<(), SubmitError> {
+        // A queue this scheduler does not know has no FAIRSHARE here.
+        let Some(index) = self.queue_index(queue) else {
+            return Ok(());
+        };
+        self.shares_check(index, user)
+            .map_err(SubmitError::CannotRun)
+    }
+
+    /// `NoShares` when the queue at `index` has FAIRSHARE and `user` no
+    /// share account in it.
+    fn shares_check(&self, index: QueueIndex, user: &str) -> Result<(), RejectReason> {
+        match &self.queues[index].fairshare {
+            Some(fairshare)
+                if fairshare
+                    .tree
+                    .leaf_shares(user, &self.users.directory)
+                    .is_none() =>
+            {
+                Err(RejectReason::NoShares {
+                    user: user.to_owned(),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Submits a job to `queue` at `now`. It pends until the next
@@ -243,14 +301,43 @@ impl Cluster {
         if spec.slots == 0 {
             return Err(SubmitError::NoSlots);
         }
+        if let Some(priority) = spec.user_priority() {
+            self.check_user_priority(priority)
+                .map_err(SubmitError::UserPriority)?;
+        }
         self.check_runnable(queue_index, &spec)
             .map_err(SubmitError::CannotRun)?;
         Ok(self.enqueue(now, queue_index, spec, origin, now))
     }
 
+    /// Whether `priority` is a user priority jobs may ask for here: 1 to
+    /// MAX_USER_PRIORITY, which must be set.
+    pub fn check_user_priority(&self, priority: u32) -> Result<(), String> {
+        match self.policy.max_user_priority {
+            None => Err(
+                "user-assigned job priorities (-sp) need MAX_USER_PRIORITY in lsb.params".into(),
+            ),
+            Some(max) if priority == 0 || priority > max => Err(format!(
+                "a job priority is between 1 and MAX_USER_PRIORITY ({max}), not {priority}"
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The priority `spec` is ordered by in its queue: its `-sp` value
+    /// (capped at MAX_USER_PRIORITY) or half of MAX_USER_PRIORITY; 0 for
+    /// every job when MAX_USER_PRIORITY is not set.
+    pub(crate) fn effective_priority(&self, spec: &JobSpec) -> u32 {
+        self.policy.max_user_priority.map_or(0, |max| {
+            spec.user_priority()
+                .map_or(max / 2, |priority| priority.min(max))
+        })
+    }
+
     /// Takes a job forwarded by `from`, or says why not: the queue must
-    /// receive from `from` (RCVJOBS_FROM), have room under IMPT_JOBBKLG
-    /// ([`mcfed_protocol::takes_import`], the rule the sender applies too),
+    /// receive from `from` (RCVJOBS_FROM), take it under IMPT_JOBBKLG (room
+    /// in its backlog, or the job starts at once:
+    /// [`mcfed_protocol::takes_import`], the rule the sender applies too),
     /// and be able to run the job at all.
     pub fn receive_forward(
         &mut self,
@@ -267,11 +354,13 @@ impl Cluster {
             _ => return Err(RejectReason::NotAllowed),
         }
         let limit = queue.config.impt_jobbklg;
-        if !mcfed_protocol::takes_import(queue.imported_pending_jobs, limit) {
+        let backlog_full = !mcfed_protocol::takes_import(queue.imported_pending_jobs, limit, false);
+        if backlog_full && !self.takes_import(queue_index, forward.spec.slots, now) {
             return Err(RejectReason::BacklogFull {
                 limit: limit.unwrap_or(u32::MAX),
             });
         }
+        let queue = &self.queues[queue_index];
         if forward.spec.slots == 0 {
             return Err(RejectReason::TooManySlots {
                 asked: 0,
@@ -279,6 +368,11 @@ impl Cluster {
             });
         }
         self.check_runnable(queue_index, &forward.spec)?;
+        if backlog_full {
+            // Taken to start at once: its slots are promised until the
+            // next pass, so a second forward does not count them again.
+            self.queues[queue_index].promised_slots += forward.spec.slots;
+        }
         let origin = JobOrigin::Forwarded {
             from: from.clone(),
             source_job: forward.source_job,
@@ -332,10 +426,10 @@ impl Cluster {
                 break;
             }
             self.cycle.dirty = false;
-            self.cycle.new_victims = false;
+            self.cycle.pass_again = false;
             self.dispatch(now, transitions);
             passes += 1;
-            if self.cycle.new_victims {
+            if self.cycle.pass_again {
                 if passes < MAX_PASSES_PER_INSTANT {
                     self.cycle.dirty = true;
                 } else {

@@ -7,6 +7,7 @@
 //! it advises against.
 
 mod checks;
+mod limits;
 mod pools;
 mod preemption;
 mod queues;
@@ -27,9 +28,13 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         params,
         users: user_configs,
         user_groups,
+        limits: limit_configs,
     } = config;
+    let mut host_configs = host_configs;
     let mut warnings = Vec::new();
 
+    checks::check_hosts(&host_configs)?;
+    let limit_book = limits::limit_book(&limit_configs, &queue_configs, &mut host_configs)?;
     let host_by_name = checks::check_hosts(&host_configs)?;
     let queue_by_name = checks::check_queues(&queue_configs)?;
     checks::check_params(&params)?;
@@ -55,12 +60,14 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         pool_of,
         &hosts,
         &params,
+        &users.directory,
     );
     Ok(Cluster {
         name,
         policy,
         warnings,
         victim_slots: VictimSlots::new(queues.len()),
+        limit_book,
         queues: QueueBook::new(queues, pools),
         hosts,
         users,
@@ -86,5 +93,6 @@ fn policy(
         hist_hours: params.fairshare_factors.resolve().hist_hours,
         sleep_time: params.sleep_time.unwrap_or(DEFAULT_SLEEP_TIME),
         update_interval,
+        max_user_priority: params.max_user_priority,
     }
 }

@@ -13,8 +13,10 @@
 //! - never a job protected by NO_PREEMPT_RUN_TIME or NO_PREEMPT_FINISH_TIME,
 //!   nor (unless PREEMPT_JOBTYPE=BACKFILL) a job of a backfill queue;
 //! - when a user limit that ignores suspended jobs stands in the way (the
-//!   user's MAX_JOBS, or a group's with PREEMPT_FOR=GROUP_MAX), only the
-//!   same user's (or group's) jobs help, and they are taken first.
+//!   user's MAX_JOBS, or a group's with PREEMPT_FOR=GROUP_MAX, or a Limit
+//!   section of lsb.resources that names no queues), only the jobs counted
+//!   by the same user (group, or limit instance) help, and they are taken
+//!   first.
 //!
 //! Victims are taken one by one, tentatively: each is stopped in the books
 //! only, and the job is tried again under every limit. Once it fits, victims
@@ -28,8 +30,8 @@ use std::ops::Bound;
 use mcfed_protocol::SimTime;
 use rustc_hash::FxHashSet;
 
-use crate::dispatch::PlaceMode;
-use crate::job::{HostIndex, JobId, JobState, PendingReason, Placement, QueueIndex, UserId};
+use crate::dispatch::{LimitBlock, PlaceMode};
+use crate::job::{HostIndex, Job, JobId, JobState, PendingReason, Placement, QueueIndex, UserId};
 use crate::scheduler::{Cluster, Transition, victim_key};
 
 /// A victim stopped in the books, and whether it is terminated rather
@@ -46,6 +48,18 @@ struct Need {
 }
 
 impl Cluster {
+    /// Whether running job `job` could be preempted at `now` (by a queue
+    /// that may preempt its queue): not when NO_PREEMPT_RUN_TIME or
+    /// NO_PREEMPT_FINISH_TIME protects it. The one test both victim choice
+    /// and the counters' preemptable available slots use.
+    pub(crate) fn preemptable_now(&self, job: &Job, now: SimTime) -> bool {
+        job.state == JobState::Running
+            && self.queues[job.queue]
+                .guards
+                .protection(job.run_time_at(now), job.expected_duration())
+                .is_none()
+    }
+
     /// Tries to start job `id` of `queue` by preempting running jobs of the
     /// queues `queue` may preempt. Returns whether it started.
     pub(crate) fn preempt_for(
@@ -84,6 +98,11 @@ impl Cluster {
             }
         }
         self.start(id, placement, now, transitions);
+        if self.hosts.sets[self.queues[queue].host_set].free_slots > 0 {
+            // The victims freed more than the job took: queues served
+            // earlier in this pass may use the rest.
+            self.cycle.pass_again = true;
+        }
         true
     }
 
@@ -101,8 +120,8 @@ impl Cluster {
             return false;
         }
         let block = self.blocking_reason(need);
-        if let Some(reason) = block {
-            if !self.preemption_relieves(reason) {
+        if let Some(block) = block {
+            if !block.relievable {
                 return false;
             }
         } else {
@@ -128,11 +147,10 @@ impl Cluster {
         true
     }
 
-    /// The user limit (the user's or a group's MAX_JOBS) holding the job
-    /// back, if any.
-    fn blocking_reason(&self, need: &Need) -> Option<PendingReason> {
-        self.cluster_limit_block(need.user, need.slots, false)
-            .map(|(reason, _)| reason)
+    /// The cluster-wide limit (the user's or a group's MAX_JOBS, or a
+    /// Limit section counting no hosts) holding the job back, if any.
+    fn blocking_reason(&self, need: &Need) -> Option<LimitBlock> {
+        self.user_limit_block(need.user, need.queue, need.slots)
     }
 
     /// Where the job fits now, if it does.
@@ -236,19 +254,18 @@ impl Cluster {
             return None;
         }
         let job = self.jobs.get(victim)?;
-        if job.state != JobState::Running {
+        if !self.preemptable_now(job, now) {
             return None;
         }
         let victim_queue = &self.queues[job.queue];
-        if victim_queue
-            .guards
-            .protection(job.run_time_at(now), job.spec.run_limit)
-            .is_some()
-        {
-            return None;
-        }
         let helps = match self.blocking_reason(need) {
-            Some(PendingReason::UserJobLimit) => job.user == need.user,
+            Some(LimitBlock {
+                limit: Some(limit), ..
+            }) => self.shares_limit(limit, (job.user, job.queue), need.user, need.queue),
+            Some(LimitBlock {
+                reason: PendingReason::UserJobLimit,
+                ..
+            }) => job.user == need.user,
             Some(_) => {
                 job.user == need.user
                     || self.users[job.user]

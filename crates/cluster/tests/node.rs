@@ -84,7 +84,12 @@ fn a_recall_returns_a_pending_job_and_leaves_a_running_one() {
     assert_eq!(kinds(&out), vec!["job-return"]);
     assert_eq!(state(&node, pending), None, "the pending job left");
     assert_eq!(state(&node, running), Some(JobState::Running));
-    assert_eq!(node.cluster().queue_counters(0).imported_pending_jobs, 0);
+    assert_eq!(
+        node.cluster()
+            .queue_counters(0, SimTime::ZERO)
+            .imported_pending_jobs,
+        0
+    );
 }
 
 #[test]
@@ -148,7 +153,7 @@ fn a_submission_cluster_that_lost_its_state_loses_its_earlier_jobs() {
     assert!(out.is_empty());
     // Its forwards are numbered from 1 again and reflected from scratch.
     forward(&mut node, 1, 1);
-    node.publish_counters(SimTime::from_secs(30), &mut out);
+    node.publish_counters(SimTime::from_secs(30), SimTime::from_secs(30), &mut out);
     match &out[0].message {
         Message::CounterUpdate(update) => assert_eq!(update.last_forward_from(&name("C1")), 1),
         other => panic!("{other:?}"),
@@ -295,7 +300,7 @@ fn a_restored_node_holds_its_jobs_under_their_ids_and_numbers_on() {
     let running = forward(&mut node, 1, 1);
     let pending = forward(&mut node, 2, 2);
     let mut out = Vec::new();
-    node.publish_counters(SimTime::from_secs(30), &mut out);
+    node.publish_counters(SimTime::from_secs(30), SimTime::from_secs(30), &mut out);
     let images: Vec<_> = [running, pending]
         .iter()
         .map(|&id| {
@@ -331,7 +336,7 @@ fn a_restored_node_holds_its_jobs_under_their_ids_and_numbers_on() {
     );
     // Counter updates number on, and reflect the forwards received.
     let mut out = Vec::new();
-    restored.publish_counters(SimTime::from_secs(630), &mut out);
+    restored.publish_counters(SimTime::from_secs(630), SimTime::from_secs(630), &mut out);
     match &out[0].message {
         Message::CounterUpdate(update) => {
             assert_eq!(update.seq, 2);

@@ -5,7 +5,8 @@
 //! - no host ever runs more slots than its MXJ;
 //! - every job is in exactly one state, and moves between states only as a
 //!   job can (pending -> running -> suspended/pending/done ...), and the
-//!   cluster's own lists agree (`Cluster::audit`);
+//!   cluster's own lists agree (`Cluster::audit`), GPUs in use included
+//!   (never more than a host has);
 //! - a pool never hands out more slots than it has, nor runs more than
 //!   MAX_SLOTS_IN_POOL;
 //! - a preemption never picks a victim the configuration protects: the
@@ -18,8 +19,9 @@ use std::time::Duration;
 
 use mcfed_cluster::preemption::{QueueFacts, can_preempt};
 use mcfed_cluster::{
-    Cluster, ClusterConfig, HostConfig, JobId, JobOrigin, JobState, PreemptGuard, PreemptGuards,
-    QueueConfig, SlotPoolConfig, Transition, UserLimitConfig,
+    Cluster, ClusterConfig, Consumers, HostConfig, JobId, JobOrigin, JobState, LimitConfig,
+    PreemptGuard, PreemptGuards, QueueConfig, SlotPoolConfig, Transition, UserGroupConfig,
+    UserLimitConfig, UserShares,
 };
 use mcfed_protocol::{ClusterName, JobEvent, JobSpec, QueueName, SimTime};
 use proptest::prelude::*;
@@ -188,6 +190,7 @@ fn build(setup: &Setup) -> ClusterConfig {
             let mut host = HostConfig::new(format!("h{index}"), slots);
             if special {
                 host.resources = vec!["special".into()];
+                host.gpus = 2;
             }
             host.user_slot_limit = jlu;
             host.memory_mb = 4096;
@@ -231,16 +234,24 @@ fn build(setup: &Setup) -> ClusterConfig {
                     first_pool = false;
                 }
                 Kind::Fairshare => {
-                    queue.fairshare = Some(
+                    // Flat shares, or a group (alice and bob) with its own
+                    // share tree beside every other user.
+                    let shares = if plan.priority % 2 == 0 {
                         "USER_SHARES[[alice, 5] [default, 2]]"
-                            .parse()
-                            .expect("valid"),
-                    );
+                    } else {
+                        "USER_SHARES[[team, 5] [default, 2]]"
+                    };
+                    queue.fairshare = Some(shares.parse().expect("valid"));
                 }
             }
             queue
         })
         .collect();
+    config.user_groups = vec![UserGroupConfig {
+        name: "team".into(),
+        members: vec!["alice".into(), "bob".into()],
+        user_shares: Some(UserShares::parse_list("([alice, 2] [others, 1])").expect("valid")),
+    }];
     if let Some(max_jobs) = setup.max_jobs {
         config.users = vec![UserLimitConfig {
             name: "alice".into(),
@@ -262,6 +273,35 @@ fn build(setup: &Setup) -> ClusterConfig {
         .map(|(_, word)| *word)
         .collect();
     config.params.preempt_for = preempt_for.join(" ").parse().expect("valid");
+    // Spare bits of the same byte add lsb.resources Limit sections: a
+    // user limit, a queue-level one, and one over a host.
+    let words =
+        |text: &str| Consumers::from_words(&text.split(' ').map(str::to_owned).collect::<Vec<_>>());
+    if setup.preempt_for & 32 != 0 {
+        config.limits.push(LimitConfig {
+            name: "alice".into(),
+            per_user: Some(words("alice")),
+            slots: Some(2),
+            ..LimitConfig::default()
+        });
+    }
+    if setup.preempt_for & 64 != 0 {
+        config.limits.push(LimitConfig {
+            name: "queue".into(),
+            queues: Some(words("q0")),
+            jobs: Some(2),
+            ..LimitConfig::default()
+        });
+    }
+    if setup.preempt_for & 128 != 0 {
+        config.limits.push(LimitConfig {
+            name: "host".into(),
+            hosts: Some(words("h0")),
+            per_user: Some(words("all ~carol")),
+            slots: Some(2),
+            ..LimitConfig::default()
+        });
+    }
     config.params.preempt_backfill = setup.preempt_backfill;
     config.params.preempt_guards.finish_time = setup
         .finish_guard
@@ -278,6 +318,7 @@ struct Model {
     ran: Duration,
     running_since: SimTime,
     run_limit: Option<Duration>,
+    run_time: Duration,
 }
 
 fn expect_state(model: &Model, allowed: &[JobState], event: JobEvent) -> Result<(), TestCaseError> {
@@ -356,7 +397,29 @@ fn check_transitions(
             }
             JobEvent::Finished => {
                 expect_state(model, &[JobState::Running], transition.event)?;
+                let ran = model.ran + at.saturating_since(model.running_since);
+                prop_assert_eq!(ran, model.run_time, "done after its run time");
+                prop_assert!(model.run_limit.is_none_or(|limit| limit >= ran));
                 model.state = JobState::Done;
+            }
+            JobEvent::RunLimit => {
+                expect_state(model, &[JobState::Running], transition.event)?;
+                let ran = model.ran + at.saturating_since(model.running_since);
+                prop_assert_eq!(Some(ran), model.run_limit, "killed at its run limit");
+                prop_assert!(ran < model.run_time, "before its run time");
+                model.state = JobState::Done;
+            }
+            // Job control commands; this test gives none.
+            JobEvent::Killed
+            | JobEvent::Stopped
+            | JobEvent::Held
+            | JobEvent::Released
+            | JobEvent::Switched
+            | JobEvent::Modified => {
+                return Err(TestCaseError::fail(format!(
+                    "{:?} without a command",
+                    transition.event
+                )));
             }
         }
     }
@@ -439,13 +502,18 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
             let run_time = Duration::from_secs(plan.run_minutes * 60);
             let mut spec = JobSpec::simple("j", USERS[plan.user], run_time);
             spec.slots = plan.slots;
-            spec.run_limit = plan
-                .run_limit
-                .then_some(run_time + Duration::from_secs(600));
+            // Some run limits end jobs early (an odd run time gets half of
+            // it as its limit): the job is killed there, TERM_RUNLIMIT.
+            spec.run_limit = plan.run_limit.then_some(if plan.run_minutes % 2 == 1 {
+                (run_time / 2).max(Duration::from_secs(60))
+            } else {
+                run_time + Duration::from_secs(600)
+            });
             spec.cpu_utilisation = 0.5;
             spec.memory_mb = 512;
             if plan.special {
                 spec.resources = vec!["special".into()];
+                spec.gpus = 1 + (plan.slots % 2);
             }
             let queue = config.queues[plan.queue].name.to_string();
             if let Ok(id) = cluster.submit(now, &queue, spec.clone(), JobOrigin::Local) {
@@ -457,6 +525,7 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
                         ran: Duration::ZERO,
                         running_since: now,
                         run_limit: spec.run_limit,
+                        run_time,
                     },
                 );
             }

@@ -126,7 +126,7 @@ fn queue_job_limit_holds_jobs_pending() {
         .filter(|&&id| state(&c, id) == Some(JobState::Running))
         .count();
     assert_eq!(running, 3);
-    let counters = c.queue_counters(0);
+    let counters = c.queue_counters(0, c.now());
     assert_eq!((counters.total_slots, counters.available_slots), (20, 17));
     assert_eq!((counters.running_slots, counters.pending_slots), (3, 2));
     for id in &ids[3..] {
@@ -269,14 +269,34 @@ fn counters_come_from_the_state() {
         submit(&mut c, "LowPriority", 1, 600);
     }
     advance(&mut c, SimTime::ZERO);
-    let counters = c.queue_counters(0);
+    let counters = c.queue_counters(0, c.now());
     assert_eq!(counters.total_slots, 100);
     assert_eq!(counters.available_slots, 0);
     assert_eq!(counters.running_slots, 20);
     assert_eq!(counters.pending_slots, 5);
-    assert_eq!(counters.preemptable_available_slots, 80);
-    assert_eq!(counters.lowest_preemptable_priority, Some(20));
+    // At its QJOB_LIMIT the queue can access nothing through preemption
+    // (seed 004: "the slots the queue can access through preemption").
+    assert_eq!(counters.preemptable_available_slots, 0);
+    assert_eq!(counters.lowest_preemptable_priority, None);
     assert_eq!(c.receive_queues().collect::<Vec<_>>(), vec![0]);
+}
+
+#[test]
+fn preemptable_slots_stop_at_the_queues_own_limit() {
+    let mut high = queue("HighPriority", 40);
+    high.preemption = "PREEMPTIVE[LowPriority]".parse().expect("valid");
+    high.job_limit = Some(30);
+    high.receive_from = Some(ReceiveFrom::All);
+    let mut c = cluster(hosts(10, 10), vec![high, queue("LowPriority", 20)]);
+    for _ in 0..80 {
+        submit(&mut c, "LowPriority", 1, 600);
+    }
+    advance(&mut c, SimTime::ZERO);
+    let counters = c.queue_counters(0, c.now());
+    assert_eq!(counters.available_slots, 20);
+    // 20 free and 80 preemptable, but QJOB_LIMIT leaves 30.
+    assert_eq!(counters.preemptable_available_slots, 30);
+    assert_eq!(counters.lowest_preemptable_priority, Some(20));
 }
 
 fn forward(seq: u64, queue: &str) -> JobForward {
@@ -327,10 +347,10 @@ fn receive_queue_checks_rcvjobs_from_and_impt_jobbklg() {
         c.receive_forward(SimTime::ZERO, &c1, &forward(4, "recv")),
         Err(RejectReason::BacklogFull { limit: 2 })
     );
-    assert_eq!(c.queue_counters(0).imported_pending_jobs, 2);
+    assert_eq!(c.queue_counters(0, c.now()).imported_pending_jobs, 2);
     // When the running one finishes, one pending starts and room opens.
     advance(&mut c, SimTime::from_secs(3600));
-    assert_eq!(c.queue_counters(0).imported_pending_jobs, 1);
+    assert_eq!(c.queue_counters(0, c.now()).imported_pending_jobs, 1);
     assert!(
         c.receive_forward(SimTime::from_secs(3600), &c1, &forward(5, "recv"))
             .is_ok()

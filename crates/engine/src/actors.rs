@@ -12,19 +12,23 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use mcfed_actors::{
-    Deliver, EmulatedClock, Happened, Inspect, MemberActor, NextWake, Publish, Submit,
+    Control, Deliver, EmulatedClock, Inspect, MemberActor, NextWake, Publish, Submit,
 };
-use mcfed_federation::Member;
-use mcfed_protocol::{ClusterName, JobEvent, SimTime};
-use mcfed_scenario::metrics::MetricsRecorder;
+use mcfed_federation::{JobRef, Member};
+use mcfed_protocol::{ClusterName, SimTime};
 use mcfed_scenario::model::Submission;
-use mcfed_scenario::probe::{ClusterSnapshot, PreemptionRecord, Snapshot, snapshot};
-use mcfed_scenario::records::{EventRecord, RecordRef};
+use mcfed_scenario::probe::{ClusterSnapshot, Snapshot, snapshot};
+use mcfed_scenario::records::EventRecord;
+use mcfed_scenario::run::ActionRecord;
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 use rustc_hash::FxHashMap;
 
 use crate::federation::{BuildError, Federation};
+
+mod collector;
+
 use crate::submissions::Streams;
+use collector::{Bundled, Collector, Record, TakeOutput};
 
 /// Why the actor engine could not run.
 #[derive(Debug, thiserror::Error)]
@@ -74,108 +78,6 @@ impl Handler<Deliver> for Router {
     }
 }
 
-/// Collects what the actors report: decisions, preemptions, job events
-/// and counts, in the order they arrive.
-#[derive(Default)]
-struct Collector {
-    output: RunOutput,
-    events: bool,
-    metrics: MetricsRecorder,
-}
-
-impl Actor for Collector {
-    type Context = Context<Self>;
-}
-
-impl Collector {
-    fn push_event(&mut self, record: EventRecord) {
-        let output = &mut self.output;
-        output.order.push(RecordRef::Event(output.events.len()));
-        output.events.push(record);
-    }
-}
-
-impl Handler<Happened> for Collector {
-    type Result = ();
-    fn handle(&mut self, made: Happened, _: &mut Self::Context) {
-        let stats = &mut self.output.stats;
-        stats.updates += made.updates.sent;
-        stats.updates_ignored += made.updates.ignored;
-        stats.update_regressions += made.updates.regressions;
-        for transition in &made.transitions {
-            match transition.event {
-                JobEvent::Started => stats.started += 1,
-                JobEvent::Finished => stats.finished += 1,
-                _ => {}
-            }
-        }
-        for transition in &made.transitions {
-            self.metrics.transition(&made.cluster, transition);
-        }
-        for decision in made.decisions.iter().filter(|d| d.target.is_some()) {
-            self.metrics.forwarded(&made.cluster, &decision.send_queue);
-        }
-        stats.decisions += made.decisions.len() as u64;
-        stats.forwarded += made.decisions.iter().filter(|d| d.target.is_some()).count() as u64;
-        let cluster = made.cluster.as_str();
-        self.output.preemptions.extend(
-            made.preemptions
-                .iter()
-                .map(|note| PreemptionRecord::new(&made.cluster, note)),
-        );
-        if self.events {
-            let time = made.at.as_secs_f64();
-            for notice in &made.notices {
-                self.push_event(EventRecord::of_notice(time, cluster, notice));
-            }
-            for transition in &made.transitions {
-                self.push_event(EventRecord::of_transition(cluster, transition));
-            }
-            let start = self.output.decisions.len();
-            let count = made.decisions.len();
-            self.output
-                .order
-                .extend((start..start + count).map(RecordRef::Decision));
-        }
-        self.output.decisions.extend(made.decisions);
-    }
-}
-
-/// A job event recorded by the driver (a submission).
-#[derive(Message)]
-#[rtype(result = "()")]
-struct Record(EventRecord);
-
-impl Handler<Record> for Collector {
-    type Result = ();
-    fn handle(&mut self, Record(record): Record, _: &mut Self::Context) {
-        if let (Ok(cluster), Some(queue)) = (record.cluster.parse(), &record.queue) {
-            self.metrics.submitted(
-                &cluster,
-                queue,
-                SimTime::from_millis((record.time * 1000.0).round() as u64),
-            );
-        }
-        if self.events {
-            self.push_event(record);
-        }
-    }
-}
-
-/// Takes the output, its metrics finished with the members' end states.
-#[derive(Message)]
-#[rtype(result = "RunOutput")]
-struct TakeOutput(Vec<crate::metrics::EndState>);
-
-impl Handler<TakeOutput> for Collector {
-    type Result = MessageResult<TakeOutput>;
-    fn handle(&mut self, TakeOutput(states): TakeOutput, _: &mut Self::Context) -> Self::Result {
-        let metrics = std::mem::take(&mut self.metrics);
-        self.output.metrics = Some(crate::metrics::finish(metrics, states));
-        MessageResult(std::mem::take(&mut self.output))
-    }
-}
-
 /// Lets every actor handle what was sent at the current instant.
 async fn settle_instant() {
     for _ in 0..64 {
@@ -190,6 +92,7 @@ async fn settle_instant() {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     Submit(usize),
+    Action(usize),
     Stream(usize),
     Publish(usize),
     Probe,
@@ -272,12 +175,42 @@ struct Driver<'a> {
     snapshots: Vec<Snapshot>,
     submitted: u64,
     refused: u64,
+    actions: Vec<ActionRecord>,
 }
 
 impl Driver<'_> {
     async fn sleep_until(&self, at: SimTime) {
         let due = self.origin + self.clock.real_delay(at.saturating_since(SimTime::ZERO));
         tokio::time::sleep_until(due).await;
+    }
+
+    /// Submits every submission of instant `at` (the scenario's, by index):
+    /// each reaches its member's mailbox before any member runs, as the
+    /// event loop submits all of an instant before it delivers anything —
+    /// so a member numbers its submissions before the forwards that arrive
+    /// at the same instant, in both engines.
+    async fn submit_all(&mut self, indexes: &[usize], at: SimTime) -> Result<(), ActorEngineError> {
+        let scenario = self.scenario;
+        let requests: Vec<_> = indexes
+            .iter()
+            .map(|&index| {
+                let submission = &scenario.submissions[index];
+                let request = self.by_name.get(&submission.cluster).map(|member| {
+                    member.send(Submit {
+                        queue: submission.queue.to_string(),
+                        spec: submission.spec.clone(),
+                    })
+                });
+                (submission, request)
+            })
+            .collect();
+        for (submission, request) in requests {
+            match request {
+                Some(request) => self.submitted(submission, at, request.await?).await?,
+                None => self.refused += 1,
+            }
+        }
+        Ok(())
     }
 
     async fn submit(
@@ -295,6 +228,16 @@ impl Driver<'_> {
                 spec: submission.spec.clone(),
             })
             .await?;
+        self.submitted(submission, at, result).await
+    }
+
+    /// Counts and records what submitting `submission` at `at` gave.
+    async fn submitted(
+        &mut self,
+        submission: &Submission,
+        at: SimTime,
+        result: Result<mcfed_federation::Submitted, mcfed_federation::SubmitError>,
+    ) -> Result<(), ActorEngineError> {
         match result {
             Ok(submitted) => {
                 self.submitted += 1;
@@ -327,7 +270,7 @@ impl Driver<'_> {
             let watched = watched.clone();
             let taken = member
                 .send(Inspect(move |member: &Member, _| {
-                    Some(snapshot(member.cluster(), at, &watched))
+                    Some(snapshot(member, at, &watched))
                 }))
                 .await?;
             clusters.extend(taken);
@@ -336,6 +279,26 @@ impl Driver<'_> {
             time: at.as_secs_f64(),
             clusters,
         });
+        Ok(())
+    }
+
+    /// Gives `[[action]]` `index` to its cluster's member.
+    async fn act(&mut self, index: usize) -> Result<(), ActorEngineError> {
+        let action = &self.scenario.actions[index];
+        let Some(member) = self.by_name.get(&action.cluster) else {
+            return Ok(());
+        };
+        let result = member
+            .send(Control {
+                job: JobRef::Name(action.job.clone()),
+                action: action.action.clone(),
+            })
+            .await?;
+        let record = ActionRecord::of(action, &result);
+        if let Some(event) = record.refusal_event() {
+            self.collector.send(Record(event)).await?;
+        }
+        self.actions.push(record);
         Ok(())
     }
 
@@ -409,14 +372,22 @@ impl Driver<'_> {
             self.sleep_until(at).await;
             match step {
                 Step::Submit(index) => {
-                    let scenario = self.scenario;
-                    self.submit(&scenario.submissions[index], at).await?;
+                    let mut batch = vec![index];
+                    while let Some((next_at, Step::Submit(next))) = schedule.peek() {
+                        if next_at != at {
+                            break;
+                        }
+                        schedule.take(Step::Submit(next));
+                        batch.push(next);
+                    }
+                    self.submit_all(&batch, at).await?;
                 }
                 Step::Stream(index) => {
                     if let Some(submission) = schedule.streams.take(index) {
                         self.submit(&submission, at).await?;
                     }
                 }
+                Step::Action(index) => self.act(index).await?,
                 Step::Publish(index) => self.publish(index).await?,
                 Step::Probe => self.probe(at).await?,
             }
@@ -430,6 +401,20 @@ impl Driver<'_> {
 pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, ActorEngineError> {
     let mut federation = Federation::build(scenario)?;
     federation.prepare(None, false);
+    federation.keep_history_for(scenario);
+    let bundled: Vec<(ClusterName, String)> = scenario
+        .clusters
+        .iter()
+        .flat_map(|spec| {
+            spec.initial_jobs.iter().flat_map(move |group| {
+                group
+                    .jobs
+                    .iter()
+                    .map(move |_| (spec.config.name.clone(), group.queue.clone()))
+            })
+        })
+        .collect();
+    let bundled_jobs: u64 = federation.members.iter().map(Member::bundled_jobs).sum();
     let (probes, end) = plan.resolve(scenario);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -442,6 +427,13 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         .iter()
         .enumerate()
         .map(|(index, submission)| (submission.at, Step::Submit(index)))
+        .chain(
+            scenario
+                .actions
+                .iter()
+                .enumerate()
+                .map(|(index, action)| (action.at, Step::Action(index))),
+        )
         .chain(probes.iter().map(|&at| (at, Step::Probe)))
         .filter(|&(at, _)| at <= end)
         .collect();
@@ -493,7 +485,9 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
             snapshots: Vec::new(),
             submitted: 0,
             refused: 0,
+            actions: Vec::new(),
         };
+        collector.send(Bundled(bundled)).await?;
         for member in federation.members {
             let name = member.name().clone();
             let actor = MemberActor::new(member, clock, router.clone().recipient())
@@ -523,6 +517,10 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         output.snapshots = std::mem::take(&mut driver.snapshots);
         output.stats.submitted = driver.submitted;
         output.stats.refused = driver.refused;
+        output.stats.bundled = bundled_jobs;
+        output.stats.actions = driver.actions.len() as u64;
+        output.stats.actions_refused = driver.actions.iter().filter(|a| !a.done).count() as u64;
+        output.actions = std::mem::take(&mut driver.actions);
         output.stats.end = stopped;
         output.workloads = schedule.streams.reports();
         System::current().stop();

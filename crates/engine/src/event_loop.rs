@@ -20,7 +20,6 @@
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_federation::Effects;
@@ -28,7 +27,6 @@ use mcfed_protocol::{ClusterName, Envelope, Message, SimTime};
 use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
 use mcfed_scenario::jobs_csv::JobsCsv;
 use mcfed_scenario::metrics::MetricsRecorder;
-use mcfed_scenario::model::Submission;
 use mcfed_scenario::probe::{PreemptionRecord, Snapshot, snapshot};
 use mcfed_scenario::records::{EventRecord, RecordRef, UsageRecord};
 use mcfed_scenario::{RunOptions, RunOutput, Scenario};
@@ -37,6 +35,8 @@ use crate::federation::Federation;
 use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT};
 use crate::output::{EngineError, PROGRESS_EVERY, Progress, count, open_jobs_csv};
 use crate::submissions::Streams;
+
+mod inputs;
 
 /// The event loop over a built federation.
 pub struct EventLoop<'a> {
@@ -91,6 +91,7 @@ impl<'a> EventLoop<'a> {
         let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
         let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);
         federation.prepare(chaos.as_ref().map(Chaos::config), options.oracle);
+        federation.keep_history_for(scenario);
         let mut engine = EventLoop {
             scenario,
             heap: EventHeap::default(),
@@ -118,10 +119,11 @@ impl<'a> EventLoop<'a> {
             end,
             watched,
         };
-        engine.schedule_start(probes);
         if let Some(path) = &options.jobs_csv {
             engine.jobs_csv = Some(open_jobs_csv(path, scenario, &engine.federation)?);
         }
+        engine.take_start();
+        engine.schedule_start(probes);
         Ok(engine)
     }
 
@@ -135,14 +137,16 @@ impl<'a> EventLoop<'a> {
             self.heap
                 .push(submission.at, PHASE_SUBMIT, EventKind::Submit(index));
         }
+        for (index, action) in self.scenario.actions.iter().enumerate() {
+            self.heap
+                .push(action.at, PHASE_SUBMIT, EventKind::Action(index));
+        }
         for index in 0..self.streams.len() {
             self.schedule_stream(index);
         }
-        let mut shortest_interval: Option<Duration> = None;
         for index in 0..self.federation.members.len() {
             let cluster = self.federation.members[index].cluster();
             if let Some(interval) = cluster.update_interval() {
-                shortest_interval = Some(shortest_interval.map_or(interval, |s| s.min(interval)));
                 self.longest_interval = self.longest_interval.max(interval);
             }
             if let Some(interval) = self.federation.members[index].update_interval() {
@@ -155,7 +159,7 @@ impl<'a> EventLoop<'a> {
         if self.events {
             self.heap
                 .push(SimTime::ZERO, PHASE_PUBLISH, EventKind::Sample);
-            self.sample_interval = shortest_interval;
+            self.sample_interval = Some(self.scenario.sample_interval());
         }
         let edges = self
             .chaos
@@ -244,12 +248,13 @@ impl<'a> EventLoop<'a> {
             }
         }
         let metrics = std::mem::take(&mut self.metrics);
-        let states = self
+        let states: Vec<_> = self
             .federation
             .members
             .iter()
             .map(crate::metrics::end_state)
             .collect();
+        crate::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
         self.output.metrics = Some(crate::metrics::finish(metrics, states));
         self.output
     }
@@ -279,6 +284,7 @@ impl<'a> EventLoop<'a> {
         match kind {
             EventKind::Submit(index) => self.submit_scenario(index),
             EventKind::Stream(index) => self.submit_stream(index),
+            EventKind::Action(index) => self.act(index),
             EventKind::Deliver(envelope) => self.deliver(envelope),
             EventKind::Wake(index) => {
                 if self.wake_at[index] == Some(self.now) {
@@ -298,98 +304,12 @@ impl<'a> EventLoop<'a> {
             .members
             .iter()
             .zip(&self.watched)
-            .map(|(member, watched)| snapshot(member.cluster(), self.now, watched))
+            .map(|(member, watched)| snapshot(member, self.now, watched))
             .collect();
         self.output.snapshots.push(Snapshot {
             time: self.now.as_secs_f64(),
             clusters,
         });
-    }
-
-    fn submit_scenario(&mut self, index: usize) {
-        let scenario = self.scenario;
-        let submission = &scenario.submissions[index];
-        if let Some(until) = self.waits_for(submission) {
-            // bsub waits for mbatchd to come back.
-            self.heap
-                .push(until, PHASE_SUBMIT, EventKind::Submit(index));
-            return;
-        }
-        self.submit(submission.clone());
-    }
-
-    /// Schedules the next job of workload `index` (a trace out of order is
-    /// submitted as soon as it is read).
-    fn schedule_stream(&mut self, index: usize) {
-        if let Some(next) = self.streams.peek(index) {
-            let at = next.at.max(self.now);
-            self.heap.push(at, PHASE_SUBMIT, EventKind::Stream(index));
-        }
-    }
-
-    fn submit_stream(&mut self, index: usize) {
-        if let Some(until) = self
-            .streams
-            .peek(index)
-            .and_then(|next| self.waits_for(next))
-        {
-            self.heap
-                .push(until, PHASE_SUBMIT, EventKind::Stream(index));
-            return;
-        }
-        if let Some(submission) = self.streams.take(index) {
-            self.submit(submission);
-        }
-        self.schedule_stream(index);
-    }
-
-    /// When the cluster a submission goes to is down, until when.
-    fn waits_for(&self, submission: &Submission) -> Option<SimTime> {
-        let index = self.federation.position(&submission.cluster)?;
-        self.down_until(index)
-    }
-
-    fn submit(&mut self, submission: Submission) {
-        let Submission {
-            cluster,
-            queue,
-            spec,
-            ..
-        } = submission;
-        let Some(member_index) = self.federation.position(&cluster) else {
-            self.output.stats.refused += 1;
-            tracing::warn!(job = %spec.name, %cluster, "submission to an unknown cluster refused");
-            return;
-        };
-        let member = &mut self.federation.members[member_index];
-        let name = Arc::clone(&spec.name);
-        match member.submit(self.now, &queue, spec) {
-            Ok(submitted) => {
-                self.output.stats.submitted += 1;
-                self.metrics.submitted(&cluster, &queue, self.now);
-                if self.events {
-                    let mut event = EventRecord::new(
-                        self.now.as_secs_f64(),
-                        member.name().as_str(),
-                        &name,
-                        submitted.job_id,
-                        "submitted",
-                    );
-                    event.queue = Some(queue.to_string());
-                    if submitted.forwarded {
-                        // A job of a send queue is its own source.
-                        event.source_cluster = Some(event.cluster.clone());
-                        event.source_job_id = Some(submitted.job_id);
-                    }
-                    self.push_event(event);
-                }
-            }
-            Err(error) => {
-                self.output.stats.refused += 1;
-                tracing::warn!(job = %name, %cluster, %error, "submission refused");
-            }
-        }
-        self.touch(member_index);
     }
 
     fn deliver(&mut self, envelope: Envelope) {
@@ -496,7 +416,11 @@ impl<'a> EventLoop<'a> {
         // per job).
         let spare = self.spare_effects.take().unwrap_or_default();
         let mut effects = std::mem::replace(&mut self.effects, spare);
-        count(&mut self.output.stats, &effects);
+        count(
+            &mut self.output.stats,
+            &self.federation.members[index],
+            &effects,
+        );
         let name = self.federation.name(index).clone();
         for transition in &effects.transitions {
             self.metrics.transition(&name, transition);
@@ -546,7 +470,11 @@ impl<'a> EventLoop<'a> {
             self.push_event(EventRecord::of_notice(time, cluster.as_str(), notice));
         }
         for transition in &effects.transitions {
-            self.push_event(EventRecord::of_transition(cluster.as_str(), transition));
+            self.push_event(EventRecord::of_transition(
+                cluster.as_str(),
+                transition,
+                &effects.preemptions,
+            ));
         }
     }
 

@@ -36,6 +36,7 @@ impl Federation {
             members.push(member);
             initial_states.push(states);
         }
+        mcfed_federation::connect_in_process(&mut members);
         Ok(Federation {
             members,
             names,
@@ -55,6 +56,24 @@ impl Federation {
             if oracle {
                 member.enable_oracle();
             }
+        }
+    }
+
+    /// Keeps every member's job history (with its CLEAN_PERIOD) when the
+    /// scenario gives job control commands: a job they end is then known
+    /// as EXIT (or DONE) to expectations. Runs without commands keep none
+    /// (trace replays pay nothing for it).
+    pub fn keep_history_for(&mut self, scenario: &Scenario) {
+        if scenario.actions.is_empty() {
+            return;
+        }
+        for (member, spec) in self.members.iter_mut().zip(&scenario.clusters) {
+            let period = spec
+                .config
+                .params
+                .clean_period
+                .unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD);
+            member.keep_history(period);
         }
     }
 

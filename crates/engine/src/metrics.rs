@@ -7,6 +7,7 @@ use mcfed_protocol::ClusterName;
 use mcfed_scenario::metrics::{
     MAX_LISTED_NEVER_STARTED, MetricsRecorder, NeverStarted, RunMetrics,
 };
+use mcfed_scenario::run::JobTotals;
 use rustc_hash::FxHashMap;
 
 /// What one member holds at the end of a run: its name, its slots, and its
@@ -16,6 +17,8 @@ pub(crate) struct EndState {
     slots: u64,
     pending: FxHashMap<String, u64>,
     listed: Vec<NeverStarted>,
+    /// Where its jobs stand (the end-of-run parts of the totals).
+    jobs: JobTotals,
 }
 
 /// `member`'s [`EndState`].
@@ -35,14 +38,21 @@ pub(crate) fn end_state(member: &Member) -> EndState {
             });
         }
     };
+    let mut jobs = JobTotals::default();
     for job in cluster.jobs() {
-        if job.state == mcfed_cluster::JobState::Pending {
-            let queue = cluster.queue_config(job.queue).name.as_str();
-            note(
-                queue,
-                &job.spec.name,
-                cluster.pending_reason(job).describe(),
-            );
+        let origin = member.job_origin(job);
+        match job.state {
+            mcfed_cluster::JobState::Pending => {
+                jobs.pending.add(origin);
+                let queue = cluster.queue_config(job.queue).name.as_str();
+                let reason = cluster.pending_reason(job).describe();
+                if job.started_at.is_none() {
+                    note(queue, &job.spec.name, reason);
+                }
+            }
+            mcfed_cluster::JobState::PendingSuspended => jobs.pending.add(origin),
+            mcfed_cluster::JobState::Running => jobs.running.add(origin),
+            _ => jobs.suspended.add(origin),
         }
     }
     if let Some(forwarder) = member.forwarder() {
@@ -52,8 +62,14 @@ pub(crate) fn end_state(member: &Member) -> EndState {
                 SourceState::GaveUp => {
                     "Forwarded MAX_FORWARDS times; pending at the submission cluster"
                 }
+                SourceState::Held => "Held at the submission cluster by bstop",
+                SourceState::Forwarded { .. } => {
+                    jobs.in_flight += 1;
+                    continue;
+                }
                 _ => continue,
             };
+            jobs.waiting += 1;
             let queue = forwarder.send_queue_name(job.send_queue_index()).as_str();
             note(queue, &job.spec.name, reason);
         }
@@ -64,6 +80,18 @@ pub(crate) fn end_state(member: &Member) -> EndState {
         slots: cluster.slot_usage().1,
         pending,
         listed,
+        jobs,
+    }
+}
+
+/// Adds where the members' jobs stand to the run's totals.
+pub(crate) fn add_end_totals(totals: &mut JobTotals, states: &[EndState]) {
+    for state in states {
+        totals.running += state.jobs.running;
+        totals.suspended += state.jobs.suspended;
+        totals.pending += state.jobs.pending;
+        totals.waiting += state.jobs.waiting;
+        totals.in_flight += state.jobs.in_flight;
     }
 }
 

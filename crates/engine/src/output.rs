@@ -4,8 +4,8 @@
 use std::fs::File;
 use std::io::BufWriter;
 
-use mcfed_federation::Effects;
-use mcfed_protocol::{JobEvent, SimTime};
+use mcfed_federation::{Effects, Member};
+use mcfed_protocol::SimTime;
 use mcfed_scenario::Scenario;
 use mcfed_scenario::jobs_csv::JobsCsv;
 
@@ -25,17 +25,13 @@ pub struct Progress {
     pub finished: u64,
 }
 
-/// Adds what `effects` did to the run's counts.
-pub(crate) fn count(stats: &mut mcfed_scenario::RunStats, effects: &Effects) {
+/// Adds what `effects` of `member` did to the run's counts.
+pub(crate) fn count(stats: &mut mcfed_scenario::RunStats, member: &Member, effects: &Effects) {
     stats.updates += effects.updates.sent;
     stats.updates_ignored += effects.updates.ignored;
     stats.update_regressions += effects.updates.regressions;
     for transition in &effects.transitions {
-        match transition.event {
-            JobEvent::Started => stats.started += 1,
-            JobEvent::Finished => stats.finished += 1,
-            _ => {}
-        }
+        stats.count_transition(member.origin_of(transition), transition);
     }
     stats.decisions += effects.decisions.len() as u64;
     stats.forwarded += effects.decisions.iter().filter(|e| e.forwarded()).count() as u64;

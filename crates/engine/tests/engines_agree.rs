@@ -61,6 +61,8 @@ fn both_engines_give_the_same_decisions_and_timelines() {
                 stats.refused,
                 stats.started,
                 stats.finished,
+                stats.jobs,
+                output.actions.clone(),
             )
         };
         if counts(&events) != counts(&actors) {
@@ -70,4 +72,50 @@ fn both_engines_give_the_same_decisions_and_timelines() {
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     assert!(compared >= 25, "compared only {compared} scenarios");
+}
+
+/// One definition of the totals: every job of every bundled scenario (the
+/// jobs present at start and those submitted) is counted once at the end —
+/// finished, killed, running, suspended, pending in a queue, or still at
+/// its submission cluster — under both engines; and `started` and
+/// `finished` are the sums of their breakdowns by origin.
+#[test]
+fn every_job_is_accounted_for_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files = Vec::new();
+    scenario_files(&root, &mut files);
+    let mut checked = 0;
+    let mut bundled_started = 0;
+    for file in &files {
+        let scenario = mcfed_scenario::load(file).expect("valid scenario");
+        if scenario.chaos.is_some() || !scenario.workloads.is_empty() {
+            continue;
+        }
+        let options = RunOptions::default();
+        let runs = [
+            mcfed_engine::run(&scenario, &options).expect("event loop"),
+            mcfed_engine::actors::run_plan(&scenario, &options).expect("actors"),
+        ];
+        for output in &runs {
+            let stats = &output.stats;
+            let jobs = &stats.jobs;
+            let name = file.display();
+            assert_eq!(jobs.in_flight, 0, "{name}: a forward in flight at the end");
+            assert_eq!(
+                stats.bundled + stats.submitted,
+                jobs.accounted(),
+                "{name}: {stats:?}"
+            );
+            assert_eq!(stats.started, jobs.started.total(), "{name}");
+            assert_eq!(stats.finished, jobs.finished.total(), "{name}");
+            assert!(
+                jobs.started.total() >= jobs.finished.total() + jobs.running.total(),
+                "{name}: {jobs:?}"
+            );
+            bundled_started += jobs.started.bundled;
+        }
+        checked += 1;
+    }
+    assert!(checked >= 25, "checked only {checked} scenarios");
+    assert!(bundled_started > 0, "jobs present at start are counted");
 }

@@ -180,8 +180,9 @@ slots = 2
 }
 
 /// A forwarded job's wait runs from its submission at the submission
-/// cluster: held there until the first counter update (30 s), it waits 20 s
-/// although it starts the moment it arrives.
+/// cluster: forwarded at 10 s on the hello's facts (C2's workload unknown
+/// before its first update), it pends there behind a local job until 30 s
+/// and so waits 20 s.
 #[test]
 fn a_forwarded_jobs_wait_counts_from_its_first_submission() {
     let text = r#"
@@ -198,10 +199,14 @@ SNDJOBS_TO = "normal@C2"
 name = "C2"
 [[cluster.host]]
 name = "h"
-MXJ = 4
+MXJ = 1
 [[cluster.queue]]
 name = "normal"
 RCVJOBS_FROM = "C1"
+[[cluster.job]]
+queue = "normal"
+name = "local"
+run_time = "30s"
 [[submit]]
 at = "10s"
 cluster = "C1"
@@ -221,7 +226,8 @@ run_time = "60s"
         .iter()
         .find(|group| group.cluster == "C2")
         .expect("C2's queue");
-    assert_eq!(queue.finished, 1);
+    // The local job and the forwarded one; the local one waits 0 s.
+    assert_eq!(queue.finished, 2);
     assert_eq!(queue.forwarded_in, 1);
     assert_eq!(queue.wait.max, Some(20.0));
 }

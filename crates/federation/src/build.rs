@@ -3,7 +3,7 @@
 
 use mcfed_cluster::{Cluster, ClusterConfig, ClusterNode, JobId, JobState};
 use mcfed_forwarder::{ForwarderConfig, ForwarderNode};
-use mcfed_protocol::{ClusterName, JobSpec, SimTime};
+use mcfed_protocol::{ClusterName, Hello, JobSpec, SimTime};
 
 use crate::member::{Member, Route};
 
@@ -49,8 +49,11 @@ pub struct MemberSpec<'a> {
     pub config: &'a ClusterConfig,
     /// Its submission side, when it has send queues.
     pub forwarder: Option<&'a ForwarderConfig>,
-    /// Submission clusters that collect its counters.
+    /// Submission clusters that forward to it.
     pub subscribers: &'a [ClusterName],
+    /// Those of them that collect its counters (their
+    /// MC_PLUGIN_SCHEDULE_ENHANCE is set).
+    pub collectors: &'a [ClusterName],
     /// Jobs present at start.
     pub initial_jobs: &'a [InitialJobs],
 }
@@ -116,7 +119,8 @@ impl Member {
             cluster: name.clone(),
             source,
         })?;
-        let mut node = ClusterNode::new(cluster, spec.subscribers.iter().cloned());
+        let mut node = ClusterNode::new(cluster, spec.subscribers.iter().cloned())
+            .collected_by(spec.collectors);
         let mut groups: Vec<Vec<JobId>> = Vec::with_capacity(spec.initial_jobs.len());
         for group in spec.initial_jobs {
             let mut ids = Vec::with_capacity(group.jobs.len());
@@ -132,12 +136,32 @@ impl Member {
             }
             groups.push(ids);
         }
-        node.advance(SimTime::ZERO, &mut Vec::new(), &mut Vec::new());
+        let mut start = Vec::new();
+        node.advance(SimTime::ZERO, &mut Vec::new(), &mut start);
         let states = groups
             .iter()
             .map(|ids| GroupState::of(&node, ids))
             .collect();
         let forwarder = spec.forwarder.cloned().map(ForwarderNode::new);
-        Ok((Member::new(node, forwarder), states))
+        let mut member = Member::new(node, forwarder);
+        member.bundled = groups.iter().map(|ids| ids.len() as u64).sum();
+        member.start = start;
+        Ok((member, states))
+    }
+}
+
+/// Connects in-process `members` at time zero: every submission cluster
+/// meets each execution cluster it sends to ([`Member::meet`]), learning
+/// the static facts of its receive queues as a cluster process learns
+/// them from a hello.
+pub fn connect_in_process(members: &mut [Member]) {
+    let hellos: Vec<Hello> = members.iter().map(Member::hello).collect();
+    for member in members.iter_mut() {
+        let remotes = member.remote_clusters();
+        for hello in &hellos {
+            if remotes.contains(&hello.cluster) {
+                member.meet(SimTime::ZERO, &hello.cluster, hello);
+            }
+        }
     }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use mcfed_cluster::{PreemptionNote, Transition};
 use mcfed_forwarder::{CameBack, DecisionEntry};
-use mcfed_protocol::{ClusterName, Envelope};
+use mcfed_protocol::{ClusterName, Envelope, JobEvent};
 
 /// Everything a member's inputs produced, for the driver to act on. A
 /// driver keeps one and calls [`Effects::clear`] (or takes the parts it
@@ -94,14 +94,28 @@ pub enum NoticeKind {
     Accepted,
     /// The job came back to be decided again.
     CameBack(CameBack),
+    /// A job control command acted on the job at its submission cluster,
+    /// where it still was (held, released, switched, modified, killed).
+    Control(JobEvent),
+    /// The execution cluster answered a job control command sent there
+    /// (the reason says what it did, or why not).
+    ControlReply {
+        /// Whether it was done.
+        done: bool,
+    },
 }
 
 impl NoticeKind {
-    /// The word reports use: `accepted`, `refused`, `returned` or `lost`.
+    /// The word reports use: `accepted`, `refused`, `returned`, `lost`,
+    /// a job control event (`killed`, `held`, ...), or `control` /
+    /// `control refused` for an execution cluster's answer.
     pub fn as_str(self) -> &'static str {
         match self {
             NoticeKind::Accepted => "accepted",
             NoticeKind::CameBack(how) => how.as_str(),
+            NoticeKind::Control(event) => event.as_str(),
+            NoticeKind::ControlReply { done: true } => "control",
+            NoticeKind::ControlReply { done: false } => "control refused",
         }
     }
 }

@@ -20,14 +20,18 @@
 //! No clock, socket, thread or runtime: time is an argument.
 
 mod build;
+mod control;
 mod durable;
 mod effects;
+pub mod history;
 pub mod journal;
 mod member;
+mod observe;
 mod wake;
 
-pub use build::{BuildError, GroupState, InitialJobs, MemberSpec};
+pub use build::{BuildError, GroupState, InitialJobs, MemberSpec, connect_in_process};
+pub use control::{ControlOutcome, ControlRefused, JobRef};
 pub use effects::{Effects, JobNotice, NoticeKind, UpdateTally};
 pub use journal::{DurableState, JOURNAL_FORMAT, JournalRecord, ProcessFacts};
-pub use member::{Member, Route, SubmitError, Submitted};
+pub use member::{Member, Origin, Route, SubmitError, Submitted};
 pub use wake::{Pending, next_wake};

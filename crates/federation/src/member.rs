@@ -3,11 +3,16 @@
 
 use std::time::Duration;
 
-use mcfed_cluster::{Cluster, ClusterNode};
-use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobSpec, Message, SimTime};
+use mcfed_cluster::{Cluster, ClusterNode, JobOrigin, Transition};
+use mcfed_forwarder::{
+    DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled, ShareOrder,
+};
+use mcfed_protocol::{
+    ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, QueueName, SimTime,
+};
 
 use crate::effects::{Effects, JobNotice, NoticeKind};
+use crate::history::{History, RecordOrigin};
 use crate::wake::{Pending, next_wake};
 
 /// One cluster of a federation: its scheduler (the execution side) and,
@@ -27,6 +32,39 @@ pub struct Member {
     /// What changed since the driver last took it, for a journal (`None`:
     /// not journaled).
     pub(crate) journal: Option<Vec<crate::JournalRecord>>,
+    /// The jobs present at start have ids 1 to this.
+    pub(crate) bundled: u64,
+    /// What the first dispatch pass at time zero did, until a driver takes
+    /// it ([`Member::take_start`]).
+    pub(crate) start: Vec<Transition>,
+    /// The job history, when kept ([`Member::keep_history`]).
+    pub(crate) history: Option<History>,
+}
+
+/// Where a job a transition is about came from, for totals that count
+/// every job once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// Present at start.
+    Bundled,
+    /// Submitted to this cluster's local queue during the run.
+    Submitted,
+    /// Forwarded here from a submission cluster.
+    ForwardedIn,
+}
+
+/// A submission cluster's scheduler, giving the dynamic priorities of
+/// its FAIRSHARE send queues' users to its forwarder.
+struct ClusterOrder<'a> {
+    cluster: &'a Cluster,
+    now: SimTime,
+}
+
+impl ShareOrder for ClusterOrder<'_> {
+    fn priority(&self, queue: &QueueName, user: &str, fwd_job_slots: u32) -> Option<f64> {
+        self.cluster
+            .forwarding_priority(queue.as_str(), user, fwd_job_slots, self.now)
+    }
 }
 
 /// Where a submission to a queue goes.
@@ -61,6 +99,15 @@ pub enum SubmitError {
     NotDurable,
 }
 
+/// `text` with its first letter in capitals.
+pub(crate) fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 fn shift(time: SimTime, millis: i64) -> SimTime {
     let shifted = i128::from(time.as_millis()) + i128::from(millis);
     SimTime::from_millis(u64::try_from(shifted.max(0)).unwrap_or(u64::MAX))
@@ -74,7 +121,100 @@ impl Member {
             forwarder,
             skew_ms: 0,
             journal: None,
+            bundled: 0,
+            start: Vec::new(),
+            history: None,
         }
+    }
+
+    /// Keeps a job history from now on (see [`crate::history`]): jobs that
+    /// end are kept `clean_period` (CLEAN_PERIOD), for `bjobs -a`, `bhist`
+    /// and `bacct`. The jobs the member already holds enter it as they
+    /// are.
+    pub fn keep_history(&mut self, clean_period: Duration) {
+        if self.history.is_some() {
+            return;
+        }
+        let mut history = History::new(clean_period);
+        for job in self.node.cluster().jobs() {
+            let origin = crate::history::origin_of(&job.origin, job.id.0 <= self.bundled);
+            let queue = self.node.cluster().queue_config(job.queue).name.as_str();
+            history.submitted(
+                job.submitted_at,
+                job.id.0,
+                queue,
+                &job.spec,
+                origin,
+                job.first_submitted_at,
+            );
+        }
+        if let Some(forwarder) = &self.forwarder {
+            for job in forwarder.jobs() {
+                let queue = forwarder.send_queue_name(job.send_queue_index()).as_str();
+                history.submitted(
+                    job.submitted_at,
+                    job.id,
+                    queue,
+                    &job.spec,
+                    RecordOrigin::Sent,
+                    job.submitted_at,
+                );
+            }
+        }
+        self.history = Some(history);
+        // The start's own transitions are recorded when a driver takes
+        // them; if one did already, record them now.
+        let start = std::mem::take(&mut self.start);
+        for transition in &start {
+            self.record_transition(transition);
+        }
+        self.start = start;
+    }
+
+    /// The job history, if kept.
+    pub fn history(&self) -> Option<&History> {
+        self.history.as_ref()
+    }
+
+    /// Hands the driver what the first dispatch pass at time zero did (the
+    /// jobs present at start that started, and any preemption among them),
+    /// once; drivers take it before anything else, so that every job start
+    /// is counted and recorded.
+    pub fn take_start(&mut self, effects: &mut Effects) {
+        let start = std::mem::take(&mut self.start);
+        if start
+            .iter()
+            .any(|transition| transition.preempted_by.is_some())
+        {
+            effects
+                .preemptions
+                .extend(self.node.cluster().preemption_notes(&start));
+        }
+        effects.transitions.extend(start);
+    }
+
+    /// Where the job of `transition` came from: present at start,
+    /// submitted here, or forwarded here.
+    pub fn origin_of(&self, transition: &Transition) -> Origin {
+        self.origin(&transition.origin, transition.job.0)
+    }
+
+    /// Where job `job` of the scheduler came from.
+    pub fn job_origin(&self, job: &mcfed_cluster::Job) -> Origin {
+        self.origin(&job.origin, job.id.0)
+    }
+
+    fn origin(&self, origin: &JobOrigin, id: u64) -> Origin {
+        match origin {
+            JobOrigin::Forwarded { .. } => Origin::ForwardedIn,
+            JobOrigin::Local if id <= self.bundled => Origin::Bundled,
+            JobOrigin::Local => Origin::Submitted,
+        }
+    }
+
+    /// How many jobs were present at start.
+    pub fn bundled_jobs(&self) -> u64 {
+        self.bundled
     }
 
     /// Makes this member's clock run `skew_ms` milliseconds ahead of the
@@ -108,6 +248,24 @@ impl Member {
         self.forwarder.as_ref()
     }
 
+    /// This member's hello: its name and the static facts of its receive
+    /// queues (incarnation 0, as in-process). Cluster processes send the
+    /// same facts in their transport's hello.
+    pub fn hello(&self) -> Hello {
+        Hello::new(self.name().clone()).with_queues(self.cluster().queue_facts())
+    }
+
+    /// Meets `from` in-process at `now`: its hello's static facts reach
+    /// the forwarder, as they do when a process connects. In-process
+    /// connections are made once, at time zero, and never lost, so there
+    /// is nothing to bring in step (no job list is exchanged).
+    pub fn meet(&mut self, now: SimTime, from: &ClusterName, hello: &Hello) {
+        let local = self.local_time(now);
+        if let Some(forwarder) = &mut self.forwarder {
+            forwarder.learn_facts(local, from, hello);
+        }
+    }
+
     /// Where a job submitted to `queue` goes: to the forwarder for a send
     /// queue, to the scheduler otherwise.
     pub fn route(&self, queue: &str) -> Route {
@@ -126,15 +284,30 @@ impl Member {
     ) -> Result<Submitted, SubmitError> {
         let local = self.local_time(now);
         let submitted = match (self.route(queue), &mut self.forwarder) {
-            (Route::Forward, Some(forwarder)) => Submitted {
-                job_id: forwarder.submit(local, queue, spec)?,
-                forwarded: true,
-            },
+            (Route::Forward, Some(forwarder)) => {
+                // The submission cluster's MAX_USER_PRIORITY bounds `-sp`,
+                // whichever queue the job goes to.
+                if let Some(priority) = spec.user_priority() {
+                    self.node
+                        .cluster()
+                        .check_user_priority(priority)
+                        .map_err(mcfed_cluster::SubmitError::UserPriority)?;
+                }
+                self.node.cluster().check_shares(queue, &spec.user)?;
+                let id = self.node.take_job_id().0;
+                Submitted {
+                    job_id: forwarder.submit_as(local, id, queue, spec)?,
+                    forwarded: true,
+                }
+            }
             _ => Submitted {
                 job_id: self.node.submit(now, queue, spec)?.0,
                 forwarded: false,
             },
         };
+        if self.history.is_some() {
+            self.record_submission(now, queue, submitted);
+        }
         self.note_changes(&[]);
         Ok(submitted)
     }
@@ -145,22 +318,61 @@ impl Member {
     /// restarted, the forwarder that an execution cluster did).
     pub fn receive(&mut self, now: SimTime, envelope: Envelope, effects: &mut Effects) {
         let Envelope { from, message, .. } = envelope;
-        if let Message::Hello(_) | Message::Resume(_) = &message {
-            if let Message::Resume(resume) = &message {
-                self.note_lineage(&from, resume.lineage);
+        match message {
+            Message::Hello(_) | Message::Resume(_) => {
+                if let Message::Resume(resume) = &message {
+                    self.note_lineage(&from, resume.lineage);
+                }
+                if let Some(forwarder) = &mut self.forwarder {
+                    forwarder.handle(shift(now, self.skew_ms), &from, message.clone());
+                }
+                self.hand_to_scheduler(now, &from, message, effects);
             }
-            if let Some(forwarder) = &mut self.forwarder {
-                forwarder.handle(shift(now, self.skew_ms), &from, message.clone());
+            Message::JobControl(control) => self.control_from(now, &from, &control, effects),
+            Message::JobControlReply(reply) => self.control_reply(now, &from, reply, effects),
+            message if message.is_for_forwarder() => {
+                self.hand_to_forwarder(now, &from, message, effects);
             }
-            self.node
-                .handle(now, &from, message, &mut effects.envelopes);
-        } else if message.is_for_forwarder() {
-            self.hand_to_forwarder(now, &from, message, effects);
-        } else {
-            self.node
-                .handle(now, &from, message, &mut effects.envelopes);
+            message => self.hand_to_scheduler(now, &from, message, effects),
         }
         self.note_changes(&[]);
+    }
+
+    /// Gives the scheduler a message from `from`; the history follows the
+    /// jobs it took or gave back.
+    fn hand_to_scheduler(
+        &mut self,
+        now: SimTime,
+        from: &ClusterName,
+        message: Message,
+        effects: &mut Effects,
+    ) {
+        let forward = match (&message, self.history.is_some()) {
+            (Message::JobForward(forward), true) => Some(forward.clone()),
+            _ => None,
+        };
+        self.node.handle(now, from, message, &mut effects.envelopes);
+        if let Some(history) = &mut self.history {
+            match forward {
+                Some(forward) => {
+                    if let Some(id) = self.node.forwarded_job(from, forward.source_job) {
+                        let origin = RecordOrigin::ForwardedIn {
+                            from: from.clone(),
+                            source_job: forward.source_job,
+                        };
+                        history.submitted(
+                            now,
+                            id.0,
+                            forward.queue.as_str(),
+                            &forward.spec,
+                            origin,
+                            forward.submitted_at,
+                        );
+                    }
+                }
+                None => crate::observe::gone_back(history, self.node.cluster(), from, now),
+            }
+        }
     }
 
     /// The link to peer `peer` went down or came up at `now` (a driver
@@ -228,6 +440,10 @@ impl Member {
                 }
             }
             Handled::Accepted { source_job } => {
+                if let Some(history) = &mut self.history {
+                    let dest = forwarder.job(source_job).and_then(|job| job.dest_job());
+                    history.accepted(source_job, now, dest);
+                }
                 effects
                     .notices
                     .push(notice(source_job, NoticeKind::Accepted, None))
@@ -236,13 +452,21 @@ impl Member {
                 source_job,
                 how,
                 reason,
-            } => effects
-                .notices
-                .push(notice(source_job, NoticeKind::CameBack(how), Some(reason))),
-            Handled::Nothing
-            | Handled::Status { .. }
-            | Handled::Hello { .. }
-            | Handled::Resumed { .. } => {}
+            } => {
+                if let Some(history) = &mut self.history {
+                    let text = format!("{} by <{from}>: {reason}; pending again", how.as_str());
+                    history.enter(source_job, now, "PEND", capitalised(&text));
+                }
+                effects
+                    .notices
+                    .push(notice(source_job, NoticeKind::CameBack(how), Some(reason)))
+            }
+            Handled::Status { source_job, event } => {
+                if let Some(history) = &mut self.history {
+                    history.remote(source_job, now, from, event);
+                }
+            }
+            Handled::Nothing | Handled::Hello { .. } | Handled::Resumed { .. } => {}
         }
     }
 
@@ -261,6 +485,12 @@ impl Member {
                 .preemptions
                 .extend(self.node.cluster().preemption_notes(made));
         }
+        if self.history.is_some() {
+            self.record_transitions(&effects.transitions[first..]);
+            if let Some(history) = &mut self.history {
+                history.clean(now);
+            }
+        }
         if self.journal.is_some() {
             self.note_changes(&effects.transitions[first..]);
         }
@@ -276,12 +506,23 @@ impl Member {
     }
 
     /// Runs a forwarding session at `now`: decides every waiting job, sends
-    /// forwards, recalls and replies, and records the decisions.
+    /// forwards, recalls and replies, and records the decisions. A
+    /// FAIRSHARE send queue's jobs go in the order of their users' dynamic
+    /// priorities, which the scheduler computes from the send queue's
+    /// shares and factors and the forwarder's forwarded slots.
     pub fn session(&mut self, now: SimTime, effects: &mut Effects) {
         let local = self.local_time(now);
         if let Some(forwarder) = &mut self.forwarder {
-            forwarder.schedule(local, &mut effects.envelopes);
+            let first = effects.decisions.len();
+            let order = ClusterOrder {
+                cluster: self.node.cluster(),
+                now,
+            };
+            forwarder.schedule_with(local, &mut effects.envelopes, &order);
             effects.decisions.append(&mut forwarder.take_entries());
+            if self.history.is_some() {
+                self.record_decisions(now, first, effects);
+            }
         }
         self.note_changes(&[]);
     }
@@ -309,19 +550,22 @@ impl Member {
     }
 
     /// MC_PLUGIN_UPDATE_INTERVAL, when this member publishes counters (it
-    /// has one and some submission cluster subscribes).
+    /// has one, and some submission cluster collects them: seed 004,
+    /// "information is sent by each execution cluster when
+    /// MC_PLUGIN_UPDATE_INTERVAL ... is defined, and the submission cluster
+    /// is collecting queue information").
     pub fn update_interval(&self) -> Option<Duration> {
         self.node
             .cluster()
             .update_interval()
-            .filter(|_| self.node.has_subscribers())
+            .filter(|_| self.node.has_collectors())
     }
 
     /// Sends a counter update to every subscribing submission cluster.
     pub fn publish(&mut self, now: SimTime, effects: &mut Effects) {
         let first = effects.envelopes.len();
         self.node
-            .publish_counters(self.local_time(now), &mut effects.envelopes);
+            .publish_counters(now, self.local_time(now), &mut effects.envelopes);
         effects.updates.sent += (effects.envelopes.len() - first) as u64;
         if let Some(journal) = &mut self.journal {
             journal.push(crate::JournalRecord::Published {
@@ -390,6 +634,7 @@ impl Member {
         seq: u64,
         now: SimTime,
     ) -> Option<CounterUpdate> {
-        self.node.true_counters(receiver, seq, self.local_time(now))
+        self.node
+            .true_counters(receiver, seq, now, self.local_time(now))
     }
 }

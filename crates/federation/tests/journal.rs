@@ -57,6 +57,7 @@ fn submission() -> (ClusterConfig, ForwarderConfig) {
                 "high@C3".parse().expect("valid"),
             ],
             max_rsched_time: None,
+            fairshare: false,
         }],
         max_forwards: 1000,
         reachability: Reachability {
@@ -141,6 +142,7 @@ impl Federation {
                 config,
                 forwarder: forwarder.as_ref(),
                 subscribers,
+                collectors: subscribers,
                 initial_jobs: &[],
             };
             let (mut member, _) = Member::build(spec).expect("member");
@@ -321,6 +323,7 @@ impl Federation {
             config,
             forwarder: forwarder.as_ref(),
             subscribers,
+            collectors: subscribers,
             initial_jobs: &[],
         };
         let member = Member::restore(spec, state.clone(), self.now).expect("restored");

@@ -43,6 +43,7 @@ fn view(queues: usize) -> (RemoteView, Vec<RemoteQueueId>) {
                 impt_jobbklg: Some(50),
                 imported_pending_jobs: n % 60,
                 resources: vec![],
+                slot_group: 0,
             });
         }
         let update = CounterUpdate {

@@ -36,6 +36,7 @@ fn main() {
                     impt_jobbklg: Some(50),
                     imported_pending_jobs: n % 60,
                     resources: vec![],
+                    slot_group: 0,
                 }],
                 forwards_received: vec![],
             },

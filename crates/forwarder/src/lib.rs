@@ -17,9 +17,10 @@ pub mod view;
 
 pub use mode::{ModeParseError, ScheduleMode};
 pub use node::{
-    CameBack, DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES,
+    CameBack, Controlled, DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES,
     ForwardSubmitError, ForwarderConfig, ForwarderNode, Handled, LeftBehind, Reachability,
     RemoteImage, RestoredForwarder, SendQueueConfig, SourceImage, SourceImageState, SourceState,
+    ShareOrder, SubmissionOrder,
 };
 pub use policy::{
     Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,

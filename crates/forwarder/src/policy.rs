@@ -7,8 +7,10 @@
 //!
 //! 1. A remote queue is *eligible* when its cluster has sent counters, it
 //!    offers every resource the job needs, it has at least as many slots in
-//!    all as the job asks for, and it has free slots for the job or room
-//!    under IMPT_JOBBKLG.
+//!    all as the job asks for, and it takes the job under IMPT_JOBBKLG: the
+//!    job starts there at once (free slots, or slots after preemption) or
+//!    the backlog has room (`mcfed_protocol::takes_import`, the receiver's
+//!    rule too).
 //! 2. Eligible queues fall in *tiers*. Under COUNT_PREEMPTABLE: queues with
 //!    free slots for the job, then queues that have them after preemption,
 //!    then the rest (the job would pend there). Under RESOURCE_ONLY and the
@@ -80,7 +82,8 @@ pub enum Eligibility {
         /// Its total slots.
         total: u32,
     },
-    /// No free slots for the job and its IMPT_JOBBKLG is reached.
+    /// No slots for the job, free or after preemption, and its
+    /// IMPT_JOBBKLG is reached.
     BacklogFull {
         /// Its IMPT_JOBBKLG.
         limit: u32,
@@ -370,7 +373,8 @@ fn eligibility(
             total: figures.total,
         };
     }
-    if !mcfed_protocol::takes_import(figures.imported_pending, figures.impt_jobbklg) {
+    let at_once = mcfed_protocol::starts_at_once(job.slots, figures.preemptable_available);
+    if !mcfed_protocol::takes_import(figures.imported_pending, figures.impt_jobbklg, at_once) {
         return Eligibility::BacklogFull {
             limit: figures.impt_jobbklg.unwrap_or(u32::MAX),
         };

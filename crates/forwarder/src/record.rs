@@ -47,6 +47,11 @@ pub struct CandidateRecord {
     pub impt_jobbklg: Option<u32>,
     /// Age of its figures, in seconds.
     pub view_age: Option<f64>,
+    /// Where its figures start from: `counters` (a counter update) or
+    /// `hello` (the static facts sent on connecting; its workload is
+    /// unknown); null when nothing is known.
+    #[serde(default)]
+    pub known_from: Option<String>,
     /// Whether it could take the job.
     pub eligible: bool,
     /// Its tier (`free slots`, `slots after preemption`, ...).
@@ -90,6 +95,13 @@ pub struct DecisionRecord {
     pub tier: Option<String>,
     /// Age in seconds of the oldest remote view consulted.
     pub view_age: Option<f64>,
+    /// Whether the decision was made without knowing some eligible
+    /// queue's workload: its figures come from the hello only (before its
+    /// cluster's first counter update, or from a cluster that sends none).
+    /// Seed 004: such decisions "do not accurately account for remote
+    /// queue workload".
+    #[serde(default)]
+    pub workload_unknown: bool,
     /// Every remote queue of the send queue, in SNDJOBS_TO order.
     pub candidates: Vec<CandidateRecord>,
     /// Why the job is being decided again (refused or returned), if it is.
@@ -263,7 +275,7 @@ fn ineligible_why(view: &RemoteView, candidate: &Candidate, slots: u32) -> Strin
     match candidate.eligibility {
         Eligibility::Eligible => String::new(),
         Eligibility::Unknown => format!(
-            "no counter update from {} yet",
+            "nothing known of it yet: no hello or counter update from {}",
             view.cluster_of(candidate.queue)
         ),
         Eligibility::MissingResource(resource) => format!(
@@ -274,7 +286,9 @@ fn ineligible_why(view: &RemoteView, candidate: &Candidate, slots: u32) -> Strin
             format!("the queue has {total} slots in all; the job needs {slots}")
         }
         Eligibility::BacklogFull { limit } => {
-            format!("no free slots and IMPT_JOBBKLG reached ({limit} imported jobs pending)")
+            format!(
+                "no slots for the job, free or after preemption, and IMPT_JOBBKLG reached ({limit} imported jobs pending)"
+            )
         }
         Eligibility::Unreachable => format!(
             "remote cluster unreachable: the link to {} is down or its counters are too old",
@@ -396,7 +410,7 @@ pub fn describe_reason(decision: &Decision, view: &RemoteView, slots: u32) -> St
                 .collect();
             clusters.dedup();
             format!(
-                "remote queues unknown: no counter update yet from {} (the first comes one MC_PLUGIN_UPDATE_INTERVAL after connecting)",
+                "remote queues unknown: no hello or counter update yet from {}",
                 clusters.join(", ")
             )
         }
@@ -438,6 +452,20 @@ fn every_why(decision: &Decision, view: &RemoteView, slots: u32) -> String {
     reasons.join("; ")
 }
 
+/// What a reason says when the decision did not know some eligible
+/// queue's workload.
+pub const WORKLOAD_UNKNOWN: &str =
+    " [made before a counter update: remote workload not accounted for]";
+
+/// Whether some eligible candidate of `decision` is known from a hello
+/// only.
+fn workload_unknown(decision: &Decision) -> bool {
+    decision.candidates.iter().any(|candidate| {
+        candidate.eligibility == Eligibility::Eligible
+            && candidate.figures.is_some_and(|f| !f.from_counters)
+    })
+}
+
 impl DecisionRecord {
     /// Renders `entry` of submission cluster `cluster`, resolving names
     /// through `view` (names only ever get added to a view, so any later
@@ -468,7 +496,11 @@ impl DecisionRecord {
 
     /// Builds the record of `decision`, resolving names through `view`.
     pub fn new(decision: &Decision, view: &RemoteView, context: DecisionContext<'_>) -> Self {
-        let reason = describe_reason(decision, view, context.slots);
+        let mut reason = describe_reason(decision, view, context.slots);
+        let workload_unknown = workload_unknown(decision);
+        if workload_unknown {
+            reason.push_str(WORKLOAD_UNKNOWN);
+        }
         let candidates = decision
             .candidates
             .iter()
@@ -500,6 +532,9 @@ impl DecisionRecord {
                     imported_pending: figures.map(|f| f.imported_pending),
                     impt_jobbklg: figures.and_then(|f| f.impt_jobbklg),
                     view_age: candidate.view_age(decision.at).map(secs),
+                    known_from: figures.map(|f| {
+                        if f.from_counters { "counters" } else { "hello" }.to_owned()
+                    }),
                     eligible: candidate.eligibility == Eligibility::Eligible,
                     tier: candidate.tier().map(|tier| tier.describe().to_owned()),
                     score: candidate.score(),
@@ -530,6 +565,7 @@ impl DecisionRecord {
             reason,
             tier: decision.tier.map(|tier| tier.describe().to_owned()),
             view_age: decision.view_age.map(secs),
+            workload_unknown,
             candidates,
             note: None,
             oracle: None,

@@ -16,12 +16,23 @@
 //!   twice;
 //! - an update whose sequence number is not above the last one applied from
 //!   that sender (a duplicate or an overtaken one) is ignored;
-//! - a refused forward is removed from the log and the view recomputed.
+//! - a refused forward is removed from the log and the view recomputed,
+//!   and so is one whose job finished (its slots are free again);
+//! - before a cluster's first update, its queues' figures start from the
+//!   static facts of its hello (priority, total slots, IMPT_JOBBKLG,
+//!   resources, slot group) with an empty workload: seed 004 says such
+//!   decisions "do not accurately account for remote queue workload", not
+//!   that none are made. A cluster that never sends counters (no
+//!   MC_PLUGIN_UPDATE_INTERVAL there, or this cluster does not collect
+//!   them) stays known this way, its own forwards counted until they end;
+//! - queues of one cluster with the same slot group share slots: a job
+//!   forwarded to one of them that takes free slots takes them from each
+//!   (seed 004's local increments, across queues that share hosts).
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use mcfed_protocol::{ClusterName, CounterUpdate, QueueCounters, QueueRef, SimTime};
+use mcfed_protocol::{ClusterName, CounterUpdate, QueueCounters, QueueFacts, QueueRef, SimTime};
 use rustc_hash::FxHashMap;
 
 /// Index of a remote queue in a [`RemoteView`].
@@ -60,22 +71,63 @@ pub struct Figures {
     pub impt_jobbklg: Option<u32>,
     /// Imported jobs pending in the queue.
     pub imported_pending: u32,
-    /// When the execution cluster took the snapshot these figures start from.
+    /// When the execution cluster took the snapshot these figures start from
+    /// (for figures from a hello, when the hello came).
     pub taken_at: SimTime,
+    /// Whether the figures start from a counter update (`false`: from the
+    /// static facts of a hello, with the remote workload unknown).
+    pub from_counters: bool,
+}
+
+/// Where a forward's slots came from, as the local increment counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Took {
+    /// Free slots.
+    Free,
+    /// Slots reached by preemption.
+    Preempted,
+    /// None: the job pends there.
+    Pending,
 }
 
 impl Figures {
+    /// The figures without the time they were taken at: what a decision
+    /// compares.
+    fn untimed(self) -> Figures {
+        Figures {
+            taken_at: SimTime::ZERO,
+            ..self
+        }
+    }
+
+    /// The static facts of a hello, received at `at`: every slot free,
+    /// nothing running or pending.
+    fn from_facts(facts: &QueueFacts, at: SimTime) -> Self {
+        Figures {
+            taken_at: at,
+            from_counters: false,
+            priority: facts.priority,
+            total: facts.total_slots,
+            available: facts.total_slots,
+            running: 0,
+            pending: 0,
+            preemptable_available: facts.total_slots,
+            victim_priority: None,
+            impt_jobbklg: facts.impt_jobbklg,
+            imported_pending: 0,
+        }
+    }
+
     fn from_counters(counters: &QueueCounters, taken_at: SimTime) -> Self {
         Figures {
             taken_at,
+            from_counters: true,
             priority: counters.priority,
             total: counters.total_slots,
             available: counters.available_slots,
             running: counters.running_slots,
             pending: counters.pending_slots,
-            preemptable_available: counters
-                .preemptable_available_slots
-                .max(counters.available_slots),
+            preemptable_available: counters.preemptable_available_slots,
             victim_priority: counters.lowest_preemptable_priority,
             impt_jobbklg: counters.impt_jobbklg,
             imported_pending: counters.imported_pending_jobs,
@@ -84,19 +136,28 @@ impl Figures {
 
     /// Accounts locally for a job of `slots` slots just forwarded to the
     /// queue: it takes free slots if there are enough, else slots it can
-    /// preempt, else it pends there as an imported job.
-    pub fn count_forward(&mut self, slots: u32) {
+    /// preempt, else it pends there as an imported job. Says which.
+    pub fn count_forward(&mut self, slots: u32) -> Took {
         if self.available >= slots {
-            self.available -= slots;
+            self.take_free(slots);
             self.running += slots;
-            self.preemptable_available = self.preemptable_available.saturating_sub(slots);
+            Took::Free
         } else if self.preemptable_available >= slots {
             self.preemptable_available -= slots;
             self.running += slots;
+            Took::Preempted
         } else {
             self.pending += slots;
             self.imported_pending += 1;
+            Took::Pending
         }
+    }
+
+    /// `slots` free slots of the queue's hosts are taken (by a job of this
+    /// queue, or of another queue of the same slot group).
+    pub fn take_free(&mut self, slots: u32) {
+        self.available = self.available.saturating_sub(slots);
+        self.preemptable_available = self.preemptable_available.saturating_sub(slots);
     }
 }
 
@@ -114,8 +175,17 @@ struct RemoteQueue {
     cluster: usize,
     /// Figures of the last applied update.
     base: Option<Figures>,
+    /// Figures from the static facts of the cluster's last hello.
+    facts: Option<Figures>,
     /// Resources the queue's hosts offer, sorted.
     resources: Vec<ResourceId>,
+    /// Its slot group in its cluster (queues with the same one share
+    /// slots), once known.
+    slot_group: Option<u32>,
+    /// It refused a job because its IMPT_JOBBKLG was full: until its
+    /// cluster's next update (or a job of this cluster finishes there), it
+    /// counts as full, with nothing free.
+    marked_full: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -152,6 +222,8 @@ pub struct RemoteView {
     /// Per queue: the base figures plus the forwards they do not reflect.
     /// Kept apart from [`RemoteQueue`] so `decide` reads one dense array.
     current: Vec<Option<Figures>>,
+    /// Set by [`RemoteView::apply_update`].
+    last_update_changed: bool,
     /// Per queue: whether it offers any resource at all.
     offers_resources: Vec<bool>,
     /// Per queue: whether its cluster is unreachable (its link is down or
@@ -196,7 +268,10 @@ impl RemoteView {
             at: at.clone(),
             cluster,
             base: None,
+            facts: None,
             resources: Vec::new(),
+            slot_group: None,
+            marked_full: false,
         });
         self.current.push(None);
         self.offers_resources.push(false);
@@ -313,60 +388,142 @@ impl RemoteView {
             }
         }
         let queue_ids = self.clusters[cluster_index].queues.clone();
-        for id in queue_ids {
+        let before: Vec<Option<Figures>> = queue_ids
+            .iter()
+            .map(|id| self.current[id.index()].map(Figures::untimed))
+            .collect();
+        for &id in &queue_ids {
             let at = self.queues[id.index()].at.queue.clone();
             match update.queues.iter().find(|counters| counters.queue == at) {
                 Some(counters) => {
-                    let mut resources: Vec<ResourceId> = counters
-                        .resources
-                        .iter()
-                        .map(|name| self.resource_id(name))
-                        .collect();
-                    resources.sort_unstable();
-                    resources.dedup();
-                    self.offers_resources[id.index()] = !resources.is_empty();
+                    self.learn_static(id, &counters.resources, counters.slot_group);
                     let queue = &mut self.queues[id.index()];
                     queue.base = Some(Figures::from_counters(counters, update.taken_at));
-                    queue.resources = resources;
                 }
                 None => self.queues[id.index()].base = None,
             }
+            self.queues[id.index()].marked_full = false;
         }
         self.recompute(cluster_index);
+        // An update from a cluster counted unreachable (its link was down
+        // or its counters too old) may make it a candidate again: that
+        // changes decisions even when it restates the figures.
+        let was_unreachable = queue_ids.iter().any(|id| self.unreachable[id.index()]);
+        self.last_update_changed = was_unreachable
+            || queue_ids
+                .iter()
+                .zip(&before)
+                .any(|(id, before)| self.current[id.index()].map(Figures::untimed) != *before);
         UpdateOutcome::Applied
+    }
+
+    /// Whether the last update applied changed any figure a decision reads,
+    /// or came from a cluster counted unreachable (an update that only
+    /// restates the figures of a reachable cluster changes no decision:
+    /// the forwarder need not decide its waiting jobs again).
+    pub fn last_update_changed(&self) -> bool {
+        self.last_update_changed
+    }
+
+    /// Learns the static facts of `cluster`'s receive queues from its
+    /// hello, received at `now`: the figures of its queues until its next
+    /// counter update (forwards not yet reflected in one stay counted).
+    pub fn apply_facts(&mut self, cluster: &ClusterName, facts: &[QueueFacts], now: SimTime) {
+        let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
+            return;
+        };
+        for id in self.clusters[cluster_index].queues.clone() {
+            let at = self.queues[id.index()].at.queue.clone();
+            match facts.iter().find(|queue| queue.queue == at) {
+                Some(queue) => {
+                    self.learn_static(id, &queue.resources, queue.slot_group);
+                    self.queues[id.index()].facts = Some(Figures::from_facts(queue, now));
+                }
+                None => self.queues[id.index()].facts = None,
+            }
+            self.queues[id.index()].marked_full = false;
+        }
+        self.recompute(cluster_index);
+    }
+
+    /// A remote queue's resources and slot group, as its cluster reported
+    /// them.
+    fn learn_static(&mut self, id: RemoteQueueId, resources: &[String], slot_group: u32) {
+        let mut resources: Vec<ResourceId> = resources
+            .iter()
+            .map(|name| self.resource_id(name))
+            .collect();
+        resources.sort_unstable();
+        resources.dedup();
+        self.offers_resources[id.index()] = !resources.is_empty();
+        let queue = &mut self.queues[id.index()];
+        queue.resources = resources;
+        queue.slot_group = Some(slot_group);
     }
 
     /// Rebuilds the current figures of a cluster's queues from their base
     /// and the forwards logged since.
     fn recompute(&mut self, cluster_index: usize) {
         for &id in &self.clusters[cluster_index].queues {
-            self.current[id.index()] = self.queues[id.index()].base;
+            let queue = &self.queues[id.index()];
+            let mut figures = queue.base.or(queue.facts);
+            if let (Some(figures), true) = (figures.as_mut(), queue.marked_full) {
+                if let Some(limit) = figures.impt_jobbklg {
+                    figures.imported_pending = figures.imported_pending.max(limit);
+                    figures.available = 0;
+                    figures.preemptable_available = 0;
+                }
+            }
+            self.current[id.index()] = figures;
         }
-        for logged in &self.clusters[cluster_index].log {
-            if let Some(figures) = self.current[logged.queue.index()].as_mut() {
-                figures.count_forward(logged.slots);
+        for index in 0..self.clusters[cluster_index].log.len() {
+            let logged = self.clusters[cluster_index].log[index];
+            self.count(logged.queue, logged.slots);
+        }
+    }
+
+    /// Counts a forward of `slots` slots to `queue` in the current
+    /// figures: the queue's own, and, when it took free slots, those of
+    /// the queues of its cluster in the same slot group.
+    fn count(&mut self, queue: RemoteQueueId, slots: u32) {
+        let Some(figures) = self.current[queue.index()].as_mut() else {
+            return;
+        };
+        if figures.count_forward(slots) != Took::Free {
+            return;
+        }
+        let Some(group) = self.queues[queue.index()].slot_group else {
+            return;
+        };
+        let cluster = self.queues[queue.index()].cluster;
+        for &sibling in &self.clusters[cluster].queues {
+            if sibling != queue && self.queues[sibling.index()].slot_group == Some(group) {
+                if let Some(figures) = self.current[sibling.index()].as_mut() {
+                    figures.take_free(slots);
+                }
             }
         }
     }
 
     /// Records a job of `slots` slots forwarded to `queue` now: bumps the
-    /// queue's figures and returns the forward's sequence number for its
-    /// cluster.
+    /// queue's figures (and its slot group's) and returns the forward's
+    /// sequence number for its cluster.
     pub fn record_forward(&mut self, queue: RemoteQueueId, slots: u32) -> u64 {
         let cluster = &mut self.clusters[self.queues[queue.index()].cluster];
         let seq = cluster.next_forward_seq;
         cluster.next_forward_seq += 1;
         cluster.log.push_back(LoggedForward { seq, queue, slots });
-        if let Some(figures) = self.current[queue.index()].as_mut() {
-            figures.count_forward(slots);
-        }
+        self.count(queue, slots);
         seq
     }
 
-    /// Forgets everything learnt from `cluster` (it restarted): its queues
-    /// are unknown until its next update, whatever sequence number that
-    /// carries, and forwards not yet reflected are dropped (the restarted
-    /// cluster reports the ones it received from now on).
+    /// Forgets everything learnt from `cluster`'s counters (it lost its
+    /// state): its queues' figures are unknown until its next update,
+    /// whatever sequence number that carries, and forwards not yet
+    /// reflected are dropped (the restarted cluster reports the ones it
+    /// received from now on). The static facts of its queues stay: they
+    /// come from the hello of the connection that told of the loss (its
+    /// `Resume` follows the hello).
     pub fn reset_cluster(&mut self, cluster: &ClusterName) {
         let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
             return;
@@ -376,34 +533,58 @@ impl RemoteView {
         remote.taken_at = None;
         remote.log.clear();
         for id in remote.queues.clone() {
-            self.queues[id.index()].base = None;
+            let queue = &mut self.queues[id.index()];
+            queue.base = None;
+            queue.marked_full = false;
         }
         self.recompute(cluster_index);
     }
 
     /// Notes that remote queue `id` refused a job because its IMPT_JOBBKLG
-    /// is full: until the next update from its cluster, it counts as full
-    /// (so the refused job is not sent straight back to it).
+    /// is full: until the next update from its cluster, it counts as full,
+    /// with no slots free or reachable (so the refused job is not sent
+    /// straight back to it).
     pub fn mark_backlog_full(&mut self, id: RemoteQueueId) {
         let cluster_index = self.queues[id.index()].cluster;
-        if let Some(base) = self.queues[id.index()].base.as_mut() {
-            if let Some(limit) = base.impt_jobbklg {
-                base.imported_pending = base.imported_pending.max(limit);
-            }
-        }
+        self.queues[id.index()].marked_full = true;
         self.recompute(cluster_index);
     }
 
-    /// Forgets forward `seq` to `cluster` (it was refused), undoing its local
-    /// increment.
+    /// A job forwarded to `cluster` as forward `seq` finished there: its
+    /// forward no longer weighs on the queue, and a queue marked full
+    /// ([`RemoteView::mark_backlog_full`]) may take jobs again (this is
+    /// what frees it when the cluster sends no counters). Says whether the
+    /// view changed.
+    pub fn forward_finished(&mut self, cluster: &ClusterName, seq: u64) -> bool {
+        let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
+            return false;
+        };
+        let mut unmarked = false;
+        for &id in &self.clusters[cluster_index].queues {
+            unmarked |= std::mem::take(&mut self.queues[id.index()].marked_full);
+        }
+        let log = &mut self.clusters[cluster_index].log;
+        if let Ok(position) = log.binary_search_by_key(&seq, |logged| logged.seq) {
+            log.remove(position);
+            unmarked = true;
+        }
+        if unmarked {
+            self.recompute(cluster_index);
+        }
+        unmarked
+    }
+
+    /// Forgets forward `seq` to `cluster` (it was refused, came back, or
+    /// its job finished), undoing its local increment if no update
+    /// reflects it yet. O(log n) when it is not in the log.
     pub fn forget_forward(&mut self, cluster: &ClusterName, seq: u64) {
         let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
             return;
         };
         let log = &mut self.clusters[cluster_index].log;
-        let before = log.len();
-        log.retain(|logged| logged.seq != seq);
-        if log.len() != before {
+        // The log is in forward order.
+        if let Ok(position) = log.binary_search_by_key(&seq, |logged| logged.seq) {
+            log.remove(position);
             self.recompute(cluster_index);
         }
     }
@@ -484,154 +665,4 @@ impl RemoteView {
 }
 
 #[cfg(test)]
-mod tests {
-    use mcfed_protocol::{ForwardWatermark, QueueName};
-
-    use super::*;
-
-    fn cluster(name: &str) -> ClusterName {
-        ClusterName::new(name).expect("valid")
-    }
-
-    fn remote(text: &str) -> QueueRef {
-        text.parse().expect("valid")
-    }
-
-    fn counters(available: u32, pending: u32) -> QueueCounters {
-        QueueCounters {
-            cluster: cluster("C2"),
-            queue: QueueName::new("high").expect("valid"),
-            priority: 40,
-            total_slots: 100,
-            available_slots: available,
-            running_slots: 100 - available,
-            pending_slots: pending,
-            preemptable_available_slots: available,
-            lowest_preemptable_priority: None,
-            impt_jobbklg: Some(50),
-            imported_pending_jobs: 0,
-            resources: vec![],
-        }
-    }
-
-    fn update(seq: u64, available: u32, last_forward: u64) -> CounterUpdate {
-        CounterUpdate {
-            sender: cluster("C2"),
-            seq,
-            taken_at: SimTime::from_secs(seq * 30),
-            queues: vec![counters(available, 0)],
-            forwards_received: vec![ForwardWatermark {
-                submission_cluster: cluster("C1"),
-                last_forward_seq: last_forward,
-            }],
-        }
-    }
-
-    fn view() -> (RemoteView, RemoteQueueId) {
-        let mut view = RemoteView::new();
-        let id = view.add_queue(&remote("high@C2"));
-        (view, id)
-    }
-
-    #[test]
-    fn unknown_until_the_first_update() {
-        let (mut view, id) = view();
-        assert!(view.figures(id).is_none());
-        assert_eq!(
-            view.apply_update(&cluster("C1"), &update(1, 10, 0)),
-            UpdateOutcome::Applied
-        );
-        assert_eq!(view.figures(id).map(|f| f.available), Some(10));
-        assert_eq!(
-            view.view_age(id, SimTime::from_secs(40)),
-            Some(Duration::from_secs(10))
-        );
-    }
-
-    #[test]
-    fn forward_then_update_that_reflects_it() {
-        let (mut view, id) = view();
-        view.apply_update(&cluster("C1"), &update(1, 10, 0));
-        let seq = view.record_forward(id, 4);
-        assert_eq!(seq, 1);
-        assert_eq!(view.figures(id).map(|f| f.available), Some(6));
-        // The execution cluster received forward 1 and now reports 6 free.
-        view.apply_update(&cluster("C1"), &update(2, 6, 1));
-        assert_eq!(
-            view.figures(id).map(|f| f.available),
-            Some(6),
-            "not counted twice"
-        );
-        assert_eq!(view.unreflected_forwards(&cluster("C2")), 0);
-    }
-
-    #[test]
-    fn update_that_does_not_yet_reflect_a_forward() {
-        let (mut view, id) = view();
-        view.apply_update(&cluster("C1"), &update(1, 10, 0));
-        view.record_forward(id, 4);
-        // Snapshot taken before forward 1 arrived: still 10 free there.
-        view.apply_update(&cluster("C1"), &update(2, 10, 0));
-        assert_eq!(
-            view.figures(id).map(|f| f.available),
-            Some(6),
-            "stays counted"
-        );
-        assert_eq!(view.unreflected_forwards(&cluster("C2")), 1);
-    }
-
-    #[test]
-    fn duplicated_and_out_of_order_updates_are_ignored() {
-        let (mut view, id) = view();
-        view.apply_update(&cluster("C1"), &update(2, 7, 0));
-        assert_eq!(
-            view.apply_update(&cluster("C1"), &update(2, 9, 0)),
-            UpdateOutcome::Stale { seq: 2, applied: 2 }
-        );
-        assert_eq!(
-            view.apply_update(&cluster("C1"), &update(1, 3, 0)),
-            UpdateOutcome::Stale { seq: 1, applied: 2 }
-        );
-        assert_eq!(view.figures(id).map(|f| f.available), Some(7));
-        assert_eq!(view.applied_seq(&cluster("C2")), Some(2));
-    }
-
-    #[test]
-    fn forwards_beyond_free_slots_pend_and_fill_the_backlog() {
-        let mut figures = Figures::from_counters(&counters(2, 0), SimTime::ZERO);
-        figures.count_forward(1);
-        assert_eq!((figures.available, figures.running), (1, 99));
-        figures.count_forward(2);
-        assert_eq!((figures.pending, figures.imported_pending), (2, 1));
-    }
-
-    #[test]
-    fn forwards_that_preempt_take_preemptable_slots() {
-        let mut base = counters(0, 0);
-        base.preemptable_available_slots = 5;
-        let mut figures = Figures::from_counters(&base, SimTime::ZERO);
-        figures.count_forward(3);
-        assert_eq!((figures.preemptable_available, figures.pending), (2, 0));
-    }
-
-    #[test]
-    fn refused_forward_is_forgotten() {
-        let (mut view, id) = view();
-        view.apply_update(&cluster("C1"), &update(1, 10, 0));
-        let first = view.record_forward(id, 4);
-        view.record_forward(id, 2);
-        view.forget_forward(&cluster("C2"), first);
-        assert_eq!(view.figures(id).map(|f| f.available), Some(8));
-    }
-
-    #[test]
-    fn unknown_sender_is_reported() {
-        let (mut view, _) = view();
-        let mut stray = update(1, 1, 0);
-        stray.sender = cluster("C9");
-        assert_eq!(
-            view.apply_update(&cluster("C1"), &stray),
-            UpdateOutcome::UnknownSender
-        );
-    }
-}
+mod tests;

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use mcfed_fuzzing::TARGETS;
 use mcfed_protocol::{
-    ClusterName, CounterUpdate, ForwardWatermark, HeldJob, Hello, JobForward, JobSpec, JobSync,
+    ClusterName, CounterUpdate, ForwardWatermark, HeldJob, Hello, JobAction, JobControl,
+    JobForward, JobSpec, JobSync,
     JobWithdraw, MAX_FRAME_SIZE, Message, QueueCounters, QueueName, Resume, SimTime, encode_frame,
 };
 use proptest::prelude::*;
@@ -75,6 +76,7 @@ fn messages() -> Vec<Message> {
                 impt_jobbklg: Some(50),
                 imported_pending_jobs: 1,
                 resources: vec!["bigmem".to_owned()],
+                slot_group: 1,
             }],
             forwards_received: vec![ForwardWatermark {
                 submission_cluster: name("Cluster1"),
@@ -100,6 +102,10 @@ fn messages() -> Vec<Message> {
             forward_seq: 6,
             pending_only: true,
             reason: "taken back".to_owned(),
+        }),
+        Message::JobControl(JobControl {
+            source_job: 11,
+            action: JobAction::Kill,
         }),
     ]
 }

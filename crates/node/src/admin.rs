@@ -1,16 +1,17 @@
 //! The admin requests a cluster process answers (over the transport's admin
 //! channel, with the administrator's certificate), and their answers.
 //!
-//! `mcfed bsub`, `bjobs`, `bqueues`, `bhosts` and `bclusters` send one
-//! request each; `mcfed launch` uses the same requests to wait for the
+//! `mcfed bsub`, `bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`,
+//! `bacct`, `lsid`, `bparams` and the job control commands send one or two
+//! requests each; `mcfed launch` uses the same requests to wait for the
 //! federation, play submissions, gather decision records and stop the
 //! processes. Requests and answers are postcard-encoded; the row types are
 //! also what `-o json` prints, so their field names are a public contract
 //! (add fields, never rename one).
 
-use mcfed_federation::GroupState;
+use mcfed_federation::{GroupState, JobRef};
 use mcfed_forwarder::DecisionRecord;
-use mcfed_protocol::JobSpec;
+use mcfed_protocol::{JobAction, JobSpec};
 use serde::{Deserialize, Serialize};
 
 /// One queue, as `bqueues` shows it: the cluster's one queue view, which
@@ -47,6 +48,25 @@ pub enum AdminRequest {
     Status,
     /// Stop the process cleanly.
     Shutdown,
+    /// A job control command (`bkill`, `bstop`, `bresume`, `brequeue`,
+    /// `bswitch`, `bmod`).
+    Control {
+        /// The job.
+        job: JobRef,
+        /// What to do.
+        action: JobAction,
+    },
+    /// The job history (`bjobs -a`, `bhist`, `bacct`).
+    History,
+    /// The cluster's parameters (`bparams`, `lsid`).
+    Params,
+    /// What the live page (`--web`) shows of the cluster: its hosts and
+    /// queues, the counters it holds of remote queues, and the decision
+    /// records from index `from` on. Reads only.
+    Watch {
+        /// The first decision record wanted (0: all).
+        from: usize,
+    },
     /// Submit many jobs at once (a batched `mcfed bsub`): each is answered,
     /// in order, once all are durable.
     SubmitMany {
@@ -76,9 +96,148 @@ pub enum AdminResponse {
     ShuttingDown,
     /// The request was refused.
     Error(String),
+    /// A job control command was done, or sent to the job's execution
+    /// cluster.
+    Controlled(Controlled),
+    /// The job history.
+    History(HistoryReply),
+    /// The cluster's parameters.
+    Params(ParamsReply),
+    /// What the live page shows of the cluster.
+    Watch(WatchReply),
     /// The answers to [`AdminRequest::SubmitMany`], in order: each job
     /// submitted, or why it was refused.
     SubmittedMany(Vec<Result<Submitted, String>>),
+}
+
+/// What a job control command did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Controlled {
+    /// The job's id.
+    pub job_id: u64,
+    /// The execution cluster the command was sent to, if it went there.
+    pub sent_to: Option<String>,
+    /// What the command prints (`Job <1> is being terminated`).
+    pub message: String,
+}
+
+/// The jobs a cluster process knows: those it holds and those that ended
+/// within CLEAN_PERIOD.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryReply {
+    /// The cluster.
+    pub cluster: String,
+    /// Its emulated time, seconds.
+    pub now: f64,
+    /// CLEAN_PERIOD, seconds.
+    pub clean_period: f64,
+    /// The jobs, by id.
+    pub jobs: Vec<HistoryRow>,
+}
+
+/// One job's history, as `bhist -l` shows it; `bjobs -a` and `bacct` read
+/// it too. Its field names are a public contract.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRow {
+    /// The job's id in this cluster.
+    pub job_id: u64,
+    /// The job's name.
+    pub job_name: String,
+    /// The submitting user.
+    pub user: String,
+    /// Its queue here (the send queue for a job forwarded from here).
+    pub queue: String,
+    /// PEND, RUN, SSUSP, USUSP, PSUSP, DONE, EXIT, or GONE (forwarded
+    /// here and sent back).
+    pub stat: String,
+    /// `bundled` (present at start), `submitted`, `sent` (submitted to a
+    /// send queue here) or `forwarded_in`.
+    pub origin: String,
+    /// For a job forwarded here: the submission cluster and its id there.
+    pub forwarded_from: Option<ForwardedFrom>,
+    /// Slots.
+    pub slots: u32,
+    /// When it entered this cluster (emulated seconds).
+    pub submit_time: f64,
+    /// When it was first submitted anywhere.
+    pub first_submit_time: f64,
+    /// When it first started, if it has.
+    pub start_time: Option<f64>,
+    /// When it ended (DONE, EXIT), if it has.
+    pub end_time: Option<f64>,
+    /// Where it ran: hosts here, or the execution cluster.
+    pub exec_host: Option<String>,
+    /// For a job forwarded from here: `queue@cluster`, the id there, how
+    /// many times.
+    pub forwarded_to: Option<String>,
+    /// Its id at the execution cluster.
+    pub dest_job: Option<u64>,
+    /// How many times it was forwarded.
+    pub forwards: u32,
+    /// Run limit, seconds.
+    pub run_limit: Option<f64>,
+    /// `bsub -o`.
+    pub output_file: Option<String>,
+    /// `bsub -e`.
+    pub error_file: Option<String>,
+    /// `bsub -sp`.
+    pub user_priority: Option<u32>,
+    /// Seconds spent in each state so far: PEND, PSUSP, RUN, USUSP, SSUSP.
+    pub times: StateSeconds,
+    /// What happened, in order.
+    pub events: Vec<HistoryEventRow>,
+    /// Events beyond the ones kept.
+    pub more_events: u32,
+}
+
+/// Seconds a job spent in each state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StateSeconds {
+    /// PEND.
+    pub pend: f64,
+    /// PSUSP.
+    pub psusp: f64,
+    /// RUN.
+    pub run: f64,
+    /// USUSP.
+    pub ususp: f64,
+    /// SSUSP.
+    pub ssusp: f64,
+    /// All of them.
+    pub total: f64,
+}
+
+/// One event of a job's history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryEventRow {
+    /// Emulated seconds.
+    pub time: f64,
+    /// What happened.
+    pub event: String,
+}
+
+/// A cluster's parameters, for `bparams` and `lsid`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamsReply {
+    /// The cluster.
+    pub cluster: String,
+    /// Where its process listens.
+    pub address: String,
+    /// Its emulated time, seconds.
+    pub now: f64,
+    /// Each parameter: its lsb.params name, its value, and what it does.
+    pub params: Vec<ParamRow>,
+}
+
+/// One parameter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamRow {
+    /// Its name in lsb.params.
+    pub name: String,
+    /// Its value (`-` when not set).
+    pub value: String,
+    /// What it does.
+    pub meaning: String,
 }
 
 /// A submitted job.
@@ -131,6 +290,18 @@ pub struct JobRow {
     pub resources: Vec<String>,
     /// When it started (emulated seconds), if it has.
     pub start_time: Option<f64>,
+    /// When it ended (DONE, EXIT; `bjobs -a`), if it has.
+    #[serde(default)]
+    pub finish_time: Option<f64>,
+    /// `bsub -o FILE`.
+    #[serde(default)]
+    pub output_file: Option<String>,
+    /// `bsub -e FILE`.
+    #[serde(default)]
+    pub error_file: Option<String>,
+    /// `bsub -sp`: the user-assigned job priority.
+    #[serde(default)]
+    pub user_priority: Option<u32>,
 }
 
 /// Where a job submitted here was forwarded.
@@ -174,6 +345,18 @@ pub struct HostRow {
     pub ssusp: u32,
     /// Its boolean resources.
     pub resources: Vec<String>,
+    /// USUSP slots (jobs stopped by `bstop`).
+    #[serde(default)]
+    pub ususp: u32,
+    /// Processors (ncpus).
+    #[serde(default)]
+    pub ncpus: u32,
+    /// JL/U: slots each user may hold on it.
+    #[serde(default)]
+    pub jl_u: Option<u32>,
+    /// The queues that dispatch to it.
+    #[serde(default)]
+    pub queues: Vec<String>,
 }
 
 /// One MultiCluster link, as `bclusters` shows it.
@@ -217,6 +400,90 @@ pub struct RecordsReply {
     /// of the scenario, from emulated time zero).
     #[serde(default)]
     pub usage: Vec<mcfed_scenario::records::UsageRecord>,
+}
+
+/// What the live page (`mcfed launch --web`, `mcfed cluster --web`)
+/// shows of one cluster process, read in one pass over its member.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WatchReply {
+    /// The cluster.
+    pub cluster: String,
+    /// Where its process listens.
+    pub address: String,
+    /// Its incarnation (a process started again has a new one, and
+    /// numbers its decision records from 0 again).
+    pub incarnation: u64,
+    /// Its emulated time, seconds.
+    pub now: f64,
+    /// Its hosts, as `bhosts` shows them.
+    pub hosts: Vec<HostRow>,
+    /// Its queues, as `bqueues` shows them (a receive queue with the
+    /// counters it publishes now: the truth).
+    pub queues: Vec<QueueReport>,
+    /// The counters it holds of each remote queue its send queues send
+    /// to (empty for a cluster without send queues).
+    pub views: Vec<ViewRow>,
+    /// Decision records from the index asked for.
+    pub decisions: Vec<DecisionRecord>,
+    /// How many decision records the process has written in all.
+    pub decisions_total: usize,
+}
+
+/// The counters a submission cluster holds of one remote queue: the
+/// figures of the last update applied, plus the jobs forwarded since that
+/// the update does not reflect (what its next decision will read).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViewRow {
+    /// The remote queue.
+    pub queue: String,
+    /// Its execution cluster.
+    pub cluster: String,
+    /// The figures, or `None` before the first update from the cluster.
+    pub figures: Option<CountersRow>,
+    /// When the execution cluster took the snapshot behind them
+    /// (emulated seconds).
+    pub taken_at: Option<f64>,
+    /// Their age now (emulated seconds).
+    pub age: Option<f64>,
+    /// The sequence number of the last update applied from the cluster.
+    pub last_update_seq: Option<u64>,
+}
+
+/// A queue's counter figures, as published (the truth) or as held by a
+/// submission cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountersRow {
+    /// PRIORITY.
+    pub priority: u32,
+    /// Total slots.
+    pub total: u32,
+    /// Free slots.
+    pub available: u32,
+    /// Running slots.
+    pub running: u32,
+    /// Pending slots.
+    pub pending: u32,
+    /// Slots reachable through preemption (free ones included).
+    pub preemptable_available: u32,
+    /// Imported jobs pending.
+    pub imported_pending: u32,
+    /// IMPT_JOBBKLG (`None`: infinit).
+    pub impt_jobbklg: Option<u32>,
+}
+
+impl From<&mcfed_protocol::QueueCounters> for CountersRow {
+    fn from(counters: &mcfed_protocol::QueueCounters) -> Self {
+        CountersRow {
+            priority: counters.priority,
+            total: counters.total_slots,
+            available: counters.available_slots,
+            running: counters.running_slots,
+            pending: counters.pending_slots,
+            preemptable_available: counters.preemptable_available_slots,
+            imported_pending: counters.imported_pending_jobs,
+            impt_jobbklg: counters.impt_jobbklg,
+        }
+    }
 }
 
 /// A process's state.

@@ -95,6 +95,37 @@ pub enum LaunchError {
     Runtime(#[from] std::io::Error),
 }
 
+/// A launch that failed, with what the processes still running had
+/// decided and recorded by then (so it can be printed before the error).
+#[derive(Debug)]
+pub struct LaunchFailure {
+    /// Why it failed.
+    pub error: LaunchError,
+    /// What was gathered, if anything.
+    pub gathered: Option<Box<RunOutput>>,
+}
+
+impl From<LaunchError> for LaunchFailure {
+    fn from(error: LaunchError) -> Self {
+        LaunchFailure {
+            error,
+            gathered: None,
+        }
+    }
+}
+
+impl std::fmt::Display for LaunchFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for LaunchFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
+}
+
 /// What `mcfed launch` takes.
 #[derive(Clone, Debug)]
 pub struct LaunchOptions {
@@ -123,6 +154,19 @@ pub struct LaunchOptions {
     /// A directory under which each process keeps its state
     /// (`DIR/NAME`, `mcfed cluster --state`).
     pub state: Option<PathBuf>,
+    /// Where the launcher says, once every process has started, where
+    /// they listen (the live page of `mcfed launch --web` watches them).
+    pub watch: Option<tokio::sync::mpsc::UnboundedSender<Started>>,
+}
+
+/// Every process of a launched federation has started: where each
+/// listens, and the administrator's TLS material to reach them with.
+#[derive(Clone, Debug)]
+pub struct Started {
+    /// The administrator's certificate and key (those the launcher uses).
+    pub tls: std::sync::Arc<FederationTls>,
+    /// Each cluster and its address, in scenario order.
+    pub clusters: Vec<(String, String)>,
 }
 
 /// How far ahead emulated time zero is set when faults are injected, so
@@ -143,6 +187,7 @@ impl LaunchOptions {
             chaos: ChaosOverrides::default(),
             oracle: false,
             state: None,
+            watch: None,
         }
     }
 }
@@ -158,12 +203,14 @@ struct Running {
 }
 
 /// Runs `options.scenario` as one process per cluster and returns what
-/// they decided.
-pub fn launch(options: &LaunchOptions) -> Result<RunOutput, LaunchError> {
-    let scenario = mcfed_scenario::load(&options.scenario)?;
+/// they decided; on a failure, what they had decided by then comes with
+/// the error.
+pub fn launch(options: &LaunchOptions) -> Result<RunOutput, LaunchFailure> {
+    let scenario = mcfed_scenario::load(&options.scenario).map_err(LaunchError::from)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .build()?;
+        .build()
+        .map_err(LaunchError::from)?;
     let scratch = match &options.certs {
         Some(_) => None,
         None => {
@@ -177,7 +224,7 @@ pub fn launch(options: &LaunchOptions) -> Result<RunOutput, LaunchError> {
                 .iter()
                 .map(|spec| spec.config.name.to_string())
                 .collect();
-            mcfed_transport::certs::init(&dir, &names)?;
+            mcfed_transport::certs::init(&dir, &names).map_err(LaunchError::from)?;
             Some(dir)
         }
     };
@@ -197,8 +244,8 @@ async fn run(
     options: &LaunchOptions,
     scenario: &Scenario,
     certs: &Path,
-) -> Result<RunOutput, LaunchError> {
-    let tls = admin_tls(certs)?;
+) -> Result<RunOutput, LaunchFailure> {
+    let tls = std::sync::Arc::new(admin_tls(certs).map_err(LaunchError::from)?);
     let chaos = options.chaos.apply(scenario).filter(ChaosConfig::is_active);
     // With faults, give the processes time to connect before the clock
     // starts: the faults act from emulated time zero on.
@@ -230,7 +277,7 @@ async fn run(
             Err(error) => {
                 let _ = child.start_kill();
                 stop_all(&tls, &mut running).await;
-                return Err(error);
+                return Err(error.into());
             }
         };
         // The address it was given, unless its port was 0 (the OS's pick).
@@ -261,9 +308,19 @@ async fn run(
             epoch_ms,
         );
     }
+    if let Some(watch) = &options.watch {
+        let _ = watch.send(Started {
+            tls: tls.clone(),
+            clusters: running
+                .iter()
+                .map(|process| (process.cluster.clone(), process.address.clone()))
+                .collect(),
+        });
+    }
     let running = RefCell::new(running);
     let ctrl_c = tokio::signal::ctrl_c();
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(LaunchError::from)?;
     let outages = chaos.map(|chaos| chaos.outages).unwrap_or_default();
     let outcome = {
         let drive = drive(options, scenario, &tls, &running, &outages, epoch);
@@ -277,6 +334,15 @@ async fn run(
                 status: status.map_or_else(|error| error.to_string(), |status| status.to_string()),
             }),
         }
+    };
+    let outcome = match outcome {
+        Ok(output) => Ok(output),
+        Err(error) => Err(LaunchFailure {
+            gathered: gather_partial(&tls, &running, scenario.end)
+                .await
+                .map(Box::new),
+            error,
+        }),
     };
     stop_all(&tls, &mut running.into_inner()).await;
     outcome

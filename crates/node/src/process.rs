@@ -46,7 +46,7 @@ mod state;
 
 pub use state::COMPACT_MIN_BYTES;
 
-pub use serve::{listening_line, parse_listening_line};
+pub use serve::{LocalWatch, WATCH_DECISIONS, listening_line, parse_listening_line};
 
 /// How long a forwarding session waits for the true counters of the
 /// execution clusters (wall time) before it runs without judging its
@@ -169,6 +169,9 @@ pub struct ClusterOptions {
     /// Keep every compacted journal as `journal.N` (like LSF's
     /// `lsb.events.N`).
     pub keep_journals: bool,
+    /// Where the process hands a read-only handle on itself once it runs
+    /// (the live page of `mcfed cluster --web`).
+    pub watch: Option<tokio::sync::mpsc::UnboundedSender<LocalWatch>>,
 }
 
 impl ClusterOptions {
@@ -194,6 +197,7 @@ impl ClusterOptions {
             oracle_timeout: DEFAULT_ORACLE_TIMEOUT,
             state: None,
             keep_journals: false,
+            watch: None,
         }
     }
 }
@@ -325,6 +329,14 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     let mut prepared = state::prepare(&options, &spec, move |why| {
         let _ = failed.send(why);
     })?;
+    // A process answers bjobs -a, bhist and bacct: it keeps its jobs'
+    // history for CLEAN_PERIOD (after a restart, from the jobs restored).
+    prepared.member.keep_history(
+        spec.config
+            .params
+            .clean_period
+            .unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD),
+    );
     let chaos = options
         .chaos
         .apply(&scenario)
@@ -345,6 +357,7 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     let config = TransportConfig {
         cluster: name.clone(),
         incarnation: mcfed_transport::new_incarnation(),
+        queues: prepared.member.cluster().queue_facts(),
         listen,
         peers,
         tls,
@@ -358,11 +371,7 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     };
     // Slot usage is sampled as in-process runs sample it: every shortest
     // update interval of the federation, from emulated time zero.
-    let sample_every = scenario
-        .clusters
-        .iter()
-        .filter_map(|spec| spec.config.update_interval)
-        .min();
+    let sample_every = Some(scenario.sample_interval());
     let system = actix_rt::System::new();
     system.block_on(serve::serve(
         options,

@@ -8,7 +8,13 @@ use mcfed_scenario::model::ClusterSpec;
 use mcfed_transport::PeerStatus;
 use rustc_hash::FxHashMap;
 
-use crate::admin::{ForwardedFrom, ForwardedTo, HostRow, JobRow, LinkRow, QueueReport};
+use crate::admin::{
+    CountersRow, ForwardedFrom, ForwardedTo, HostRow, JobRow, LinkRow, QueueReport, ViewRow,
+};
+
+mod history;
+
+pub use history::{finished_jobs, history, params};
 
 fn secs(time: SimTime) -> f64 {
     time.as_secs_f64()
@@ -40,6 +46,7 @@ pub fn cluster_jobs(node: &ClusterNode) -> Vec<JobRow> {
             });
             let pending_reason = (job.state == JobState::Pending)
                 .then(|| cluster.pending_reason(job).describe().to_owned());
+            let options = job.spec.options();
             JobRow {
                 job_id: job.id.0,
                 user: job.spec.user.to_string(),
@@ -57,6 +64,10 @@ pub fn cluster_jobs(node: &ClusterNode) -> Vec<JobRow> {
                 run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
                 resources: job.spec.resources.clone(),
                 start_time: job.started_at.map(secs),
+                finish_time: None,
+                output_file: options.output_file,
+                error_file: options.error_file,
+                user_priority: options.user_priority,
             }
         })
         .collect();
@@ -75,14 +86,15 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode, now: SimTime) -> Vec<JobRow> {
         .jobs()
         .map(|job| {
             let stat = match job.state {
-                // LSF's UNKWN: running where nobody can be asked.
-                SourceState::Running { .. } | SourceState::Suspended { .. } if unreachable(job) => {
+                // LSF's UNKWN: started where nobody can be asked.
+                SourceState::Running { .. }
+                | SourceState::Suspended { .. }
+                | SourceState::Stopped { .. }
+                    if unreachable(job) =>
+                {
                     "UNKWN"
                 }
-                SourceState::Running { .. } => "RUN",
-                SourceState::Suspended { .. } => "SSUSP",
-                SourceState::Done => "DONE",
-                _ => "PEND",
+                state => state.as_str(),
             };
             let forwarded_to = job.remote_queue().map(|to| {
                 let at = view.queue_ref(to);
@@ -95,9 +107,9 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode, now: SimTime) -> Vec<JobRow> {
                 }
             });
             let exec_host = match job.state {
-                SourceState::Running { to, .. } | SourceState::Suspended { to, .. } => {
-                    Some(format!("@{}", view.cluster_of(to)))
-                }
+                SourceState::Running { to, .. }
+                | SourceState::Suspended { to, .. }
+                | SourceState::Stopped { to, .. } => Some(format!("@{}", view.cluster_of(to))),
                 _ => None,
             };
             let pending_reason = match job.state {
@@ -115,8 +127,13 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode, now: SimTime) -> Vec<JobRow> {
                 SourceState::Forwarded { .. } | SourceState::Accepted { .. } => {
                     Some("Pending at the execution cluster".to_owned())
                 }
+                SourceState::Held => Some("Held at the submission cluster by bstop".to_owned()),
+                SourceState::HeldThere { .. } => {
+                    Some("Held at the execution cluster by bstop".to_owned())
+                }
                 _ => None,
             };
+            let options = job.spec.options();
             JobRow {
                 job_id: job.id,
                 user: job.spec.user.to_string(),
@@ -136,6 +153,10 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode, now: SimTime) -> Vec<JobRow> {
                 run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
                 resources: job.spec.resources.clone(),
                 start_time: None,
+                finish_time: None,
+                output_file: options.output_file,
+                error_file: options.error_file,
+                user_priority: options.user_priority,
             }
         })
         .collect();
@@ -165,13 +186,15 @@ pub fn queues(node: &ClusterNode, spec: &ClusterSpec, now: SimTime) -> Vec<Queue
 /// Every host of the cluster, in configuration order.
 pub fn hosts(node: &ClusterNode) -> Vec<HostRow> {
     let cluster = node.cluster();
-    let mut usage: FxHashMap<usize, (u32, u32)> = FxHashMap::default();
+    // RUN, SSUSP and USUSP slots of each host.
+    let mut usage: FxHashMap<usize, [u32; 3]> = FxHashMap::default();
     for job in cluster.jobs() {
         for place in &job.placement {
             let entry = usage.entry(place.host).or_default();
             match job.state {
-                JobState::Running => entry.0 += place.slots,
-                JobState::Suspended => entry.1 += place.slots,
+                JobState::Running => entry[0] += place.slots,
+                JobState::Suspended => entry[1] += place.slots,
+                JobState::UserSuspended => entry[2] += place.slots,
                 _ => {}
             }
         }
@@ -180,22 +203,34 @@ pub fn hosts(node: &ClusterNode) -> Vec<HostRow> {
         .host_configs()
         .enumerate()
         .map(|(index, config)| {
-            let (run, ssusp) = usage.get(&index).copied().unwrap_or_default();
+            let [run, ssusp, ususp] = usage.get(&index).copied().unwrap_or_default();
             let status = if config.closed {
                 "closed_Adm"
-            } else if run >= config.max_slots {
+            } else if cluster.host_used_slots(index) >= config.max_slots {
                 "closed"
             } else {
                 "ok"
             };
+            let queues = cluster
+                .queue_configs()
+                .filter(|queue| match &queue.hosts {
+                    mcfed_cluster::HostSelection::All => true,
+                    mcfed_cluster::HostSelection::Listed(hosts) => hosts.contains(&config.name),
+                })
+                .map(|queue| queue.name.to_string())
+                .collect();
             HostRow {
                 host_name: config.name.clone(),
                 status: status.to_owned(),
                 max: config.max_slots,
-                njobs: run + ssusp,
+                njobs: run + ssusp + ususp,
                 run,
                 ssusp,
                 resources: config.resources.clone(),
+                ususp,
+                ncpus: config.processor_count(),
+                jl_u: config.user_slot_limit,
+                queues,
             }
         })
         .collect()
@@ -223,6 +258,42 @@ pub fn view_facts(forwarder: &ForwarderNode) -> ViewFacts {
         }
     }
     facts
+}
+
+/// The counters a forwarder holds of each remote queue it sends to, in
+/// the order its send queues name them (each queue once), with their age
+/// at `now`.
+pub fn views(forwarder: &ForwarderNode, now: SimTime) -> Vec<ViewRow> {
+    let view = forwarder.view();
+    let mut seen = Vec::new();
+    let mut rows = Vec::new();
+    for (_, targets) in forwarder.send_queues() {
+        for &target in targets {
+            if seen.contains(&target) {
+                continue;
+            }
+            seen.push(target);
+            let at = view.queue_ref(target);
+            rows.push(ViewRow {
+                queue: at.queue.to_string(),
+                cluster: at.cluster.to_string(),
+                figures: view.figures(target).map(|figures| CountersRow {
+                    priority: figures.priority,
+                    total: figures.total,
+                    available: figures.available,
+                    running: figures.running,
+                    pending: figures.pending,
+                    preemptable_available: figures.preemptable_available,
+                    imported_pending: figures.imported_pending,
+                    impt_jobbklg: figures.impt_jobbklg,
+                }),
+                taken_at: view.taken_at(target).map(secs),
+                age: view.view_age(target, now).map(|age| age.as_secs_f64()),
+                last_update_seq: view.applied_seq(&at.cluster),
+            });
+        }
+    }
+    rows
 }
 
 /// The MultiCluster links (`bclusters`): each send queue's targets, then
@@ -322,7 +393,7 @@ mod tests {
     fn show_view(member: &Member, now: SimTime) -> Vec<Value> {
         let snapshot = Snapshot {
             time: now.as_secs_f64(),
-            clusters: vec![snapshot(member.cluster(), now, &[])],
+            clusters: vec![snapshot(member, now, &[])],
         };
         let json: Value =
             serde_json::from_str(&queues_json(&snapshot, None).expect("JSON")).expect("JSON");

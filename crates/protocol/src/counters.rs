@@ -9,26 +9,70 @@
 //! - *pending slots*: slots asked for by jobs pending in this queue;
 //! - *preemptable available slots*: the slots the queue can reach through
 //!   preemption, i.e. its available slots plus the slots held by running jobs
-//!   it may preempt on its hosts.
+//!   it may preempt now on its hosts, within the queue's own limits.
+//!
+//! Each queue also carries its *slot group*: queues of one cluster with the
+//! same slot group draw on the same hosts' slots, so a job forwarded to one
+//! of them takes free slots from all of them (docs/forwarding.md). The
+//! static facts of a queue ([`QueueFacts`]: priority, total slots,
+//! IMPT_JOBBKLG, resources, slot group) travel in the connection's hello,
+//! so a submission cluster can forward before the first update.
 
 use serde::{Deserialize, Serialize};
 
 use crate::names::{ClusterName, QueueName};
 use crate::time::SimTime;
 
-/// Whether a receive queue takes one more forwarded job: it has room in
-/// its imported pending-job backlog (IMPT_JOBBKLG, `None`: unbounded).
-/// LSF's lsb.queues: once the limit is reached "the queue stops accepting
-/// jobs from remote clusters" — whatever its free slots, since a job
-/// accepted there may still pend. The one rule both sides use: the
-/// receiver on the truth when a job arrives, the sender on its view of the
-/// queue (a queue whose backlog is full is not a candidate, in any tier),
-/// so a forward the sender believes welcome is refused only when its view
-/// was stale. Seed 004's "free slots or space in the MultiCluster pending
-/// job threshold" would let the sender pick a queue its receiver then
-/// refuses; docs/forwarding.md says why mcfed does not.
-pub fn takes_import(imported_pending_jobs: u32, impt_jobbklg: Option<u32>) -> bool {
-    impt_jobbklg.is_none_or(|limit| imported_pending_jobs < limit)
+/// Whether a receive queue takes one more forwarded job: the job starts
+/// there at once (`starts_at_once`: free slots for it, or slots the queue
+/// can reach through preemption), so it adds nothing to the imported
+/// pending-job backlog, or the backlog has room (IMPT_JOBBKLG, `None`:
+/// unbounded). Seed 004: the submission cluster "only forwards jobs to a
+/// queue with free slots or space in the MultiCluster pending job
+/// threshold", and when no queue has either, "the best queue is selected
+/// based on the number of preemptable jobs" — a queue whose backlog is full
+/// is still a candidate for a job it can start by preemption. LSF's
+/// lsb.queues: once the limit is reached the queue stops accepting jobs
+/// that would pend there. The one rule both sides use: the receiver on its
+/// own figures when a job arrives, the sender on its view of the queue, so
+/// a forward the sender believes welcome is refused only when its view was
+/// stale (docs/forwarding.md).
+pub fn takes_import(
+    imported_pending_jobs: u32,
+    impt_jobbklg: Option<u32>,
+    starts_at_once: bool,
+) -> bool {
+    starts_at_once || impt_jobbklg.is_none_or(|limit| imported_pending_jobs < limit)
+}
+
+/// Whether a job of `slots` slots starts at once in a queue whose
+/// preemptable available slots (free slots and slots reachable through
+/// preemption, within the queue's own limits) are `preemptable_available`:
+/// the test of [`takes_import`]'s `starts_at_once`, on either side.
+pub fn starts_at_once(slots: u32, preemptable_available: u32) -> bool {
+    preemptable_available >= slots
+}
+
+/// The static facts of a receive queue, known as soon as a connection is
+/// made (sent in the hello): what a submission cluster forwards on before
+/// the first counter update, and, when counters are never sent (no
+/// MC_PLUGIN_UPDATE_INTERVAL, or a submission cluster that does not
+/// collect them), for good.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueFacts {
+    /// The queue's name.
+    pub queue: QueueName,
+    /// The queue's PRIORITY.
+    pub priority: u32,
+    /// Slots on all hosts the queue dispatches to.
+    pub total_slots: u32,
+    /// The queue's IMPT_JOBBKLG (`None` is LSF's `infinit`).
+    pub impt_jobbklg: Option<u32>,
+    /// The boolean resources offered by the queue's hosts.
+    pub resources: Vec<String>,
+    /// Queues of the cluster with the same slot group draw on the same
+    /// slots.
+    pub slot_group: u32,
 }
 
 /// The counters of one queue of an execution cluster, as computed by that
@@ -63,15 +107,9 @@ pub struct QueueCounters {
     /// resource when any of its hosts has it, as LSF's submission cluster
     /// assumes).
     pub resources: Vec<String>,
-}
-
-impl QueueCounters {
-    /// Whether the queue has room for one more imported pending job under its
-    /// IMPT_JOBBKLG.
-    pub fn has_backlog_room(&self) -> bool {
-        self.impt_jobbklg
-            .is_none_or(|limit| self.imported_pending_jobs < limit)
-    }
+    /// Queues of the cluster with the same slot group draw on the same
+    /// slots (their hosts overlap).
+    pub slot_group: u32,
 }
 
 /// The highest forward sequence number an execution cluster had received from
@@ -118,11 +156,21 @@ mod import_rule_tests {
     use super::takes_import;
 
     #[test]
-    fn only_room_in_the_backlog_takes_a_job() {
-        assert!(takes_import(9, Some(10)));
-        assert!(!takes_import(10, Some(10)));
-        assert!(!takes_import(11, Some(10)));
+    fn room_in_the_backlog_or_a_start_at_once_takes_a_job() {
+        assert!(takes_import(9, Some(10), false));
+        assert!(!takes_import(10, Some(10), false));
+        assert!(!takes_import(11, Some(10), false));
+        // A job that starts at once adds nothing to a full backlog.
+        assert!(takes_import(10, Some(10), true));
         // No IMPT_JOBBKLG: always room.
-        assert!(takes_import(1_000_000, None));
+        assert!(takes_import(1_000_000, None, false));
+    }
+
+    #[test]
+    fn a_job_starts_at_once_on_its_queues_preemptable_available_slots() {
+        use super::starts_at_once;
+        assert!(starts_at_once(4, 4));
+        assert!(starts_at_once(4, 6));
+        assert!(!starts_at_once(4, 3));
     }
 }

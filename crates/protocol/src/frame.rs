@@ -187,6 +187,7 @@ mod tests {
                 impt_jobbklg: Some(50),
                 imported_pending_jobs: 3,
                 resources: vec!["bigmem".into()],
+                slot_group: 0,
             }],
             forwards_received: vec![ForwardWatermark {
                 submission_cluster: name("Cluster1"),
@@ -205,7 +206,16 @@ mod tests {
             submitted_at: SimTime::from_secs(5),
             attempt: 0,
         });
-        let hello = Message::Hello(Hello::with_incarnation(name("Cluster1"), 77));
+        let hello = Message::Hello(Hello::with_incarnation(name("Cluster1"), 77).with_queues(
+            vec![crate::counters::QueueFacts {
+                queue: QueueName::new("HighPriority").expect("valid"),
+                priority: 40,
+                total_slots: 100,
+                impt_jobbklg: None,
+                resources: vec!["bigmem".into()],
+                slot_group: 1,
+            }],
+        ));
         let recall = Message::JobRecall(crate::job::JobRecall {
             source_job: 3,
             dest_job: 9,
@@ -222,7 +232,45 @@ mod tests {
             forward_seq: 4,
             reason: "restarted".into(),
         });
-        for message in [sample_update(), forward, hello, recall, sync, lost] {
+        let mut spec = JobSpec::simple("job2", "bob", Duration::from_secs(60));
+        spec.set_options(crate::job::JobOptions {
+            output_file: Some("out.%J".into()),
+            error_file: None,
+            user_priority: Some(7),
+        });
+        let with_options = Message::JobForward(JobForward {
+            forward_seq: 2,
+            source_job: 102,
+            queue: QueueName::new("HighPriority").expect("valid"),
+            spec,
+            submitted_at: SimTime::from_secs(6),
+            attempt: 1,
+        });
+        let control = Message::JobControl(crate::control::JobControl {
+            source_job: 3,
+            action: crate::control::JobAction::Modify(crate::control::JobChanges {
+                run_limit: Some(None),
+                slots: Some(2),
+                user_priority: None,
+            }),
+        });
+        let reply = Message::JobControlReply(crate::control::JobControlReply {
+            source_job: 3,
+            dest_job: Some(9),
+            action: crate::control::JobAction::Switch(QueueName::new("short").expect("valid")),
+            outcome: Err("the job is running".into()),
+        });
+        for message in [
+            sample_update(),
+            forward,
+            hello,
+            recall,
+            sync,
+            lost,
+            with_options,
+            control,
+            reply,
+        ] {
             let mut out = Vec::new();
             encode_frame(&message, &mut out, MAX_FRAME_SIZE).expect("encodes");
             let (decoded, used) = decode_frame(&out, MAX_FRAME_SIZE)

@@ -24,6 +24,13 @@ pub struct JobSpec {
     pub run_time: Duration,
     /// The run limit (`bsub -W`), if any.
     pub run_limit: Option<Duration>,
+    /// The run-time estimate (`bsub -We`), if any: what the scheduler
+    /// expects the job to take (NO_PREEMPT_FINISH_TIME reads it before the
+    /// run limit); unlike the run limit it is never enforced.
+    pub run_estimate: Option<Duration>,
+    /// GPUs the job needs on each host it runs on (`bsub -gpu "num=N"`),
+    /// used exclusively while it runs.
+    pub gpus: u32,
     /// Boolean resources every host of the job must have (`bsub -R`).
     pub resources: Vec<String>,
     /// Fraction of its slots' CPU the job keeps busy while running
@@ -31,6 +38,30 @@ pub struct JobSpec {
     pub cpu_utilisation: f32,
     /// Memory the job uses while running, in MB.
     pub memory_mb: u64,
+    /// What few jobs set: `bsub -o`/`-e` files and `-sp` priority (boxed,
+    /// so the jobs that set none, as trace replays, carry one word).
+    pub options: Option<Box<JobOptions>>,
+}
+
+/// The job options few jobs set, recorded with the job and travelling with
+/// it when it is forwarded.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobOptions {
+    /// `bsub -o FILE`: where the job's standard output goes (recorded;
+    /// mcfed runs nothing, so nothing is written).
+    pub output_file: Option<String>,
+    /// `bsub -e FILE`: where its standard error goes (recorded likewise).
+    pub error_file: Option<String>,
+    /// `bsub -sp N` / `bmod -sp N`: the user-assigned job priority
+    /// (1 to MAX_USER_PRIORITY; `None`: MAX_USER_PRIORITY / 2).
+    pub user_priority: Option<u32>,
+}
+
+impl JobOptions {
+    /// Whether nothing is set.
+    pub fn is_empty(&self) -> bool {
+        *self == JobOptions::default()
+    }
 }
 
 impl JobSpec {
@@ -47,10 +78,30 @@ impl JobSpec {
             slots: 1,
             run_time,
             run_limit: None,
+            run_estimate: None,
+            gpus: 0,
             resources: Vec::new(),
             cpu_utilisation: 1.0,
             memory_mb: 0,
+            options: None,
         }
+    }
+
+    /// The options set (all unset when none is).
+    pub fn options(&self) -> JobOptions {
+        self.options.as_deref().cloned().unwrap_or_default()
+    }
+
+    /// Sets the options, keeping none when all are unset.
+    pub fn set_options(&mut self, options: JobOptions) {
+        self.options = (!options.is_empty()).then(|| Box::new(options));
+    }
+
+    /// The user-assigned priority (`bsub -sp`), if set.
+    pub fn user_priority(&self) -> Option<u32> {
+        self.options
+            .as_ref()
+            .and_then(|options| options.user_priority)
     }
 }
 
@@ -108,6 +159,14 @@ pub enum RejectReason {
         /// The job's user.
         user: String,
     },
+    /// The job asks for GPUs on each host, and the queue's hosts with that
+    /// many have too few slots for it.
+    NotEnoughGpus {
+        /// GPUs asked for per host.
+        asked: u32,
+        /// Slots on the queue's hosts with that many GPUs.
+        qualified: u32,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -136,6 +195,10 @@ impl fmt::Display for RejectReason {
             RejectReason::NoShares { user } => {
                 write!(f, "user `{user}` has no shares in the queue's FAIRSHARE")
             }
+            RejectReason::NotEnoughGpus { asked, qualified } => write!(
+                f,
+                "the job asks for {asked} GPUs on each host; the queue's hosts with that many have {qualified} slots"
+            ),
         }
     }
 }
@@ -188,6 +251,50 @@ pub enum JobEvent {
     Requeued,
     /// The job finished.
     Finished,
+    /// The job was killed (`bkill`): it ends with status EXIT.
+    Killed,
+    /// A running job was stopped (`bstop`): USUSP, keeping its slots.
+    Stopped,
+    /// A pending job was stopped (`bstop`): PSUSP, not dispatched.
+    Held,
+    /// A PSUSP job was resumed (`bresume`): pending again.
+    Released,
+    /// The job was moved to another queue (`bswitch`).
+    Switched,
+    /// The job's run limit, slots or priority were changed (`bmod`).
+    Modified,
+    /// The job reached its run limit (`bsub -W`, the queue's RUNLIMIT, or a
+    /// trace's requested time) before its run time and was killed: status
+    /// EXIT, LSF's TERM_RUNLIMIT.
+    RunLimit,
+}
+
+impl JobEvent {
+    /// The word records and reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobEvent::Started => "started",
+            JobEvent::Suspended => "suspended",
+            JobEvent::Resumed => "resumed",
+            JobEvent::Requeued => "requeued",
+            JobEvent::Finished => "finished",
+            JobEvent::Killed => "killed",
+            JobEvent::Stopped => "stopped",
+            JobEvent::Held => "held",
+            JobEvent::Released => "released",
+            JobEvent::Switched => "switched",
+            JobEvent::Modified => "modified",
+            JobEvent::RunLimit => "run limit",
+        }
+    }
+
+    /// Whether the job leaves its cluster with it (DONE or EXIT).
+    pub fn ends_job(self) -> bool {
+        matches!(
+            self,
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit
+        )
+    }
 }
 
 /// A forwarded job's state change, reported to its submission cluster.

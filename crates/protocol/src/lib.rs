@@ -8,6 +8,7 @@
 //! transport (which encodes them with [`frame`]).
 
 pub mod bounds;
+pub mod control;
 pub mod counters;
 pub mod frame;
 pub mod job;
@@ -16,11 +17,14 @@ pub mod names;
 pub mod time;
 
 pub use bounds::{Bound, BoundError};
-pub use counters::{CounterUpdate, ForwardWatermark, QueueCounters, takes_import};
+pub use control::{JobAction, JobChanges, JobControl, JobControlReply};
+pub use counters::{
+    CounterUpdate, ForwardWatermark, QueueCounters, QueueFacts, starts_at_once, takes_import,
+};
 pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
 pub use job::{
-    HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobSpec,
-    JobStatus, JobSync, JobWithdraw, RejectReason,
+    HeldJob, JobAccept, JobEvent, JobForward, JobLost, JobOptions, JobRecall, JobReject, JobReturn,
+    JobSpec, JobStatus, JobSync, JobWithdraw, RejectReason,
 };
 pub use message::{Envelope, Hello, Message, PROTOCOL_VERSION, Resume};
 pub use names::{ClusterName, MAX_NAME_LEN, NameError, QueueName, QueueRef};

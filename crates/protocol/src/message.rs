@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::counters::CounterUpdate;
+use crate::control::{JobControl, JobControlReply};
+use crate::counters::{CounterUpdate, QueueFacts};
 use crate::job::{
     JobAccept, JobForward, JobLost, JobRecall, JobReject, JobReturn, JobStatus, JobSync,
     JobWithdraw,
@@ -15,9 +16,14 @@ use crate::names::ClusterName;
 /// Version 2 (issue 4) added [`Hello::incarnation`] and the messages
 /// [`Message::JobRecall`], [`Message::JobSync`] and [`Message::JobLost`].
 /// Version 3 (issue 9) added [`Hello::port`].
-/// Version 4 (issue 14) added the messages [`Message::Resume`] and
-/// [`Message::JobWithdraw`].
-pub const PROTOCOL_VERSION: u16 = 4;
+/// Version 4 (issue 13) added [`Hello::queues`] (the static facts of the
+/// sender's receive queues), the slot group of each queue's counters, and a
+/// job's run-time estimate and GPUs. Version 5 (issue 15) added
+/// [`crate::JobSpec::options`], the job events of job control and the
+/// messages [`Message::JobControl`] and [`Message::JobControlReply`].
+/// Version 6 is the APS branch's. Version 7 (issue 14) added the messages
+/// [`Message::Resume`] and [`Message::JobWithdraw`].
+pub const PROTOCOL_VERSION: u16 = 7;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +40,9 @@ pub struct Hello {
     /// know its address learns it (the remote IP and this port; 0:
     /// unknown, as in-process).
     pub port: u16,
+    /// The static facts of the sender's receive queues, so a submission
+    /// cluster can forward before (or without) counter updates.
+    pub queues: Vec<QueueFacts>,
 }
 
 impl Hello {
@@ -49,12 +58,19 @@ impl Hello {
             cluster,
             incarnation,
             port: 0,
+            queues: Vec::new(),
         }
     }
 
     /// The same hello, announcing that the sender listens on `port`.
     pub fn listening_on(self, port: u16) -> Self {
         Hello { port, ..self }
+    }
+
+    /// The same hello, with the static facts of the sender's receive
+    /// queues.
+    pub fn with_queues(self, queues: Vec<QueueFacts>) -> Self {
+        Hello { queues, ..self }
     }
 }
 
@@ -84,6 +100,12 @@ pub enum Message {
     /// The execution cluster does not hold a job the submission cluster
     /// believes it does (it restarted, or the forward was lost).
     JobLost(JobLost),
+    /// The submission cluster asks the execution cluster to act on a job
+    /// it forwarded there (`bkill`, `bstop`, ... given at the submission
+    /// cluster).
+    JobControl(JobControl),
+    /// The execution cluster's answer to a [`Message::JobControl`].
+    JobControlReply(JobControlReply),
     /// What the sender carries over from its earlier runs, and its clock:
     /// the first message after the hello on every connection a process
     /// dials (version 4).
@@ -129,6 +151,8 @@ impl Message {
             Message::JobRecall(_) => "job-recall",
             Message::JobSync(_) => "job-sync",
             Message::JobLost(_) => "job-lost",
+            Message::JobControl(_) => "job-control",
+            Message::JobControlReply(_) => "job-control-reply",
             Message::Resume(_) => "resume",
             Message::JobWithdraw(_) => "job-withdraw",
         }

@@ -219,3 +219,78 @@ pub fn sweep_panels(cells: &[crate::sweep::Cell]) -> Result<String, ReportError>
         .collect();
     svg("sweep", 900, &panels)
 }
+
+/// A plot of a report: drawn, or left out for want of data (an empty
+/// frame says nothing; a line of one point is a dot).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plot {
+    /// Drawn: its file name and SVG.
+    Drawn {
+        /// The file name (`slots-in-use.svg`).
+        name: &'static str,
+        /// The drawing.
+        svg: String,
+    },
+    /// Left out.
+    LeftOut {
+        /// The file name it would have had.
+        name: &'static str,
+        /// Why, in words.
+        why: String,
+    },
+}
+
+/// The plots of a report on `records` (and, across runs, `per_run`: mode,
+/// update interval, stale percent): each drawn when it has data to show,
+/// else left out with the reason.
+pub fn report_plots(
+    records: &Records,
+    per_run: &[(String, f64, f64)],
+) -> Result<Vec<Plot>, ReportError> {
+    let mut plots = Vec::new();
+    let has_usage = records.usage.iter().any(|sample| sample.total_slots > 0);
+    plots.push(if has_usage {
+        Plot::Drawn {
+            name: "slots-in-use.svg",
+            svg: slots_in_use(records)?,
+        }
+    } else {
+        Plot::LeftOut {
+            name: "slots-in-use.svg",
+            why: "no slot-usage samples in the records (record them with --events)".to_owned(),
+        }
+    });
+    let has_ages = records.decisions.iter().any(|d| d.view_age.is_some());
+    plots.push(if has_ages {
+        Plot::Drawn {
+            name: "view-age.svg",
+            svg: view_age(records)?,
+        }
+    } else {
+        Plot::LeftOut {
+            name: "view-age.svg",
+            why: "no decision made on counters (no view age to show)".to_owned(),
+        }
+    });
+    let mut intervals: Vec<u64> = per_run
+        .iter()
+        .map(|(_, interval, _)| (interval * 1000.0) as u64)
+        .collect();
+    intervals.sort_unstable();
+    intervals.dedup();
+    plots.push(if intervals.len() >= 2 {
+        Plot::Drawn {
+            name: "stale-by-interval.svg",
+            svg: stale_rate_by_interval(per_run)?,
+        }
+    } else {
+        Plot::LeftOut {
+            name: "stale-by-interval.svg",
+            why: format!(
+                "the stale rate against the update interval needs runs at two intervals or more ({} given, judged by the oracle)",
+                intervals.len()
+            ),
+        }
+    });
+    Ok(plots)
+}

@@ -144,7 +144,7 @@ impl Summary {
         summary.view_age = Spread::of(&mut ages);
 
         let mut waits: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-        for timeline in timelines(records) {
+        for timeline in timelines(records).into_iter().filter(|t| !t.local) {
             match (timeline.submitted, &timeline.started) {
                 (Some(submitted), Some((cluster, started))) => waits
                     .entry(cluster.clone())
@@ -195,7 +195,8 @@ mod records_tests {
             r#"{"record":"event","time":40.0,"cluster":"C3","job":"a","job_id":7,"event":"started","queue":"q","source_cluster":"C1","source_job_id":1,"detail":null}"#,
             r#"{"record":"event","time":12.0,"cluster":"C1","job":"b","job_id":2,"event":"submitted","queue":"send","source_cluster":"C1","source_job_id":2,"detail":null}"#,
             r#"{"record":"decision","time":12.0,"job":"b","job_id":2,"cluster":"C1","send_queue":"send","slots":1,"attempt":0,"mode":"RESOURCE_ONLY","outcome":"pending","target":null,"reason":"no","tier":null,"view_age":null,"candidates":[],"note":null,"oracle":{"target":null,"stale":false,"differences":[]}}"#,
-            r#"{"record":"event","time":5.0,"cluster":"C1","job":"local","job_id":1,"event":"started","queue":"q","source_cluster":null,"source_job_id":null,"detail":null}"#,
+            r#"{"record":"event","time":5.0,"cluster":"C1","job":"local","job_id":3,"event":"started","queue":"q","source_cluster":null,"source_job_id":null,"detail":null}"#,
+            r#"{"record":"event","time":6.0,"cluster":"C1","job":"local","job_id":3,"event":"suspended","queue":"q","source_cluster":null,"source_job_id":null,"detail":"preempted by urgent (job 4)"}"#,
             r#"{"record":"usage","time":0.0,"cluster":"C2","slots_in_use":3,"total_slots":10}"#,
             r#"{"record":"future-kind","time":0.0}"#,
             "",
@@ -233,7 +234,14 @@ mod records_tests {
     #[test]
     fn timelines_stitch_both_sides_of_a_forward() {
         let timelines = crate::timeline::timelines(&records());
-        assert_eq!(timelines.len(), 2, "local jobs have no forwarding story");
+        assert_eq!(timelines.len(), 3, "two jobs of a send queue, one local");
+        let local = &timelines[2];
+        assert!(local.local && !timelines[0].local);
+        let steps: Vec<&str> = local.steps.iter().map(|s| s.what.as_str()).collect();
+        assert_eq!(
+            steps,
+            vec!["started", "suspended (preempted by urgent (job 4))"]
+        );
         let a = &timelines[0];
         assert_eq!((a.job.as_str(), a.job_id), ("a", 1));
         let steps: Vec<&str> = a.steps.iter().map(|s| s.what.as_str()).collect();
@@ -254,6 +262,30 @@ mod records_tests {
             .push_line("{not json", "run.jsonl", 7)
             .expect_err("not a record");
         assert!(error.to_string().starts_with("run.jsonl:7:"), "{error}");
+    }
+
+    #[test]
+    fn plots_without_data_are_left_out_with_the_reason() {
+        let empty = Records::default();
+        let plots = crate::plots::report_plots(&empty, &[("M".into(), 30.0, 10.0)]).expect("plots");
+        let left_out: Vec<&str> = plots
+            .iter()
+            .filter_map(|plot| match plot {
+                crate::plots::Plot::LeftOut { name, .. } => Some(*name),
+                crate::plots::Plot::Drawn { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            left_out,
+            vec!["slots-in-use.svg", "view-age.svg", "stale-by-interval.svg"]
+        );
+        let two = [("M".into(), 30.0, 10.0), ("M".into(), 60.0, 20.0)];
+        let plots = crate::plots::report_plots(&records(), &two).expect("plots");
+        assert!(
+            plots
+                .iter()
+                .all(|plot| matches!(plot, crate::plots::Plot::Drawn { .. }))
+        );
     }
 
     #[test]

@@ -1,6 +1,9 @@
-//! What happened to each job submitted to a send queue, step by step:
+//! What happened to each job, step by step: for a job of a send queue,
 //! submitted, decided (forwarded where and why, or pending), refused or
-//! returned, accepted, started, suspended, finished.
+//! returned, accepted, started, suspended, finished; for a job of a local
+//! queue (present at start, or submitted), started, preempted (suspended
+//! or requeued, and by which job), resumed, finished, and the job control
+//! commands (stopped, killed, ...).
 
 use std::collections::BTreeMap;
 
@@ -36,11 +39,15 @@ pub struct JobTimeline {
     pub started: Option<(String, f64)>,
     /// Every step, in time order.
     pub steps: Vec<Step>,
+    /// Whether it is a job of a local queue (no forwarding story).
+    #[serde(default)]
+    pub local: bool,
 }
 
-/// The timelines of every job with a forwarding decision, ordered by
-/// submission cluster and job id. Jobs of local queues have no forwarding
-/// story and are left out.
+/// The timelines of every job, ordered by cluster and job id: every job
+/// with a forwarding decision (under its submission cluster, with what
+/// happened to it where it was forwarded), and every job of a local queue
+/// with a recorded event (`local`).
 pub fn timelines(records: &Records) -> Vec<JobTimeline> {
     let mut jobs: BTreeMap<(String, u64), JobTimeline> = BTreeMap::new();
     // Every job with a decision has a timeline.
@@ -53,6 +60,7 @@ pub fn timelines(records: &Records) -> Vec<JobTimeline> {
                 submitted: None,
                 started: None,
                 steps: Vec::new(),
+                local: false,
             });
     }
     let order: Vec<RecordRef> = if records.order.is_empty() {
@@ -106,13 +114,28 @@ fn decision_step(jobs: &mut BTreeMap<(String, u64), JobTimeline>, decision: &Dec
 }
 
 fn event_step(jobs: &mut BTreeMap<(String, u64), JobTimeline>, event: &EventRecord) {
-    // Only events about jobs of send queues carry their source; they name
-    // the job by its id at the submission cluster.
-    let (Some(cluster), Some(job_id)) = (&event.source_cluster, event.source_job_id) else {
-        return;
+    // Events about jobs of send queues carry their source, and name the
+    // job by its id at the submission cluster; the others are about jobs
+    // of the cluster's local queues (job 0: a refused command about no
+    // job found).
+    let (cluster, job_id) = match (&event.source_cluster, event.source_job_id) {
+        (Some(cluster), Some(job_id)) => (cluster, job_id),
+        _ if event.job_id == 0 => return,
+        _ => (&event.cluster, event.job_id),
     };
-    let Some(timeline) = jobs.get_mut(&(cluster.clone(), job_id)) else {
-        return;
+    let local = event.source_cluster.is_none();
+    let timeline = match jobs.entry((cluster.clone(), job_id)) {
+        std::collections::btree_map::Entry::Occupied(entry) => entry.into_mut(),
+        std::collections::btree_map::Entry::Vacant(_) if !local => return,
+        std::collections::btree_map::Entry::Vacant(entry) => entry.insert(JobTimeline {
+            cluster: cluster.clone(),
+            job_id,
+            job: event.job.clone(),
+            submitted: None,
+            started: None,
+            steps: Vec::new(),
+            local: true,
+        }),
     };
     match event.event.as_str() {
         "submitted" => timeline.submitted = Some(event.time),

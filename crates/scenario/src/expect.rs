@@ -210,7 +210,7 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
                     .as_ref()?
                     .users
                     .iter()
-                    .find(|row| &row.user == user)
+                    .find(|row| row.answers_for(user))
                     .cloned()
             });
             match row {
@@ -336,6 +336,7 @@ pub fn metric_value(output: &RunOutput, metric: Metric) -> f64 {
         Metric::StaleDecisions => count(&|r| r.oracle.as_ref().is_some_and(|oracle| oracle.stale)),
         Metric::Returned => count(&|r| r.note.is_some()),
         Metric::Reforwarded => count(&|r| r.outcome == OutcomeKind::Forwarded && r.attempt > 0),
+        Metric::UpdatesSent => stats.updates as f64,
         Metric::UpdatesLost => stats.updates_lost as f64,
         Metric::UpdatesIgnored => stats.updates_ignored as f64,
         Metric::UpdateRegressions => stats.update_regressions as f64,
@@ -349,6 +350,10 @@ pub fn metric_value(output: &RunOutput, metric: Metric) -> f64 {
             .iter()
             .map(|workload| workload.skipped.total() as f64)
             .sum(),
+        Metric::Killed => stats.jobs.killed.total() as f64,
+        Metric::Restarts => stats.restarts as f64,
+        Metric::Actions => stats.actions as f64,
+        Metric::ActionsRefused => stats.actions_refused as f64,
     }
 }
 

@@ -39,6 +39,9 @@ pub struct RawScenario {
     /// Workloads read from trace files while the scenario runs.
     #[serde(default)]
     pub workload: Vec<RawWorkload>,
+    /// Job control commands given while the scenario runs.
+    #[serde(default)]
+    pub action: Vec<RawAction>,
     /// Outcomes the scenario expects.
     #[serde(default)]
     pub expect: Vec<RawExpect>,
@@ -162,6 +165,14 @@ pub struct RawParams {
     pub HIST_HOURS: Option<f64>,
     /// GPU_RUN_TIME_FACTOR (default 0).
     pub GPU_RUN_TIME_FACTOR: Option<f64>,
+    /// COMMITTED_RUN_TIME_FACTOR (0 to 1, default 0).
+    pub COMMITTED_RUN_TIME_FACTOR: Option<f64>,
+    /// RUN_TIME_DECAY: `Y` decays the run time of running jobs.
+    pub RUN_TIME_DECAY: Option<YesNo>,
+    /// ENABLE_HIST_RUN_TIME: `Y` counts the run time of finished jobs.
+    pub ENABLE_HIST_RUN_TIME: Option<YesNo>,
+    /// ENABLE_GPU_HIST_RUN_TIME: `Y` counts the GPU run time of finished jobs.
+    pub ENABLE_GPU_HIST_RUN_TIME: Option<YesNo>,
     /// PREEMPT_FOR: `GROUP_JLP GROUP_MAX HOST_JLU USER_JLP LEAST_RUN_TIME`.
     pub PREEMPT_FOR: Option<String>,
     /// PREEMPT_JOBTYPE: `BACKFILL` lets jobs of backfill queues be preempted.
@@ -176,19 +187,25 @@ pub struct RawParams {
     pub FAIRSHARE_ADJUSTMENT_PLUGIN: Option<String>,
     /// mcfed: THRESHOLD of the memory plug-in (default 1).
     pub FAIRSHARE_ADJUSTMENT_THRESHOLD: Option<f64>,
+    /// CLEAN_PERIOD: how long finished jobs are kept (default 1h).
+    pub CLEAN_PERIOD: Option<DurationValue>,
+    /// MAX_USER_PRIORITY: enables `bsub -sp` job priorities.
+    pub MAX_USER_PRIORITY: Option<u32>,
 }
 
-/// The dynamic-priority factors, which lsb.params and lsb.queues both
-/// take under the same names.
+/// The dynamic-priority factors and the switches of its optional terms,
+/// which lsb.params and lsb.queues both take under the same names.
 pub trait RawFactors {
     /// Their values, in the order of `mcfed_cluster::fairshare::FACTOR_NAMES`.
-    fn factor_values(&self) -> [Option<f64>; 7];
+    fn factor_values(&self) -> [Option<f64>; 8];
+    /// The switches, in the order of `mcfed_cluster::fairshare::SWITCH_NAMES`.
+    fn switch_values(&self) -> [Option<bool>; 3];
 }
 
 macro_rules! raw_factors {
     ($type:ty) => {
         impl RawFactors for $type {
-            fn factor_values(&self) -> [Option<f64>; 7] {
+            fn factor_values(&self) -> [Option<f64>; 8] {
                 [
                     self.CPU_TIME_FACTOR,
                     self.RUN_TIME_FACTOR,
@@ -197,6 +214,14 @@ macro_rules! raw_factors {
                     self.FAIRSHARE_ADJUSTMENT_FACTOR,
                     self.HIST_HOURS,
                     self.GPU_RUN_TIME_FACTOR,
+                    self.COMMITTED_RUN_TIME_FACTOR,
+                ]
+            }
+            fn switch_values(&self) -> [Option<bool>; 3] {
+                [
+                    self.RUN_TIME_DECAY.map(|yes| yes.0),
+                    self.ENABLE_HIST_RUN_TIME.map(|yes| yes.0),
+                    self.ENABLE_GPU_HIST_RUN_TIME.map(|yes| yes.0),
                 ]
             }
         }
@@ -213,6 +238,14 @@ impl RawParams {
             .zip(self.factor_values())
             .filter_map(|(name, value)| value.map(|_| name))
             .collect();
+        for (name, value) in mcfed_cluster::fairshare::SWITCH_NAMES
+            .into_iter()
+            .zip(self.switch_values())
+        {
+            if value.is_some() {
+                set.push(name);
+            }
+        }
         for (name, present) in [
             ("PREEMPT_FOR", self.PREEMPT_FOR.is_some()),
             ("PREEMPT_JOBTYPE", self.PREEMPT_JOBTYPE.is_some()),
@@ -230,6 +263,8 @@ impl RawParams {
                 "FAIRSHARE_ADJUSTMENT_THRESHOLD",
                 self.FAIRSHARE_ADJUSTMENT_THRESHOLD.is_some(),
             ),
+            ("CLEAN_PERIOD", self.CLEAN_PERIOD.is_some()),
+            ("MAX_USER_PRIORITY", self.MAX_USER_PRIORITY.is_some()),
         ] {
             if present {
                 set.push(name);
@@ -268,6 +303,9 @@ pub struct RawCluster {
     /// lsb.users' UserGroup section.
     #[serde(default)]
     pub user_group: Vec<RawUserGroup>,
+    /// lsb.resources' Limit sections.
+    #[serde(default)]
+    pub limit: Vec<RawLimit>,
     /// Jobs present when the scenario starts.
     #[serde(default)]
     pub job: Vec<RawJob>,
@@ -287,6 +325,31 @@ pub struct RawUser {
     pub JL_P: Option<f64>,
 }
 
+/// One Limit section of lsb.resources.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct RawLimit {
+    /// NAME.
+    pub NAME: String,
+    /// USERS: users and groups counted together (`all`, `~name`).
+    pub USERS: Option<WordList>,
+    /// PER_USER: users counted each apart.
+    pub PER_USER: Option<WordList>,
+    /// QUEUES: queues counted together.
+    pub QUEUES: Option<WordList>,
+    /// PER_QUEUE: queues counted each apart.
+    pub PER_QUEUE: Option<WordList>,
+    /// HOSTS: hosts (or host entries) counted together.
+    pub HOSTS: Option<WordList>,
+    /// PER_HOST: hosts counted each apart.
+    pub PER_HOST: Option<WordList>,
+    /// SLOTS: at most this many slots.
+    pub SLOTS: Option<u32>,
+    /// JOBS: at most this many jobs.
+    pub JOBS: Option<u32>,
+}
+
 /// One user group.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -294,8 +357,11 @@ pub struct RawUser {
 pub struct RawUserGroup {
     /// The group's name.
     pub name: String,
-    /// GROUP_MEMBER: its users.
+    /// GROUP_MEMBER: its users and user groups (`all`: every user).
     pub GROUP_MEMBER: WordList,
+    /// USER_SHARES: the group's share tree, `"[user1, 4] [others, 10]"`
+    /// (hierarchical fairshare).
+    pub USER_SHARES: Option<String>,
 }
 
 /// One host, or `count` alike hosts named `name1`..`nameN`.
@@ -322,6 +388,8 @@ pub struct RawHost {
     pub JL_U: Option<u32>,
     /// Memory of the host in MB (for the fairshare adjustment plug-in).
     pub memory_mb: Option<u64>,
+    /// GPUs on the host.
+    pub ngpus: Option<u32>,
 }
 
 /// One queue.
@@ -376,6 +444,14 @@ pub struct RawQueue {
     pub HIST_HOURS: Option<f64>,
     /// GPU_RUN_TIME_FACTOR (default 0).
     pub GPU_RUN_TIME_FACTOR: Option<f64>,
+    /// COMMITTED_RUN_TIME_FACTOR (0 to 1, default 0).
+    pub COMMITTED_RUN_TIME_FACTOR: Option<f64>,
+    /// RUN_TIME_DECAY: `Y` decays the run time of running jobs.
+    pub RUN_TIME_DECAY: Option<YesNo>,
+    /// ENABLE_HIST_RUN_TIME: `Y` counts the run time of finished jobs.
+    pub ENABLE_HIST_RUN_TIME: Option<YesNo>,
+    /// ENABLE_GPU_HIST_RUN_TIME: `Y` counts the GPU run time of finished jobs.
+    pub ENABLE_GPU_HIST_RUN_TIME: Option<YesNo>,
     /// SLOT_RESERVE: `MAX_RESERVE_TIME[n]`.
     pub SLOT_RESERVE: Option<String>,
     /// BACKFILL: `Y` or `N`.
@@ -386,6 +462,10 @@ pub struct RawQueue {
     pub NO_PREEMPT_RUN_TIME: Option<LsfValue>,
     /// NO_PREEMPT_FINISH_TIME for the queue's jobs.
     pub NO_PREEMPT_FINISH_TIME: Option<LsfValue>,
+    /// RUNLIMIT: the run limit of jobs that give none (`"2h"`).
+    pub RUNLIMIT: Option<LsfValue>,
+    /// RUNTIME: the run-time estimate of jobs that give none (`"30m"`).
+    pub RUNTIME: Option<LsfValue>,
 }
 
 /// A job entry: in `[[cluster.job]]` (present at start) or `[[submit]]`
@@ -415,6 +495,11 @@ pub struct RawJob {
     pub run_time: Option<DurationValue>,
     /// Run limit (`bsub -W`).
     pub run_limit: Option<DurationValue>,
+    /// Run-time estimate (`bsub -We`): never enforced; NO_PREEMPT_FINISH_TIME
+    /// reads it before the run limit.
+    pub run_estimate: Option<DurationValue>,
+    /// GPUs the job uses on each of its hosts (`bsub -gpu "num=N"`).
+    pub gpus: Option<u32>,
     /// Boolean resources every host of the job must have.
     #[serde(default)]
     pub resources: Vec<String>,
@@ -425,6 +510,31 @@ pub struct RawJob {
     /// For jobs present at start: `running` or `pending`, checked once the
     /// first dispatch pass has run.
     pub state: Option<String>,
+}
+
+/// `[[action]]`: a job control command given at a time (docs/scenarios.md).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAction {
+    /// When it is given.
+    pub at: Option<DurationValue>,
+    /// The cluster it is given at (a job's submission cluster reaches the
+    /// cluster the job was forwarded to).
+    pub cluster: Option<String>,
+    /// `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch` or `bmod`.
+    pub command: Option<String>,
+    /// The job, by name.
+    pub job: Option<String>,
+    /// `bswitch`: the queue to move the job to.
+    pub queue: Option<String>,
+    /// `bmod -W`: the new run limit.
+    pub run_limit: Option<DurationValue>,
+    /// `bmod -Wn`: no run limit (`true`).
+    pub no_run_limit: Option<bool>,
+    /// `bmod -n`: the new slots.
+    pub slots: Option<u32>,
+    /// `bmod -sp`: the new user priority.
+    pub priority: Option<u32>,
 }
 
 /// `[[workload]]`: jobs read from a trace file (docs/scenarios.md).

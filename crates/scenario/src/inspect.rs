@@ -134,8 +134,9 @@ pub fn queue_long(queue: &QueueReport) -> String {
             "USER_SHARES:  {}",
             fairshare
                 .user_shares
-                .trim_start_matches("USER_SHARES[")
-                .trim_end_matches(']')
+                .strip_prefix("USER_SHARES[")
+                .and_then(|inner| inner.strip_suffix(']'))
+                .unwrap_or(&fairshare.user_shares)
         );
         let _ = writeln!(text);
         let _ = writeln!(text, "SHARE_INFO_FOR: {}/", queue.queue);

@@ -172,12 +172,22 @@ impl<W: Write> JobsCsv<W> {
                     self.release(cluster, &held);
                 }
             }
-            JobEvent::Finished => {
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
                 let held = self.held.remove(&key).unwrap_or_default();
                 self.release(cluster, &held);
                 let facts = self.facts.remove(&key);
-                self.row(cluster, transition, &held, facts)?;
+                // A job killed before it started has no row, as a job that
+                // never started.
+                if transition.event != JobEvent::Killed || transition.started_at.is_some() {
+                    self.row(cluster, transition, &held, facts)?;
+                }
             }
+            // A stopped job keeps its slots; the rest move none.
+            JobEvent::Stopped
+            | JobEvent::Held
+            | JobEvent::Released
+            | JobEvent::Switched
+            | JobEvent::Modified => {}
         }
         Ok(())
     }
@@ -215,8 +225,13 @@ impl<W: Write> JobsCsv<W> {
             Some(limit) => self.field(format_args!("{limit}"))?,
             None => self.writer.write_field("-1")?,
         }
-        self.writer.write_field("1")?;
-        self.writer.write_field("COMPLETED_SUCCESSFULLY")?;
+        let (success, final_state) = match transition.event {
+            JobEvent::Killed => ("0", "COMPLETED_KILLED"),
+            JobEvent::RunLimit => ("0", "COMPLETED_WALLTIME_REACHED"),
+            _ => ("1", "COMPLETED_SUCCESSFULLY"),
+        };
+        self.writer.write_field(success)?;
+        self.writer.write_field(final_state)?;
         for value in [start, execution, finish, waiting, turnaround, stretch] {
             self.field(format_args!("{value}"))?;
         }

@@ -2,6 +2,7 @@
 //! the submissions in time order, and the expectations to check.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcfed_cluster::{ClusterConfig, JobState};
 use mcfed_forwarder::ForwarderConfig;
@@ -29,6 +30,9 @@ pub struct Scenario {
     pub submissions: Vec<Submission>,
     /// Workloads read from trace files during the run (`[[workload]]`).
     pub workloads: Vec<crate::workload::WorkloadSpec>,
+    /// Job control commands given during the run (`[[action]]`), in time
+    /// order.
+    pub actions: Vec<Action>,
     /// Expected outcomes.
     pub expectations: Vec<Expectation>,
     /// Faults to inject (`[chaos]`), if any.
@@ -40,6 +44,17 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// How often slot usage is sampled: the shortest update interval of
+    /// the federation, or [`crate::validate::QUIET_INTERVAL`] when no
+    /// cluster sends counters.
+    pub fn sample_interval(&self) -> Duration {
+        self.clusters
+            .iter()
+            .filter_map(|spec| spec.config.update_interval)
+            .min()
+            .unwrap_or(crate::validate::QUIET_INTERVAL)
+    }
+
     /// The record that heads this scenario's JSON lines.
     pub fn run_record(&self, chaos: bool) -> crate::records::RunRecord {
         let update_interval = self
@@ -113,8 +128,11 @@ pub struct ClusterSpec {
     pub config: ClusterConfig,
     /// Its submission side, when it has send queues.
     pub forwarder: Option<ForwarderConfig>,
-    /// Submission clusters that collect its counters.
+    /// Submission clusters that forward to it.
     pub subscribers: Vec<ClusterName>,
+    /// Those of them that collect its counters (their
+    /// MC_PLUGIN_SCHEDULE_ENHANCE is set).
+    pub collectors: Vec<ClusterName>,
     /// Jobs present at start.
     pub initial_jobs: Vec<InitialJobs>,
     /// Where its process listens (`host:port`), if the scenario says.
@@ -130,9 +148,25 @@ impl ClusterSpec {
             config: &self.config,
             forwarder: self.forwarder.as_ref(),
             subscribers: &self.subscribers,
+            collectors: &self.collectors,
             initial_jobs: &self.initial_jobs,
         }
     }
+}
+
+/// A job control command given during the run (`[[action]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// When.
+    pub at: SimTime,
+    /// At which cluster.
+    pub cluster: ClusterName,
+    /// The job, by name.
+    pub job: String,
+    /// What is asked.
+    pub action: mcfed_protocol::JobAction,
+    /// Where it was written (`action[0]`).
+    pub origin: String,
 }
 
 /// A job submitted during the run.
@@ -294,6 +328,9 @@ pub enum Metric {
     Returned,
     /// Forward decisions for jobs forwarded before.
     Reforwarded,
+    /// Counter updates sent (seed 004: only by clusters with
+    /// MC_PLUGIN_UPDATE_INTERVAL, to submission clusters that collect them).
+    UpdatesSent,
     /// Counter updates lost on the way.
     UpdatesLost,
     /// Counter updates ignored as not newer than one applied.
@@ -306,23 +343,32 @@ pub enum Metric {
     Finished,
     /// Jobs submitted (scenario submissions and workloads).
     Submitted,
-    /// Job starts (local and forwarded).
+    /// Jobs that started (each once, local and forwarded).
     Started,
     /// Submissions refused.
     Refused,
     /// Workload jobs skipped (no run time, no processors, malformed).
     Skipped,
+    /// Jobs killed (EXIT).
+    Killed,
+    /// Starts of jobs that had started before (requeued).
+    Restarts,
+    /// `[[action]]`s given.
+    Actions,
+    /// `[[action]]`s refused.
+    ActionsRefused,
 }
 
 impl Metric {
     /// Every metric with its scenario name.
-    pub const ALL: [(Metric, &'static str); 15] = [
+    pub const ALL: [(Metric, &'static str); 20] = [
         (Metric::Decisions, "decisions"),
         (Metric::Forwarded, "forwarded"),
         (Metric::Pending, "pending"),
         (Metric::StaleDecisions, "stale_decisions"),
         (Metric::Returned, "returned"),
         (Metric::Reforwarded, "reforwarded"),
+        (Metric::UpdatesSent, "updates_sent"),
         (Metric::UpdatesLost, "updates_lost"),
         (Metric::UpdatesIgnored, "updates_ignored"),
         (Metric::UpdateRegressions, "update_regressions"),
@@ -332,6 +378,10 @@ impl Metric {
         (Metric::Started, "started"),
         (Metric::Refused, "refused"),
         (Metric::Skipped, "skipped"),
+        (Metric::Killed, "killed"),
+        (Metric::Restarts, "restarts"),
+        (Metric::Actions, "actions"),
+        (Metric::ActionsRefused, "actions_refused"),
     ];
 
     /// The metric's scenario name.

@@ -31,29 +31,6 @@ pub(crate) fn pick<'a, T>(
 }
 
 impl Checker<'_> {
-    /// The factors as written; their ranges are checked by the cluster,
-    /// whose problems point back here.
-    fn factors(values: [Option<f64>; 7]) -> FairshareOverrides {
-        let [
-            cpu_time,
-            run_time,
-            run_job,
-            fwd_job,
-            fairshare_adjustment,
-            hist_hours,
-            gpu_run_time,
-        ] = values;
-        FairshareOverrides {
-            cpu_time,
-            run_time,
-            run_job,
-            fwd_job,
-            fairshare_adjustment,
-            hist_hours,
-            gpu_run_time,
-        }
-    }
-
     fn guard(&mut self, value: Option<(&LsfValue, FieldPath)>) -> Option<PreemptGuard> {
         let (value, path) = value?;
         match value.0.parse::<PreemptGuard>() {
@@ -77,9 +54,12 @@ impl Checker<'_> {
         // its problems are located in whichever table set the value.
         let own_values = own.factor_values();
         let shared_values = federation.factor_values();
-        let fairshare_factors = Self::factors(std::array::from_fn(|index| {
-            own_values[index].or(shared_values[index])
-        }));
+        let own_switches = own.switch_values();
+        let shared_switches = federation.switch_values();
+        let fairshare_factors = FairshareOverrides::from_values(
+            std::array::from_fn(|index| own_values[index].or(shared_values[index])),
+            std::array::from_fn(|index| own_switches[index].or(shared_switches[index])),
+        );
         let mut params = SchedulingParams {
             fairshare_factors,
             ..SchedulingParams::default()
@@ -134,6 +114,19 @@ impl Checker<'_> {
         if let Some(plugin) = self.fairshare_adjustment(own, federation, path) {
             params.fairshare_adjustment = plugin;
         }
+        if let Some((period, field)) = pick(
+            &own.CLEAN_PERIOD,
+            &federation.CLEAN_PERIOD,
+            path,
+            "CLEAN_PERIOD",
+        ) {
+            if period.0.is_zero() {
+                self.problem(field, "CLEAN_PERIOD must be longer than zero");
+            } else {
+                params.clean_period = Some(period.0);
+            }
+        }
+        params.max_user_priority = own.MAX_USER_PRIORITY.or(federation.MAX_USER_PRIORITY);
         params
     }
 
@@ -229,7 +222,8 @@ impl Checker<'_> {
                 Err(error) => self.problem(path.key("FAIRSHARE"), error.to_string()),
             }
         }
-        config.fairshare_factors = Self::factors(raw.factor_values());
+        config.fairshare_factors =
+            FairshareOverrides::from_values(raw.factor_values(), raw.switch_values());
         if let Some(text) = &raw.SLOT_RESERVE {
             match text.parse::<MaxReserveTime>() {
                 Ok(time) => config.slot_reserve = Some(time.0),
@@ -242,6 +236,8 @@ impl Checker<'_> {
                 config.terminate_when_preempt = true;
             }
         }
+        config.run_limit = self.lsf_duration(raw.RUNLIMIT.as_ref(), path, "RUNLIMIT");
+        config.run_estimate = self.lsf_duration(raw.RUNTIME.as_ref(), path, "RUNTIME");
         config.preempt_guards = PreemptGuards {
             run_time: self.guard(
                 raw.NO_PREEMPT_RUN_TIME
@@ -254,6 +250,29 @@ impl Checker<'_> {
                     .map(|value| (value, path.key("NO_PREEMPT_FINISH_TIME"))),
             ),
         };
+    }
+
+    /// A queue's RUNLIMIT or RUNTIME (`field`): a duration longer than
+    /// zero. A bare number is refused: LSF counts minutes, mcfed asks for
+    /// the unit.
+    fn lsf_duration(
+        &mut self,
+        value: Option<&LsfValue>,
+        path: &FieldPath,
+        field: &'static str,
+    ) -> Option<std::time::Duration> {
+        let text = value?.0.trim();
+        let problem = if !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()) {
+            format!("`{text}` has no unit: write minutes as \"{text}m\" (LSF counts minutes)")
+        } else {
+            match humantime::parse_duration(text) {
+                Ok(duration) if !duration.is_zero() => return Some(duration),
+                Ok(_) => format!("{field} must be longer than zero"),
+                Err(_) => format!("`{text}` is not a duration (\"30m\", \"2h\")"),
+            }
+        };
+        self.problem(path.key(field), problem);
+        None
     }
 
     /// The slot pool a queue is in (SLOT_POOL, SLOT_SHARE,
@@ -342,9 +361,18 @@ impl Checker<'_> {
                         "a user group needs at least one member",
                     );
                 }
+                let group_path = path.key("user_group").index(index);
+                let user_shares = group.USER_SHARES.as_ref().and_then(|text| {
+                    UserShares::parse_list(text)
+                        .map_err(|error| {
+                            self.problem(group_path.key("USER_SHARES"), error.to_string())
+                        })
+                        .ok()
+                });
                 UserGroupConfig {
                     name: group.name.clone(),
                     members: group.GROUP_MEMBER.0.clone(),
+                    user_shares,
                 }
             })
             .collect();

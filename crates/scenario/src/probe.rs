@@ -3,7 +3,9 @@
 //! every preemption. Both engines take them the same way, through the
 //! functions here, so their outputs compare equal.
 
-use mcfed_cluster::{Cluster, ClusterReport, JobState, PreemptionNote};
+use mcfed_cluster::{ClusterReport, JobState, PreemptionNote};
+use mcfed_federation::Member;
+use mcfed_federation::history::{GONE, RecordOrigin};
 use mcfed_protocol::{ClusterName, SimTime};
 use serde::Serialize;
 
@@ -40,7 +42,8 @@ pub struct ClusterSnapshot {
 pub struct JobSnapshot {
     /// Its name.
     pub name: String,
-    /// Its state (`PEND`, `RUN`, `SSUSP`).
+    /// Its state (`PEND`, `RUN`, `SSUSP`, `USUSP`, `PSUSP`; `DONE` or
+    /// `EXIT` when the run keeps a history).
     pub state: String,
     /// Why it pends, if it does.
     pub reason: Option<String>,
@@ -79,22 +82,57 @@ impl PreemptionRecord {
     }
 }
 
-/// `cluster` at `at`, with the state of the jobs named in `watched`.
-pub fn snapshot(cluster: &Cluster, at: SimTime, watched: &[String]) -> ClusterSnapshot {
-    let mut jobs: Vec<JobSnapshot> = if watched.is_empty() {
-        Vec::new()
-    } else {
-        cluster
-            .jobs()
-            .filter(|job| watched.iter().any(|name| **name == *job.spec.name))
-            .map(|job| JobSnapshot {
-                name: job.spec.name.to_string(),
-                state: job.state.as_str().to_owned(),
-                reason: (job.state == JobState::Pending)
-                    .then(|| cluster.pending_reason(job).describe().to_owned()),
-            })
-            .collect()
-    };
+/// `member`'s cluster at `at`, with the state of the jobs named in
+/// `watched`: those its scheduler holds, then those of its send queues it
+/// still holds, then — when it keeps a history — those that ended (DONE,
+/// EXIT).
+pub fn snapshot(member: &Member, at: SimTime, watched: &[String]) -> ClusterSnapshot {
+    let cluster = member.cluster();
+    let mut jobs: Vec<JobSnapshot> = Vec::new();
+    if !watched.is_empty() {
+        jobs.extend(
+            cluster
+                .jobs()
+                .filter(|job| watched.iter().any(|name| **name == *job.spec.name))
+                .map(|job| JobSnapshot {
+                    name: job.spec.name.to_string(),
+                    state: job.state.as_str().to_owned(),
+                    reason: (job.state == JobState::Pending)
+                        .then(|| cluster.pending_reason(job).describe().to_owned()),
+                }),
+        );
+        let seen = |jobs: &[JobSnapshot], name: &str| jobs.iter().any(|job| job.name == name);
+        if let Some(forwarder) = member.forwarder() {
+            for job in forwarder.jobs() {
+                let held_here = job.remote_queue().is_none();
+                if held_here && watched.iter().any(|name| **name == *job.spec.name) {
+                    jobs.push(JobSnapshot {
+                        name: job.spec.name.to_string(),
+                        state: job.state.as_str().to_owned(),
+                        reason: None,
+                    });
+                }
+            }
+        }
+        if let Some(history) = member.history() {
+            for record in history.jobs() {
+                let ended = record.has_ended() && record.state != GONE;
+                let name = &*record.spec.name;
+                let remote = record.origin == RecordOrigin::Sent && record.forwarded.is_some();
+                if ended
+                    && !remote
+                    && watched.iter().any(|watched| watched == name)
+                    && !seen(&jobs, name)
+                {
+                    jobs.push(JobSnapshot {
+                        name: name.to_owned(),
+                        state: record.state.to_owned(),
+                        reason: None,
+                    });
+                }
+            }
+        }
+    }
     jobs.sort_by(|a, b| a.name.cmp(&b.name));
     ClusterSnapshot {
         report: cluster.report(at),

@@ -21,10 +21,22 @@ pub struct SummaryRecord {
     pub submitted: u64,
     /// Submissions refused.
     pub refused: u64,
-    /// Job starts.
+    /// Jobs that started (each once).
     pub started: u64,
     /// Jobs finished.
     pub finished: u64,
+    /// Jobs present at start.
+    #[serde(default)]
+    pub bundled: u64,
+    /// Starts of jobs that had started before.
+    #[serde(default)]
+    pub restarts: u64,
+    /// Every job counted once, by origin (see [`crate::run::JobTotals`]).
+    #[serde(default)]
+    pub jobs: crate::run::JobTotals,
+    /// What each `[[action]]` did.
+    #[serde(default)]
+    pub actions: Vec<crate::run::ActionRecord>,
     /// Metrics per cluster and queue.
     pub metrics: crate::metrics::RunMetrics,
     /// What each workload read and skipped.
@@ -43,6 +55,10 @@ impl SummaryRecord {
             refused: stats.refused,
             started: stats.started,
             finished: stats.finished,
+            bundled: stats.bundled,
+            restarts: stats.restarts,
+            jobs: stats.jobs,
+            actions: output.actions.clone(),
             metrics,
             workloads: output.workloads.clone(),
         })
@@ -79,8 +95,11 @@ pub struct EventRecord {
     pub job: String,
     /// The job's id in `cluster`.
     pub job_id: u64,
-    /// `submitted`, `accepted`, `refused`, `returned`, `started`,
-    /// `suspended`, `resumed`, `requeued` or `finished`.
+    /// `submitted`, `accepted`, `refused`, `returned`, `lost`, `started`,
+    /// `suspended`, `resumed`, `requeued`, `finished`; with job control,
+    /// `killed`, `stopped`, `held`, `released`, `switched`, `modified`, and
+    /// at a submission cluster `control` / `control refused` (an execution
+    /// cluster's answer to a command sent there).
     pub event: String,
     /// The queue, when known.
     pub queue: Option<String>,
@@ -110,25 +129,32 @@ impl EventRecord {
     }
 
     /// The event of a job transition in `cluster` (started, suspended,
-    /// resumed, requeued, finished). Both the event loop and cluster
-    /// processes write these.
-    pub fn of_transition(cluster: &str, transition: &mcfed_cluster::Transition) -> Self {
-        use mcfed_protocol::JobEvent;
-        let event = match transition.event {
-            JobEvent::Started => "started",
-            JobEvent::Suspended => "suspended",
-            JobEvent::Resumed => "resumed",
-            JobEvent::Requeued => "requeued",
-            JobEvent::Finished => "finished",
-        };
+    /// resumed, requeued, finished, and the job control events killed,
+    /// stopped, held, released, switched, modified); a preemption's detail
+    /// names the preempting job (named from `preemptions`, the notes of the
+    /// same batch). Both the event loop and cluster processes
+    /// write these.
+    pub fn of_transition(
+        cluster: &str,
+        transition: &mcfed_cluster::Transition,
+        preemptions: &[mcfed_cluster::PreemptionNote],
+    ) -> Self {
         let mut record = EventRecord::new(
             transition.at.as_secs_f64(),
             cluster,
             &transition.name,
             transition.job.0,
-            event,
+            transition.event.as_str(),
         );
         record.queue = Some(transition.queue.to_string());
+        record.detail = transition.preempted_by.map(|by| {
+            let name = preemptions
+                .iter()
+                .find(|note| note.victim == transition.job && note.at == transition.at)
+                .map(|note| format!("{} (job {by})", note.preemptor_name))
+                .unwrap_or_else(|| format!("job {by}"));
+            format!("preempted by {name}")
+        });
         if let mcfed_cluster::JobOrigin::Forwarded { from, source_job } = &transition.origin {
             record.source_cluster = Some(from.to_string());
             record.source_job_id = Some(*source_job);

@@ -307,3 +307,97 @@ pub fn metrics_text(metrics: &crate::metrics::RunMetrics) -> String {
     }
     text
 }
+
+/// One job event as a line of the text output (`--show jobs`):
+/// `00:05:00  stopped    long (job 1@Cluster1, queue normal)`.
+pub fn event_text(event: &crate::records::EventRecord) -> String {
+    let queue = event
+        .queue
+        .as_ref()
+        .map(|queue| format!(", queue {queue}"))
+        .unwrap_or_default();
+    let source = match (&event.source_cluster, event.source_job_id) {
+        (Some(cluster), Some(id)) if *cluster != event.cluster => {
+            format!(", from job {id}@{cluster}")
+        }
+        _ => String::new(),
+    };
+    let detail = event
+        .detail
+        .as_ref()
+        .map(|detail| format!(": {detail}"))
+        .unwrap_or_default();
+    format!(
+        "{}  {:<10} {} (job {}@{}{queue}{source}){detail}",
+        clock(event.time),
+        event.event,
+        event.job,
+        event.job_id,
+        event.cluster
+    )
+}
+
+/// One `[[action]]` as a line of the text output:
+/// `00:05:00  bstop long at Cluster1: Job <1> is being stopped`.
+pub fn action_text(action: &crate::run::ActionRecord) -> String {
+    let refused = if action.done { "" } else { "refused: " };
+    format!(
+        "{}  {} {} at {}: {refused}{}",
+        clock(action.time),
+        action.command,
+        action.job,
+        action.cluster,
+        action.outcome
+    )
+}
+
+/// The run's job totals, each job counted once: what happened to them,
+/// and where they stood at the end, by origin (`--report summary`).
+pub fn totals_text(stats: &crate::RunStats) -> String {
+    let jobs = &stats.jobs;
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "jobs started: {}, finished: {}, killed: {}, restarts: {} (of {} jobs: {} present at start, {} submitted)",
+        stats.started,
+        stats.finished,
+        jobs.killed.total(),
+        stats.restarts,
+        stats.bundled + stats.submitted,
+        stats.bundled,
+        stats.submitted
+    );
+    let _ = writeln!(
+        text,
+        "  {:<13} {:>9} {:>9} {:>7} {:>9} {:>10} {:>8}",
+        "origin", "started", "finished", "killed", "running", "suspended", "pending"
+    );
+    type Pick = fn(&crate::run::ByOrigin) -> u64;
+    let rows: [(&str, Pick); 4] = [
+        ("bundled", |c| c.bundled),
+        ("submitted", |c| c.submitted),
+        ("forwarded in", |c| c.forwarded_in),
+        ("all", crate::run::ByOrigin::total),
+    ];
+    for (name, pick) in rows {
+        let _ = writeln!(
+            text,
+            "  {:<13} {:>9} {:>9} {:>7} {:>9} {:>10} {:>8}",
+            name,
+            pick(&jobs.started),
+            pick(&jobs.finished),
+            pick(&jobs.killed),
+            pick(&jobs.running),
+            pick(&jobs.suspended),
+            pick(&jobs.pending)
+        );
+    }
+    if jobs.waiting + jobs.in_flight > 0 {
+        let _ = writeln!(
+            text,
+            "  at submission clusters: {} waiting to be forwarded, {} forwarded and not yet answered",
+            jobs.waiting, jobs.in_flight
+        );
+    }
+    text
+}

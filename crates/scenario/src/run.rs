@@ -1,8 +1,10 @@
 //! What a run of a scenario is asked ([`RunOptions`]) and what it produced
 //! ([`RunOutput`], [`RunStats`]), whichever engine or launcher ran it.
 
-use mcfed_federation::GroupState;
+use mcfed_cluster::Transition;
+use mcfed_federation::{GroupState, Origin};
 use mcfed_forwarder::DecisionRecord;
+use mcfed_protocol::JobEvent;
 use mcfed_protocol::SimTime;
 
 use crate::chaos::ChaosConfig;
@@ -36,6 +38,68 @@ pub struct RunOutput {
     pub metrics: Option<crate::metrics::RunMetrics>,
     /// Why `jobs.csv` could not be written whole, if it could not.
     pub jobs_csv_error: Option<String>,
+    /// What each `[[action]]` did, in the order given.
+    pub actions: Vec<ActionRecord>,
+}
+
+impl ActionRecord {
+    /// The record of `action`, given at `at`, and what it did.
+    pub fn of(
+        action: &crate::model::Action,
+        result: &Result<mcfed_federation::ControlOutcome, mcfed_federation::ControlRefused>,
+    ) -> Self {
+        let (done, outcome) = match result {
+            Ok(outcome) => (true, outcome.message(&action.action)),
+            Err(refused) => (false, refused.to_string()),
+        };
+        ActionRecord {
+            record: "action".to_owned(),
+            time: action.at.as_secs_f64(),
+            cluster: action.cluster.to_string(),
+            job: action.job.clone(),
+            command: action.action.to_string(),
+            done,
+            outcome,
+        }
+    }
+}
+
+impl ActionRecord {
+    /// The job event a refused action leaves in the records (`control
+    /// refused`, with why); done ones show as the events they caused.
+    pub fn refusal_event(&self) -> Option<crate::records::EventRecord> {
+        if self.done {
+            return None;
+        }
+        let mut event = crate::records::EventRecord::new(
+            self.time,
+            &self.cluster,
+            &self.job,
+            0,
+            "control refused",
+        );
+        event.detail = Some(format!("{}: {}", self.command, self.outcome));
+        Some(event)
+    }
+}
+
+/// What one `[[action]]` did.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ActionRecord {
+    /// Always `action`.
+    pub record: String,
+    /// Emulated time, in seconds.
+    pub time: f64,
+    /// The cluster it was given at.
+    pub cluster: String,
+    /// The job, by name.
+    pub job: String,
+    /// The command, with its options (`bmod -n 2`).
+    pub command: String,
+    /// Whether it was done (or sent to the job's execution cluster).
+    pub done: bool,
+    /// What happened, as the command would print it.
+    pub outcome: String,
 }
 
 /// What one workload (`[[workload]]`) read: its trace's header, the jobs
@@ -142,10 +206,123 @@ pub struct RunStats {
     pub forwarded: u64,
     /// Decisions the oracle marked stale.
     pub stale_decisions: u64,
-    /// Jobs started (local and forwarded).
+    /// Jobs that started (each job once, wherever it ran; a job requeued
+    /// and started again counts in `restarts`): `jobs.started.total()`.
     pub started: u64,
-    /// Jobs finished.
+    /// Jobs finished (DONE): `jobs.finished.total()`.
     pub finished: u64,
+    /// Starts of jobs that had started before (requeued by preemption or
+    /// `brequeue`).
+    pub restarts: u64,
+    /// Jobs present at start (the scenario's `[[cluster.job]]`).
+    pub bundled: u64,
+    /// Every job counted once, by where it came from: started, finished,
+    /// killed, and where each stood when the run stopped.
+    pub jobs: JobTotals,
+    /// `[[action]]`s given.
+    pub actions: u64,
+    /// `[[action]]`s refused.
+    pub actions_refused: u64,
     /// Emulated time at which the run stopped.
     pub end: SimTime,
+}
+
+impl RunStats {
+    /// Counts a job transition of a job that came from `origin`: starts
+    /// (first starts, or restarts), ends (DONE, EXIT). Both engines count
+    /// with this, so `started`, `finished` and the totals by origin have
+    /// one definition.
+    pub fn count_transition(&mut self, origin: Origin, transition: &Transition) {
+        match transition.event {
+            JobEvent::Started if transition.first_start => {
+                self.jobs.started.add(origin);
+                self.started += 1;
+            }
+            JobEvent::Started => self.restarts += 1,
+            JobEvent::Finished => {
+                self.jobs.finished.add(origin);
+                self.finished += 1;
+            }
+            // EXIT: killed by bkill, or at its run limit.
+            JobEvent::Killed | JobEvent::RunLimit => self.jobs.killed.add(origin),
+            _ => {}
+        }
+    }
+}
+
+/// Counts of jobs by where they came from, each job counted once: where
+/// it runs (or pends), by how it got there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ByOrigin {
+    /// Present at start.
+    pub bundled: u64,
+    /// Submitted to a local queue of the cluster it is in.
+    pub submitted: u64,
+    /// Forwarded there from a submission cluster.
+    pub forwarded_in: u64,
+}
+
+impl ByOrigin {
+    /// Counts one job from `origin`.
+    pub fn add(&mut self, origin: Origin) {
+        match origin {
+            Origin::Bundled => self.bundled += 1,
+            Origin::Submitted => self.submitted += 1,
+            Origin::ForwardedIn => self.forwarded_in += 1,
+        }
+    }
+
+    /// All of them.
+    pub fn total(&self) -> u64 {
+        self.bundled + self.submitted + self.forwarded_in
+    }
+}
+
+impl std::ops::AddAssign for ByOrigin {
+    fn add_assign(&mut self, other: ByOrigin) {
+        self.bundled += other.bundled;
+        self.submitted += other.submitted;
+        self.forwarded_in += other.forwarded_in;
+    }
+}
+
+/// Every job of a run counted once. What happened (`started`,
+/// `finished`, `killed`) and where the jobs stood when the run stopped
+/// (`running`, `suspended`, `pending` in a cluster's queues; `waiting` and
+/// `in_flight` at their submission clusters) add up: the jobs present at
+/// start plus those submitted (and not refused) are
+/// `finished + killed + running + suspended + pending + waiting +
+/// in_flight`, once nothing is in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct JobTotals {
+    /// Jobs that started.
+    pub started: ByOrigin,
+    /// Jobs that finished (DONE).
+    pub finished: ByOrigin,
+    /// Jobs killed (EXIT).
+    pub killed: ByOrigin,
+    /// Running at the end.
+    pub running: ByOrigin,
+    /// Suspended at the end (SSUSP, USUSP).
+    pub suspended: ByOrigin,
+    /// Pending at the end in a cluster's queue (PEND, PSUSP).
+    pub pending: ByOrigin,
+    /// Jobs of send queues still at their submission cluster at the end
+    /// (waiting to be decided, held, or given up after MAX_FORWARDS).
+    pub waiting: u64,
+    /// Jobs of send queues forwarded but not yet answered at the end.
+    pub in_flight: u64,
+}
+
+impl JobTotals {
+    /// Every job the totals account for.
+    pub fn accounted(&self) -> u64 {
+        self.finished.total()
+            + self.killed.total()
+            + self.running.total()
+            + self.suspended.total()
+            + self.pending.total()
+            + self.waiting
+            + self.in_flight
+    }
 }

@@ -19,6 +19,7 @@
 //! Scheduling policies are checked in `crate::policies` and `[[expect]]`
 //! entries in `crate::validate_expect`.
 
+mod actions;
 mod chaos;
 mod clusters;
 mod footprint;
@@ -40,8 +41,10 @@ use crate::model::Scenario;
 
 pub use footprint::{BYTES_PER_HOST, BYTES_PER_JOB, Footprint, available_memory, humanize_bytes};
 
-/// MC_PLUGIN_UPDATE_INTERVAL when no `params` table sets it.
-pub const DEFAULT_UPDATE_INTERVAL: Duration = Duration::from_secs(30);
+/// The interval a run's default end and its slot-usage samples use when no
+/// cluster sends counters (MC_PLUGIN_UPDATE_INTERVAL itself has no
+/// default: unset, a cluster sends none).
+pub const QUIET_INTERVAL: Duration = Duration::from_secs(30);
 /// A job's run time when the scenario gives none.
 pub const DEFAULT_RUN_TIME: Duration = Duration::from_secs(3600);
 /// A job's user when the scenario gives none.
@@ -155,14 +158,14 @@ impl Checker<'_> {
     }
 
     /// Records a warning at `path`: the scenario is accepted with it.
-    fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
+    pub(crate) fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
         let message = self.imported_source(&path, message.into());
         let warning = self.locator.problem(path, message);
         self.warnings.push(warning);
     }
 
     /// Parses a name, or records why it is not one at `path`.
-    fn name<T: FromStr<Err = mcfed_protocol::NameError>>(
+    pub(crate) fn name<T: FromStr<Err = mcfed_protocol::NameError>>(
         &mut self,
         path: FieldPath,
         text: &str,

@@ -30,20 +30,38 @@ pub(crate) struct JobIndex<'a> {
     submissions: &'a [Submission],
     submitted: FxHashMap<String, usize>,
     initial: FxHashMap<String, Vec<ClusterName>>,
+    workloads: Vec<WorkloadJobs>,
+}
+
+/// The jobs of a `[[workload]]`, named `NAME-JOBNUMBER` (the trace is not
+/// read at validation: any job number is taken).
+pub(crate) struct WorkloadJobs {
+    /// The workload's name.
+    pub(crate) name: String,
+    /// Its cluster.
+    pub(crate) cluster: ClusterName,
+    /// Its queue.
+    pub(crate) queue: String,
+    /// Whether that queue is a send queue.
+    pub(crate) forwarded: bool,
+    /// Whether `queue_map` or `partition_map` may send a job elsewhere.
+    pub(crate) mapped: bool,
 }
 
 /// What a job name refers to.
-enum JobRef<'a> {
+pub(crate) enum JobRef<'a> {
     Submitted(&'a Submission),
     Initial(ClusterName),
+    Workload(&'a WorkloadJobs),
 }
 
 impl<'a> JobIndex<'a> {
-    /// Indexes `submissions` (in their final order) and the jobs present at
-    /// start.
+    /// Indexes `submissions` (in their final order), the jobs present at
+    /// start and the workloads' jobs.
     pub(crate) fn new(
         submissions: &'a [Submission],
         initial: FxHashMap<String, Vec<ClusterName>>,
+        workloads: Vec<WorkloadJobs>,
     ) -> Self {
         let submitted = submissions
             .iter()
@@ -54,19 +72,35 @@ impl<'a> JobIndex<'a> {
             submissions,
             submitted,
             initial,
+            workloads,
         }
     }
 
-    fn find(&self, name: &str) -> Result<JobRef<'a>, String> {
+    /// The job named `name`, or why there is not exactly one.
+    pub(crate) fn find(&self, name: &str) -> Result<JobRef<'_>, String> {
         let initial = self.initial.get(name).map_or(&[][..], Vec::as_slice);
         match (self.submitted.get(name), initial) {
             (Some(&index), []) => Ok(JobRef::Submitted(&self.submissions[index])),
             (None, [cluster]) => Ok(JobRef::Initial(cluster.clone())),
-            (None, []) => Err(format!("no job is named `{name}`")),
+            (None, []) => self
+                .workload_job(name)
+                .map(JobRef::Workload)
+                .ok_or_else(|| format!("no job is named `{name}`")),
             _ => Err(format!(
                 "job name `{name}` is used by more than one job; name the job uniquely"
             )),
         }
+    }
+
+    /// The workload whose jobs are named like `name` (`NAME-JOBNUMBER`).
+    fn workload_job(&self, name: &str) -> Option<&WorkloadJobs> {
+        let (prefix, number) = name.rsplit_once('-')?;
+        if number.is_empty() || !number.bytes().all(|byte| byte.is_ascii_digit()) {
+            return None;
+        }
+        self.workloads
+            .iter()
+            .find(|workload| workload.name == prefix)
     }
 }
 
@@ -75,11 +109,11 @@ const KINDS: &str = "`forwarded_to`, `pends`, `ends_pending`, `metric`, `state`,
 
 fn parse_state(text: &str) -> Option<JobState> {
     match text {
-        "PEND" | "pending" => Some(JobState::Pending),
-        "RUN" | "running" => Some(JobState::Running),
-        "SSUSP" | "suspended" => Some(JobState::Suspended),
-        "DONE" | "done" => Some(JobState::Done),
-        _ => None,
+        "pending" => Some(JobState::Pending),
+        "running" => Some(JobState::Running),
+        "suspended" => Some(JobState::Suspended),
+        "done" => Some(JobState::Done),
+        other => JobState::from_lsf(other),
     }
 }
 
@@ -174,7 +208,17 @@ impl Checker<'_> {
             JobRef::Submitted(submission) if !submission.forwarded => {
                 Some(submission.cluster.clone())
             }
-            JobRef::Submitted(_) => {
+            JobRef::Workload(workload) if !workload.forwarded && !workload.mapped => {
+                Some(workload.cluster.clone())
+            }
+            JobRef::Workload(workload) if !workload.forwarded => {
+                self.problem(
+                    path.key("job"),
+                    format!("workload `{}` maps queues or partitions to clusters: give `cluster`, the cluster job `{job}` runs in", workload.name),
+                );
+                None
+            }
+            JobRef::Submitted(_) | JobRef::Workload(_) => {
                 self.problem(
                     path.key("job"),
                     format!("job `{job}` is forwarded: give `cluster`, the cluster it runs in"),
@@ -310,10 +354,19 @@ impl Checker<'_> {
         let Some(state) = parse_state(state) else {
             self.problem(
                 path.key("state"),
-                format!("state must be PEND, RUN, SSUSP or DONE, not `{state}`"),
+                format!(
+                    "state must be PEND, RUN, SSUSP, USUSP, PSUSP, DONE or EXIT, not `{state}`"
+                ),
             );
             return None;
         };
+        if state == JobState::Done && matches!(jobs.find(&job), Ok(JobRef::Workload(_))) {
+            self.problem(
+                path.key("state"),
+                format!("job `{job}` is a workload's: a finished job and one not yet read from its trace look alike, so DONE cannot be checked (expect PEND, RUN or SSUSP, or a metric such as `finished`)"),
+            );
+            return None;
+        }
         let cluster = self.job_cluster(path, raw, &job, jobs, specs)?;
         Some(ExpectKind::JobState {
             cluster,
@@ -363,7 +416,7 @@ impl Checker<'_> {
                 );
                 return None;
             }
-            Some(shares) if shares.shares_of(&user).is_none() => {
+            Some(shares) if !has_account(shares, &spec.config.user_groups, &user) => {
                 self.problem(
                     path.key("user"),
                     format!("user `{user}` has no shares in queue `{queue}`"),
@@ -484,8 +537,17 @@ impl Checker<'_> {
             KIND,
         );
         let job = self.required(path, &raw.job, "job", KIND)?;
-        let submission = match jobs.find(job) {
-            Ok(JobRef::Submitted(submission)) => submission,
+        let (cluster, queue, forwarded) = match jobs.find(job) {
+            Ok(JobRef::Submitted(submission)) => (
+                submission.cluster.clone(),
+                submission.queue.to_string(),
+                submission.forwarded,
+            ),
+            Ok(JobRef::Workload(workload)) => (
+                workload.cluster.clone(),
+                workload.queue.clone(),
+                workload.forwarded,
+            ),
             Ok(JobRef::Initial(_)) => {
                 self.problem(
                     path.key("job"),
@@ -498,13 +560,10 @@ impl Checker<'_> {
                 return None;
             }
         };
-        if !submission.forwarded {
+        if !forwarded {
             self.problem(
                 path.key("job"),
-                format!(
-                    "job `{job}` goes to local queue `{}`, which forwards nothing",
-                    submission.queue
-                ),
+                format!("job `{job}` goes to local queue `{queue}`, which forwards nothing"),
             );
             return None;
         }
@@ -521,12 +580,12 @@ impl Checker<'_> {
                 let listed = specs
                     .iter()
                     .filter_map(|spec| spec.forwarder.as_ref())
-                    .filter(|forwarder| forwarder.cluster == submission.cluster)
+                    .filter(|forwarder| forwarder.cluster == cluster)
                     .flat_map(|forwarder| forwarder.send_queues.iter())
-                    .filter(|queue| queue.name == *submission.queue)
-                    .any(|queue| queue.send_to.contains(&target));
+                    .filter(|send| send.name == *queue)
+                    .any(|send| send.send_to.contains(&target));
                 if !listed {
-                    self.problem(path.key("forwarded_to"), format!("{target} is not in the SNDJOBS_TO of `{}@{}`, so the job can never go there", submission.queue, submission.cluster));
+                    self.problem(path.key("forwarded_to"), format!("{target} is not in the SNDJOBS_TO of `{queue}@{cluster}`, so the job can never go there"));
                     return None;
                 }
                 Some(ExpectKind::ForwardedTo {
@@ -541,4 +600,17 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// Whether `name` (a user, or a group named in the shares) has a share
+/// account in a queue with `shares`, with lsb.users' `groups` (a directory
+/// that does not build is refused elsewhere; its groups are then unknown).
+fn has_account(
+    shares: &mcfed_cluster::UserShares,
+    groups: &[mcfed_cluster::UserGroupConfig],
+    name: &str,
+) -> bool {
+    use mcfed_cluster::fairshare::{GroupDirectory, ShareTree};
+    let directory = GroupDirectory::build(groups).unwrap_or_default();
+    ShareTree::new(shares.clone(), &directory).has_account(name, &directory)
 }

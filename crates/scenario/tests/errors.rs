@@ -1,6 +1,9 @@
 //! Bad scenarios are refused with a message naming the file, the line and
 //! the field, and never panic.
 
+mod common;
+
+use common::{line_of, problems};
 use mcfed_scenario::{ScenarioError, parse};
 
 /// A valid two-cluster scenario to break in the tests below.
@@ -42,38 +45,6 @@ slots = 2
 job = "job1"
 forwarded_to = "high@C2"
 "#;
-
-fn problems(source: &str) -> Vec<(usize, String, String)> {
-    match parse("bad.toml", source) {
-        Ok(_) => panic!("the scenario should be refused"),
-        Err(error) => {
-            let rendered = error.to_string();
-            assert!(
-                rendered.starts_with("bad.toml:"),
-                "names the file: {rendered}"
-            );
-            error
-                .problems()
-                .iter()
-                .map(|problem| {
-                    (
-                        problem.line,
-                        problem.field.to_string(),
-                        problem.message.clone(),
-                    )
-                })
-                .collect()
-        }
-    }
-}
-
-fn line_of(source: &str, needle: &str) -> usize {
-    source
-        .lines()
-        .position(|line| line.contains(needle))
-        .map(|index| index + 1)
-        .expect("needle is in the source")
-}
 
 #[test]
 fn the_good_scenario_is_accepted() {

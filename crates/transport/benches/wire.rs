@@ -40,6 +40,7 @@ fn endpoint(
 ) -> (Transport, UnboundedReceiver<Event>) {
     Transport::start(TransportConfig {
         cluster: name(cluster),
+        queues: Vec::new(),
         incarnation: 1,
         listen: listen.parse().expect("address"),
         peers: vec![Peer {
@@ -75,6 +76,7 @@ fn submission_side() -> ForwarderNode {
             name: QueueName::new("send").expect("name"),
             send_to: vec!["high@Cluster2".parse().expect("queue@cluster")],
             max_rsched_time: None,
+            fairshare: false,
         }],
         max_forwards: 8,
         reachability: Default::default(),
@@ -128,7 +130,7 @@ async fn update_latency(dir: &std::path::Path, updates: usize) {
         )
         .expect("submit");
         node.advance(now, &mut out, &mut transitions);
-        node.publish_counters(now, &mut out);
+        node.publish_counters(now, now, &mut out);
         for envelope in out.drain(..) {
             exec.send(envelope).expect("send");
         }

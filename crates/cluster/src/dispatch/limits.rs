@@ -1,8 +1,8 @@
 //! Whether a job may take more slots under the cluster-wide user limits
-//! (the user's and its groups' MAX_JOBS) and the host-level ones
-//! (HJOB_LIMIT, JL/U, JL/P), each counting suspended jobs as
-//! `limits::counts_suspended` says, and whether preemption can lift a
-//! limit.
+//! (the user's and its groups' MAX_JOBS, and lsb.resources' Limit sections
+//! through `resource_limits`) and the host-level ones (HJOB_LIMIT, JL/U,
+//! JL/P), each counting suspended jobs as `limits::counts_suspended` says,
+//! and whether preemption can lift a limit.
 
 use crate::job::{HostIndex, JobId, PendingReason, QueueIndex, UserId};
 use crate::limits::{Held, SlotLimit, counts_suspended, per_processor_slots};
@@ -19,7 +19,9 @@ impl Cluster {
             PendingReason::UserProcessorLimit => SlotLimit::UserPerProcessor,
             PendingReason::UserGroupProcessorLimit => SlotLimit::GroupPerProcessor,
             PendingReason::HostUserLimit => SlotLimit::HostPerUser,
-            PendingReason::NotEnoughSlots | PendingReason::SlotsReserved => return true,
+            PendingReason::NotEnoughSlots
+            | PendingReason::NotEnoughGpus
+            | PendingReason::SlotsReserved => return true,
             _ => return false,
         };
         !self.counts_suspended(limit)
@@ -144,6 +146,33 @@ impl Cluster {
         room.take(limit, held.map_or(0, |held| held.counted(counts)), reason)
     }
 
+    /// The cluster-wide limit (a user's or group's MAX_JOBS, or a Limit
+    /// section counting no hosts) that `slots` more slots of `user` in
+    /// `queue` would pass, if any.
+    #[inline]
+    pub(crate) fn user_limit_block(
+        &self,
+        user: UserId,
+        queue: QueueIndex,
+        slots: u32,
+    ) -> Option<LimitBlock> {
+        if let Some((reason, at_limit)) = self.cluster_limit_block(user, slots, false) {
+            return Some(LimitBlock {
+                reason,
+                at_limit,
+                limit: None,
+                relievable: self.preemption_relieves(reason),
+            });
+        }
+        let (limit, at_limit) = self.resource_limit_block(user, queue, slots, false)?;
+        Some(LimitBlock {
+            reason: PendingReason::ResourceLimit,
+            at_limit,
+            limit: Some(limit),
+            relievable: self.resource_limit_relieved(limit),
+        })
+    }
+
     /// Whether suspended job `id` fits back on its hosts under every limit
     /// that does not count it while suspended.
     pub(super) fn can_resume(&self, id: JobId) -> bool {
@@ -153,18 +182,33 @@ impl Cluster {
         if self
             .cluster_limit_block(job.user, job.spec.slots, true)
             .is_some()
+            || !self.resumable_under_limits(id)
         {
             return false;
         }
         let check_limits = self.tallies.tracking.any_host_limit();
         job.placement.iter().all(|place| {
             self.hosts[place.host].free() >= place.slots
+                && self.hosts[place.host].has_gpus(job.spec.gpus)
                 && (!check_limits
                     || self
                         .host_room(place.host, job.queue, job.user, true, false)
                         .is_ok_and(|room| room >= place.slots))
         })
     }
+}
+
+/// A cluster-wide limit holding a job back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LimitBlock {
+    /// Its pending reason.
+    pub(crate) reason: PendingReason,
+    /// It is reached already: no job of the user in the queue fits.
+    pub(crate) at_limit: bool,
+    /// The Limit section, when it is one.
+    pub(crate) limit: Option<usize>,
+    /// Suspending jobs can lift it.
+    pub(crate) relievable: bool,
 }
 
 /// The slots a job may still take on one host, as the host-level limits

@@ -87,19 +87,39 @@ impl Cluster {
         if mode != PlaceMode::Optimistic && plain && set.free_slots < u64::from(needed) {
             return Err(PlacementFailure::SHORTAGE);
         }
+        let optimistic = mode == PlaceMode::Optimistic;
         let search = Search {
             job,
             queue,
             binding: &binding,
             mode,
-            check_limits: self.tallies.tracking.any_host_limit(),
+            check_limits: self.tallies.tracking.any_host_limit() || !self.limit_book.is_empty(),
         };
+        // Limit sections counting hosts together: what each lets the job
+        // take on its hosts, spent as the job is placed.
+        let mut budgets = self.host_group_budgets(queue, job.user, (false, optimistic));
         let mut placement = Vec::with_capacity(needed.min(64) as usize);
         let mut first_blocker: Option<PendingReason> = None;
         let mut take_from = |host: HostIndex, free: u32| -> bool {
             match self.room_on_host(&search, host, free) {
                 Ok(room) => {
-                    let take = room.min(needed);
+                    let limits = &self.limit_book.limits;
+                    let budget = budgets
+                        .iter()
+                        .filter(|(limit, _)| limits[*limit].covers_host(host))
+                        .map(|&(_, left)| left)
+                        .min()
+                        .unwrap_or(u32::MAX);
+                    if budget == 0 {
+                        first_blocker.get_or_insert(PendingReason::ResourceLimit);
+                        return false;
+                    }
+                    let take = room.min(needed).min(budget);
+                    for (limit, left) in &mut budgets {
+                        if limits[*limit].covers_host(host) {
+                            *left -= take;
+                        }
+                    }
                     placement.push(Placement { host, slots: take });
                     needed -= take;
                     needed == 0
@@ -127,8 +147,9 @@ impl Cluster {
     }
 
     /// The slots the job may take on `host`, which has `free` free slots:
-    /// `Err(None)` when the host is closed, full or lacks the job's
-    /// resources, `Err(Some(reason))` when a reservation or a limit holds
+    /// `Err(None)` when the host is closed, full, or lacks the job's
+    /// resources or as many GPUs as it asks for; `Err(Some(NotEnoughGpus))`
+    /// when its GPUs are held by running jobs (free when optimistic); `Err(Some(reason))` when a reservation or a limit holds
     /// its slots.
     fn room_on_host(
         &self,
@@ -140,8 +161,12 @@ impl Cluster {
         if free == 0
             || host_state.config.closed
             || !host_state.has_resources(&search.job.spec.resources)
+            || host_state.config.gpus < search.job.spec.gpus
         {
             return Err(None);
+        }
+        if search.mode != PlaceMode::Optimistic && !host_state.has_gpus(search.job.spec.gpus) {
+            return Err(Some(PendingReason::NotEnoughGpus));
         }
         if search
             .binding
@@ -154,8 +179,12 @@ impl Cluster {
             return Ok(free);
         }
         let optimistic = search.mode == PlaceMode::Optimistic;
-        self.host_room(host, search.queue, search.job.user, false, optimistic)
-            .map(|limit| free.min(limit))
-            .map_err(Some)
+        let room = self
+            .host_room(host, search.queue, search.job.user, false, optimistic)
+            .map_err(Some)?;
+        let limit = self
+            .per_host_limit_room(host, search.queue, search.job.user, (false, optimistic))
+            .ok_or(Some(PendingReason::ResourceLimit))?;
+        Ok(free.min(room).min(limit))
     }
 }

@@ -30,16 +30,21 @@ impl Cluster {
             .iter()
             .map(|&queue| u64::from(self.queues[queue].running_slots))
             .sum();
-        let mut total = in_use + self.hosts.sets[pool.host_set].free_slots;
+        let mut total = in_use + self.pool_free_slots(pool.host_set);
         if let Some(max) = pool.max_slots {
             total = total.min(u64::from(max));
         }
         let total = u32::try_from(total).unwrap_or(u32::MAX);
         let mut order = pool.queues.clone();
+        let deficits = self.share_deficits(pool_index, now);
+        let deficit = |queue: QueueIndex| {
+            order_position(&pool.queues, queue).map_or(0.0, |position| deficits[position])
+        };
         order.sort_by(|&a, &b| {
             let (qa, qb) = (&self.queues[a], &self.queues[b]);
-            qb.share()
-                .cmp(&qa.share())
+            deficit(b)
+                .total_cmp(&deficit(a))
+                .then_with(|| qb.share().cmp(&qa.share()))
                 .then_with(|| {
                     self.usage_ratio(a, now)
                         .total_cmp(&self.usage_ratio(b, now))
@@ -65,6 +70,69 @@ impl Cluster {
             self.queues[queue].deserved = deserved;
         }
         self.queues.pools[pool_index].total = total;
+    }
+
+    /// Each queue of pool `pool_index` (in its order) at `now`: its share
+    /// less its part of the pool's accumulated (decayed) slot use — how far
+    /// below its due it has been served. Seed 000: accumulated use makes
+    /// sure "each queue is not allocated more slots than it deserves, and
+    /// other queues in the pool have a chance to run their share of jobs".
+    /// With no use yet, each queue's share.
+    pub(crate) fn share_deficits(&self, pool_index: usize, now: SimTime) -> Vec<f64> {
+        let pool = &self.queues.pools[pool_index];
+        let used: Vec<f64> = pool
+            .queues
+            .iter()
+            .map(|&queue| {
+                self.queues[queue]
+                    .usage
+                    .value_at(now, self.policy.hist_hours)
+                    .max(0.0)
+            })
+            .collect();
+        let all: f64 = used.iter().sum();
+        pool.queues
+            .iter()
+            .zip(&used)
+            .map(|(&queue, &used)| {
+                let share = f64::from(self.queues[queue].share()) / 100.0;
+                if all > 0.0 { share - used / all } else { share }
+            })
+            .collect()
+    }
+
+    /// The free slots of host set `host_set` a pool may count: seed 000's
+    /// "free slots to the maximum job slot limit configured either in
+    /// lsb.hosts (MXJ) or in lsb.resources for a host or host group". Per
+    /// host limits are in the hosts' MXJ already; a Limit section's SLOTS
+    /// over a group of hosts (for every user and queue) caps the free
+    /// slots on its hosts at what it has left.
+    fn pool_free_slots(&self, host_set: usize) -> u64 {
+        let set = &self.hosts.sets[host_set];
+        let mut free = set.free_slots;
+        for (limit, rule) in self.limit_book.limits.iter().enumerate() {
+            let Some(slots) = rule
+                .slots
+                .filter(|_| rule.names_hosts() && !rule.per_host && rule.covers_everyone())
+            else {
+                continue;
+            };
+            let free_on: u64 = set
+                .members
+                .iter()
+                .filter(|&&host| rule.covers_host(host))
+                .map(|&host| u64::from(self.hosts[host].free()))
+                .sum();
+            let counts = rule.counts_suspended(self.policy.preemption_enabled);
+            let held = self
+                .limit_book
+                .tally(&(limit, None, None, None))
+                .slots
+                .counted(counts);
+            let left = u64::from(slots.saturating_sub(held));
+            free -= free_on - free_on.min(left);
+        }
+        free
     }
 
     /// The pass's queue order: by priority; among equal priorities, pool
@@ -136,4 +204,9 @@ impl Cluster {
             }
         }
     }
+}
+
+/// Where `queue` is in `queues`.
+fn order_position(queues: &[QueueIndex], queue: QueueIndex) -> Option<usize> {
+    queues.iter().position(|&member| member == queue)
 }

@@ -15,6 +15,17 @@ pub fn decay_factor(elapsed_hours: f64, hist_hours: f64) -> f64 {
 
 pub(super) const MILLIS_PER_HOUR: f64 = 3_600_000.0;
 
+/// What `hours` of use at one unit per hour, ending now, are worth after
+/// the HIST_HOURS decay: the integral of `0.1^(s/hist_hours)` over them
+/// (`hours` itself when `hist_hours` is 0, no decay).
+pub fn decayed_hours(hours: f64, hist_hours: f64) -> f64 {
+    if hist_hours <= 0.0 {
+        hours
+    } else {
+        hist_hours / std::f64::consts::LN_10 * (1.0 - decay_factor(hours, hist_hours))
+    }
+}
+
 pub(super) fn hours_between(earlier: SimTime, later: SimTime) -> f64 {
     later.as_millis().saturating_sub(earlier.as_millis()) as f64 / MILLIS_PER_HOUR
 }
@@ -38,12 +49,8 @@ impl DecayingTotal {
             return self.value;
         }
         let factor = decay_factor(elapsed, hist_hours);
-        let grown = if hist_hours <= 0.0 {
-            self.rate * elapsed
-        } else {
-            // Integral of rate * 0.1^(s/H) from 0 to elapsed.
-            self.rate * hist_hours / std::f64::consts::LN_10 * (1.0 - factor)
-        };
+        // Integral of rate * 0.1^(s/H) from 0 to elapsed.
+        let grown = self.rate * decayed_hours(elapsed, hist_hours);
         self.value * factor + grown
     }
 

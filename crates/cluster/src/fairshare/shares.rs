@@ -1,70 +1,81 @@
-//! Share assignments: a queue's `FAIRSHARE=USER_SHARES[[user, shares] ...]`,
+//! Share assignments: a queue's `FAIRSHARE=USER_SHARES[[user, shares]
+//! ...]` and a user group's `USER_SHARES` in lsb.users (its share tree),
 //! parsed and printed back.
+//!
+//! An assignment names a user, a user group collectively (`group`: one
+//! share account for its members), the members of a group individually
+//! (`group@`: each member gets the shares), every user not otherwise
+//! named individually (`default`) or collectively (`others`). Whether a
+//! name is a user or a group is known only with lsb.users' groups
+//! (`tree`).
 
 use std::fmt;
 use std::str::FromStr;
 
-/// The share-assignment name for every user not named.
+/// The share-assignment name for every user not named, individually.
 pub const DEFAULT_SHARE_USER: &str = "default";
+/// The share-assignment name for every user not named, collectively.
+pub const OTHERS_SHARE_USER: &str = "others";
 
-/// A queue's `FAIRSHARE=USER_SHARES[[user, shares] ...]`.
+/// Whom one share assignment is for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ShareTarget {
+    /// A user, or a user group collectively (told apart by lsb.users).
+    Name(String),
+    /// Each member of a user group, individually (`group@`).
+    Members(String),
+    /// Each user not otherwise named, individually (`default`).
+    Default,
+    /// The users not otherwise named, collectively (`others`).
+    Others,
+}
+
+/// One `[name, shares]` assignment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShareEntry {
+    /// Whom it is for.
+    pub target: ShareTarget,
+    /// Its shares (at least 1).
+    pub shares: u32,
+}
+
+/// A list of share assignments: a queue's `USER_SHARES[...]` or a user
+/// group's `USER_SHARES`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UserShares {
-    /// Users named, with their shares, in the order written.
-    pub users: Vec<(String, u32)>,
-    /// Shares of each user not named (`[default, n]`); without it, users
-    /// not named cannot use the queue.
-    pub default: Option<u32>,
+    /// The assignments, in the order written.
+    pub entries: Vec<ShareEntry>,
 }
 
 impl UserShares {
-    /// The shares of `user`, or `None` if the user has none in this queue.
-    pub fn shares_of(&self, user: &str) -> Option<u32> {
-        self.users
+    /// The shares of the assignment naming `name` (a user or a group, as
+    /// written, not through `default` or a group).
+    pub fn named(&self, name: &str) -> Option<u32> {
+        self.entries
             .iter()
-            .find(|(name, _)| name == user)
-            .map(|&(_, shares)| shares)
-            .or(self.default)
+            .find(|entry| matches!(&entry.target, ShareTarget::Name(named) if named == name))
+            .map(|entry| entry.shares)
     }
-}
 
-/// Why a FAIRSHARE value does not parse.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum UserSharesParseError {
-    /// Not of the form `USER_SHARES[...]`.
-    #[error("expected USER_SHARES[[user, shares] ...]")]
-    NotUserShares,
-    /// An entry is not `[name, number]`.
-    #[error("bad share assignment `{0}`: expected [user, shares]")]
-    BadEntry(String),
-    /// Shares must be a positive whole number.
-    #[error("bad number of shares in `{0}`: shares are a positive whole number")]
-    BadShares(String),
-    /// A user appears twice.
-    #[error("user `{0}` has two share assignments")]
-    Repeated(String),
-    /// A form mcfed does not emulate (groups, `others`).
-    #[error("`{0}`: mcfed assigns shares to single users and `default` only")]
-    Unsupported(String),
-    /// No assignment at all.
-    #[error("USER_SHARES needs at least one [user, shares] assignment")]
-    Empty,
-}
+    /// The assignment for `target`, if any.
+    pub fn find(&self, target: &ShareTarget) -> Option<(usize, &ShareEntry)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .find(|(_, entry)| &entry.target == target)
+    }
 
-impl FromStr for UserShares {
-    type Err = UserSharesParseError;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
+    /// Parses the list of `[name, shares]` assignments, optionally in
+    /// parentheses as lsb.users writes it (`([user1, 4] [others, 10])`).
+    /// An empty list is allowed here (a group's `()`).
+    pub fn parse_list(text: &str) -> Result<UserShares, UserSharesParseError> {
+        let text = text.trim();
         let inner = text
-            .trim()
-            .strip_prefix("USER_SHARES")
-            .map(str::trim_start)
-            .and_then(|rest| rest.strip_prefix('['))
-            .and_then(|rest| rest.trim_end().strip_suffix(']'))
-            .ok_or(UserSharesParseError::NotUserShares)?;
+            .strip_prefix('(')
+            .and_then(|rest| rest.strip_suffix(')'))
+            .unwrap_or(text);
         let mut shares = UserShares {
-            users: Vec::new(),
-            default: None,
+            entries: Vec::new(),
         };
         let mut rest = inner.trim();
         while !rest.is_empty() {
@@ -74,35 +85,86 @@ impl FromStr for UserShares {
             let close = body
                 .find(']')
                 .ok_or_else(|| UserSharesParseError::BadEntry(rest.to_owned()))?;
-            let entry = &body[..close];
+            let entry = parse_entry(&body[..close])?;
             rest = body[close + 1..].trim_start();
-            let (name, number) = entry
-                .split_once(',')
-                .ok_or_else(|| UserSharesParseError::BadEntry(format!("[{entry}]")))?;
-            let (name, number) = (name.trim(), number.trim());
-            if name.is_empty() || name.contains(char::is_whitespace) {
-                return Err(UserSharesParseError::BadEntry(format!("[{entry}]")));
+            if shares.find(&entry.target).is_some() {
+                return Err(UserSharesParseError::Repeated(target_text(&entry.target)));
             }
-            if name == "others" || name.ends_with('@') {
-                return Err(UserSharesParseError::Unsupported(name.to_owned()));
-            }
-            let count: u32 = number
-                .parse()
-                .ok()
-                .filter(|&count| count > 0)
-                .ok_or_else(|| UserSharesParseError::BadShares(format!("[{entry}]")))?;
-            if name == DEFAULT_SHARE_USER {
-                if shares.default.replace(count).is_some() {
-                    return Err(UserSharesParseError::Repeated(name.to_owned()));
-                }
-            } else {
-                if shares.users.iter().any(|(other, _)| other == name) {
-                    return Err(UserSharesParseError::Repeated(name.to_owned()));
-                }
-                shares.users.push((name.to_owned(), count));
-            }
+            shares.entries.push(entry);
         }
-        if shares.users.is_empty() && shares.default.is_none() {
+        Ok(shares)
+    }
+}
+
+fn parse_entry(entry: &str) -> Result<ShareEntry, UserSharesParseError> {
+    let (name, number) = entry
+        .split_once(',')
+        .ok_or_else(|| UserSharesParseError::BadEntry(format!("[{entry}]")))?;
+    let (name, number) = (name.trim(), number.trim());
+    let plain = name.strip_suffix('@').unwrap_or(name);
+    if plain.is_empty() || name.contains(char::is_whitespace) || plain.contains('@') {
+        return Err(UserSharesParseError::BadEntry(format!("[{entry}]")));
+    }
+    let shares: u32 = number
+        .parse()
+        .ok()
+        .filter(|&count| count > 0)
+        .ok_or_else(|| UserSharesParseError::BadShares(format!("[{entry}]")))?;
+    let target = match name {
+        DEFAULT_SHARE_USER => ShareTarget::Default,
+        OTHERS_SHARE_USER => ShareTarget::Others,
+        _ if name.ends_with('@') => ShareTarget::Members(plain.to_owned()),
+        _ => ShareTarget::Name(name.to_owned()),
+    };
+    Ok(ShareEntry { target, shares })
+}
+
+fn target_text(target: &ShareTarget) -> String {
+    match target {
+        ShareTarget::Name(name) => name.clone(),
+        ShareTarget::Members(group) => format!("{group}@"),
+        ShareTarget::Default => DEFAULT_SHARE_USER.to_owned(),
+        ShareTarget::Others => OTHERS_SHARE_USER.to_owned(),
+    }
+}
+
+/// Why a FAIRSHARE or USER_SHARES value does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UserSharesParseError {
+    /// Not of the form `USER_SHARES[...]`.
+    #[error("expected USER_SHARES[[user, shares] ...]")]
+    NotUserShares,
+    /// An entry is not `[name, number]`.
+    #[error(
+        "bad share assignment `{0}`: expected [user, shares], [group, shares], [group@, shares], [default, shares] or [others, shares]"
+    )]
+    BadEntry(String),
+    /// Shares must be a positive whole number.
+    #[error("bad number of shares in `{0}`: shares are a positive whole number")]
+    BadShares(String),
+    /// A user or group appears twice.
+    #[error("`{0}` has two share assignments")]
+    Repeated(String),
+    /// No assignment at all.
+    #[error("USER_SHARES needs at least one [user, shares] assignment")]
+    Empty,
+}
+
+impl FromStr for UserShares {
+    type Err = UserSharesParseError;
+
+    /// A queue's `USER_SHARES[[user, shares] ...]`: at least one
+    /// assignment.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let inner = text
+            .trim()
+            .strip_prefix("USER_SHARES")
+            .map(str::trim_start)
+            .and_then(|rest| rest.strip_prefix('['))
+            .and_then(|rest| rest.trim_end().strip_suffix(']'))
+            .ok_or(UserSharesParseError::NotUserShares)?;
+        let shares = UserShares::parse_list(inner)?;
+        if shares.entries.is_empty() {
             return Err(UserSharesParseError::Empty);
         }
         Ok(shares)
@@ -112,19 +174,11 @@ impl FromStr for UserShares {
 impl fmt::Display for UserShares {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("USER_SHARES[")?;
-        let mut first = true;
-        let default = self.default.map(|n| (DEFAULT_SHARE_USER, n));
-        for (name, count) in self
-            .users
-            .iter()
-            .map(|(name, count)| (name.as_str(), *count))
-            .chain(default)
-        {
-            if !first {
+        for (index, entry) in self.entries.iter().enumerate() {
+            if index > 0 {
                 f.write_str(" ")?;
             }
-            first = false;
-            write!(f, "[{name}, {count}]")?;
+            write!(f, "[{}, {}]", target_text(&entry.target), entry.shares)?;
         }
         f.write_str("]")
     }

@@ -10,18 +10,39 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn parses_user_shares() {
-    let shares: UserShares = "USER_SHARES[[alice, 10] [bob, 5] [default, 1]]"
-        .parse()
-        .expect("valid");
-    assert_eq!(shares.shares_of("alice"), Some(10));
-    assert_eq!(shares.shares_of("bob"), Some(5));
-    assert_eq!(shares.shares_of("carol"), Some(1));
+    let shares: UserShares =
+        "USER_SHARES[[alice, 10] [bob, 5] [team@, 3] [lab, 4] [others, 2] [default, 1]]"
+            .parse()
+            .expect("valid");
+    assert_eq!(shares.named("alice"), Some(10));
+    assert_eq!(shares.named("lab"), Some(4));
+    assert_eq!(
+        shares
+            .find(&ShareTarget::Members("team".into()))
+            .map(|(_, e)| e.shares),
+        Some(3)
+    );
+    assert_eq!(
+        shares.find(&ShareTarget::Others).map(|(_, e)| e.shares),
+        Some(2)
+    );
+    assert_eq!(
+        shares.find(&ShareTarget::Default).map(|(_, e)| e.shares),
+        Some(1)
+    );
     assert_eq!(
         shares.to_string(),
-        "USER_SHARES[[alice, 10] [bob, 5] [default, 1]]"
+        "USER_SHARES[[alice, 10] [bob, 5] [team@, 3] [lab, 4] [others, 2] [default, 1]]"
     );
-    let only: UserShares = "USER_SHARES[[alice,2]]".parse().expect("valid");
-    assert_eq!(only.shares_of("bob"), None, "no default: no shares");
+    // lsb.users' spelling of a group's share tree, in parentheses.
+    let group = UserShares::parse_list("([user1, 4] [others, 10])").expect("valid");
+    assert_eq!(group.entries.len(), 2);
+    assert!(
+        UserShares::parse_list("()")
+            .expect("valid")
+            .entries
+            .is_empty()
+    );
 }
 
 #[test]
@@ -42,8 +63,12 @@ fn refuses_bad_user_shares() {
             UserSharesParseError::Repeated("alice".into()),
         ),
         (
-            "USER_SHARES[[others, 1]]",
-            UserSharesParseError::Unsupported("others".into()),
+            "USER_SHARES[[others, 1] [others, 2]]",
+            UserSharesParseError::Repeated("others".into()),
+        ),
+        (
+            "USER_SHARES[[@, 1]]",
+            UserSharesParseError::BadEntry("[@, 1]".into()),
         ),
     ] {
         assert_eq!(text.parse::<UserShares>(), Err(expected), "{text}");
@@ -102,10 +127,14 @@ fn each_term_against_hand_computed_values() {
         fairshare_adjustment: 0.5,
         hist_hours: 5.0,
         gpu_run_time: 0.25,
+        committed_run_time: 0.5,
+        ..FairshareFactors::default()
     };
     let usage = UsageTerms {
         cpu_time: 2.0,
         run_time: 1.5,
+        historical_run_time: 0.5,
+        committed_run_time: 4.0,
         job_slots: 4.0,
         fwd_job_slots: 3.0,
         fairshare_adjustment: 6.0,
@@ -115,13 +144,21 @@ fn each_term_against_hand_computed_values() {
     };
     let terms = DenominatorTerms::new(&usage, &all);
     assert!(close(terms.cpu_time, 1.4), "2.0 h * 0.7");
-    assert!(close(terms.run_time, 1.05), "1.5 h * 0.7");
+    assert!(close(terms.run_time, 1.4), "(0.5 + 1.5) h * 0.7");
+    assert!(
+        close(terms.committed_run_time, 2.0),
+        "4 h still committed * 0.5"
+    );
     assert!(close(terms.job_slots, 15.0), "(1 + 4) * 3");
     assert!(close(terms.fwd_job_slots, 8.0), "(1 + 3) * 2");
     assert!(close(terms.fairshare_adjustment, 3.0), "6 * 0.5");
-    assert!(close(terms.gpu_run_time, 2.0), "(1 + 3) * 2 * 0.25");
+    assert!(
+        close(terms.gpu_run_time, 1.0),
+        "(1 + 3) GPU-hours * 0.25 (each job's hours already weighed by its GPUs)"
+    );
     let p = dynamic_priority(100, &usage, &all);
-    assert!(close(p, 100.0 / 30.45), "{p}");
+    // 1.4 + 1.4 + 2 + 15 + 8 + 3 + 1 = 31.8
+    assert!(close(p, 100.0 / 31.8), "{p}");
     // FWD_JOB_FACTOR not defined: the term is absent.
     let no_fwd = FairshareFactors {
         fwd_job: None,
@@ -190,25 +227,31 @@ fn growth_integrates_the_decay() {
     assert!(close(split.value_at(one_hour, 5.0), expected));
 }
 
+fn job_use(slots: u32, since: u64, ran_before: u64) -> JobUse {
+    JobUse {
+        slots,
+        cpu_utilisation: 1.0,
+        memory_mb: 0,
+        running_since: SimTime::from_secs(since),
+        ran_before: std::time::Duration::from_secs(ran_before),
+        run_limit: None,
+        gpus: 0,
+    }
+}
+
 #[test]
 fn account_tracks_run_time_and_cpu_time() {
     let mut account = ShareAccount::new(10);
-    let start = SimTime::from_secs(3600);
     // Two slots at half CPU: 1 CPU hour per hour.
     let first = JobUse {
-        slots: 2,
         cpu_utilisation: 0.5,
         memory_mb: 100,
-        running_since: start,
-        ran_before: std::time::Duration::ZERO,
+        ..job_use(2, 3600, 0)
     };
     // A second job that already ran 30 minutes before a suspension.
     let second = JobUse {
-        slots: 1,
-        cpu_utilisation: 1.0,
         memory_mb: 50,
-        running_since: start,
-        ran_before: std::time::Duration::from_secs(1800),
+        ..job_use(1, 3600, 1800)
     };
     account.job_runs(&first, 0.0);
     account.job_runs(&second, 0.0);
@@ -216,10 +259,56 @@ fn account_tracks_run_time_and_cpu_time() {
     assert!(close(account.run_time(later), 1.0 + 1.5));
     assert!(close(account.cpu_time(later, 0.0), 2.0));
     assert_eq!((account.running_slots, account.memory_mb), (3, 150));
-    account.job_stops(later, &first, 0.0);
+    account.job_stops(later, &first, StopKind::Ended, 0.0);
     assert!(close(account.run_time(later), 1.5));
     assert!(close(account.cpu_time(later, 0.0), 2.0), "history stays");
     assert_eq!((account.running_jobs, account.running_slots), (1, 1));
+}
+
+/// RUN_TIME_DECAY: one job running 5 hours with HIST_HOURS 5 has run
+/// 5 / ln 10 * (1 - 0.1) = 1.954 decayed hours; when it ends, its run
+/// leaves the running figure and its 5 plain hours become history, which
+/// decays to 0.5 after another 5 hours.
+#[test]
+fn decayed_and_historical_run_time_against_hand_computed_values() {
+    let mut account = ShareAccount::new(10);
+    let job = job_use(1, 0, 0);
+    account.job_runs(&job, 5.0);
+    let five = SimTime::from_secs(5 * 3600);
+    let decayed = 5.0 / std::f64::consts::LN_10 * 0.9;
+    assert!(close(account.decayed_run_time(five, 5.0), decayed));
+    assert!(close(account.run_time(five), 5.0));
+    account.job_stops(five, &job, StopKind::Ended, 5.0);
+    assert!(close(account.decayed_run_time(five, 5.0), 0.0));
+    assert!(close(account.historical_run_time(five, 5.0), 5.0));
+    let ten = SimTime::from_secs(10 * 3600);
+    assert!(close(account.historical_run_time(ten, 5.0), 0.5));
+    // A suspension is not an end: no history.
+    let mut suspended = ShareAccount::new(1);
+    suspended.job_runs(&job, 5.0);
+    suspended.job_stops(five, &job, StopKind::Suspended, 5.0);
+    assert!(close(suspended.historical_run_time(five, 5.0), 0.0));
+}
+
+/// Committed run time: a job with a 4-hour run limit, 1 hour in, has 3
+/// hours still committed; GPU run time: 2 GPUs for 1 hour are 2 GPU-hours,
+/// which go to the GPU history when the job ends.
+#[test]
+fn committed_and_gpu_run_time_against_hand_computed_values() {
+    let mut account = ShareAccount::new(10);
+    let job = JobUse {
+        run_limit: Some(std::time::Duration::from_secs(4 * 3600)),
+        gpus: 2,
+        ..job_use(1, 0, 0)
+    };
+    account.job_runs(&job, 5.0);
+    let hour = SimTime::from_secs(3600);
+    assert!(close(account.committed_run_time(hour), 3.0));
+    assert!(close(account.gpu_run_time(hour), 2.0));
+    account.job_stops(hour, &job, StopKind::Ended, 5.0);
+    assert!(close(account.committed_run_time(hour), 0.0));
+    assert!(close(account.gpu_run_time(hour), 0.0));
+    assert!(close(account.historical_gpu_run_time(hour, 5.0), 2.0));
 }
 
 /// The seed's memory plug-in: (1 + slots) * ((mem / slots) / (slot_mem * THRESHOLD)).

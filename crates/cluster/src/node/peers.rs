@@ -204,6 +204,9 @@ impl ClusterNode {
                     Some((JobState::Pending, _)) => None,
                     Some((JobState::Running, _)) => Some(JobEvent::Started),
                     Some((JobState::Suspended, _)) => Some(JobEvent::Suspended),
+                    Some((JobState::UserSuspended, _)) => Some(JobEvent::Stopped),
+                    Some((JobState::PendingSuspended, _)) => Some(JobEvent::Held),
+                    Some((JobState::Exited, _)) => Some(JobEvent::Killed),
                     Some((JobState::Done, _)) | None => Some(JobEvent::Finished),
                 };
                 if let Some(event) = event {
@@ -290,15 +293,17 @@ impl ClusterNode {
             return;
         }
         match self.cluster.job(job).map(|job| job.state) {
-            Some(JobState::Pending) => {
+            Some(JobState::Pending | JobState::PendingSuspended) => {
                 if let Some(image) = self.cluster.take_job(job) {
                     if let Some(parked) = self.parked.get_mut(from) {
                         parked.push(image);
                     }
                 }
             }
-            Some(JobState::Running | JobState::Suspended) => self.cluster.hold_end(job),
-            Some(JobState::Done) | None => {}
+            Some(JobState::Running | JobState::Suspended | JobState::UserSuspended) => {
+                self.cluster.hold_end(job)
+            }
+            Some(JobState::Done | JobState::Exited) | None => {}
         }
     }
 

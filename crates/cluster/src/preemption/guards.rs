@@ -65,14 +65,13 @@ impl fmt::Display for PreemptGuard {
 }
 
 impl PreemptGuard {
-    /// The guard as a time for a job with run limit `run_limit`, if it
-    /// applies to that job.
-    fn time(self, run_limit: Option<Duration>) -> Option<Duration> {
+    /// The guard as a time for a job expected to run `duration` in all
+    /// (its run-time estimate, else its run limit), if it applies to that
+    /// job.
+    fn time(self, duration: Option<Duration>) -> Option<Duration> {
         match self {
             PreemptGuard::Time(time) => Some(time),
-            PreemptGuard::PercentOfRunLimit(percent) => {
-                run_limit.map(|limit| limit * percent / 100)
-            }
+            PreemptGuard::PercentOfRunLimit(percent) => duration.map(|limit| limit * percent / 100),
         }
     }
 }
@@ -98,6 +97,11 @@ pub enum Protection {
 }
 
 impl PreemptGuards {
+    /// Whether no guard is set: nothing is ever protected.
+    pub fn is_empty(&self) -> bool {
+        self.run_time.is_none() && self.finish_time.is_none()
+    }
+
     /// These values over `below`'s: a queue's over the cluster's.
     pub fn over(&self, below: &PreemptGuards) -> PreemptGuards {
         PreemptGuards {
@@ -106,19 +110,23 @@ impl PreemptGuards {
         }
     }
 
-    /// Whether a job that has run for `ran` (suspensions excluded) with run
-    /// limit `run_limit` is protected, and by which guard.
-    pub fn protection(&self, ran: Duration, run_limit: Option<Duration>) -> Option<Protection> {
-        if let Some(limit) = self.run_time.and_then(|guard| guard.time(run_limit)) {
+    /// Whether a job that has run for `ran` (suspensions excluded) and is
+    /// expected to run `duration` in all (its run-time estimate, else its
+    /// run limit: [`crate::Job::expected_duration`]) is protected, and by
+    /// which guard. Seed 003: NO_PREEMPT_FINISH_TIME spares "a job that has
+    /// a run limit or a run time specified" and will finish within the
+    /// window.
+    pub fn protection(&self, ran: Duration, duration: Option<Duration>) -> Option<Protection> {
+        if let Some(limit) = self.run_time.and_then(|guard| guard.time(duration)) {
             if ran >= limit {
                 return Some(Protection::RunTime);
             }
         }
-        if let (Some(window), Some(run_limit)) = (
-            self.finish_time.and_then(|guard| guard.time(run_limit)),
-            run_limit,
+        if let (Some(window), Some(duration)) = (
+            self.finish_time.and_then(|guard| guard.time(duration)),
+            duration,
         ) {
-            if run_limit.saturating_sub(ran) <= window {
+            if duration.saturating_sub(ran) <= window {
                 return Some(Protection::FinishTime);
             }
         }

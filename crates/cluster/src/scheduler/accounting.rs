@@ -7,6 +7,7 @@
 //! - the per-host tallies of the host-level limits (JL/U, JL/P,
 //!   HJOB_LIMIT);
 //! - the user book: each user's and group's slots (MAX_JOBS);
+//! - the limit book: what each lsb.resources Limit instance holds;
 //! - the fairshare adjustment's memory in use;
 //! - the queue book: the queue's running and suspended slots and lists,
 //!   its victim order, its user's slots (UJOB_LIMIT) and fairshare account,
@@ -16,10 +17,12 @@
 //! Slot accounting follows seed `003_f223f39848659bbb.txt` (see `limits`):
 //! a suspended job does not count against its hosts' MXJ, so the preempting
 //! job can use the slots, but it keeps counting against its queue's limits.
+//! A job stopped by `bstop` (USUSP) keeps its hosts' MXJ as well: nothing
+//! takes its slots while it waits for `bresume`.
 
 use mcfed_protocol::SimTime;
 
-use crate::job::JobId;
+use crate::job::{JobId, JobState};
 use crate::limits::Held;
 
 use super::Cluster;
@@ -31,21 +34,66 @@ pub(crate) enum Holding {
     Nothing,
     /// Running on its placement.
     Running,
-    /// Suspended: keeps its placement but not its hosts' MXJ.
+    /// Suspended by preemption: keeps its placement but not its hosts'
+    /// MXJ (its preemptor runs there), and waits to be resumed.
     Suspended,
+    /// Stopped by `bstop` (USUSP): suspended in every tally, but keeping
+    /// its hosts' MXJ, and resumed only by `bresume`.
+    Stopped,
 }
 
+/// Every move between holdings, by `[from][to]`.
+const CHANGES: [[Change; 4]; 4] = {
+    const ALL: [Holding; 4] = [
+        Holding::Nothing,
+        Holding::Running,
+        Holding::Suspended,
+        Holding::Stopped,
+    ];
+    let mut table = [[Change::between(Holding::Nothing, Holding::Nothing); 4]; 4];
+    let mut from = 0;
+    while from < 4 {
+        let mut to = 0;
+        while to < 4 {
+            table[from][to] = Change::between(ALL[from], ALL[to]);
+            to += 1;
+        }
+        from += 1;
+    }
+    table
+};
+
 impl Holding {
-    fn running(self) -> i64 {
-        i64::from(self == Holding::Running)
+    /// How a job in `state` holds slots, if it holds any.
+    pub(crate) fn of(state: JobState) -> Option<Holding> {
+        match state {
+            JobState::Running => Some(Holding::Running),
+            JobState::Suspended => Some(Holding::Suspended),
+            JobState::UserSuspended => Some(Holding::Stopped),
+            JobState::Pending | JobState::PendingSuspended | JobState::Done | JobState::Exited => {
+                None
+            }
+        }
     }
 
-    fn suspended(self) -> i64 {
-        i64::from(self == Holding::Suspended)
+    const fn running(self) -> i64 {
+        matches!(self, Holding::Running) as i64
     }
 
-    fn holds(self) -> i64 {
-        i64::from(self != Holding::Nothing)
+    const fn suspended(self) -> i64 {
+        matches!(self, Holding::Suspended | Holding::Stopped) as i64
+    }
+
+    const fn occupies(self) -> i64 {
+        matches!(self, Holding::Running | Holding::Stopped) as i64
+    }
+
+    const fn resumable(self) -> i64 {
+        matches!(self, Holding::Suspended) as i64
+    }
+
+    const fn holds(self) -> i64 {
+        !matches!(self, Holding::Nothing) as i64
     }
 }
 
@@ -59,15 +107,26 @@ pub(crate) struct Change {
     pub(crate) suspend: i64,
     /// Tallies of held slots (running or suspended).
     pub(crate) held: i64,
+    /// Hosts' used slots (MXJ): running or stopped.
+    pub(crate) occupy: i64,
+    /// The queue's list of jobs to resume (suspended by preemption).
+    pub(crate) resumable: i64,
 }
 
 impl Change {
-    /// The move from `from` to `to`.
+    /// The move from `from` to `to` (looked up: `account` runs on every
+    /// start and finish).
     pub(crate) fn new(from: Holding, to: Holding) -> Change {
+        CHANGES[from as usize][to as usize]
+    }
+
+    const fn between(from: Holding, to: Holding) -> Change {
         Change {
             run: to.running() - from.running(),
             suspend: to.suspended() - from.suspended(),
             held: to.holds() - from.holds(),
+            occupy: to.occupies() - from.occupies(),
+            resumable: to.resumable() - from.resumable(),
         }
     }
 
@@ -102,11 +161,14 @@ impl Cluster {
         let change = Change::new(from, to);
         let groups = &self.users[job.user].groups;
         for &place in &job.placement {
-            self.hosts.account(id, place, change);
+            self.hosts.account(id, place, job.spec.gpus, change);
             self.tallies
                 .account(place, job.user, groups, job.queue, change);
         }
         self.users.account(job.user, job.spec.slots, change);
+        if !self.limit_book.is_empty() {
+            self.limit_book.account(job, change);
+        }
         self.adjustment.account(job.spec.memory_mb, change);
         self.queues.account(id, job, change, &self.policy, now);
         if change.run != 0 {

@@ -17,6 +17,8 @@ pub(crate) struct Host {
     pub(crate) config: HostConfig,
     /// Slots counted against MXJ (running jobs' slots).
     pub(crate) used: u32,
+    /// GPUs held by running jobs.
+    pub(crate) used_gpus: u32,
     /// Jobs placed on the host, running or suspended.
     pub(crate) jobs: Vec<JobId>,
     /// Host sets the host belongs to.
@@ -32,6 +34,7 @@ impl Host {
             shared_name: config.name.as_str().into(),
             config,
             used: 0,
+            used_gpus: 0,
             jobs: Vec::new(),
             host_sets: Vec::new(),
         }
@@ -44,6 +47,11 @@ impl Host {
         } else {
             self.config.max_slots.saturating_sub(self.used)
         }
+    }
+
+    /// Whether `gpus` more GPUs are free on the host.
+    pub(crate) fn has_gpus(&self, gpus: u32) -> bool {
+        gpus == 0 || self.config.gpus.saturating_sub(self.used_gpus) >= gpus
     }
 
     /// Whether the host offers every one of `resources`.
@@ -66,6 +74,10 @@ pub(crate) struct HostBook {
     list: Vec<Host>,
     /// Host sets, shared by queues with the same HOSTS.
     pub(crate) sets: Vec<HostSet>,
+    /// Per host set, its slot group: sets that share a host (directly or
+    /// through other sets) are in one group, whose number is the lowest
+    /// set index in it.
+    pub(crate) slot_groups: Vec<u32>,
 }
 
 impl HostBook {
@@ -81,7 +93,12 @@ impl HostBook {
                 }
             }
         }
-        HostBook { list, sets }
+        let slot_groups = slot_groups(&list, sets.len());
+        HostBook {
+            list,
+            sets,
+            slot_groups,
+        }
     }
 
     /// The number of hosts.
@@ -94,14 +111,15 @@ impl HostBook {
         self.list.iter()
     }
 
-    /// Job `id`'s slots on one host move by `change`: the host's used
-    /// slots (and so its sets' free-slot indexes) follow running, its job
-    /// list follows holding.
-    pub(crate) fn account(&mut self, id: JobId, place: Placement, change: Change) {
+    /// Job `id`'s slots (and `gpus` GPUs) on one host move by `change`:
+    /// the host's used slots and GPUs (and so its sets' free-slot indexes)
+    /// follow running or stopped, its job list follows holding.
+    pub(crate) fn account(&mut self, id: JobId, place: Placement, gpus: u32, change: Change) {
         let host = &mut self.list[place.host];
-        if change.run != 0 {
+        Change::apply(change.occupy, &mut host.used_gpus, gpus);
+        if change.occupy != 0 {
             let old = host.free();
-            Change::apply(change.run, &mut host.used, place.slots);
+            Change::apply(change.occupy, &mut host.used, place.slots);
             let new = host.free();
             if !host.config.closed {
                 for &set in &host.host_sets {
@@ -125,6 +143,30 @@ impl HostBook {
             .map(|place| place.slots)
             .sum()
     }
+}
+
+/// The slot group of each of `set_count` host sets over `hosts`: the
+/// connected components of "shares a host", each named by its lowest set.
+fn slot_groups(hosts: &[Host], set_count: usize) -> Vec<u32> {
+    let mut parent: Vec<usize> = (0..set_count).collect();
+    fn root(parent: &mut [usize], mut set: usize) -> usize {
+        while parent[set] != set {
+            parent[set] = parent[parent[set]];
+            set = parent[set];
+        }
+        set
+    }
+    for host in hosts {
+        if let Some((&first, rest)) = host.host_sets.split_first() {
+            for &other in rest {
+                let (a, b) = (root(&mut parent, first), root(&mut parent, other));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    (0..set_count)
+        .map(|set| u32::try_from(root(&mut parent, set)).unwrap_or(u32::MAX))
+        .collect()
 }
 
 impl Index<HostIndex> for HostBook {

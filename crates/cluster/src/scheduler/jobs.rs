@@ -1,6 +1,6 @@
 //! The job book: every job that has not finished, by id, the numbering of
-//! jobs and of their arrivals, the jobs' finish events and the count of
-//! finished jobs.
+//! jobs and of their arrivals, the jobs' finish events and the counts of
+//! finished and killed jobs.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 use mcfed_protocol::{JobSpec, SimTime};
 use rustc_hash::FxHashMap;
 
-use crate::job::{Job, JobId, JobOrigin, JobState, PendingReason, QueueIndex, UserId};
+use crate::job::{Job, JobId, JobOrigin, JobState, PendingReason, QueueIndex, UserId, order_key};
 
 /// The cluster's jobs.
 #[derive(Clone, Debug)]
@@ -21,6 +21,7 @@ pub(crate) struct JobBook {
     /// run epoch.
     finish_events: BinaryHeap<Reverse<(SimTime, JobId, u32)>>,
     finished: u64,
+    exited: u64,
 }
 
 impl Default for JobBook {
@@ -31,6 +32,7 @@ impl Default for JobBook {
             next_arrival: 0,
             finish_events: BinaryHeap::new(),
             finished: 0,
+            exited: 0,
         }
     }
 }
@@ -56,20 +58,34 @@ impl JobBook {
         self.map.iter()
     }
 
+    /// The next job id, taken (the forwarder numbers the jobs of send
+    /// queues from the same sequence, so a cluster's ids are unique).
+    pub(crate) fn take_id(&mut self) -> JobId {
+        let id = JobId(self.next_id);
+        self.next_id += 1;
+        id
+    }
+
+    /// The next place in arrival order for a job of effective user
+    /// priority `priority`.
+    pub(crate) fn next_order(&mut self, priority: u32) -> u64 {
+        let seq = self.next_arrival;
+        self.next_arrival += 1;
+        order_key(priority, seq)
+    }
+
     /// Files a new pending job of `user` in `queue`, with the next id and
-    /// the next place in arrival order.
+    /// the next place in arrival order among the jobs of its priority.
     pub(crate) fn insert_new(
         &mut self,
         queue: QueueIndex,
         spec: JobSpec,
         origin: JobOrigin,
         user: UserId,
-        now: SimTime,
+        (now, priority): (SimTime, u32),
     ) -> JobId {
-        let id = JobId(self.next_id);
-        self.next_id += 1;
-        let arrival = self.next_arrival;
-        self.next_arrival += 1;
+        let id = self.take_id();
+        let arrival = self.next_order(priority);
         let remaining = spec.run_time;
         self.map.insert(
             id,
@@ -89,6 +105,7 @@ impl JobBook {
                 pending_reason: PendingReason::NewJob,
                 reason_pass: 0,
                 arrival,
+                queued_at: now,
                 run_epoch: 0,
             },
         );
@@ -104,10 +121,10 @@ impl JobBook {
         spec: JobSpec,
         origin: JobOrigin,
         user: UserId,
-        now: SimTime,
+        now_and_priority: (SimTime, u32),
     ) {
         let next = std::mem::replace(&mut self.next_id, id.0);
-        self.insert_new(queue, spec, origin, user, now);
+        self.insert_new(queue, spec, origin, user, now_and_priority);
         self.next_id = next.max(id.0.saturating_add(1));
     }
 
@@ -133,9 +150,21 @@ impl JobBook {
         Some(job)
     }
 
+    /// Takes killed job `id` out of the book, counting it.
+    pub(crate) fn remove_exited(&mut self, id: JobId) -> Option<Job> {
+        let job = self.map.remove(&id)?;
+        self.exited += 1;
+        Some(job)
+    }
+
     /// How many jobs have finished.
     pub(crate) fn finished(&self) -> u64 {
         self.finished
+    }
+
+    /// How many jobs were killed.
+    pub(crate) fn exited(&self) -> u64 {
+        self.exited
     }
 
     /// Job `id`, in run `epoch`, finishes at `at` unless it stops first.

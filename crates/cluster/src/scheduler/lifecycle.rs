@@ -13,7 +13,7 @@ use super::{Cluster, Transition};
 
 impl Transition {
     /// `event` happened to `job` at `at`.
-    fn of(
+    pub(super) fn of(
         job: &Job,
         event: JobEvent,
         at: SimTime,
@@ -32,6 +32,7 @@ impl Transition {
             first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
+            first_start: false,
         }
     }
 }
@@ -39,7 +40,9 @@ impl Transition {
 impl Cluster {
     /// Files a new job in `queue` at `now`; it pends until the next pass.
     /// `first_submitted_at` is when the job was first submitted anywhere
-    /// (for a forwarded job, at its submission cluster).
+    /// (for a forwarded job, at its submission cluster). A job without a
+    /// run limit or run-time estimate takes its queue's RUNLIMIT and
+    /// RUNTIME.
     pub(crate) fn enqueue(
         &mut self,
         now: SimTime,
@@ -48,9 +51,20 @@ impl Cluster {
         origin: JobOrigin,
         first_submitted_at: SimTime,
     ) -> JobId {
+        let mut spec = spec;
+        let config = &self.queues[queue].config;
+        spec.run_limit = spec.run_limit.or(config.run_limit);
+        spec.run_estimate = spec.run_estimate.or(config.run_estimate);
         self.cycle.now = self.cycle.now.max(now);
-        let user = self.users.intern(&spec.user);
-        let id = self.jobs.insert_new(queue, spec, origin, user, now);
+        let (user, new) = self.users.intern(&spec.user);
+        if new && !self.limit_book.is_empty() {
+            self.limit_book
+                .note_user(user, &spec.user, &self.users.directory);
+        }
+        let priority = self.effective_priority(&spec);
+        let id = self
+            .jobs
+            .insert_new(queue, spec, origin, user, (now, priority));
         if let Some(job) = self.jobs.get_mut(id) {
             job.first_submitted_at = first_submitted_at.min(now);
         }
@@ -61,7 +75,7 @@ impl Cluster {
     }
 
     /// Puts pending job `id` in its queue's pending lists.
-    pub(super) fn add_pending(&mut self, id: JobId) {
+    pub(crate) fn add_pending(&mut self, id: JobId) {
         let Some(job) = self.jobs.get(id) else {
             return;
         };
@@ -73,15 +87,15 @@ impl Cluster {
         }
         if queue.fairshare.is_some() {
             let name = &self.users[job.user].name;
-            queue
-                .user_entry(job.user, name)
-                .pending
-                .insert(job.arrival, id);
+            let leaf = queue.user_entry(job.user, name, &self.users.directory).leaf;
+            if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
+                fairshare.tree.add_pending(leaf, job.arrival, id);
+            }
         }
     }
 
     /// Takes pending job `id` out of its queue's pending lists.
-    fn remove_pending(&mut self, id: JobId) {
+    pub(crate) fn remove_pending(&mut self, id: JobId) {
         let Some(job) = self.jobs.get(id) else {
             return;
         };
@@ -91,10 +105,9 @@ impl Cluster {
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
             queue.imported_pending_jobs -= 1;
         }
-        if queue.fairshare.is_some() {
-            if let Some(user) = queue.users.get_mut(&job.user) {
-                user.pending.remove(&job.arrival);
-            }
+        let leaf = queue.users.get(&job.user).and_then(|user| user.leaf);
+        if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
+            fairshare.tree.remove_pending(leaf, job.arrival);
         }
     }
 
@@ -110,12 +123,14 @@ impl Cluster {
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
+        let first_start = job.started_at.is_none();
         job.state = JobState::Running;
         job.started_at = Some(now);
         job.running_since = now;
         job.placement = placement;
-        let finish = (now + job.remaining, job.run_epoch);
-        let transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
+        let finish = (now + job.time_to_end(), job.run_epoch);
+        let mut transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
+        transition.first_start = first_start;
         let queue = job.queue;
         self.account(id, Holding::Nothing, Holding::Running, now);
         if !self.reservations.is_empty() {
@@ -131,7 +146,7 @@ impl Cluster {
         };
         job.state = JobState::Running;
         job.running_since = now;
-        let finish = (now + job.remaining, job.run_epoch);
+        let finish = (now + job.time_to_end(), job.run_epoch);
         let transition = Transition::of(job, JobEvent::Resumed, now, None, &self.queues);
         let queue = job.queue;
         self.account(id, Holding::Suspended, Holding::Running, now);
@@ -141,7 +156,7 @@ impl Cluster {
     /// What follows a job's start or resumption: its finish event (at
     /// `finish.0`, for run `finish.1`), another pass if a higher queue may
     /// preempt it, and the transition.
-    fn now_running(
+    pub(crate) fn now_running(
         &mut self,
         queue: QueueIndex,
         (at, epoch): (SimTime, u32),
@@ -149,7 +164,7 @@ impl Cluster {
         transitions: &mut Vec<Transition>,
     ) {
         if !self.queues[queue].preemptors.is_empty() {
-            self.cycle.new_victims = true;
+            self.cycle.pass_again = true;
         }
         self.jobs.schedule_finish(at, transition.job, epoch);
         transitions.push(transition);
@@ -206,16 +221,31 @@ impl Cluster {
         transitions.push(transition);
     }
 
-    /// Job `id` has run its time: it leaves the cluster at `at`.
+    /// Job `id` has run its time, or reached its run limit first (then it
+    /// is killed: EXIT): it leaves the cluster at `at`.
     pub(crate) fn finish(&mut self, id: JobId, at: SimTime, transitions: &mut Vec<Transition>) {
+        let Some(job) = self.jobs.get(id) else {
+            return;
+        };
+        let ran = job.ran_before() + at.saturating_since(job.running_since);
+        let limited = ran < job.spec.run_time;
         self.account(id, Holding::Running, Holding::Nothing, at);
-        let Some(job) = self.jobs.remove_finished(id) else {
+        let removed = if limited {
+            self.jobs.remove_exited(id)
+        } else {
+            self.jobs.remove_finished(id)
+        };
+        let Some(job) = removed else {
             return;
         };
         self.cycle.dirty = true;
         transitions.push(Transition {
             job: id,
-            event: JobEvent::Finished,
+            event: if limited {
+                JobEvent::RunLimit
+            } else {
+                JobEvent::Finished
+            },
             at,
             origin: job.origin,
             preempted_by: None,
@@ -225,6 +255,7 @@ impl Cluster {
             first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             slots: job.spec.slots,
+            first_start: false,
         });
     }
 
@@ -244,16 +275,23 @@ impl Cluster {
     /// job parked, to be put back unchanged).
     pub(crate) fn remove_job_quietly(&mut self, id: JobId) -> Option<Job> {
         let now = self.cycle.now;
-        let state = self.jobs.get(id)?.state;
-        match state {
-            JobState::Pending => self.remove_pending(id),
-            JobState::Running => self.account(id, Holding::Running, Holding::Nothing, now),
-            JobState::Suspended => self.account(id, Holding::Suspended, Holding::Nothing, now),
-            JobState::Done => {}
-        }
-        self.drop_reservation_of(id);
+        self.release(id, now);
         self.held_ends.remove(&id);
         self.cycle.dirty = true;
         self.jobs.remove(id)
+    }
+
+    /// Takes job `id` out of its queue's lists and frees whatever it holds
+    /// at `now`, whatever its state; its own fields are left as they are.
+    pub(crate) fn release(&mut self, id: JobId, now: SimTime) {
+        let Some(state) = self.jobs.get(id).map(|job| job.state) else {
+            return;
+        };
+        match Holding::of(state) {
+            Some(holding) => self.account(id, holding, Holding::Nothing, now),
+            None if state == JobState::Pending => self.remove_pending(id),
+            None => {}
+        }
+        self.drop_reservation_of(id);
     }
 }

@@ -5,13 +5,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcfed_protocol::{ClusterName, JobEvent};
+use mcfed_protocol::{ClusterName, JobEvent, SimTime};
 
 use crate::config::{ConfigWarning, HostConfig, QueueConfig};
 use crate::fairshare::FairshareAdjustment;
 use crate::job::{HostIndex, Job, JobId, QueueIndex};
 
-use super::queues::QueueUser;
 use super::{Cluster, PreemptionNote, Transition};
 
 impl Cluster {
@@ -24,6 +23,12 @@ impl Cluster {
     /// a preemptive queue that can preempt backfill jobs, ...).
     pub fn warnings(&self) -> &[ConfigWarning] {
         &self.warnings
+    }
+
+    /// The latest time the cluster was given (by a submission, an arrival
+    /// or [`Cluster::advance`]).
+    pub fn now(&self) -> SimTime {
+        self.cycle.now
     }
 
     /// MC_PLUGIN_UPDATE_INTERVAL, if set.
@@ -85,6 +90,28 @@ impl Cluster {
         self.jobs.finished()
     }
 
+    /// How many jobs were killed (`bkill`).
+    pub fn exited_jobs(&self) -> u64 {
+        self.jobs.exited()
+    }
+
+    /// Takes the next job id without filing a job under it: the
+    /// submission side numbers the jobs of send queues from the cluster's
+    /// own sequence, so every job of a cluster has its own id.
+    pub fn take_job_id(&mut self) -> JobId {
+        self.jobs.take_id()
+    }
+
+    /// The job named `name`, if one that has not finished has that name
+    /// (the one with the lowest id when several have).
+    pub fn job_named(&self, name: &str) -> Option<JobId> {
+        self.jobs
+            .values()
+            .filter(|job| *job.spec.name == *name)
+            .map(|job| job.id)
+            .min()
+    }
+
     /// The name of the host at `index`.
     pub fn host_name(&self, index: HostIndex) -> &str {
         &self.hosts[index].config.name
@@ -123,13 +150,6 @@ impl Cluster {
                 })
             })
             .collect()
-    }
-
-    /// The fairshare account of `user` (by name) in queue `queue`, if the
-    /// user has used the queue.
-    pub(crate) fn account_of(&self, queue: QueueIndex, user: &str) -> Option<&QueueUser> {
-        let id = self.users.id_of(user)?;
-        self.queues[queue].users.get(&id)
     }
 
     /// Checks that every index and tally agrees with the jobs themselves,

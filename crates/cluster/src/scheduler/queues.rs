@@ -12,7 +12,9 @@ use mcfed_protocol::{QueueName, SimTime};
 use rustc_hash::FxHashMap;
 
 use crate::config::QueueConfig;
-use crate::fairshare::{DecayingTotal, FairshareFactors, JobUse, ShareAccount, UserShares};
+use crate::fairshare::{
+    DecayingTotal, FairshareFactors, GroupDirectory, JobUse, NodeId, ShareTree, StopKind,
+};
 use crate::job::{Job, JobId, PendingReason, QueueIndex, UserId};
 use crate::preemption::PreemptGuards;
 
@@ -25,43 +27,57 @@ pub(crate) struct QueueUser {
     /// Slots of the user's running and suspended jobs in the queue
     /// (UJOB_LIMIT).
     pub(crate) held: u32,
-    /// Fairshare account (fairshare queues only).
-    pub(crate) account: ShareAccount,
-    /// Pending jobs by arrival (fairshare queues only).
-    pub(crate) pending: BTreeMap<u64, JobId>,
+    /// The share account its jobs queue in and count against (fairshare
+    /// queues only; `None`: no shares).
+    pub(crate) leaf: Option<NodeId>,
     /// Pass in which the dispatch stopped looking at the user's jobs, and
     /// why (fairshare queues only).
     pub(crate) stopped: Option<(u64, PendingReason)>,
 }
 
-impl QueueUser {
-    /// The user's job `job` moves by `change`; `hist_hours` is the queue's
-    /// HIST_HOURS in a fairshare queue.
-    fn account(&mut self, job: &Job, change: Change, hist_hours: Option<f64>, now: SimTime) {
-        let slots = job.spec.slots;
-        Change::apply(change.held, &mut self.held, slots);
-        if let (Some(hist_hours), true) = (hist_hours, change.run != 0) {
-            let used = JobUse {
-                slots,
-                cpu_utilisation: job.spec.cpu_utilisation,
-                memory_mb: job.spec.memory_mb,
-                running_since: job.running_since,
-                ran_before: job.ran_before(),
-            };
-            if change.run > 0 {
-                self.account.job_runs(&used, hist_hours);
-            } else {
-                self.account.job_stops(now, &used, hist_hours);
-            }
-        }
+/// What running job `job` weighs in its user's fairshare account.
+pub(crate) fn job_use(job: &Job) -> JobUse {
+    JobUse {
+        slots: job.spec.slots,
+        cpu_utilisation: job.spec.cpu_utilisation,
+        memory_mb: job.spec.memory_mb,
+        running_since: job.running_since,
+        ran_before: job.ran_before(),
+        run_limit: job.spec.run_limit,
+        gpus: job.spec.gpus * u32::try_from(job.placement.len()).unwrap_or(u32::MAX),
     }
 }
 
-/// A fairshare queue's shares and resolved factors.
+/// A fairshare queue's share tree (with its USER_SHARES and accounts) and
+/// resolved factors.
 #[derive(Clone, Debug)]
 pub(crate) struct QueueFairshare {
-    pub(crate) shares: UserShares,
+    pub(crate) tree: ShareTree,
     pub(crate) factors: FairshareFactors,
+}
+
+impl QueueFairshare {
+    /// Job `job` of the user whose leaf is `leaf` moves by `change` at
+    /// `now`: the accounts of the leaf and its ancestors follow.
+    fn account(&mut self, leaf: NodeId, job: &Job, change: Change, now: SimTime) {
+        if change.run == 0 {
+            return;
+        }
+        let used = job_use(job);
+        let hist_hours = self.factors.hist_hours;
+        let how = if change.held < 0 {
+            StopKind::Ended
+        } else {
+            StopKind::Suspended
+        };
+        self.tree.each_account(leaf, |account| {
+            if change.run > 0 {
+                account.job_runs(&used, hist_hours);
+            } else {
+                account.job_stops(now, &used, how, hist_hours);
+            }
+        });
+    }
 }
 
 /// Where the last pass stopped looking at a queue's pending jobs: every job
@@ -78,7 +94,8 @@ pub(crate) struct Queue {
     pub(crate) host_set: usize,
     /// Pending jobs by arrival order.
     pub(crate) pending: BTreeMap<u64, JobId>,
-    /// Suspended jobs by arrival order.
+    /// Jobs suspended by preemption, by arrival order: they resume when
+    /// their hosts have room (jobs stopped by `bstop` are not here).
     pub(crate) suspended: BTreeMap<u64, JobId>,
     /// Running jobs, most preferred victim first (kept only for queues that
     /// other queues may preempt); equal keys put the newest job first.
@@ -87,6 +104,9 @@ pub(crate) struct Queue {
     pub(crate) suspended_slots: u32,
     pub(crate) pending_slots: u32,
     pub(crate) imported_pending_jobs: u32,
+    /// Slots of forwarded jobs taken over a full IMPT_JOBBKLG because they
+    /// start at once, since the last dispatch pass.
+    pub(crate) promised_slots: u32,
     /// Where the last dispatch pass stopped looking at this queue.
     pub(crate) stopped: Option<Stop>,
     /// Queues this one may preempt, most preferred victim first.
@@ -126,20 +146,22 @@ impl Queue {
     }
 
     /// The queue's figures for `user` (named `name`), created on first use
-    /// (with the user's shares in a fairshare queue).
-    pub(crate) fn user_entry(&mut self, user: UserId, name: &str) -> &mut QueueUser {
+    /// (in a fairshare queue, with the share account its jobs go to,
+    /// resolved through `groups`).
+    pub(crate) fn user_entry(
+        &mut self,
+        user: UserId,
+        name: &str,
+        groups: &GroupDirectory,
+    ) -> &mut QueueUser {
         let Queue {
             users, fairshare, ..
         } = self;
-        users.entry(user).or_insert_with(|| {
-            let shares = fairshare
-                .as_ref()
-                .and_then(|fairshare| fairshare.shares.shares_of(name))
-                .unwrap_or(0);
-            QueueUser {
-                account: ShareAccount::new(shares),
-                ..QueueUser::default()
-            }
+        users.entry(user).or_insert_with(|| QueueUser {
+            leaf: fairshare
+                .as_mut()
+                .and_then(|fairshare| fairshare.tree.leaf_for(name, groups)),
+            ..QueueUser::default()
         })
     }
 
@@ -156,9 +178,9 @@ impl Queue {
         let slots = job.spec.slots;
         Change::apply(change.run, &mut self.running_slots, slots);
         Change::apply(change.suspend, &mut self.suspended_slots, slots);
-        if change.suspend > 0 {
+        if change.resumable > 0 {
             self.suspended.insert(job.arrival, id);
-        } else if change.suspend < 0 {
+        } else if change.resumable < 0 {
             self.suspended.remove(&job.arrival);
         }
         if change.run != 0 && !self.preemptors.is_empty() {
@@ -169,14 +191,11 @@ impl Queue {
                 self.running_order.remove(&entry);
             }
         }
-        let hist_hours = self
-            .fairshare
-            .as_ref()
-            .map(|fairshare| fairshare.factors.hist_hours);
-        self.users
-            .entry(job.user)
-            .or_default()
-            .account(job, change, hist_hours, now);
+        let user = self.users.entry(job.user).or_default();
+        Change::apply(change.held, &mut user.held, slots);
+        if let (Some(fairshare), Some(leaf)) = (self.fairshare.as_mut(), user.leaf) {
+            fairshare.account(leaf, job, change, now);
+        }
     }
 }
 
@@ -246,6 +265,14 @@ impl QueueBook {
     /// The index of the queue named `name`.
     pub(crate) fn index_of(&self, name: &str) -> Option<QueueIndex> {
         self.by_name.get(name).copied()
+    }
+
+    /// A pass runs: slots promised to forwarded jobs are theirs to take
+    /// now, or no longer promised.
+    pub(crate) fn clear_promises(&mut self) {
+        for queue in &mut self.list {
+            queue.promised_slots = 0;
+        }
     }
 
     /// Sets the order of the current pass.

@@ -32,6 +32,12 @@ pub enum ImageState {
     Running,
     /// Suspended by preemption, keeping its placement.
     Suspended,
+    /// Stopped by `bstop` (USUSP), keeping its placement and its hosts'
+    /// slots.
+    Stopped,
+    /// Held by `bstop` while pending (PSUSP): out of its queue's pending
+    /// lists until `bresume`.
+    Held,
 }
 
 /// Everything needed to put a job back as it was.
@@ -49,6 +55,8 @@ pub struct JobImage {
     pub state: ImageState,
     /// When it entered this cluster.
     pub submitted_at: SimTime,
+    /// When it last entered its queue's pending list.
+    pub queued_at: SimTime,
     /// When it was first submitted anywhere.
     pub first_submitted_at: SimTime,
     /// When it first started, if it has.
@@ -81,7 +89,9 @@ impl Cluster {
             JobState::Pending => ImageState::Pending,
             JobState::Running => ImageState::Running,
             JobState::Suspended => ImageState::Suspended,
-            JobState::Done => return None,
+            JobState::UserSuspended => ImageState::Stopped,
+            JobState::PendingSuspended => ImageState::Held,
+            JobState::Done | JobState::Exited => return None,
         };
         Some(JobImage {
             id: id.0,
@@ -93,6 +103,7 @@ impl Cluster {
             },
             state,
             submitted_at: job.submitted_at,
+            queued_at: job.queued_at,
             first_submitted_at: job.first_submitted_at,
             started_at: job.started_at,
             remaining: job.remaining,
@@ -152,19 +163,36 @@ impl Cluster {
             None => JobOrigin::Local,
             Some((from, source_job)) => JobOrigin::Forwarded { from, source_job },
         };
-        let user = self.users.intern(&image.spec.user);
-        self.jobs
-            .insert_with_id(id, queue, image.spec, origin, user, image.submitted_at);
+        let (user, new) = self.users.intern(&image.spec.user);
+        if new && !self.limit_book.is_empty() {
+            self.limit_book
+                .note_user(user, &image.spec.user, &self.users.directory);
+        }
+        let priority = self.effective_priority(&image.spec);
+        self.jobs.insert_with_id(
+            id,
+            queue,
+            image.spec,
+            origin,
+            user,
+            (image.submitted_at, priority),
+        );
         let placement = self.placement_of(&image.placement, host_index);
         let Some(job) = self.jobs.get_mut(id) else {
             return Err("the job book refused it".to_owned());
         };
         job.first_submitted_at = image.first_submitted_at;
+        job.queued_at = image.queued_at;
         job.started_at = image.started_at;
         job.remaining = image.remaining;
         job.running_since = image.running_since;
         let holding = match (image.state, placement) {
             (ImageState::Pending, _) => Holding::Nothing,
+            (ImageState::Held, _) => {
+                job.state = JobState::PendingSuspended;
+                self.cycle.dirty = true;
+                return Ok(true);
+            }
             (ImageState::Running, Some(placement)) => {
                 job.state = JobState::Running;
                 job.placement = placement;
@@ -174,6 +202,11 @@ impl Cluster {
                 job.state = JobState::Suspended;
                 job.placement = placement;
                 Holding::Suspended
+            }
+            (ImageState::Stopped, Some(placement)) => {
+                job.state = JobState::UserSuspended;
+                job.placement = placement;
+                Holding::Stopped
             }
             (_, None) => {
                 tracing::warn!(cluster = %self.name, job = %id, "its hosts are gone or full: it runs again from the start");
@@ -186,14 +219,14 @@ impl Cluster {
         match holding {
             Holding::Nothing => self.requeue_restored(id),
             Holding::Running => {
-                let finish = job.running_since + job.remaining;
+                let finish = job.running_since + job.time_to_end();
                 let epoch = job.run_epoch;
                 self.account(id, Holding::Nothing, Holding::Running, self.cycle.now);
                 self.jobs.schedule_finish(finish, id, epoch);
                 self.cycle.dirty = true;
             }
-            Holding::Suspended => {
-                self.account(id, Holding::Nothing, Holding::Suspended, self.cycle.now);
+            Holding::Suspended | Holding::Stopped => {
+                self.account(id, Holding::Nothing, holding, self.cycle.now);
                 self.cycle.dirty = true;
             }
         }

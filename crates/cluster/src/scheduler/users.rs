@@ -6,6 +6,7 @@ use std::ops::Index;
 
 use rustc_hash::FxHashMap;
 
+use crate::fairshare::GroupDirectory;
 use crate::job::UserId;
 use crate::limits::Held;
 
@@ -30,11 +31,11 @@ pub(crate) struct User {
     pub(crate) held: Held,
 }
 
-/// A user group.
+/// A user group (its members, through subgroups, are in
+/// [`UserBook::directory`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Group {
     pub(crate) name: String,
-    pub(crate) members: Vec<String>,
     pub(crate) limits: UserLimits,
     pub(crate) held: Held,
 }
@@ -46,6 +47,8 @@ pub(crate) struct UserBook {
     list: Vec<User>,
     by_name: FxHashMap<String, UserId>,
     pub(crate) groups: Vec<Group>,
+    /// Every group's users (through subgroups) and share tree.
+    pub(crate) directory: GroupDirectory,
     /// lsb.users limits of named users.
     named_limits: FxHashMap<String, UserLimits>,
     /// lsb.users limits of `default`: every user not named.
@@ -56,11 +59,13 @@ impl UserBook {
     /// No user yet; `groups` and the limits from lsb.users.
     pub(crate) fn new(
         groups: Vec<Group>,
+        directory: GroupDirectory,
         named_limits: FxHashMap<String, UserLimits>,
         default_limits: UserLimits,
     ) -> Self {
         UserBook {
             groups,
+            directory,
             named_limits,
             default_limits,
             ..UserBook::default()
@@ -82,10 +87,11 @@ impl UserBook {
         self.list.iter()
     }
 
-    /// The number of user `name`, numbering it on first sight.
-    pub(crate) fn intern(&mut self, name: &str) -> UserId {
+    /// The number of user `name`, numbering it on first sight (then with
+    /// `true`).
+    pub(crate) fn intern(&mut self, name: &str) -> (UserId, bool) {
         if let Some(&id) = self.by_name.get(name) {
-            return id;
+            return (id, false);
         }
         let id = UserId::try_from(self.list.len()).unwrap_or(UserId::MAX);
         let limits = self
@@ -97,7 +103,7 @@ impl UserBook {
             .groups
             .iter()
             .enumerate()
-            .filter(|(_, group)| group.members.iter().any(|member| member == name))
+            .filter(|(_, group)| self.directory.contains(&group.name, name))
             .map(|(index, _)| index)
             .collect();
         self.list.push(User {
@@ -107,7 +113,7 @@ impl UserBook {
             held: Held::default(),
         });
         self.by_name.insert(name.to_owned(), id);
-        id
+        (id, true)
     }
 
     /// A job of `user` holding `slots` slots moves by `change`: the user's

@@ -84,6 +84,27 @@ pub(super) fn check_params(params: &SchedulingParams) -> Result<(), ConfigError>
             message: "MBD_SLEEP_TIME must be longer than zero".into(),
         });
     }
+    if let Some(max) = params.max_user_priority {
+        if max == 0 || max > crate::config::MAX_MAX_USER_PRIORITY {
+            return Err(ConfigError {
+                location: ConfigLocation::Cluster {
+                    field: "MAX_USER_PRIORITY",
+                },
+                message: format!(
+                    "MAX_USER_PRIORITY must be between 1 and {}",
+                    crate::config::MAX_MAX_USER_PRIORITY
+                ),
+            });
+        }
+    }
+    if params.clean_period.is_some_and(|period| period.is_zero()) {
+        return Err(ConfigError {
+            location: ConfigLocation::Cluster {
+                field: "CLEAN_PERIOD",
+            },
+            message: "CLEAN_PERIOD must be longer than zero".into(),
+        });
+    }
     Ok(())
 }
 
@@ -121,6 +142,12 @@ fn check_factors(
                 });
             }
         }
+    }
+    if let Some(value) = factors.committed_run_time.filter(|&value| value > 1.0) {
+        return Err(ConfigError {
+            location: location("COMMITTED_RUN_TIME_FACTOR"),
+            message: format!("COMMITTED_RUN_TIME_FACTOR must be between 0 and 1 (got {value})"),
+        });
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rustc_hash::FxHashMap;
 
 use crate::config::{ConfigError, HostSelection, QueueConfig, SchedulingParams};
-use crate::fairshare::DecayingTotal;
+use crate::fairshare::{DecayingTotal, GroupDirectory, ShareTree};
 use crate::hostset::HostSet;
 use crate::job::{HostIndex, QueueIndex};
 use crate::scheduler::{HostBook, Queue, QueueFairshare};
@@ -88,6 +88,7 @@ pub(super) fn queues(
     pool_of: Vec<Option<usize>>,
     hosts: &HostBook,
     params: &SchedulingParams,
+    groups: &GroupDirectory,
 ) -> Vec<Queue> {
     configs
         .into_iter()
@@ -95,7 +96,7 @@ pub(super) fn queues(
         .zip(relation.victims_of.into_iter().zip(relation.preemptors_of))
         .zip(pool_of)
         .map(|(((config, host_set), (victims, preemptors)), pool)| {
-            let mut queue = queue(config, host_set, hosts, params);
+            let mut queue = queue(config, host_set, hosts, params, groups);
             queue.victims = victims;
             queue.preemptors = preemptors;
             queue.pool = pool;
@@ -111,6 +112,7 @@ fn queue(
     host_set: usize,
     hosts: &HostBook,
     params: &SchedulingParams,
+    groups: &GroupDirectory,
 ) -> Queue {
     let members = &hosts.sets[host_set].members;
     let mut resources: Vec<String> = members
@@ -124,7 +126,7 @@ fn queue(
         .map(|&host| u64::from(hosts[host].config.max_slots))
         .sum();
     let fairshare = config.fairshare.clone().map(|shares| QueueFairshare {
-        shares,
+        tree: ShareTree::new(shares, groups),
         factors: config
             .fairshare_factors
             .over(&params.fairshare_factors)
@@ -141,6 +143,7 @@ fn queue(
         suspended_slots: 0,
         pending_slots: 0,
         imported_pending_jobs: 0,
+        promised_slots: 0,
         stopped: None,
         victims: Vec::new(),
         preemptors: Vec::new(),

@@ -4,6 +4,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::config::{ConfigError, DEFAULT_USER, QueueConfig, UserGroupConfig, UserLimitConfig};
+use crate::fairshare::GroupDirectory;
 use crate::limits::Held;
 use crate::scheduler::{Group, HostBook, Tracking, UserBook, UserLimits};
 
@@ -13,6 +14,7 @@ pub(super) fn user_book(
     user_groups: &[UserGroupConfig],
 ) -> Result<UserBook, ConfigError> {
     let mut groups = groups(user_groups)?;
+    let directory = GroupDirectory::build(user_groups)?;
     let mut seen = FxHashSet::default();
     let mut named_limits = FxHashMap::default();
     let mut default_limits = UserLimits::default();
@@ -45,7 +47,12 @@ pub(super) fn user_book(
             named_limits.insert(entry.name.clone(), limits);
         }
     }
-    Ok(UserBook::new(groups, named_limits, default_limits))
+    Ok(UserBook::new(
+        groups,
+        directory,
+        named_limits,
+        default_limits,
+    ))
 }
 
 /// The user groups, checked, with no limits yet.
@@ -75,7 +82,6 @@ fn groups(user_groups: &[UserGroupConfig]) -> Result<Vec<Group>, ConfigError> {
         }
         groups.push(Group {
             name: group.name.clone(),
-            members: group.members.clone(),
             limits: UserLimits::default(),
             held: Held::default(),
         });

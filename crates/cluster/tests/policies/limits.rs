@@ -37,6 +37,7 @@ fn user_and_group_limits_hold_jobs_with_their_reasons() {
     let group = UserGroupConfig {
         name: "team".into(),
         members: vec!["alice".into(), "bob".into()],
+        user_shares: None,
     };
     let mut c = with_users(
         hosts(1, 10),

@@ -40,6 +40,7 @@ fn preempt_for_decides_whether_suspending_helps() {
     let group = || UserGroupConfig {
         name: "team".into(),
         members: vec!["alice".into(), "bob".into()],
+        user_shares: None,
     };
     let host = || {
         let mut host = HostConfig::new("h1", 8);

@@ -33,15 +33,17 @@ pub struct GenFederation {
     pub execution: Vec<(u32, u32)>,
     /// The submission cluster's own hosts (hosts, MXJ).
     pub local: (u32, u32),
-    /// MC_PLUGIN_SCHEDULE_ENHANCE of the submission cluster.
+    /// MC_PLUGIN_SCHEDULE_ENHANCE of the submission cluster (empty: unset,
+    /// LSF's default; it then collects no counters).
     pub mode: &'static str,
-    /// MC_PLUGIN_UPDATE_INTERVAL, in seconds.
+    /// MC_PLUGIN_UPDATE_INTERVAL, in seconds (0: unset, no counters sent).
     pub interval_s: u64,
     /// The jobs.
     pub jobs: Vec<GenJob>,
 }
 
-const MODES: [&str; 4] = [
+const MODES: [&str; 5] = [
+    "",
     "RESOURCE_ONLY",
     "COUNT_PREEMPTABLE",
     "COUNT_PREEMPTABLE HIGH_QUEUE_PRIORITY PREEMPTABLE_QUEUE_PRIORITY",
@@ -55,7 +57,7 @@ pub fn federation(max_execution: usize, max_jobs: usize) -> impl Strategy<Value 
         prop::collection::vec((1u32..=4, 1u32..=8), 0..=max_execution),
         (1u32..=4, 1u32..=8),
         0usize..MODES.len(),
-        prop::sample::select(vec![10u64, 30, 60]),
+        prop::sample::select(vec![0u64, 10, 30, 60]),
         1usize..=max_jobs,
         any::<u64>(),
     )
@@ -110,16 +112,19 @@ impl GenFederation {
     /// The scenario file's text.
     pub fn toml(&self) -> String {
         let mut text = String::new();
-        let _ = writeln!(
-            text,
-            "name = \"generated\"\n[params]\nMC_PLUGIN_UPDATE_INTERVAL = \"{}s\"\n",
-            self.interval_s
-        );
-        let _ = writeln!(
-            text,
-            "[[cluster]]\nname = \"Sub\"\nparams = {{ MC_PLUGIN_SCHEDULE_ENHANCE = \"{}\" }}\n",
-            self.mode
-        );
+        text.push_str("name = \"generated\"\n[params]\n");
+        if self.interval_s > 0 {
+            let _ = writeln!(text, "MC_PLUGIN_UPDATE_INTERVAL = \"{}s\"", self.interval_s);
+        }
+        text.push_str("\n[[cluster]]\nname = \"Sub\"\n");
+        if !self.mode.is_empty() {
+            let _ = writeln!(
+                text,
+                "params = {{ MC_PLUGIN_SCHEDULE_ENHANCE = \"{}\" }}",
+                self.mode
+            );
+        }
+        text.push('\n');
         let _ = writeln!(
             text,
             "[[cluster.host]]\nname = \"s\"\ncount = {}\nMXJ = {}\n",

@@ -21,6 +21,10 @@ pub struct SendQueueConfig {
     /// MAX_RSCHED_TIME: how long a job forwarded from this queue may pend at
     /// the execution cluster before it is recalled (`None`: never).
     pub max_rsched_time: Option<Duration>,
+    /// The queue has FAIRSHARE: its waiting jobs are decided in the order
+    /// of their users' dynamic priorities, which count the slots of each
+    /// user's jobs forwarded and not finished (seed 002's fwd_job_slots).
+    pub fairshare: bool,
 }
 
 /// The submission side's configuration.

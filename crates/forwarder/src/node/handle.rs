@@ -2,7 +2,7 @@
 //! with each one, and the [`Handled`] it returns to say what changed.
 
 use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, HeldJob, JobEvent, JobSync, Message, SimTime,
+    ClusterName, CounterUpdate, Envelope, HeldJob, Hello, JobEvent, JobSync, Message, SimTime,
 };
 
 use super::ForwarderNode;
@@ -88,12 +88,14 @@ impl ForwarderNode {
             Message::JobReturn(returned) => self.reconcile(from, returned.into()),
             Message::JobLost(lost) => self.reconcile(from, lost.into()),
             Message::JobStatus(status) => self.reconcile(from, status.into()),
-            Message::Hello(hello) => self.hello(from, hello.incarnation),
+            Message::Hello(hello) => self.hello(now, from, &hello),
             Message::Resume(resume) => self.resume(now, from, resume.lineage),
             Message::JobForward(_)
             | Message::JobRecall(_)
             | Message::JobSync(_)
-            | Message::JobWithdraw(_) => {
+            | Message::JobWithdraw(_)
+            | Message::JobControl(_)
+            | Message::JobControlReply(_) => {
                 tracing::debug!(kind = message.kind(), "message not for the forwarder");
                 Handled::Nothing
             }
@@ -115,7 +117,9 @@ impl ForwarderNode {
         let outcome = self.view.apply_update(&self.cluster, update);
         match outcome {
             UpdateOutcome::Applied => {
-                if !self.waiting.is_empty() {
+                // Waiting jobs are decided again when the figures moved; an
+                // update that restates them would decide them the same way.
+                if !self.waiting.is_empty() && self.view.last_update_changed() {
                     self.session_due = true;
                 }
             }
@@ -130,22 +134,26 @@ impl ForwarderNode {
         outcome
     }
 
-    /// An execution cluster said hello (a connection to it was made): it
-    /// is told which jobs this cluster believes it holds ([`JobSync`]); it
-    /// answers for each, the ones it does not hold come back, and it
-    /// withdraws the others — among them any copy left there when it was
-    /// unreachable, which cannot have ended meanwhile (an execution cluster
-    /// out of step with its submission cluster holds its jobs' ends until
-    /// the sync).
-    fn hello(&mut self, from: &ClusterName, incarnation: u64) -> Handled {
+    /// An execution cluster said hello (a connection to it was made): the
+    /// static facts of its queues are learnt, and it is told which jobs
+    /// this cluster believes it holds ([`JobSync`]); it answers for each,
+    /// the ones it does not hold come back, and it withdraws the others —
+    /// among them any copy left there when it was unreachable, which cannot
+    /// have ended meanwhile (an execution cluster out of step with its
+    /// submission cluster holds its jobs' ends until the sync). A new
+    /// lineage, not a new incarnation, says it lost its state (see
+    /// [`ForwarderNode::resume`]).
+    fn hello(&mut self, now: SimTime, from: &ClusterName, hello: &Hello) -> Handled {
         if !self.view.clusters().any(|cluster| cluster == from) {
             return Handled::Nothing;
         }
+        let incarnation = hello.incarnation;
         let mut restarted = false;
         if incarnation != 0 {
             let previous = self.incarnations.insert(from.clone(), incarnation);
             restarted = previous.is_some_and(|previous| previous != incarnation);
         }
+        self.learn_facts(now, from, hello);
         let mut jobs: Vec<HeldJob> = self
             .jobs
             .values()
@@ -188,5 +196,24 @@ impl ForwarderNode {
             }
         }
         Handled::Resumed { lost_state }
+    }
+}
+
+impl ForwarderNode {
+    /// Learns the static facts of `from`'s receive queues from its hello
+    /// (what this cluster forwards on until `from`'s first counter update,
+    /// or for good when `from` sends none). Jobs waiting here are decided
+    /// again: they may go now.
+    pub fn learn_facts(&mut self, now: SimTime, from: &ClusterName, hello: &Hello) {
+        if hello.queues.is_empty() {
+            return;
+        }
+        self.view.apply_facts(from, &hello.queues, now);
+        if let Some(oracle) = &mut self.oracle {
+            oracle.apply_facts(from, &hello.queues, now);
+        }
+        if !self.waiting.is_empty() {
+            self.session_due = true;
+        }
     }
 }

@@ -43,6 +43,40 @@ pub enum SourceState {
     Done,
     /// Forwarded MAX_FORWARDS times; left pending here.
     GaveUp,
+    /// Held here by `bstop` (PSUSP): not decided until `bresume`.
+    Held,
+    /// Stopped remotely by `bstop` (USUSP).
+    Stopped {
+        /// The receive queue.
+        to: RemoteQueueId,
+        /// Its id there.
+        dest_job: u64,
+    },
+    /// Held remotely by `bstop` while pending there (PSUSP).
+    HeldThere {
+        /// The receive queue.
+        to: RemoteQueueId,
+        /// Its id there.
+        dest_job: u64,
+    },
+}
+
+impl SourceState {
+    /// LSF's short name of the state, as `bjobs` shows it at the
+    /// submission cluster.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SourceState::Running { .. } => "RUN",
+            SourceState::Suspended { .. } => "SSUSP",
+            SourceState::Stopped { .. } => "USUSP",
+            SourceState::Held | SourceState::HeldThere { .. } => "PSUSP",
+            SourceState::Done => "DONE",
+            SourceState::Waiting
+            | SourceState::GaveUp
+            | SourceState::Forwarded { .. }
+            | SourceState::Accepted { .. } => "PEND",
+        }
+    }
 }
 
 /// A job submitted to one of this cluster's send queues.
@@ -99,8 +133,12 @@ impl SourceJob {
             SourceState::Forwarded { to, .. }
             | SourceState::Accepted { to, .. }
             | SourceState::Running { to, .. }
-            | SourceState::Suspended { to, .. } => Some(to),
-            SourceState::Waiting | SourceState::Done | SourceState::GaveUp => None,
+            | SourceState::Suspended { to, .. }
+            | SourceState::Stopped { to, .. }
+            | SourceState::HeldThere { to, .. } => Some(to),
+            SourceState::Waiting | SourceState::Done | SourceState::GaveUp | SourceState::Held => {
+                None
+            }
         }
     }
 
@@ -109,7 +147,9 @@ impl SourceJob {
         match self.state {
             SourceState::Accepted { dest_job, .. }
             | SourceState::Running { dest_job, .. }
-            | SourceState::Suspended { dest_job, .. } => Some(dest_job),
+            | SourceState::Suspended { dest_job, .. }
+            | SourceState::Stopped { dest_job, .. }
+            | SourceState::HeldThere { dest_job, .. } => Some(dest_job),
             _ => None,
         }
     }

@@ -42,6 +42,8 @@
 //! [`JobSync`]: mcfed_protocol::JobSync
 
 mod config;
+mod control;
+mod fair;
 mod handle;
 mod job;
 mod reach;
@@ -53,6 +55,7 @@ mod session;
 mod tests;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, Envelope, JobSpec, QueueName, SimTime};
@@ -62,6 +65,7 @@ pub use config::{
     DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES, ForwardSubmitError,
     ForwarderConfig, Reachability, SendQueueConfig,
 };
+pub use control::Controlled;
 pub use handle::{CameBack, Handled};
 pub use job::{LeftBehind, SourceJob, SourceState};
 pub use restore::{RemoteImage, RestoredForwarder, SourceImage, SourceImageState};
@@ -76,6 +80,28 @@ struct SendQueue {
     name: QueueName,
     targets: Vec<RemoteQueueId>,
     max_rsched_time: Option<Duration>,
+    /// FAIRSHARE: the slots of each user's jobs forwarded and not finished
+    /// (kept only for fairshare send queues).
+    forwarded_slots: Option<FxHashMap<Arc<str>, u32>>,
+}
+
+/// The dynamic priority of a user in a FAIRSHARE send queue, given the
+/// slots of the user's jobs forwarded and not finished (the submission
+/// cluster's scheduler knows the shares and factors; the forwarder knows
+/// what it forwarded).
+pub trait ShareOrder {
+    /// `user`'s dynamic priority in send queue `queue` with
+    /// `fwd_job_slots` forwarded slots; `None` when the user has no shares.
+    fn priority(&self, queue: &QueueName, user: &str, fwd_job_slots: u32) -> Option<f64>;
+}
+
+/// No fairshare ordering: every waiting job in submission order.
+pub struct SubmissionOrder;
+
+impl ShareOrder for SubmissionOrder {
+    fn priority(&self, _: &QueueName, _: &str, _: u32) -> Option<f64> {
+        None
+    }
 }
 
 /// The submission side of one cluster.
@@ -133,6 +159,7 @@ impl ForwarderNode {
                 name: send_queue.name,
                 targets,
                 max_rsched_time: send_queue.max_rsched_time,
+                forwarded_slots: send_queue.fairshare.then(FxHashMap::default),
             });
         }
         ForwarderNode {
@@ -243,11 +270,24 @@ impl ForwarderNode {
         }
     }
 
-    /// Submits a job to send queue `queue`; it is decided in the next
-    /// session.
+    /// Submits a job to send queue `queue` under the forwarder's own next
+    /// id; it is decided in the next session.
     pub fn submit(
         &mut self,
         now: SimTime,
+        queue: &str,
+        spec: JobSpec,
+    ) -> Result<u64, ForwardSubmitError> {
+        self.submit_as(now, self.next_job_id, queue, spec)
+    }
+
+    /// Submits a job to send queue `queue` under id `id` (the cluster's
+    /// own numbering, so the cluster's ids are unique across its local
+    /// queues and its send queues); it is decided in the next session.
+    pub fn submit_as(
+        &mut self,
+        now: SimTime,
+        id: u64,
         queue: &str,
         spec: JobSpec,
     ) -> Result<u64, ForwardSubmitError> {
@@ -265,8 +305,7 @@ impl ForwarderNode {
             .collect();
         resources.sort_unstable();
         resources.dedup();
-        let id = self.next_job_id;
-        self.next_job_id += 1;
+        self.next_job_id = self.next_job_id.max(id + 1);
         let request = JobRequest {
             slots: spec.slots,
             resources,
@@ -352,6 +391,33 @@ impl ForwarderNode {
     pub(super) fn note_change(&mut self, id: u64) {
         if let Some(changes) = &mut self.changes {
             changes.push(id);
+        }
+    }
+
+    /// The slots of `user`'s jobs forwarded from send queue `queue` and not
+    /// finished (a FAIRSHARE send queue's fwd_job_slots; 0 elsewhere).
+    pub fn forwarded_slots(&self, queue: usize, user: &str) -> u32 {
+        self.send_queues[queue]
+            .forwarded_slots
+            .as_ref()
+            .and_then(|slots| slots.get(user).copied())
+            .unwrap_or(0)
+    }
+
+    /// Job `id` left (`gone`) or took up (otherwise) a place among its
+    /// user's forwarded jobs: a FAIRSHARE send queue's tally follows.
+    fn count_forwarded(&mut self, id: u64, gone: bool) {
+        let Some(job) = self.jobs.get(&id) else {
+            return;
+        };
+        let Some(slots) = self.send_queues[job.send_queue].forwarded_slots.as_mut() else {
+            return;
+        };
+        let tally = slots.entry(job.spec.user.clone()).or_default();
+        if gone {
+            *tally = tally.saturating_sub(job.spec.slots);
+        } else {
+            *tally += job.spec.slots;
         }
     }
 

@@ -83,6 +83,10 @@ impl ForwarderNode {
     pub fn link(&mut self, cluster: &ClusterName, up: bool, now: SimTime) {
         if up {
             self.reach.down_since.remove(cluster);
+            // Back in reach: the jobs waiting here may go there now.
+            if !self.waiting.is_empty() {
+                self.session_due = true;
+            }
         } else {
             self.reach.down_since.entry(cluster.clone()).or_insert(now);
         }
@@ -195,6 +199,7 @@ impl ForwarderNode {
                 dest_job: job.dest_job(),
             };
             job.left_behind = Some(left);
+            self.count_forwarded(id, true);
             self.forget_forward(cluster, left.forward_seq);
             self.withdraw(
                 cluster,
@@ -284,7 +289,7 @@ impl ForwarderNode {
         };
         let current_started = matches!(
             job.state,
-            SourceState::Running { .. } | SourceState::Suspended { .. }
+            SourceState::Running { .. } | SourceState::Suspended { .. } | SourceState::Stopped { .. }
         );
         self.set_left_behind(id, None);
         if current_started {
@@ -343,8 +348,11 @@ impl ForwarderNode {
             }
             SourceState::GaveUp
             | SourceState::Done
+            | SourceState::Held
             | SourceState::Running { .. }
-            | SourceState::Suspended { .. } => {}
+            | SourceState::Suspended { .. }
+            | SourceState::Stopped { .. }
+            | SourceState::HeldThere { .. } => {}
         }
         self.gave_up.retain(|&gave_up| gave_up != id);
     }

@@ -237,6 +237,7 @@ impl ForwarderNode {
         let Some(forward_seq) = self.jobs.get(&id).map(|job| job.forward_seq) else {
             return;
         };
+        self.count_forwarded(id, true);
         self.forget_forward(from, forward_seq);
         if backlog_full {
             self.view.mark_backlog_full(to);
@@ -252,20 +253,41 @@ impl ForwarderNode {
     }
 
     /// Job `id`, `dest_job` at queue `to`, changed state there; a finished
-    /// job is forgotten.
+    /// or killed job (by bkill or at its run limit) is forgotten, and so is
+    /// its forward in the view (its slots are free again there).
     pub(super) fn status(&mut self, id: u64, to: RemoteQueueId, dest_job: u64, event: JobEvent) {
         match event {
             JobEvent::Started | JobEvent::Resumed => {
                 self.set_state(id, SourceState::Running { to, dest_job });
             }
             JobEvent::Suspended => self.set_state(id, SourceState::Suspended { to, dest_job }),
-            JobEvent::Requeued => self.set_state(id, SourceState::Accepted { to, dest_job }),
-            JobEvent::Finished => self.forget_job(id),
+            JobEvent::Stopped => self.set_state(id, SourceState::Stopped { to, dest_job }),
+            JobEvent::Held => self.set_state(id, SourceState::HeldThere { to, dest_job }),
+            JobEvent::Requeued | JobEvent::Released => {
+                self.set_state(id, SourceState::Accepted { to, dest_job });
+            }
+            JobEvent::Switched | JobEvent::Modified => {}
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
+                let Some(forward_seq) = self.jobs.get(&id).map(|job| job.forward_seq) else {
+                    return;
+                };
+                self.count_forwarded(id, true);
+                self.forget_job(id);
+                let cluster = self.view.cluster_of(to).clone();
+                let changed = self.view.forward_finished(&cluster, forward_seq);
+                if let Some(oracle) = &mut self.oracle {
+                    oracle.forward_finished(&cluster, forward_seq);
+                }
+                if changed && !self.waiting.is_empty() {
+                    self.session_due = true;
+                }
+            }
         }
     }
 
     /// Drops a forward from the view's log, and from the oracle's: the job
-    /// came back, so the forward no longer weighs on the remote queue.
+    /// came back (or was killed), so the forward no longer weighs on the
+    /// remote queue.
     pub(super) fn forget_forward(&mut self, from: &ClusterName, forward_seq: u64) {
         self.view.forget_forward(from, forward_seq);
         if let Some(oracle) = &mut self.oracle {

@@ -47,6 +47,22 @@ pub enum SourceImageState {
     },
     /// Forwarded MAX_FORWARDS times; left pending here.
     GaveUp,
+    /// Held here by `bstop` (PSUSP).
+    Held,
+    /// Stopped at `to` by `bstop` (USUSP).
+    Stopped {
+        /// The receive queue.
+        to: QueueRef,
+        /// Its id there.
+        dest_job: u64,
+    },
+    /// Held at `to` by `bstop` while pending there (PSUSP).
+    HeldThere {
+        /// The receive queue.
+        to: QueueRef,
+        /// Its id there.
+        dest_job: u64,
+    },
 }
 
 /// A job submitted here, as a journal keeps it.
@@ -149,6 +165,15 @@ impl ForwarderNode {
                 dest_job,
             },
             SourceState::GaveUp => SourceImageState::GaveUp,
+            SourceState::Held => SourceImageState::Held,
+            SourceState::Stopped { to, dest_job } => SourceImageState::Stopped {
+                to: at(to),
+                dest_job,
+            },
+            SourceState::HeldThere { to, dest_job } => SourceImageState::HeldThere {
+                to: at(to),
+                dest_job,
+            },
             SourceState::Done => return None,
         };
         Some(SourceImage {
@@ -262,6 +287,19 @@ impl ForwarderNode {
         let state = match &image.state {
             SourceImageState::Waiting => None,
             SourceImageState::GaveUp => Some(SourceState::GaveUp),
+            SourceImageState::Held => Some(SourceState::Held),
+            SourceImageState::Stopped { to, dest_job } => {
+                located(to).ok().map(|to| SourceState::Stopped {
+                    to,
+                    dest_job: *dest_job,
+                })
+            }
+            SourceImageState::HeldThere { to, dest_job } => {
+                located(to).ok().map(|to| SourceState::HeldThere {
+                    to,
+                    dest_job: *dest_job,
+                })
+            }
             SourceImageState::Forwarded { to, forward_seq } => {
                 located(to).ok().map(|to| SourceState::Forwarded {
                     to,
@@ -306,8 +344,12 @@ impl ForwarderNode {
             }
         }
         self.set_state(id, state);
-        if !matches!(state, SourceState::Waiting | SourceState::GaveUp) {
+        if !matches!(
+            state,
+            SourceState::Waiting | SourceState::GaveUp | SourceState::Held
+        ) {
             self.reach.unconfirmed.insert(id);
+            self.count_forwarded(id, false);
         }
         Ok(())
     }

@@ -7,7 +7,8 @@ use std::time::Duration;
 use mcfed_protocol::{Envelope, JobForward, JobRecall, Message, SimTime};
 use rustc_hash::FxHashMap;
 
-use super::{ForwarderNode, SourceState};
+use super::fair::FairOrder;
+use super::{ForwarderNode, ShareOrder, SourceState, SubmissionOrder};
 use crate::policy::{Decision, Outcome, PendReason, decide_into};
 use crate::view::{RemoteQueueId, ResourceId};
 
@@ -17,7 +18,15 @@ type Shape = (usize, u32, Vec<ResourceId>);
 impl ForwarderNode {
     /// Runs a forwarding session at `now` if one is due: decides every
     /// waiting job, appends the forwards to `out` and records decisions.
+    /// FAIRSHARE send queues are ordered as if no user had shares; see
+    /// [`ForwarderNode::schedule_with`].
     pub fn schedule(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
+        self.schedule_with(now, out, &SubmissionOrder);
+    }
+
+    /// [`ForwarderNode::schedule`], with `order` giving the dynamic
+    /// priorities of the users of FAIRSHARE send queues.
+    pub fn schedule_with(&mut self, now: SimTime, out: &mut Vec<Envelope>, order: &dyn ShareOrder) {
         self.mark_unreachable(now);
         self.reclaim(now);
         out.append(&mut self.outgoing);
@@ -35,16 +44,26 @@ impl ForwarderNode {
             return;
         }
         self.session_due = false;
-        self.decide_waiting(now, out);
+        self.decide_waiting(now, out, order);
     }
 
-    /// Decides every waiting job, in submission order.
-    fn decide_waiting(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
+    /// Decides every waiting job, in submission order; the places of a
+    /// FAIRSHARE send queue's jobs go to its users in the order of their
+    /// dynamic priorities, recomputed after each forward.
+    fn decide_waiting(&mut self, now: SimTime, out: &mut Vec<Envelope>, order: &dyn ShareOrder) {
         // Within a session views only lose slots, so a job shaped like one
         // that just pended pends too: reuse that decision.
         let mut pended: FxHashMap<Shape, Decision> = FxHashMap::default();
         let waiting: Vec<(u64, u64)> = self.waiting.iter().map(|(&k, &v)| (k, v)).collect();
+        let mut fair = FairOrder::new(self, &waiting, order);
         for (key, id) in waiting {
+            let (key, id) = match self.jobs.get(&id).map(|job| job.send_queue) {
+                Some(queue) if fair.orders(queue) => match fair.next(self, queue, order) {
+                    Some(next) => next,
+                    None => continue,
+                },
+                _ => (key, id),
+            };
             let Some(job) = self.jobs.get(&id) else {
                 self.waiting.remove(&key);
                 continue;
@@ -132,6 +151,7 @@ impl ForwarderNode {
                 forward_seq,
             },
         );
+        self.count_forwarded(id, false);
     }
 
     /// Sends the recalls due at `now` (MAX_RSCHED_TIME).

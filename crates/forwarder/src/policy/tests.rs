@@ -66,6 +66,7 @@ fn view_of(queues: &[Q]) -> (RemoteView, Vec<RemoteQueueId>) {
             impt_jobbklg: q.backlog,
             imported_pending_jobs: q.imported,
             resources: vec!["bigmem".into()],
+            slot_group: 0,
         };
         let update = CounterUpdate {
             sender: cluster,
@@ -313,22 +314,63 @@ fn all_keywords_together() {
 }
 
 #[test]
-fn impt_jobbklg_full_makes_a_queue_ineligible() {
-    let full_backlog = Q::new(40, 0, 0).backlog(Some(5), 5).preemptable(50, 1);
-    let queues = [full_backlog, Q::new(40, 0, 90)];
+fn impt_jobbklg_full_leaves_only_jobs_that_start_at_once() {
+    // Nothing free or reachable and a full backlog: the receiver would
+    // refuse the job (mcfed_protocol::takes_import).
+    let no_slots = Q::new(40, 0, 0).backlog(Some(5), 5);
+    let queues = [no_slots, Q::new(40, 0, 90)];
     let (decision, _) = run("COUNT_PREEMPTABLE", &queues);
     assert_eq!(
         decision.candidates[0].eligibility,
         Eligibility::BacklogFull { limit: 5 }
     );
     assert_eq!(decision.target(), Some(decision.candidates[1].queue));
-    // Free slots do not make up for a full backlog: its receiver would
-    // refuse the job (mcfed_protocol::takes_import, docs/forwarding.md).
+    // A job that starts at once adds nothing to the backlog: free slots or
+    // slots after preemption keep the queue a candidate.
     let free = [Q::new(40, 3, 0).backlog(Some(5), 5)];
-    assert_eq!(winner("COUNT_PREEMPTABLE", &free), None);
+    assert_eq!(winner("COUNT_PREEMPTABLE", &free), Some(0));
+    assert_eq!(winner("RESOURCE_ONLY", &free), Some(0));
+    let preempting = [Q::new(40, 0, 0).backlog(Some(5), 5).preemptable(50, 1)];
+    assert_eq!(winner("COUNT_PREEMPTABLE", &preempting), Some(0));
     // `infinit` never fills.
     let infinite = [Q::new(40, 0, 0).backlog(None, 10_000)];
     assert_eq!(winner("RESOURCE_ONLY", &infinite), Some(0));
+}
+
+/// Seed 004: "If no appropriate queues with free slots or space for new
+/// pending jobs are found, the best queue is selected based on the number
+/// of preemptable jobs and the pending job workload." No queue has a free
+/// slot. A's backlog is full, but it reaches 8 slots by preemption with 2
+/// pending: 8 - 2 = 6. B has backlog room and reaches 4 with none
+/// pending: 4 - 0 = 4. C reaches nothing (the job would pend there). The
+/// preemption tier holds A and B; A's 6 beats B's 4. (Before, a full
+/// backlog put A out of every tier and B won.)
+#[test]
+fn the_fallback_tier_keeps_a_full_backlog_that_can_preempt() {
+    let queues = [
+        Q::new(40, 0, 2).backlog(Some(1), 1).preemptable(8, 10),
+        Q::new(40, 0, 0).preemptable(4, 10),
+        Q::new(40, 0, 0),
+    ];
+    let (decision, _) = run("COUNT_PREEMPTABLE", &queues);
+    assert_eq!(decision.target(), Some(decision.candidates[0].queue));
+    assert_eq!(decision.tier, Some(Tier::AfterPreemption));
+    let standing = |index: usize| decision.candidates[index].standing;
+    assert_eq!(
+        standing(0),
+        Some(Standing {
+            tier: Tier::AfterPreemption,
+            score: 6
+        })
+    );
+    assert_eq!(
+        standing(1),
+        Some(Standing {
+            tier: Tier::AfterPreemption,
+            score: 4
+        })
+    );
+    assert_eq!(standing(2).map(|s| s.tier), Some(Tier::Backlog));
 }
 
 #[test]

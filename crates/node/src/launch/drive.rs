@@ -90,6 +90,9 @@ pub(super) enum Step {
     Down(usize),
     /// A submission.
     Submit(usize),
+    /// A job control command (`[[action]]`), after the submissions of
+    /// its instant.
+    Action(usize),
 }
 
 /// Everything the launcher does, in order: the submissions and the
@@ -102,6 +105,14 @@ pub(super) fn timeline(scenario: &Scenario, outages: &[Outage]) -> Vec<(SimTime,
         .take_while(|(_, submission)| submission.at <= scenario.end)
         .map(|(index, submission)| (submission.at, Step::Submit(index)))
         .collect();
+    steps.extend(
+        scenario
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(_, action)| action.at <= scenario.end)
+            .map(|(index, action)| (action.at, Step::Action(index))),
+    );
     for outage in outages {
         let Some(index) = scenario
             .clusters
@@ -220,6 +231,22 @@ pub(super) async fn drive(
                     None => waiting[cluster].push(index),
                 }
             }
+            Step::Action(index) => {
+                let action = &scenario.actions[index];
+                let Some(cluster) = targets
+                    .iter()
+                    .position(|(name, _)| name == action.cluster.as_str())
+                else {
+                    continue;
+                };
+                let (name, address) = &targets[cluster];
+                if let Some(session) = sessions[cluster]
+                    .session(tls, name, address, options)
+                    .await?
+                {
+                    act(session, scenario, index, &mut stats).await?;
+                }
+            }
             Step::Down(cluster) => {
                 let (name, address) = &targets[cluster];
                 if sessions[cluster]
@@ -312,28 +339,97 @@ pub(super) async fn drive(
             session.close().await;
         }
     }
-    // Time order; cluster order, then each cluster's own order, within an
-    // instant (as the event loop settles clusters).
+    let mut output = in_time_order(decisions, events, usage, scenario.end);
+    output.initial_states = initial_states;
+    output.stats = stats;
+    Ok(output)
+}
+
+/// The records gathered from the processes (decisions with their
+/// cluster's index), in time order: cluster order, then each cluster's own
+/// order, within an instant (as the event loop settles clusters); the
+/// usage samples a run up to `end` would take.
+pub(super) fn in_time_order(
+    mut decisions: Vec<(usize, DecisionRecord)>,
+    mut events: Vec<EventRecord>,
+    mut usage: Vec<UsageRecord>,
+    end: SimTime,
+) -> RunOutput {
     decisions.sort_by(|(a_index, a), (b_index, b)| {
         a.time.total_cmp(&b.time).then_with(|| a_index.cmp(b_index))
     });
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
-    // The samples a run up to the scenario's end would take.
-    let end = scenario.end.as_secs_f64();
+    let end = end.as_secs_f64();
     usage.retain(|sample| sample.time <= end);
     usage.sort_by(|a, b| {
         a.time
             .total_cmp(&b.time)
             .then_with(|| a.cluster.cmp(&b.cluster))
     });
-    Ok(RunOutput {
+    RunOutput {
         decisions: decisions.into_iter().map(|(_, record)| record).collect(),
         events,
         usage,
-        initial_states,
-        stats,
         ..RunOutput::default()
-    })
+    }
+}
+
+/// What the processes still running have decided and recorded so far,
+/// for a launch that fails: asked with a short timeout each, so a dead or
+/// stuck process does not hold it up.
+pub(super) async fn gather_partial(
+    tls: &FederationTls,
+    running: &RefCell<Vec<Running>>,
+    end: SimTime,
+) -> Option<RunOutput> {
+    let targets: Vec<(usize, String, String)> = running
+        .borrow()
+        .iter()
+        .enumerate()
+        .filter(|(_, process)| !process.down)
+        .map(|(index, process)| (index, process.cluster.clone(), process.address.clone()))
+        .collect();
+    let (mut decisions, mut events, mut usage) = (Vec::new(), Vec::new(), Vec::new());
+    for (index, cluster, address) in targets {
+        let Ok(session) = Session::connect(tls, &cluster, &address, Duration::from_secs(1)).await
+        else {
+            continue;
+        };
+        let reply = tokio::time::timeout(Duration::from_secs(2), records_of(&session)).await;
+        session.close().await;
+        if let Ok(Ok(reply)) = reply {
+            decisions.extend(reply.records.into_iter().map(|record| (index, record)));
+            events.extend(reply.events);
+            usage.extend(reply.usage);
+        }
+    }
+    (!decisions.is_empty() || !events.is_empty())
+        .then(|| in_time_order(decisions, events, usage, end))
+}
+
+/// Gives `[[action]]` `index` through `session` (a refusal is counted,
+/// as the in-process engines count it).
+pub(super) async fn act(
+    session: &Session,
+    scenario: &Scenario,
+    index: usize,
+    stats: &mut RunStats,
+) -> Result<(), LaunchError> {
+    let action = &scenario.actions[index];
+    let request = AdminRequest::Control {
+        job: mcfed_federation::JobRef::Name(action.job.clone()),
+        action: action.action.clone(),
+    };
+    stats.actions += 1;
+    match session.ask(&request).await {
+        Ok(_) => {}
+        Err(ClientError::Refused { message, .. }) => {
+            stats.actions_refused += 1;
+            tracing::info!(action = %action.origin, %message, "action refused");
+        }
+        Err(error) => return Err(error.into()),
+    }
+    Ok(())
 }
 
 /// Plays submission `index` through `session`.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{EmulatedClock, Inspect, Link, MemberActor, Submit, SubmitMany};
+use mcfed_actors::{Control, EmulatedClock, Inspect, Link, MemberActor, Submit, SubmitMany};
 use mcfed_federation::{GroupState, Member};
 use mcfed_protocol::{ClusterName, Envelope, Message, Resume};
 use mcfed_scenario::chaos::ChaosConfig;
@@ -20,11 +20,12 @@ use rustc_hash::FxHashMap;
 use tokio::sync::mpsc;
 
 use super::oracle::{Oracle, PeerHello};
-use super::shell::{Collector, Local, Outbox, RecordsFrom, SetLocal};
+use super::shell::{Collector, DecisionsFrom, Local, Outbox, RecordsFrom, SetLocal};
 use super::state::Prepared;
 use super::{ClusterOptions, EPOCH_WAIT, NodeError, origin};
 use crate::admin::{
-    self, AdminRequest, AdminResponse, PeerRow, RecordsReply, StatusReply, Submitted,
+    self, AdminRequest, AdminResponse, Controlled, HistoryReply, ParamsReply, PeerRow,
+    RecordsReply, StatusReply, Submitted, WatchReply,
 };
 use crate::faults::{ChaosFaults, skewed_origin};
 use crate::rows;
@@ -85,6 +86,7 @@ pub(super) async fn serve(
         )));
     }
     let incarnation = config.incarnation;
+    let dialled = config.peers.clone();
     let truth_client = match member.wants_truth() {
         true => {
             let remotes = member.remote_clusters();
@@ -130,7 +132,7 @@ pub(super) async fn serve(
         let _ = writeln!(
             std::io::stderr().lock(),
             "{}",
-            listening_line(&name, transport.local_addr())
+            listening_line(&name, transport.local_addr(), &dialled)
         );
     }
     let shared_origin = origin(Some(facts.epoch_unix_ms));
@@ -197,6 +199,11 @@ pub(super) async fn serve(
         lineage: facts.lineage,
         state: options.state.as_ref().map(|dir| dir.display().to_string()),
     };
+    if let Some(watch) = &options.watch {
+        let _ = watch.send(LocalWatch {
+            process: process.clone(),
+        });
+    }
     for event in early_events {
         handle_event(&process, event);
     }
@@ -252,10 +259,24 @@ pub(super) async fn serve(
     Ok(())
 }
 
-/// What a cluster process says on standard error once it listens:
-/// `mcfed cluster NAME: listening on ADDRESS`.
-pub fn listening_line(name: &ClusterName, address: SocketAddr) -> String {
-    format!("{LISTENING_PREFIX}{name}: listening on {address}")
+/// What a cluster process says on standard error once it listens, in one
+/// line: where it listens and who it dials —
+/// `mcfed cluster NAME: listening on ADDRESS, dialling Cluster1 at
+/// 127.0.0.1:7100, Cluster3 (address learned from its hello)`.
+pub fn listening_line(name: &ClusterName, address: SocketAddr, peers: &[Peer]) -> String {
+    let dials: Vec<String> = peers
+        .iter()
+        .map(|peer| match &peer.address {
+            Some(address) => format!("{} at {address}", peer.name),
+            None => format!("{} (address learned from its hello)", peer.name),
+        })
+        .collect();
+    let dials = if dials.is_empty() {
+        "dialling no one".to_owned()
+    } else {
+        format!("dialling {}", dials.join(", "))
+    };
+    format!("{LISTENING_PREFIX}{name}: listening on {address}, {dials}")
 }
 
 /// The start of [`listening_line`].
@@ -263,8 +284,11 @@ const LISTENING_PREFIX: &str = "mcfed cluster ";
 
 /// The cluster and address of a [`listening_line`], if `line` is one.
 pub fn parse_listening_line(line: &str) -> Option<(&str, &str)> {
-    line.strip_prefix(LISTENING_PREFIX)?
-        .split_once(": listening on ")
+    let (name, rest) = line
+        .strip_prefix(LISTENING_PREFIX)?
+        .split_once(": listening on ")?;
+    let address = rest.split_once(", ").map_or(rest, |(address, _)| address);
+    Some((name, address))
 }
 
 /// Waits up to [`EPOCH_WAIT`] for a peer's resume that says when emulated
@@ -526,6 +550,57 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                 })
                 .collect(),
         }),
+        AdminRequest::Control { job, action } => {
+            let result = process
+                .local
+                .member
+                .send(Control {
+                    job,
+                    action: action.clone(),
+                })
+                .await;
+            match result {
+                Ok(Ok(outcome)) => AdminResponse::Controlled(Controlled {
+                    job_id: outcome.job(),
+                    sent_to: match &outcome {
+                        mcfed_federation::ControlOutcome::Sent { cluster, .. } => {
+                            Some(cluster.to_string())
+                        }
+                        mcfed_federation::ControlOutcome::Done { .. } => None,
+                    },
+                    message: outcome.message(&action),
+                }),
+                Ok(Err(refused)) => AdminResponse::Error(refused.to_string()),
+                Err(error) => mailbox(error),
+            }
+        }
+        AdminRequest::History => match process
+            .local
+            .member
+            .send(Inspect(|member: &Member, now| {
+                Some((rows::history(member, now), now))
+            }))
+            .await
+        {
+            Ok(None) => AdminResponse::Error("no history".into()),
+            Ok(Some(((jobs, clean_period), now))) => AdminResponse::History(HistoryReply {
+                cluster: process.name.to_string(),
+                now: now.as_secs_f64(),
+                clean_period,
+                jobs,
+            }),
+            Err(error) => mailbox(error),
+        },
+        AdminRequest::Params => AdminResponse::Params(ParamsReply {
+            cluster: process.name.to_string(),
+            address: process.transport.local_addr().to_string(),
+            now: process.clock.now().as_secs_f64(),
+            params: rows::params(&process.spec),
+        }),
+        AdminRequest::Watch { from } => match watch(process, from).await {
+            Ok(reply) => AdminResponse::Watch(reply),
+            Err(error) => mailbox(error),
+        },
         AdminRequest::Shutdown => {
             let stop = process.stop.clone();
             actix_rt::spawn(async move {
@@ -536,4 +611,75 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
             AdminResponse::ShuttingDown
         }
     }
+}
+
+/// The most decision records one [`WatchReply`] carries: the newest ones,
+/// so a watcher that fell behind skips to the present.
+pub const WATCH_DECISIONS: usize = 256;
+
+/// A running cluster process, as the live page in the same process
+/// (`mcfed cluster --web`) sees it: it can only read, as the admin `Watch`
+/// request does.
+#[derive(Clone)]
+pub struct LocalWatch {
+    process: Process,
+}
+
+impl LocalWatch {
+    /// The cluster.
+    pub fn cluster(&self) -> &str {
+        self.process.name.as_str()
+    }
+
+    /// What the live page shows of the cluster, with the decision records
+    /// from index `from` on (at most [`WATCH_DECISIONS`]).
+    pub async fn watch(&self, from: usize) -> Result<WatchReply, String> {
+        watch(&self.process, from)
+            .await
+            .map_err(|error| format!("the cluster's actor stopped: {error}"))
+    }
+}
+
+/// The answer to a `Watch` request: one pass over the member, then the
+/// new decision records.
+async fn watch(process: &Process, from: usize) -> Result<WatchReply, MailboxError> {
+    let spec = process.spec.clone();
+    // (In an `Option`: the actor answers an `Inspect` with any type that
+    // is a message response, which a bare tuple is not.)
+    let inspected = process
+        .local
+        .member
+        .send(Inspect(move |member: &Member, now| {
+            Some((
+                rows::hosts(member.node()),
+                rows::queues(member.node(), &spec, now),
+                member
+                    .forwarder()
+                    .map(|forwarder| rows::views(forwarder, now))
+                    .unwrap_or_default(),
+                now,
+            ))
+        }))
+        .await?;
+    let Some((hosts, queues, views, now)) = inspected else {
+        return Err(MailboxError::Closed);
+    };
+    let (decisions, decisions_total) = process
+        .collector
+        .send(DecisionsFrom {
+            from,
+            limit: WATCH_DECISIONS,
+        })
+        .await?;
+    Ok(WatchReply {
+        cluster: process.name.to_string(),
+        address: process.transport.local_addr().to_string(),
+        incarnation: process.incarnation,
+        now: now.as_secs_f64(),
+        hosts,
+        queues,
+        views,
+        decisions,
+        decisions_total,
+    })
 }

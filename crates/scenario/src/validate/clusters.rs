@@ -5,13 +5,15 @@
 
 use std::time::Duration;
 
-use mcfed_cluster::{Cluster, ClusterConfig, ConfigLocation, HostConfig};
+use mcfed_cluster::{
+    Cluster, ClusterConfig, ConfigLocation, Consumers, HostConfig, LimitConfig, MAX_GPUS,
+};
 use mcfed_forwarder::ScheduleMode;
 use mcfed_protocol::{ClusterName, QueueName};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Checker;
-use crate::format::{RawCluster, RawParams};
+use crate::format::{RawCluster, RawParams, WordList};
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;
 
@@ -34,7 +36,7 @@ pub(super) struct ClusterDraft {
     /// MAX_RSCHED_TIME of its send queues.
     pub(super) max_rsched_time: FxHashMap<QueueName, Duration>,
     /// Where its process listens.
-    address: Option<String>,
+    pub(super) address: Option<String>,
 }
 
 impl ClusterDraft {
@@ -60,6 +62,9 @@ impl ClusterDraft {
             ConfigLocation::UserGroup { index, field } => {
                 self.path.key("user_group").index(index).key(field)
             }
+            ConfigLocation::Limit { index, field } => {
+                self.path.key("limit").index(index).key(field)
+            }
         }
     }
 
@@ -69,6 +74,7 @@ impl ClusterDraft {
             config: self.config.clone(),
             forwarder: super::links::forwarder(self, drafts),
             subscribers: Vec::new(),
+            collectors: Vec::new(),
             initial_jobs: Vec::new(),
             address: self.address.clone(),
         }
@@ -129,13 +135,15 @@ impl Checker<'_> {
         let queues = self.queues(raw, &path, &hosts.groups, known_clusters);
         let params = self.scheduling_params(federation, raw, &path);
         let (users, user_groups) = self.users(raw, &path);
+        let limits = resource_limits(raw, &hosts.groups);
         let mut config = ClusterConfig::new(name.clone());
         config.hosts = hosts.configs;
         config.queues = queues.configs;
-        config.update_interval = Some(forwarding.update_interval);
+        config.update_interval = forwarding.update_interval;
         config.params = params;
         config.users = users;
         config.user_groups = user_groups;
+        config.limits = limits;
         ClusterDraft {
             path,
             host_entries: hosts.entries,
@@ -164,6 +172,12 @@ impl Checker<'_> {
             if host.MXJ == 0 {
                 self.problem(host_path.key("MXJ"), "MXJ must be at least 1");
             }
+            if host.ngpus.is_some_and(|gpus| gpus > MAX_GPUS) {
+                self.problem(
+                    host_path.key("ngpus"),
+                    format!("ngpus must be at most {MAX_GPUS}"),
+                );
+            }
             let names: Vec<String> = match host.count {
                 None => vec![host.name.clone()],
                 Some(0) => {
@@ -186,6 +200,7 @@ impl Checker<'_> {
                 config.processors = host.ncpus;
                 config.user_slot_limit = host.JL_U;
                 config.memory_mb = host.memory_mb.unwrap_or(0);
+                config.gpus = host.ngpus.unwrap_or(0).min(MAX_GPUS);
                 hosts.configs.push(config);
                 hosts.entries.push(index);
             }
@@ -211,4 +226,47 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// lsb.resources' Limit sections of a cluster, a host entry's name standing
+/// for all its hosts (the cluster checks names and values).
+fn resource_limits(
+    raw: &RawCluster,
+    host_groups: &FxHashMap<&str, Vec<String>>,
+) -> Vec<LimitConfig> {
+    let consumers =
+        |words: &Option<WordList>| words.as_ref().map(|words| Consumers::from_words(&words.0));
+    let hosts = |words: &Option<WordList>| {
+        words.as_ref().map(|words| {
+            let expanded: Vec<String> = words
+                .0
+                .iter()
+                .flat_map(|word| {
+                    let (prefix, name) = match word.strip_prefix('~') {
+                        Some(name) => ("~", name),
+                        None => ("", word.as_str()),
+                    };
+                    match host_groups.get(name) {
+                        Some(group) => group.iter().map(|host| format!("{prefix}{host}")).collect(),
+                        None => vec![word.clone()],
+                    }
+                })
+                .collect();
+            Consumers::from_words(&expanded)
+        })
+    };
+    raw.limit
+        .iter()
+        .map(|limit| LimitConfig {
+            name: limit.NAME.clone(),
+            users: consumers(&limit.USERS),
+            per_user: consumers(&limit.PER_USER),
+            queues: consumers(&limit.QUEUES),
+            per_queue: consumers(&limit.PER_QUEUE),
+            hosts: hosts(&limit.HOSTS),
+            per_host: hosts(&limit.PER_HOST),
+            slots: limit.SLOTS,
+            jobs: limit.JOBS,
+        })
+        .collect()
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcfed_cluster::{JobState, QueueConfig};
+use mcfed_cluster::{JobState, MAX_GPUS, QueueConfig};
 use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -206,8 +206,8 @@ impl Checker<'_> {
         found
     }
 
-    /// Whether a job entry's `slots`, `count`, `cpu_utilisation` and
-    /// `every` are valid.
+    /// Whether a job entry's `slots`, `count`, `cpu_utilisation`,
+    /// `run_estimate`, `gpus` and `every` are valid.
     fn job_values(&mut self, path: &FieldPath, raw: &RawJob, submitted: bool) -> bool {
         let mut ok = true;
         if raw.slots.unwrap_or(1) == 0 {
@@ -227,8 +227,41 @@ impl Checker<'_> {
                 ok = false;
             }
         }
+        if raw
+            .run_estimate
+            .is_some_and(|estimate| estimate.0.is_zero())
+        {
+            self.problem(
+                path.key("run_estimate"),
+                "run_estimate must be longer than zero",
+            );
+            ok = false;
+        }
+        if raw.gpus.is_some_and(|gpus| gpus > MAX_GPUS) {
+            self.problem(
+                path.key("gpus"),
+                format!("gpus must be at most {MAX_GPUS} (GPUs on each host of the job)"),
+            );
+            ok = false;
+        }
         if raw.every.is_some() && !submitted {
             self.problem(path.key("every"), "`every` belongs in [[submit]]");
+            ok = false;
+        }
+        if let Some(user) = &raw.user {
+            if user.trim().is_empty() || user.contains(char::is_whitespace) {
+                self.problem(
+                    path.key("user"),
+                    format!("`{user}` is not a user name (empty, or with spaces)"),
+                );
+                ok = false;
+            }
+        }
+        if raw.run_limit.is_some_and(|limit| limit.0.is_zero()) {
+            self.problem(
+                path.key("run_limit"),
+                "a run limit must be longer than zero (leave it out for none)",
+            );
             ok = false;
         }
         ok
@@ -319,9 +352,12 @@ fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
         slots: raw.slots.unwrap_or(1),
         run_time: raw.run_time.map_or(DEFAULT_RUN_TIME, |d| d.0),
         run_limit: raw.run_limit.map(|d| d.0),
+        run_estimate: raw.run_estimate.map(|d| d.0),
+        gpus: raw.gpus.unwrap_or(0),
         resources: raw.resources.clone(),
         cpu_utilisation: raw.cpu_utilisation.unwrap_or(1.0),
         memory_mb: raw.memory_mb.unwrap_or(0),
+        options: None,
     };
     (1..=count)
         .map(|n| {

@@ -4,7 +4,7 @@
 //! subscribers of each cluster that follow from its links.
 
 use mcfed_cluster::{QueueConfig, ReceiveFrom};
-use mcfed_forwarder::{ForwarderConfig, Reachability, SendQueueConfig};
+use mcfed_forwarder::{ForwarderConfig, Reachability, ScheduleMode, SendQueueConfig};
 use mcfed_protocol::{ClusterName, QueueRef};
 use rustc_hash::FxHashSet;
 
@@ -93,6 +93,62 @@ impl Checker<'_> {
         }
     }
 
+    /// Explains queues that both send and receive, and names forwarding
+    /// cycles. LSF accepts a queue with both SNDJOBS_TO and RCVJOBS_FROM:
+    /// the jobs submitted to it may be forwarded, and the jobs it receives
+    /// from other clusters run in its cluster — a job is forwarded once,
+    /// never on from the cluster it was forwarded to. mcfed does the same
+    /// (its send queues run nothing submitted to them), so a cycle of send
+    /// queues sends no job round; the warning says so.
+    pub(super) fn explain_send_receive(&mut self, drafts: &[ClusterDraft]) {
+        for draft in drafts {
+            for (index, queue) in draft.config.queues.iter().enumerate() {
+                if queue.send_to.is_empty() || queue.receive_from.is_none() {
+                    continue;
+                }
+                let here = QueueRef {
+                    cluster: draft.name.clone(),
+                    queue: queue.name.clone(),
+                };
+                let field = draft.path.key("queue").index(index).key("SNDJOBS_TO");
+                let cycle = forwarding_cycle(drafts, &here)
+                    .map(|cycle| {
+                        let names: Vec<String> = cycle.iter().map(ToString::to_string).collect();
+                        format!("it is in the forwarding cycle {}; ", names.join(" -> "))
+                    })
+                    .unwrap_or_default();
+                self.warning(
+                    field,
+                    format!(
+                        "queue `{}` both sends (SNDJOBS_TO) and receives (RCVJOBS_FROM): {cycle}as in LSF, jobs submitted to it are forwarded and jobs forwarded to it run here on its hosts, never forwarded again, so no job goes round",
+                        queue.name
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Two clusters may not listen on the same address.
+    pub(super) fn check_addresses(&mut self, drafts: &[ClusterDraft]) {
+        let mut seen: Vec<(&str, &ClusterName)> = Vec::new();
+        for draft in drafts {
+            let Some(address) = draft.address.as_deref() else {
+                continue;
+            };
+            if let Some((_, other)) = seen.iter().find(|(known, _)| *known == address) {
+                self.problem(
+                    draft.path.key("address"),
+                    format!(
+                        "clusters `{other}` and `{}` both listen on {address}: each cluster's process needs its own address",
+                        draft.name
+                    ),
+                );
+            } else {
+                seen.push((address, &draft.name));
+            }
+        }
+    }
+
     /// Every SNDJOBS_TO entry must name a queue of another cluster that
     /// receives from this one.
     pub(super) fn check_send_targets(&mut self, drafts: &[ClusterDraft]) {
@@ -152,6 +208,45 @@ fn send_target_problem(
     }
 }
 
+/// A cycle of SNDJOBS_TO links through `start` (`start -> ... -> start`),
+/// if there is one: a depth-first walk over the queues that send.
+fn forwarding_cycle(drafts: &[ClusterDraft], start: &QueueRef) -> Option<Vec<QueueRef>> {
+    fn targets<'d>(drafts: &'d [ClusterDraft], at: &QueueRef) -> &'d [QueueRef] {
+        drafts
+            .iter()
+            .find(|draft| draft.name == at.cluster)
+            .and_then(|draft| draft.config.queues.iter().find(|q| q.name == at.queue))
+            .map_or(&[], |queue| queue.send_to.as_slice())
+    }
+    fn walk(
+        drafts: &[ClusterDraft],
+        start: &QueueRef,
+        path: &mut Vec<QueueRef>,
+        seen: &mut FxHashSet<String>,
+    ) -> bool {
+        let Some(at) = path.last().cloned() else {
+            return false;
+        };
+        for next in targets(drafts, &at) {
+            if next == start {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.to_string()) {
+                path.push(next.clone());
+                if walk(drafts, start, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    let mut path = vec![start.clone()];
+    let mut seen = FxHashSet::default();
+    walk(drafts, start, &mut path, &mut seen).then_some(path)
+}
+
 /// The forwarder of a cluster with send queues; `None` without. A remote
 /// cluster is unreachable once its last update is older than
 /// MC_UNREACHABLE_UPDATES of its own MC_PLUGIN_UPDATE_INTERVAL.
@@ -165,11 +260,16 @@ pub(super) fn forwarder(draft: &ClusterDraft, drafts: &[ClusterDraft]) -> Option
             name: queue.name.clone(),
             send_to: queue.send_to.clone(),
             max_rsched_time: draft.max_rsched_time.get(&queue.name).copied(),
+            fairshare: queue.fairshare.is_some(),
         })
         .collect();
+    // Counters go stale only where they come: to a submission cluster
+    // that collects them (MC_PLUGIN_SCHEDULE_ENHANCE set), from one that
+    // sends them (MC_PLUGIN_UPDATE_INTERVAL set).
+    let collects = draft.mode != ScheduleMode::Default;
     let stale_after = drafts
         .iter()
-        .filter(|_| draft.unreachable_updates > 0)
+        .filter(|_| draft.unreachable_updates > 0 && collects)
         .filter(|remote| {
             send_queues
                 .iter()
@@ -196,7 +296,8 @@ pub(super) fn forwarder(draft: &ClusterDraft, drafts: &[ClusterDraft]) -> Option
 }
 
 /// Sets the subscribers of each cluster: the submission clusters that send
-/// to it.
+/// to it; and its collectors: those whose MC_PLUGIN_SCHEDULE_ENHANCE is set
+/// (seed 004: only they collect queue information).
 pub(super) fn add_subscribers(specs: &mut [ClusterSpec]) {
     for index in 0..specs.len() {
         let target = specs[index].config.name.clone();
@@ -212,6 +313,20 @@ pub(super) fn add_subscribers(specs: &mut [ClusterSpec]) {
             })
             .map(|spec| spec.config.name.clone())
             .collect();
+        let collectors = subscribers
+            .iter()
+            .filter(|name| {
+                specs.iter().any(|spec| {
+                    &spec.config.name == *name
+                        && spec
+                            .forwarder
+                            .as_ref()
+                            .is_some_and(|f| f.mode != ScheduleMode::Default)
+                })
+            })
+            .cloned()
+            .collect();
         specs[index].subscribers = subscribers;
+        specs[index].collectors = collectors;
     }
 }

@@ -10,15 +10,15 @@ use mcfed_forwarder::{
     DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES, ScheduleMode,
 };
 
-use super::{Checker, DEFAULT_UPDATE_INTERVAL};
+use super::Checker;
 use crate::format::RawParams;
 use crate::locate::FieldPath;
 use crate::policies::pick;
 
 /// A cluster's forwarding parameters, defaults filled in.
 pub(super) struct ForwardingParams {
-    /// MC_PLUGIN_UPDATE_INTERVAL.
-    pub(super) update_interval: Duration,
+    /// MC_PLUGIN_UPDATE_INTERVAL (`None`: the cluster sends no counters).
+    pub(super) update_interval: Option<Duration>,
     /// MC_PLUGIN_SCHEDULE_ENHANCE.
     pub(super) mode: ScheduleMode,
     /// MAX_FORWARDS.
@@ -59,25 +59,27 @@ impl Checker<'_> {
         }
     }
 
-    /// MC_PLUGIN_UPDATE_INTERVAL, which must be longer than zero.
+    /// MC_PLUGIN_UPDATE_INTERVAL, which must be longer than zero. Unset, the
+    /// cluster sends no counters (seed 004: information "is sent by each
+    /// execution cluster when MC_PLUGIN_UPDATE_INTERVAL ... is defined").
     fn update_interval(
         &mut self,
         federation: &RawParams,
         own: &RawParams,
         path: &FieldPath,
-    ) -> Duration {
+    ) -> Option<Duration> {
         match pick(
             &own.MC_PLUGIN_UPDATE_INTERVAL,
             &federation.MC_PLUGIN_UPDATE_INTERVAL,
             path,
             "MC_PLUGIN_UPDATE_INTERVAL",
         ) {
-            Some((interval, _)) if !interval.0.is_zero() => interval.0,
+            Some((interval, _)) if !interval.0.is_zero() => Some(interval.0),
             Some((_, field)) => {
                 self.problem(field, "MC_PLUGIN_UPDATE_INTERVAL must be longer than zero");
-                DEFAULT_UPDATE_INTERVAL
+                None
             }
-            None => DEFAULT_UPDATE_INTERVAL,
+            None => None,
         }
     }
 

@@ -3,11 +3,12 @@
 
 use mcfed_protocol::{ClusterName, SimTime};
 
-use super::{Checker, DEFAULT_UPDATE_INTERVAL};
+use super::{Checker, QUIET_INTERVAL};
 use crate::format::{EndValue, RawScenario};
 use crate::locate::FieldPath;
-use crate::model::{ClusterSpec, Scenario, Submission};
-use crate::validate_expect::JobIndex;
+use crate::model::{Action, ClusterSpec, Scenario, Submission};
+use crate::validate_expect::{JobIndex, WorkloadJobs};
+use crate::workload::WorkloadSpec;
 
 impl Checker<'_> {
     /// Checks every part of `raw`; the scenario returned is meaningful only
@@ -29,6 +30,8 @@ impl Checker<'_> {
             drafts.push(self.cluster(&raw.params, cluster, name.clone(), path, &seen));
         }
         self.check_send_targets(&drafts);
+        self.explain_send_receive(&drafts);
+        self.check_addresses(&drafts);
         self.check_clusters(&drafts);
         let mut specs = super::clusters::specs(&drafts);
 
@@ -36,7 +39,13 @@ impl Checker<'_> {
         let (mut expectations, initial_names) =
             self.initial_jobs(&raw.cluster, &names, &mut specs, &mut job_counter);
         let submissions = self.submissions(&raw.submit, &specs, &mut job_counter);
-        let jobs = JobIndex::new(&submissions, initial_names);
+        let workloads = self.workloads(&raw.workload, &specs);
+        let jobs = JobIndex::new(
+            &submissions,
+            initial_names,
+            workload_jobs(&workloads, &specs),
+        );
+        let actions = self.actions(&raw.action, &specs, &jobs);
         for (index, expect) in raw.expect.iter().enumerate() {
             let path = root.key("expect").index(index);
             if let Some(expectation) = self.expectation(&path, expect, &jobs, &specs) {
@@ -44,13 +53,18 @@ impl Checker<'_> {
             }
         }
 
-        let workloads = self.workloads(&raw.workload, &specs);
         let drain = match raw.end {
             Some(EndValue::Drain) => true,
             Some(EndValue::At(_)) => false,
             None => !workloads.is_empty(),
         };
-        let end = end(raw.end, &submissions, &specs);
+        self.check_end(raw.end, &submissions, &actions);
+        let last_look = actions
+            .iter()
+            .map(|action| action.at)
+            .chain(expectations.iter().filter_map(|e| e.kind.at()))
+            .max();
+        let end = end(raw.end, &submissions, last_look, &specs);
         let seed = raw.seed.unwrap_or(0);
         let chaos = raw.chaos.as_ref().map(|chaos| {
             let known: Vec<ClusterName> =
@@ -67,6 +81,7 @@ impl Checker<'_> {
             clusters: specs,
             submissions,
             workloads,
+            actions,
             expectations,
             warnings: Vec::new(),
             footprint: Default::default(),
@@ -74,18 +89,81 @@ impl Checker<'_> {
     }
 }
 
+/// The jobs each workload makes, for expectations that name them.
+fn workload_jobs(workloads: &[WorkloadSpec], specs: &[ClusterSpec]) -> Vec<WorkloadJobs> {
+    workloads
+        .iter()
+        .map(|workload| WorkloadJobs {
+            name: workload.name.clone(),
+            cluster: workload.cluster.clone(),
+            queue: workload.queue.clone(),
+            forwarded: specs
+                .iter()
+                .find(|spec| spec.config.name == workload.cluster)
+                .is_some_and(|spec| {
+                    spec.member_spec().route(&workload.queue) == mcfed_federation::Route::Forward
+                }),
+            mapped: !workload.queue_map.is_empty() || !workload.partition_map.is_empty(),
+        })
+        .collect()
+}
+
+impl Checker<'_> {
+    /// An `end` before the first submission runs nothing of what is
+    /// submitted: refused. Submissions and actions after `end` never
+    /// happen: a warning says how many.
+    fn check_end(&mut self, end: Option<EndValue>, submissions: &[Submission], actions: &[Action]) {
+        let Some(EndValue::At(end)) = end else {
+            return;
+        };
+        let end = SimTime::from(end);
+        let field = FieldPath::root().key("end");
+        if let Some(first) = submissions.first().filter(|first| first.at > end) {
+            self.problem(
+                field,
+                format!(
+                    "the run ends at {end}, before the first submission ({} at {}): nothing submitted would run",
+                    first.spec.name, first.at
+                ),
+            );
+            return;
+        }
+        let late = submissions.iter().filter(|s| s.at > end).count();
+        let late_actions = actions.iter().filter(|a| a.at > end).count();
+        if late + late_actions > 0 {
+            self.warning(
+                field,
+                format!(
+                    "the run ends at {end}: {late} submission(s) and {late_actions} action(s) come after it and never happen"
+                ),
+            );
+        }
+    }
+}
+
 /// When the run stops: `end` if given, else three of the longest update
-/// intervals after the last submission.
-fn end(end: Option<EndValue>, submissions: &[Submission], specs: &[ClusterSpec]) -> SimTime {
+/// intervals (or of [`QUIET_INTERVAL`] when no cluster sends counters)
+/// after the last submission, action or time an expectation looks at
+/// (`last_look`).
+fn end(
+    end: Option<EndValue>,
+    submissions: &[Submission],
+    last_look: Option<SimTime>,
+    specs: &[ClusterSpec],
+) -> SimTime {
     match end {
         Some(EndValue::At(end)) => SimTime::from(end),
         _ => {
-            let last = submissions.last().map_or(SimTime::ZERO, |s| s.at);
+            let last = submissions
+                .last()
+                .map(|s| s.at)
+                .max(last_look)
+                .unwrap_or(SimTime::ZERO);
             let longest = specs
                 .iter()
                 .filter_map(|spec| spec.config.update_interval)
                 .max()
-                .unwrap_or(DEFAULT_UPDATE_INTERVAL);
+                .unwrap_or(QUIET_INTERVAL);
             last + longest * 3
         }
     }

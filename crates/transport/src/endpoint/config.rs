@@ -86,6 +86,10 @@ pub struct TransportConfig {
     pub cluster: ClusterName,
     /// This run of the process (sent in every hello).
     pub incarnation: u64,
+    /// The static facts of this cluster's receive queues (sent in every
+    /// hello, so submission clusters can forward before the first counter
+    /// update).
+    pub queues: Vec<mcfed_protocol::QueueFacts>,
     /// Where to listen.
     pub listen: SocketAddr,
     /// The clusters this one exchanges messages with.

@@ -23,8 +23,28 @@ use crate::tls;
 enum WriterEnd {
     /// The connection failed; reconnect.
     Lost(String),
+    /// The peer closed it as it shut down cleanly; reconnect (it may come
+    /// back), without alarm.
+    PeerShutDown(String),
     /// The process is shutting down.
     Shutdown,
+}
+
+impl WriterEnd {
+    /// What the end of a connection closed with `error` means: this
+    /// process closing it is its own shutdown; the peer closing it with
+    /// the shutdown code is a clean stop; anything else a loss.
+    fn of_close(error: &quinn::ConnectionError) -> WriterEnd {
+        match error {
+            quinn::ConnectionError::LocallyClosed => WriterEnd::Shutdown,
+            quinn::ConnectionError::ApplicationClosed(closed)
+                if closed.error_code == quinn::VarInt::from_u32(close::SHUTDOWN) =>
+            {
+                WriterEnd::PeerShutDown(describe_close(error))
+            }
+            other => WriterEnd::Lost(describe_close(other)),
+        }
+    }
 }
 
 /// Why a connection to a peer was not made.
@@ -124,24 +144,29 @@ fn disconnected(
     end: WriterEnd,
 ) -> bool {
     shared.update_status(&peer.name, |status| status.outbound = false);
-    match end {
+    let reason = match end {
         WriterEnd::Shutdown => {
             close_connection(connection, close::SHUTDOWN, "shutting down");
-            false
+            return false;
+        }
+        WriterEnd::PeerShutDown(reason) => {
+            tracing::info!(cluster = %shared.cluster, peer = %peer.name, %reason, "the peer shut down; redialling");
+            reason
         }
         WriterEnd::Lost(reason) => {
             tracing::warn!(cluster = %shared.cluster, peer = %peer.name, %reason, "connection lost; reconnecting");
-            shared.update_status(&peer.name, |status| {
-                status.last_error = Some(reason.clone());
-            });
-            shared.emit(Event::PeerDown {
-                peer: peer.name.clone(),
-                direction: Direction::Outbound,
-                reason,
-            });
-            true
+            reason
         }
-    }
+    };
+    shared.update_status(&peer.name, |status| {
+        status.last_error = Some(reason.clone());
+    });
+    shared.emit(Event::PeerDown {
+        peer: peer.name.clone(),
+        direction: Direction::Outbound,
+        reason,
+    });
+    true
 }
 
 /// Waits `backoff` before the next attempt, keeping what is sent
@@ -296,7 +321,7 @@ async fn write_loop(
                         return WriterEnd::Shutdown;
                     }
                 },
-                error = connection.closed() => return WriterEnd::Lost(describe_close(&error)),
+                error = connection.closed() => return WriterEnd::of_close(&error),
             }
         }
         while pending.len() < BATCH {

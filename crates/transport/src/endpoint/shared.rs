@@ -48,7 +48,8 @@ impl Shared {
         let (events, receiver) = mpsc::unbounded_channel();
         let shared = Shared {
             hello: Hello::with_incarnation(config.cluster.clone(), config.incarnation)
-                .listening_on(local_addr.port()),
+                .listening_on(local_addr.port())
+                .with_queues(config.queues.clone()),
             cluster: config.cluster.clone(),
             endpoint,
             client_config,

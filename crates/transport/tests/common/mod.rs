@@ -58,6 +58,7 @@ pub(crate) fn start_resuming(
 ) -> (Transport, UnboundedReceiver<Event>) {
     Transport::start(TransportConfig {
         cluster: name(cluster),
+        queues: Vec::new(),
         incarnation: 7,
         listen: "127.0.0.1:0".parse().expect("address"),
         peers,

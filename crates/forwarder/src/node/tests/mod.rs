@@ -2,6 +2,8 @@
 //! recalls, and which messages about a job are believed; `handled` checks
 //! what [`ForwarderNode::handle`] says each message changed.
 
+mod control;
+mod fair;
 mod handled;
 mod reach;
 
@@ -34,6 +36,7 @@ fn config(max_rsched_time: Option<Duration>) -> ForwarderConfig {
                 "high@C3".parse().expect("valid"),
             ],
             max_rsched_time,
+            fairshare: false,
         }],
         max_forwards: 3,
         reachability: Default::default(),
@@ -58,6 +61,7 @@ fn update(sender: &str, seq: u64, available: u32) -> Message {
             impt_jobbklg: Some(50),
             imported_pending_jobs: 0,
             resources: Vec::new(),
+            slot_group: 0,
         }],
         forwards_received: Vec::new(),
     })

@@ -1,0 +1,328 @@
+//! Job control, as an administrator's commands ask it: `bkill`, `bstop`,
+//! `bresume`, `brequeue`, `bswitch` and `bmod` ([`JobAction`]), applied by
+//! [`Cluster::control`] at a given time. Each one checks the job's state as
+//! LSF does, changes the job and its hold on slots (through
+//! `Cluster::account`), reports a [`Transition`] and makes a dispatch pass
+//! due.
+//!
+//! One implementation serves every driver: scenario actions in the
+//! in-process engines, live processes' admin requests, and control
+//! messages from a submission cluster about a job it forwarded here.
+//! `brequeue` is the one place a job re-enters its queue as a new
+//! submission ([`Job::queued_at`]): what depends on a job's time in the
+//! queue (absolute priority scheduling's grace periods, for one) restarts
+//! from there.
+
+use mcfed_protocol::{JobAction, JobChanges, JobEvent, SimTime};
+
+use crate::job::{ARRIVAL_MASK, JobId, JobOrigin, JobState, PendingReason, order_key};
+
+use super::accounting::Holding;
+use super::{Cluster, Transition};
+
+/// Why a job control command was refused, in LSF's words where LSF has
+/// them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ControlError {
+    /// No such job (or it has finished).
+    #[error("no matching job found")]
+    NoSuchJob,
+    /// The job's state does not allow it.
+    #[error("the job is {state}: {why}")]
+    WrongState {
+        /// The job's state (`PEND`, `RUN`, ...).
+        state: &'static str,
+        /// What the command needs.
+        why: &'static str,
+    },
+    /// `bswitch` to a queue that does not exist or cannot take the job.
+    #[error("{0}")]
+    BadQueue(String),
+    /// `bmod` asked for something the job cannot have.
+    #[error("{0}")]
+    BadChange(String),
+}
+
+impl Cluster {
+    /// Applies `action` to job `id` at `now` and appends what happened to
+    /// `transitions`; a dispatch pass is due after it.
+    pub fn control(
+        &mut self,
+        now: SimTime,
+        id: JobId,
+        action: &JobAction,
+        transitions: &mut Vec<Transition>,
+    ) -> Result<(), ControlError> {
+        self.cycle.now = self.cycle.now.max(now);
+        let state = self.jobs.get(id).ok_or(ControlError::NoSuchJob)?.state;
+        let event = match action {
+            JobAction::Kill => {
+                self.kill(id, now, transitions);
+                return Ok(());
+            }
+            JobAction::Stop => self.stop(id, state, now)?,
+            JobAction::Resume => self.resume_stopped(id, state, now)?,
+            JobAction::Requeue => self.requeue(id, state, now)?,
+            JobAction::Switch(queue) => self.switch(id, state, queue.as_str())?,
+            JobAction::Modify(changes) => self.modify(id, state, changes)?,
+        };
+        self.cycle.dirty = true;
+        if let Some(job) = self.jobs.get(id) {
+            transitions.push(Transition::of(job, event, now, None, &self.queues));
+        }
+        Ok(())
+    }
+
+    /// `bkill`: the job leaves with status EXIT, whatever its state; its
+    /// use counts in fairshare up to `now`.
+    fn kill(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
+        self.release(id, now);
+        if let Some(job) = self.jobs.get(id) {
+            transitions.push(Transition::of(
+                job,
+                JobEvent::Killed,
+                now,
+                None,
+                &self.queues,
+            ));
+        }
+        self.jobs.remove_exited(id);
+        self.cycle.dirty = true;
+    }
+
+    /// `bstop`: a running job is stopped (USUSP, keeping its slots), a
+    /// pending one held (PSUSP).
+    fn stop(&mut self, id: JobId, state: JobState, now: SimTime) -> Result<JobEvent, ControlError> {
+        match state {
+            JobState::Running => {
+                self.account(id, Holding::Running, Holding::Stopped, now);
+                if let Some(job) = self.jobs.get_mut(id) {
+                    job.remaining = job
+                        .remaining
+                        .saturating_sub(now.saturating_since(job.running_since));
+                    job.state = JobState::UserSuspended;
+                    job.run_epoch += 1;
+                }
+                Ok(JobEvent::Stopped)
+            }
+            JobState::Pending => {
+                self.remove_pending(id);
+                self.drop_reservation_of(id);
+                if let Some(job) = self.jobs.get_mut(id) {
+                    job.state = JobState::PendingSuspended;
+                }
+                Ok(JobEvent::Held)
+            }
+            JobState::Suspended => Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "it is suspended by preemption and resumes on its own; mcfed stops running or pending jobs",
+            }),
+            _ => Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "the job has already been suspended",
+            }),
+        }
+    }
+
+    /// `bresume`: a USUSP job runs again on its slots, a PSUSP job pends
+    /// again in its place.
+    fn resume_stopped(
+        &mut self,
+        id: JobId,
+        state: JobState,
+        now: SimTime,
+    ) -> Result<JobEvent, ControlError> {
+        match state {
+            JobState::UserSuspended => {
+                self.account(id, Holding::Stopped, Holding::Running, now);
+                let Some(job) = self.jobs.get_mut(id) else {
+                    return Err(ControlError::NoSuchJob);
+                };
+                job.state = JobState::Running;
+                job.running_since = now;
+                let (queue, finish) = (job.queue, (now + job.time_to_end(), job.run_epoch));
+                if !self.queues[queue].preemptors.is_empty() {
+                    self.cycle.pass_again = true;
+                }
+                self.jobs.schedule_finish(finish.0, id, finish.1);
+                Ok(JobEvent::Resumed)
+            }
+            JobState::PendingSuspended => {
+                if let Some(job) = self.jobs.get_mut(id) {
+                    job.state = JobState::Pending;
+                    job.pending_reason = PendingReason::NewJob;
+                    job.reason_pass = 0;
+                }
+                self.add_pending(id);
+                Ok(JobEvent::Released)
+            }
+            _ => Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "the job has not been suspended by bstop",
+            }),
+        }
+    }
+
+    /// `brequeue`: a running or suspended job is killed and pends again
+    /// from the start, with its id, behind the jobs already pending (a new
+    /// submission as far as its queue's order goes).
+    fn requeue(
+        &mut self,
+        id: JobId,
+        state: JobState,
+        now: SimTime,
+    ) -> Result<JobEvent, ControlError> {
+        let Some(holding) = Holding::of(state) else {
+            return Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "brequeue takes running or suspended jobs",
+            });
+        };
+        self.account(id, holding, Holding::Nothing, now);
+        self.drop_reservation_of(id);
+        let priority = self
+            .jobs
+            .get(id)
+            .map(|job| self.effective_priority(&job.spec))
+            .unwrap_or_default();
+        let arrival = self.jobs.next_order(priority);
+        if let Some(job) = self.jobs.get_mut(id) {
+            job.state = JobState::Pending;
+            job.remaining = job.spec.run_time;
+            job.run_epoch += 1;
+            job.placement.clear();
+            job.pending_reason = PendingReason::NewJob;
+            job.reason_pass = 0;
+            job.arrival = arrival;
+            job.queued_at = now;
+        }
+        self.add_pending(id);
+        Ok(JobEvent::Requeued)
+    }
+
+    /// `bswitch`: a pending (or held) job moves to queue `to`, keeping its
+    /// place in arrival order; the new queue must be able to run it, and,
+    /// for a job forwarded here, take jobs from its submission cluster.
+    fn switch(&mut self, id: JobId, state: JobState, to: &str) -> Result<JobEvent, ControlError> {
+        if !matches!(state, JobState::Pending | JobState::PendingSuspended) {
+            return Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "mcfed switches pending jobs only",
+            });
+        }
+        let target = self
+            .queue_index(to)
+            .ok_or_else(|| ControlError::BadQueue(format!("no queue named `{to}`")))?;
+        let Some(job) = self.jobs.get(id) else {
+            return Err(ControlError::NoSuchJob);
+        };
+        let config = &self.queues[target].config;
+        if target == job.queue {
+            return Err(ControlError::BadQueue(format!(
+                "the job is already in queue `{to}`"
+            )));
+        }
+        if !config.send_to.is_empty() {
+            return Err(ControlError::BadQueue(format!(
+                "`{to}` is a send queue: a job already in this cluster's queues is not forwarded"
+            )));
+        }
+        if let JobOrigin::Forwarded { from, .. } = &job.origin {
+            if !config
+                .receive_from
+                .as_ref()
+                .is_some_and(|rcv| rcv.accepts(from))
+            {
+                return Err(ControlError::BadQueue(format!(
+                    "queue `{to}` does not receive jobs from `{from}` (RCVJOBS_FROM)"
+                )));
+            }
+        }
+        self.check_runnable(target, &job.spec)
+            .map_err(|reason| ControlError::BadQueue(format!("queue `{to}`: {reason}")))?;
+        let pending = state == JobState::Pending;
+        if pending {
+            self.remove_pending(id);
+            self.drop_reservation_of(id);
+        }
+        if let Some(job) = self.jobs.get_mut(id) {
+            job.queue = target;
+        }
+        if pending {
+            self.add_pending(id);
+        }
+        Ok(JobEvent::Switched)
+    }
+
+    /// `bmod`: the run limit of any job; the slots of a pending (or held)
+    /// job; the user priority (re-ordering a pending job among its queue's).
+    fn modify(
+        &mut self,
+        id: JobId,
+        state: JobState,
+        changes: &JobChanges,
+    ) -> Result<JobEvent, ControlError> {
+        if changes.is_empty() {
+            return Err(ControlError::BadChange("nothing to change".into()));
+        }
+        let waiting = matches!(state, JobState::Pending | JobState::PendingSuspended);
+        if changes.slots.is_some() && !waiting {
+            return Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "the slots of a job that has started cannot change",
+            });
+        }
+        if let Some(Some(limit)) = changes.run_limit {
+            if limit.is_zero() {
+                return Err(ControlError::BadChange(
+                    "a run limit must be longer than zero".into(),
+                ));
+            }
+        }
+        if let Some(priority) = changes.user_priority {
+            self.check_user_priority(priority)
+                .map_err(ControlError::BadChange)?;
+        }
+        let Some(job) = self.jobs.get(id) else {
+            return Err(ControlError::NoSuchJob);
+        };
+        if changes.slots == Some(0) {
+            return Err(ControlError::BadChange(
+                "a job needs at least one slot".into(),
+            ));
+        }
+        let mut spec = job.spec.clone();
+        changes.apply_to(&mut spec);
+        if changes.slots.is_some() {
+            self.check_runnable(job.queue, &spec)
+                .map_err(|reason| ControlError::BadChange(reason.to_string()))?;
+        }
+        let arrival = order_key(self.effective_priority(&spec), job.arrival & ARRIVAL_MASK);
+        let pending = state == JobState::Pending;
+        if pending {
+            self.remove_pending(id);
+            self.drop_reservation_of(id);
+        }
+        let mut new_end = None;
+        if let Some(job) = self.jobs.get_mut(id) {
+            job.spec = spec;
+            if waiting {
+                job.arrival = arrival;
+            }
+            if state == JobState::Running && changes.run_limit.is_some() {
+                // A new run limit moves the running job's end (to now, if
+                // it has already run past the new limit).
+                job.run_epoch += 1;
+                let end = (job.running_since + job.time_to_end()).max(self.cycle.now);
+                new_end = Some((end, job.run_epoch));
+            }
+        }
+        if let Some((end, epoch)) = new_end {
+            self.jobs.schedule_finish(end, id, epoch);
+        }
+        if pending {
+            self.add_pending(id);
+        }
+        Ok(JobEvent::Modified)
+    }
+}

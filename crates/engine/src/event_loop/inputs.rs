@@ -1,0 +1,152 @@
+//! The event loop's inputs: the jobs present at start, the scenario's
+//! submissions and workloads, and its `[[action]]`s — each handed to its
+//! member at its time, counted and recorded.
+
+use std::sync::Arc;
+
+use mcfed_federation::JobRef;
+use mcfed_protocol::SimTime;
+use mcfed_scenario::model::Submission;
+use mcfed_scenario::records::EventRecord;
+use mcfed_scenario::run::ActionRecord;
+
+use super::EventLoop;
+use crate::heap::{EventKind, PHASE_SUBMIT};
+
+impl EventLoop<'_> {
+    /// Counts and records the jobs present at start and what the first
+    /// dispatch pass did with them, as any other submission and start.
+    pub(super) fn take_start(&mut self) {
+        for (index, spec) in self.scenario.clusters.iter().enumerate() {
+            for group in &spec.initial_jobs {
+                for _ in &group.jobs {
+                    self.metrics
+                        .submitted(&spec.config.name, &group.queue, SimTime::ZERO);
+                }
+            }
+            self.output.stats.bundled += self.federation.members[index].bundled_jobs();
+            self.federation.members[index].take_start(&mut self.effects);
+            self.absorb(index);
+        }
+    }
+
+    pub(super) fn submit_scenario(&mut self, index: usize) {
+        let scenario = self.scenario;
+        let submission = &scenario.submissions[index];
+        if let Some(until) = self.waits_for(submission) {
+            // bsub waits for mbatchd to come back.
+            self.heap
+                .push(until, PHASE_SUBMIT, EventKind::Submit(index));
+            return;
+        }
+        self.submit(submission.clone());
+    }
+
+    /// Gives the scenario's `[[action]]` at `index`: its cluster acts on
+    /// the job (or sends the command where the job is).
+    pub(super) fn act(&mut self, index: usize) {
+        let scenario = self.scenario;
+        let action = &scenario.actions[index];
+        let Some(member_index) = self.federation.position(&action.cluster) else {
+            return;
+        };
+        if let Some(until) = self.down_until(member_index) {
+            self.heap
+                .push(until, PHASE_SUBMIT, EventKind::Action(index));
+            return;
+        }
+        let job = JobRef::Name(action.job.clone());
+        let result = self.federation.members[member_index].control(
+            self.now,
+            &job,
+            &action.action,
+            &mut self.effects,
+        );
+        if let Err(refused) = &result {
+            tracing::info!(action = %action.origin, %refused, "action refused");
+            self.output.stats.actions_refused += 1;
+        }
+        self.output.stats.actions += 1;
+        let record = ActionRecord::of(action, &result);
+        if let Some(event) = record.refusal_event().filter(|_| self.events) {
+            self.push_event(event);
+        }
+        self.output.actions.push(record);
+        self.absorb(member_index);
+        self.touch(member_index);
+    }
+
+    /// Schedules the next job of workload `index` (a trace out of order is
+    /// submitted as soon as it is read).
+    pub(super) fn schedule_stream(&mut self, index: usize) {
+        if let Some(next) = self.streams.peek(index) {
+            let at = next.at.max(self.now);
+            self.heap.push(at, PHASE_SUBMIT, EventKind::Stream(index));
+        }
+    }
+
+    pub(super) fn submit_stream(&mut self, index: usize) {
+        if let Some(until) = self
+            .streams
+            .peek(index)
+            .and_then(|next| self.waits_for(next))
+        {
+            self.heap
+                .push(until, PHASE_SUBMIT, EventKind::Stream(index));
+            return;
+        }
+        if let Some(submission) = self.streams.take(index) {
+            self.submit(submission);
+        }
+        self.schedule_stream(index);
+    }
+
+    /// When the cluster a submission goes to is down, until when.
+    pub(super) fn waits_for(&self, submission: &Submission) -> Option<SimTime> {
+        let index = self.federation.position(&submission.cluster)?;
+        self.down_until(index)
+    }
+
+    pub(super) fn submit(&mut self, submission: Submission) {
+        let Submission {
+            cluster,
+            queue,
+            spec,
+            ..
+        } = submission;
+        let Some(member_index) = self.federation.position(&cluster) else {
+            self.output.stats.refused += 1;
+            tracing::warn!(job = %spec.name, %cluster, "submission to an unknown cluster refused");
+            return;
+        };
+        let member = &mut self.federation.members[member_index];
+        let name = Arc::clone(&spec.name);
+        match member.submit(self.now, &queue, spec) {
+            Ok(submitted) => {
+                self.output.stats.submitted += 1;
+                self.metrics.submitted(&cluster, &queue, self.now);
+                if self.events {
+                    let mut event = EventRecord::new(
+                        self.now.as_secs_f64(),
+                        member.name().as_str(),
+                        &name,
+                        submitted.job_id,
+                        "submitted",
+                    );
+                    event.queue = Some(queue.to_string());
+                    if submitted.forwarded {
+                        // A job of a send queue is its own source.
+                        event.source_cluster = Some(event.cluster.clone());
+                        event.source_job_id = Some(submitted.job_id);
+                    }
+                    self.push_event(event);
+                }
+            }
+            Err(error) => {
+                self.output.stats.refused += 1;
+                tracing::warn!(job = %name, %cluster, %error, "submission refused");
+            }
+        }
+        self.touch(member_index);
+    }
+}

@@ -1,0 +1,105 @@
+//! What a member writes in its job history ([`crate::history`]) as its
+//! inputs produce effects: the scheduler's transitions, the forwarder's
+//! decisions, and the jobs forwarded here that went back.
+
+use mcfed_cluster::{Cluster, Transition};
+use mcfed_forwarder::OutcomeKind;
+use mcfed_protocol::{ClusterName, SimTime};
+
+use crate::effects::Effects;
+use crate::history::{GONE, History, RecordOrigin};
+use crate::member::{Member, Submitted};
+
+impl Member {
+    /// Records a job just submitted to `queue` in the history (its spec
+    /// read from the half that took it, so a member without a history
+    /// copies nothing).
+    pub(crate) fn record_submission(&mut self, now: SimTime, queue: &str, submitted: Submitted) {
+        let Some(history) = &mut self.history else {
+            return;
+        };
+        let spec = match submitted.forwarded {
+            true => self
+                .forwarder
+                .as_ref()
+                .and_then(|forwarder| forwarder.job(submitted.job_id))
+                .map(|job| &job.spec),
+            false => self
+                .node
+                .cluster()
+                .job(mcfed_cluster::JobId(submitted.job_id))
+                .map(|job| &job.spec),
+        };
+        let origin = match submitted.forwarded {
+            true => RecordOrigin::Sent,
+            false => RecordOrigin::Submitted,
+        };
+        if let Some(spec) = spec {
+            history.submitted(now, submitted.job_id, queue, spec, origin, now);
+        }
+    }
+
+    /// Records the scheduler's `transitions` in the history.
+    pub(crate) fn record_transitions(&mut self, transitions: &[Transition]) {
+        for transition in transitions {
+            self.record_transition(transition);
+        }
+    }
+
+    /// Records one transition of the scheduler in the history.
+    pub(crate) fn record_transition(&mut self, transition: &Transition) {
+        if let Some(history) = &mut self.history {
+            history.transition(transition, self.node.cluster());
+        }
+    }
+
+    /// Records the forwarding decisions from index `first` of `effects` in
+    /// the history.
+    pub(crate) fn record_decisions(&mut self, now: SimTime, first: usize, effects: &Effects) {
+        let (Some(history), Some(forwarder)) = (&mut self.history, &self.forwarder) else {
+            return;
+        };
+        for entry in &effects.decisions[first..] {
+            let record = forwarder.render(entry);
+            match (record.outcome, &record.target) {
+                (OutcomeKind::Forwarded, Some(target)) => {
+                    history.forwarded(entry.job_id, now, target, entry.attempt + 1, &record.reason)
+                }
+                _ => history.note(
+                    entry.job_id,
+                    now,
+                    format!("Pending at the submission cluster: {}", record.reason),
+                ),
+            }
+        }
+    }
+}
+
+/// The jobs forwarded here from `from` that the scheduler no longer holds
+/// (returned on a recall, withdrawn after a sync or a restart) left this
+/// cluster at `now` without ending here.
+pub(crate) fn gone_back(
+    history: &mut History,
+    cluster: &Cluster,
+    from: &ClusterName,
+    now: SimTime,
+) {
+    let gone: Vec<u64> = history
+        .jobs()
+        .into_iter()
+        .filter(|record| {
+            !record.has_ended()
+                && matches!(&record.origin, RecordOrigin::ForwardedIn { from: sender, .. } if sender == from)
+                && cluster.job(mcfed_cluster::JobId(record.id)).is_none()
+        })
+        .map(|record| record.id)
+        .collect();
+    for id in gone {
+        history.enter(
+            id,
+            now,
+            GONE,
+            format!("Sent back to cluster <{from}> (recalled or withdrawn)"),
+        );
+    }
+}

@@ -1,0 +1,262 @@
+//! Job control and history across two members: a command given at the
+//! submission cluster reaches the execution cluster that holds the job,
+//! the job's state follows at both ends, and both histories tell it, with
+//! times; ids of send-queue jobs and local jobs never collide.
+
+use std::time::Duration;
+
+use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig, ReceiveFrom};
+use mcfed_federation::{
+    ControlOutcome, ControlRefused, Effects, InitialJobs, JobRef, Member, MemberSpec, NoticeKind,
+};
+use mcfed_forwarder::{ForwarderConfig, ScheduleMode, SendQueueConfig};
+use mcfed_protocol::{ClusterName, Envelope, JobAction, JobSpec, QueueName, SimTime};
+
+fn name(text: &str) -> ClusterName {
+    ClusterName::new(text).expect("valid")
+}
+
+fn queue(text: &str) -> QueueName {
+    QueueName::new(text).expect("valid")
+}
+
+/// C1 (one local queue `normal` on one host, a send queue `send` to
+/// `high@C2`) and C2 (`high` receiving from C1, two one-slot hosts).
+fn federation() -> Vec<Member> {
+    let mut c1 = ClusterConfig::new(name("C1"));
+    c1.hosts = vec![HostConfig::new("a1", 1)];
+    c1.queues = vec![QueueConfig::new(queue("normal")), {
+        let mut send = QueueConfig::new(queue("send"));
+        send.send_to = vec!["high@C2".parse().expect("valid")];
+        send
+    }];
+    c1.update_interval = Some(Duration::from_secs(10));
+    let forwarder = ForwarderConfig {
+        cluster: name("C1"),
+        mode: ScheduleMode::ResourceOnly,
+        send_queues: vec![SendQueueConfig {
+            name: queue("send"),
+            send_to: vec!["high@C2".parse().expect("valid")],
+            max_rsched_time: None,
+            fairshare: false,
+        }],
+        max_forwards: 3,
+        reachability: Default::default(),
+    };
+    let mut c2 = ClusterConfig::new(name("C2"));
+    c2.hosts = vec![HostConfig::new("b1", 1), HostConfig::new("b2", 1)];
+    c2.queues = vec![{
+        let mut high = QueueConfig::new(queue("high"));
+        high.receive_from = Some(ReceiveFrom::Listed(vec![name("C1")]));
+        high
+    }];
+    c2.update_interval = Some(Duration::from_secs(10));
+    let initial = [InitialJobs {
+        queue: "normal".into(),
+        jobs: vec![JobSpec::simple(
+            "present",
+            "alice",
+            Duration::from_secs(600),
+        )],
+    }];
+    let (mut one, _) = Member::build(MemberSpec {
+        config: &c1,
+        forwarder: Some(&forwarder),
+        subscribers: &[],
+        collectors: &[],
+        initial_jobs: &initial,
+    })
+    .expect("C1 builds");
+    let (mut two, _) = Member::build(MemberSpec {
+        config: &c2,
+        forwarder: None,
+        subscribers: &[name("C1")],
+        collectors: &[name("C1")],
+        initial_jobs: &[],
+    })
+    .expect("C2 builds");
+    one.keep_history(Duration::from_secs(3600));
+    two.keep_history(Duration::from_secs(3600));
+    vec![one, two]
+}
+
+/// Delivers every envelope and steps every member at `now` until nothing
+/// is left to do; returns the notices heard.
+fn settle(members: &mut [Member], now: SimTime, effects: &mut Effects) -> Vec<NoticeKind> {
+    let mut notices = Vec::new();
+    for _ in 0..20 {
+        let mut envelopes: Vec<Envelope> = std::mem::take(&mut effects.envelopes);
+        for member in members.iter_mut() {
+            member.step(now, effects);
+            envelopes.append(&mut effects.envelopes);
+        }
+        notices.extend(effects.notices.drain(..).map(|notice| notice.kind));
+        effects.clear();
+        if envelopes.is_empty() {
+            return notices;
+        }
+        for envelope in envelopes {
+            let index = members
+                .iter()
+                .position(|member| *member.name() == envelope.to)
+                .expect("a member");
+            members[index].receive(now, envelope, effects);
+        }
+    }
+    panic!("the federation does not settle");
+}
+
+fn publish(members: &mut [Member], now: SimTime, effects: &mut Effects) {
+    members[1].publish(now, effects);
+    settle(members, now, effects);
+}
+
+fn state_at_c2(members: &[Member], source_job: u64) -> Option<&'static str> {
+    let id = members[1].node().forwarded_job(&name("C1"), source_job)?;
+    members[1].cluster().job(id).map(|job| job.state.as_str())
+}
+
+#[test]
+fn a_command_at_the_submission_cluster_reaches_the_execution_cluster() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    members[0].take_start(&mut effects);
+    assert_eq!(effects.transitions.len(), 1, "the job present at start");
+    effects.clear();
+    publish(&mut members, SimTime::from_secs(10), &mut effects);
+    let t = SimTime::from_secs(20);
+    let spec = JobSpec::simple("away", "bob", Duration::from_secs(3600));
+    let sent = members[0].submit(t, "send", spec).expect("submitted");
+    // Ids continue after the job present at start (id 1).
+    assert_eq!(sent.job_id, 2);
+    let local = members[0]
+        .submit(
+            t,
+            "normal",
+            JobSpec::simple("here", "bob", Duration::from_secs(60)),
+        )
+        .expect("submitted");
+    assert_eq!(local.job_id, 3);
+    settle(&mut members, t, &mut effects);
+    assert_eq!(state_at_c2(&members, 2), Some("RUN"));
+
+    let t = SimTime::from_secs(30);
+    let outcome = members[0]
+        .control(t, &JobRef::Id(2), &JobAction::Stop, &mut effects)
+        .expect("sent");
+    assert_eq!(
+        outcome,
+        ControlOutcome::Sent {
+            job: 2,
+            cluster: name("C2")
+        }
+    );
+    let notices = settle(&mut members, t, &mut effects);
+    assert!(
+        notices.contains(&NoticeKind::ControlReply { done: true }),
+        "{notices:?}"
+    );
+    assert_eq!(state_at_c2(&members, 2), Some("USUSP"));
+    let at_c1 = members[0]
+        .forwarder()
+        .and_then(|f| f.job(2))
+        .expect("known");
+    assert_eq!(at_c1.state.as_str(), "USUSP");
+
+    // By name too; a kill ends it at both ends.
+    let t = SimTime::from_secs(40);
+    members[0]
+        .control(
+            t,
+            &JobRef::Name("away".into()),
+            &JobAction::Kill,
+            &mut effects,
+        )
+        .expect("sent");
+    settle(&mut members, t, &mut effects);
+    assert_eq!(state_at_c2(&members, 2), None);
+    assert!(members[0].forwarder().and_then(|f| f.job(2)).is_none());
+    assert_eq!(members[1].cluster().exited_jobs(), 1);
+    assert_eq!(
+        members[0].control(t, &JobRef::Id(2), &JobAction::Kill, &mut effects),
+        Err(ControlRefused::Finished(2))
+    );
+    assert!(matches!(
+        members[0].control(t, &JobRef::Id(99), &JobAction::Kill, &mut effects),
+        Err(ControlRefused::NoSuchJob(_))
+    ));
+
+    // Both histories tell the story, with times.
+    let one = members[0].history().expect("kept");
+    let record = one.job(2).expect("job 2");
+    assert_eq!(record.state, "EXIT");
+    let texts: Vec<&str> = record.events.iter().map(|e| e.text.as_str()).collect();
+    assert!(
+        texts[0].starts_with("Submitted to queue <send>"),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Forwarded to queue <high@C2>")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Accepted by <high@C2> as job <1>")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Started at cluster <C2>")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Bstop sent to cluster <C2>")),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("Exited: killed by bkill")),
+        "{texts:?}"
+    );
+    assert_eq!(record.times_at(t).run, Duration::from_secs(10));
+    assert_eq!(record.ended_at, Some(SimTime::from_secs(40)));
+    let two = members[1].history().expect("kept");
+    let there = two.job(1).expect("the forwarded job at C2");
+    assert_eq!(there.state, "EXIT");
+    assert!(
+        there.events[0]
+            .text
+            .starts_with("Forwarded from cluster <C1>, where it is job <2>")
+    );
+    assert_eq!(there.times_at(t).run, Duration::from_secs(10));
+    assert_eq!(there.times_at(t).ususp, Duration::from_secs(10));
+    // The job present at start and the local one are in C1's history too.
+    assert_eq!(one.job(1).map(|r| r.state), Some("RUN"));
+    assert_eq!(one.job(3).map(|r| r.state), Some("PEND"));
+}
+
+#[test]
+fn ended_jobs_are_cleaned_after_clean_period() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    members[0].take_start(&mut effects);
+    effects.clear();
+    // The job present at start ends at 10 minutes; it is kept for an hour.
+    let ten = SimTime::from_secs(600);
+    settle(&mut members, ten, &mut effects);
+    let history = members[0].history().expect("kept");
+    assert_eq!(history.job(1).map(|record| record.state), Some("DONE"));
+    let later = SimTime::from_secs(600 + 3599);
+    settle(&mut members, later, &mut effects);
+    assert!(members[0].history().and_then(|h| h.job(1)).is_some());
+    settle(&mut members, SimTime::from_secs(600 + 3600), &mut effects);
+    assert!(members[0].history().and_then(|h| h.job(1)).is_none());
+    assert!(members[0].history().is_some_and(|h| h.is_empty()));
+}

@@ -1,0 +1,133 @@
+//! The job control commands: `bkill`, `bstop`, `bresume`, `brequeue`,
+//! `bswitch` and `bmod`. Each acts on jobs by id (or `-J NAME`) at the
+//! cluster asked; a job that cluster forwarded elsewhere is acted on where
+//! it is, as LSF does. Each job's outcome is printed as LSF prints it; a
+//! refused one goes to standard error and the exit status is 1.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcfed_federation::JobRef;
+use mcfed_node::admin::{AdminRequest, AdminResponse};
+use mcfed_node::client::ClientError;
+use mcfed_protocol::{JobAction, JobChanges, QueueName};
+
+use super::{TargetArgs, print, run_limit};
+
+/// Which jobs a command acts on.
+#[derive(Debug, clap::Args)]
+pub(crate) struct JobsArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// The jobs, by id.
+    #[arg(value_name = "JOBID", required_unless_present = "name")]
+    jobs: Vec<u64>,
+    /// The job of this name (the one with the lowest id).
+    #[arg(short = 'J', value_name = "NAME")]
+    name: Option<String>,
+}
+
+impl JobsArgs {
+    fn refs(&self) -> Vec<JobRef> {
+        self.jobs
+            .iter()
+            .map(|&id| JobRef::Id(id))
+            .chain(self.name.iter().map(|name| JobRef::Name(name.clone())))
+            .collect()
+    }
+
+    /// Gives `action` for every job; prints what each did.
+    fn apply(&self, action: &JobAction) -> anyhow::Result<ExitCode> {
+        let mut code = ExitCode::SUCCESS;
+        for job in self.refs() {
+            let request = AdminRequest::Control {
+                job,
+                action: action.clone(),
+            };
+            match mcfed_node::client::ask_once(&self.target.target(), &request) {
+                Ok(AdminResponse::Controlled(done)) => {
+                    print(&done.message)?;
+                }
+                Ok(_) => return Err(self.target.unexpected()),
+                Err(ClientError::Refused { message, .. }) => {
+                    eprintln!("{message}");
+                    code = ExitCode::from(1);
+                }
+                Err(error) => return Err(error.into()),
+            }
+        }
+        Ok(code)
+    }
+}
+
+/// Runs `mcfed bkill`.
+pub(crate) fn bkill(args: JobsArgs) -> anyhow::Result<ExitCode> {
+    args.apply(&JobAction::Kill)
+}
+
+/// Runs `mcfed bstop`.
+pub(crate) fn bstop(args: JobsArgs) -> anyhow::Result<ExitCode> {
+    args.apply(&JobAction::Stop)
+}
+
+/// Runs `mcfed bresume`.
+pub(crate) fn bresume(args: JobsArgs) -> anyhow::Result<ExitCode> {
+    args.apply(&JobAction::Resume)
+}
+
+/// Runs `mcfed brequeue`.
+pub(crate) fn brequeue(args: JobsArgs) -> anyhow::Result<ExitCode> {
+    args.apply(&JobAction::Requeue)
+}
+
+/// `mcfed bswitch QUEUE JOBID...`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BswitchArgs {
+    /// The queue to move the jobs to.
+    #[arg(value_name = "QUEUE")]
+    queue: String,
+    #[command(flatten)]
+    jobs: JobsArgs,
+}
+
+/// Runs `mcfed bswitch`.
+pub(crate) fn bswitch(args: BswitchArgs) -> anyhow::Result<ExitCode> {
+    let queue = QueueName::new(&args.queue).map_err(|error| anyhow::anyhow!("{error}"))?;
+    args.jobs.apply(&JobAction::Switch(queue))
+}
+
+/// `mcfed bmod`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BmodArgs {
+    /// The new run limit: [hour:]minute.
+    #[arg(short = 'W', value_parser = run_limit, conflicts_with = "no_limit")]
+    run_limit: Option<Duration>,
+    /// No run limit (LSF's -Wn).
+    #[arg(long = "Wn")]
+    no_limit: bool,
+    /// The new slots (pending jobs only).
+    #[arg(short = 'n', value_parser = clap::value_parser!(u32).range(1..))]
+    slots: Option<u32>,
+    /// The new job priority (LSF's -sp; needs MAX_USER_PRIORITY).
+    #[arg(long = "sp", value_name = "PRIORITY")]
+    priority: Option<u32>,
+    #[command(flatten)]
+    jobs: JobsArgs,
+}
+
+/// Runs `mcfed bmod`.
+pub(crate) fn bmod(args: BmodArgs) -> anyhow::Result<ExitCode> {
+    let changes = JobChanges {
+        run_limit: match (args.run_limit, args.no_limit) {
+            (Some(limit), _) => Some(Some(limit)),
+            (None, true) => Some(None),
+            (None, false) => None,
+        },
+        slots: args.slots,
+        user_priority: args.priority,
+    };
+    if changes.is_empty() {
+        anyhow::bail!("bmod needs something to change: -W, -Wn, -n or -sp");
+    }
+    args.jobs.apply(&JobAction::Modify(changes))
+}

@@ -1,0 +1,181 @@
+//! The LSF-style commands against a running cluster process, over the
+//! authenticated admin channel: submitting (`bsub`, in `submit`), looking
+//! (`bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`, `bacct`, `lsid`,
+//! `bparams`, in `query`) and acting on jobs (`bkill`, `bstop`, `bresume`,
+//! `brequeue`, `bswitch`, `bmod`, in `control`).
+//!
+//! Every query command prints LSF's columns, LSF 10.1's JSON with `-json`,
+//! or mcfed's own JSON rows with `-o json` (the spelling from before
+//! `-json`, kept as an alias).
+
+pub(crate) mod control;
+pub(crate) mod query;
+pub(crate) mod submit;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcfed_node::admin::{AdminRequest, AdminResponse};
+use mcfed_node::client::{Target, ask_once};
+use mcfed_node::lsf::Table;
+use mcfed_node::process::DEFAULT_BASE_PORT;
+use serde::Serialize;
+
+/// Which cluster process to ask, and how.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TargetArgs {
+    /// The cluster to ask.
+    #[arg(long, env = "MCFED_CLUSTER")]
+    pub(crate) cluster: String,
+    /// The certificate directory (its admin.pem and ca.pem).
+    #[arg(long, env = "MCFED_CERTS", default_value = "certs")]
+    certs: PathBuf,
+    /// The scenario listing the cluster's address.
+    #[arg(long, env = "MCFED_SCENARIO")]
+    scenario: Option<PathBuf>,
+    /// The cluster's address (HOST:PORT), instead of the scenario's.
+    #[arg(long)]
+    address: Option<String>,
+    /// The first cluster's port when the scenario gives no addresses.
+    #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
+    base_port: u16,
+}
+
+impl TargetArgs {
+    pub(crate) fn target(&self) -> Target {
+        Target {
+            certs: self.certs.clone(),
+            cluster: self.cluster.clone(),
+            address: self.address.clone(),
+            scenario: self.scenario.clone(),
+            base_port: self.base_port,
+        }
+    }
+
+    /// Asks the cluster `request`.
+    fn ask(&self, request: &AdminRequest) -> anyhow::Result<AdminResponse> {
+        Ok(ask_once(&self.target(), request)?)
+    }
+
+    fn unexpected(&self) -> anyhow::Error {
+        anyhow::anyhow!("cluster `{}` gave an unexpected answer", self.cluster)
+    }
+}
+
+/// `-o json` on the commands that take no field list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// mcfed's JSON rows (the alias from before `-json`).
+    Json,
+}
+
+/// How a query command prints.
+#[derive(Debug, clap::Args)]
+pub(crate) struct OutputArgs {
+    /// LSF 10.1's JSON: {"COMMAND": ..., "RECORDS": [...]}.
+    #[arg(long = "json")]
+    json: bool,
+    /// `-o json`: mcfed's own JSON rows (an alias kept from before
+    /// `-json`; their field names are documented and stable).
+    #[arg(short = 'o', value_enum)]
+    output: Option<Format>,
+}
+
+impl OutputArgs {
+    /// Prints `text()`, the table as LSF's JSON, or `rows` as mcfed's JSON.
+    fn print<T: Serialize>(
+        &self,
+        rows: &T,
+        table: impl FnOnce() -> Table,
+        text: impl FnOnce() -> String,
+    ) -> anyhow::Result<ExitCode> {
+        if self.json {
+            print(&table().lsf_json())
+        } else if self.output == Some(Format::Json) {
+            print(&mcfed_node::lsf::json(rows))
+        } else {
+            print(&text())
+        }
+    }
+}
+
+/// Writes `text` to standard output, with a final newline.
+fn print(text: &str) -> anyhow::Result<ExitCode> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    write!(out, "{text}")?;
+    if !text.ends_with('\n') {
+        writeln!(out)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// LSF's run limit: `[hour:]minute`, or a duration such as `90m`; more
+/// than zero.
+fn run_limit(text: &str) -> Result<Duration, String> {
+    let minutes = |text: &str| text.parse::<u64>().map_err(|_| ());
+    let parsed = match text.split_once(':') {
+        Some((hours, mins)) => minutes(hours)
+            .and_then(|hours| {
+                hours
+                    .checked_mul(60)
+                    .and_then(|hours| hours.checked_add(minutes(mins).ok()?))
+                    .ok_or(())
+            })
+            .ok()
+            .and_then(|total| total.checked_mul(60))
+            .map(Duration::from_secs),
+        None => minutes(text)
+            .ok()
+            .and_then(|total| total.checked_mul(60))
+            .map(Duration::from_secs),
+    };
+    let limit = match parsed {
+        Some(limit) => limit,
+        None => humantime::parse_duration(text)
+            .map_err(|_| format!("`{text}` is not a run limit ([hour:]minute, or e.g. 90m)"))?,
+    };
+    if limit.is_zero() {
+        return Err("a run limit must be longer than zero".to_owned());
+    }
+    mcfed_protocol::bounds::JOB_DURATION
+        .check_duration(limit)
+        .map_err(|error| error.to_string())
+}
+
+/// A user name: not empty, no spaces.
+fn user_name(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.contains(char::is_whitespace) {
+        Err(format!(
+            "`{text}` is not a user name (empty, or with spaces)"
+        ))
+    } else {
+        Ok(text.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_limits_read_as_lsf_writes_them() {
+        assert_eq!(run_limit("90"), Ok(Duration::from_secs(90 * 60)));
+        assert_eq!(run_limit("1:30"), Ok(Duration::from_secs(90 * 60)));
+        assert_eq!(run_limit("2h"), Ok(Duration::from_secs(7200)));
+        assert!(run_limit("soon").is_err());
+        assert!(run_limit("0").is_err());
+        assert!(run_limit("0:00").is_err());
+        // Out of bounds, and past u64 minutes: refused, not a panic.
+        assert!(run_limit("99999999999999999:0").is_err());
+        assert!(run_limit("999999999999999999").is_err());
+    }
+
+    #[test]
+    fn user_names_are_words() {
+        assert_eq!(user_name("alice"), Ok("alice".to_owned()));
+        assert!(user_name("").is_err());
+        assert!(user_name("a b").is_err());
+    }
+}

@@ -1,0 +1,403 @@
+//! The looking commands: `bjobs`, `bqueues`, `bhosts`, `bclusters`,
+//! `bhist`, `bacct`, `lsid` and `bparams`.
+
+use std::process::ExitCode;
+
+use mcfed_node::admin::{AdminRequest, AdminResponse, HistoryReply, HistoryRow, JobRow};
+use mcfed_node::lsf;
+use mcfed_node::rows::finished_jobs;
+
+use super::{OutputArgs, TargetArgs, print};
+
+/// `mcfed bjobs`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BjobsArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Only these jobs (any state, finished ones within CLEAN_PERIOD).
+    #[arg(value_name = "JOBID")]
+    jobs: Vec<u64>,
+    /// Only jobs forwarded to another cluster (LSF's -fwd).
+    #[arg(long = "fwd")]
+    fwd: bool,
+    /// Long format.
+    #[arg(short = 'l')]
+    long: bool,
+    /// Finished jobs (DONE, EXIT, within CLEAN_PERIOD) as well.
+    #[arg(short = 'a')]
+    all: bool,
+    /// Only finished jobs (within CLEAN_PERIOD).
+    #[arg(short = 'd')]
+    done: bool,
+    /// Only running jobs.
+    #[arg(short = 'r')]
+    running: bool,
+    /// Only pending jobs (PEND, PSUSP), with their pending reasons.
+    #[arg(short = 'p')]
+    pending: bool,
+    /// Only suspended jobs (SSUSP, USUSP, PSUSP).
+    #[arg(short = 's')]
+    suspended: bool,
+    /// Only this user's jobs (`all`: everyone's, the default).
+    #[arg(short = 'u')]
+    user: Option<String>,
+    /// Only jobs of this queue.
+    #[arg(short = 'q')]
+    queue: Option<String>,
+    /// Wide format (mcfed never truncates a column).
+    #[arg(short = 'w')]
+    wide: bool,
+    /// `-o "field[:width] ..."`: LSF's field names (`jobid stat queue`);
+    /// `-o json`: mcfed's JSON rows (an alias kept from before `-json`).
+    #[arg(short = 'o', value_name = "FIELDS")]
+    output: Option<String>,
+    /// LSF 10.1's JSON (the -o fields, or the default columns).
+    #[arg(long = "json")]
+    json: bool,
+}
+
+impl BjobsArgs {
+    /// Whether `row` passes the state, user and queue filters.
+    fn keeps(&self, row: &JobRow) -> bool {
+        let stat = row.stat.as_str();
+        let states = self.running || self.pending || self.suspended;
+        let state_ok = !states
+            || (self.running && stat == "RUN")
+            || (self.pending && matches!(stat, "PEND" | "PSUSP"))
+            || (self.suspended && matches!(stat, "SSUSP" | "USUSP" | "PSUSP"));
+        let user_ok = self
+            .user
+            .as_deref()
+            .is_none_or(|user| user == "all" || user == row.user);
+        let queue_ok = self.queue.as_deref().is_none_or(|queue| queue == row.queue);
+        state_ok && user_ok && queue_ok
+    }
+}
+
+/// Runs `mcfed bjobs`.
+pub(crate) fn bjobs(args: BjobsArgs) -> anyhow::Result<ExitCode> {
+    let fields = match args.output.as_deref() {
+        Some("json") | None => Vec::new(),
+        Some(spec) => lsf::parse_fields(spec).map_err(anyhow::Error::msg)?,
+    };
+    let mut rows = match args.target.ask(&AdminRequest::Jobs)? {
+        AdminResponse::Jobs(rows) => rows,
+        _ => return Err(args.target.unexpected()),
+    };
+    if args.all || args.done || !args.jobs.is_empty() {
+        let history = history(&args.target)?;
+        let finished = finished_jobs(&history.cluster, &history.jobs);
+        if args.done {
+            rows = finished;
+        } else {
+            rows.extend(finished);
+        }
+    }
+    rows.sort_by_key(|row| row.job_id);
+    let mut code = ExitCode::SUCCESS;
+    if !args.jobs.is_empty() {
+        for id in &args.jobs {
+            if !rows.iter().any(|row| row.job_id == *id) {
+                eprintln!("Job <{id}> is not found");
+                code = ExitCode::from(1);
+            }
+        }
+        rows.retain(|row| args.jobs.contains(&row.job_id));
+    }
+    rows.retain(|row| args.keeps(row));
+    if args.fwd {
+        rows.retain(|row| row.forwarded_to.is_some());
+    }
+    let _ = args.wide;
+    if args.json {
+        print(&lsf::jobs_table(&rows, &fields).lsf_json())?;
+    } else if args.output.as_deref() == Some("json") {
+        print(&lsf::json(&rows))?;
+    } else if !fields.is_empty() {
+        print(&lsf::jobs_fields(&rows, &fields))?;
+    } else {
+        let finished_too = args.all || args.done || !args.jobs.is_empty();
+        let mut text = lsf::jobs(&rows, args.fwd, args.long, finished_too);
+        if args.pending && !args.long {
+            text.push_str(&pending_reasons(&rows));
+        }
+        print(&text)?;
+    }
+    Ok(code)
+}
+
+/// `bjobs -p`'s reasons, one line per pending job.
+fn pending_reasons(rows: &[JobRow]) -> String {
+    let reasons: Vec<String> = rows
+        .iter()
+        .filter_map(|row| {
+            let reason = row.pending_reason.as_deref()?;
+            Some(format!(" Job <{}>: {reason};\n", row.job_id))
+        })
+        .collect();
+    if reasons.is_empty() {
+        return String::new();
+    }
+    format!(" PENDING REASONS:\n{}", reasons.concat())
+}
+
+/// The cluster's job history.
+fn history(target: &TargetArgs) -> anyhow::Result<HistoryReply> {
+    match target.ask(&AdminRequest::History)? {
+        AdminResponse::History(reply) => Ok(reply),
+        _ => Err(target.unexpected()),
+    }
+}
+
+/// `mcfed bqueues`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BqueuesArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Only these queues.
+    #[arg(value_name = "QUEUE")]
+    queues: Vec<String>,
+    /// Long format.
+    #[arg(short = 'l')]
+    long: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `mcfed bqueues`.
+pub(crate) fn bqueues(args: BqueuesArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Queues(mut rows) = args.target.ask(&AdminRequest::Queues)? else {
+        return Err(args.target.unexpected());
+    };
+    only_named(&mut rows, &args.queues, |row| &row.queue, "queue")?;
+    args.output.print(
+        &rows,
+        || lsf::queues_table(&rows),
+        || lsf::queues(&rows, args.long),
+    )
+}
+
+/// Keeps the rows named in `names` (all when none is), or says which name
+/// is not one (`nosuch: No such queue`, as LSF does).
+fn only_named<T>(
+    rows: &mut Vec<T>,
+    names: &[String],
+    name: impl Fn(&T) -> &String,
+    what: &str,
+) -> anyhow::Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    if let Some(missing) = names
+        .iter()
+        .find(|wanted| !rows.iter().any(|row| name(row) == *wanted))
+    {
+        anyhow::bail!("{missing}: No such {what}");
+    }
+    rows.retain(|row| names.contains(name(row)));
+    Ok(())
+}
+
+/// `mcfed bhosts`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BhostsArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Only these hosts.
+    #[arg(value_name = "HOST")]
+    hosts: Vec<String>,
+    /// Long format: a block per host.
+    #[arg(short = 'l')]
+    long: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `mcfed bhosts`.
+pub(crate) fn bhosts(args: BhostsArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Hosts(mut rows) = args.target.ask(&AdminRequest::Hosts)? else {
+        return Err(args.target.unexpected());
+    };
+    only_named(&mut rows, &args.hosts, |row| &row.host_name, "host")?;
+    args.output.print(
+        &rows,
+        || lsf::hosts_table(&rows),
+        || match args.long {
+            true => lsf::hosts_long(&rows),
+            false => lsf::hosts(&rows),
+        },
+    )
+}
+
+/// `mcfed bclusters` and `mcfed lsid`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ListArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `mcfed bclusters`.
+pub(crate) fn bclusters(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Clusters(rows) = args.target.ask(&AdminRequest::Clusters)? else {
+        return Err(args.target.unexpected());
+    };
+    args.output.print(
+        &rows,
+        || lsf::clusters_table(&rows),
+        || lsf::clusters(&rows),
+    )
+}
+
+/// Runs `mcfed lsid`.
+pub(crate) fn lsid(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Params(reply) = args.target.ask(&AdminRequest::Params)? else {
+        return Err(args.target.unexpected());
+    };
+    args.output
+        .print(&reply, || lsf::lsid_table(&reply), || lsf::lsid(&reply))
+}
+
+/// `mcfed bparams`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BparamsArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Every parameter with what it does.
+    #[arg(short = 'l')]
+    long: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `mcfed bparams`.
+pub(crate) fn bparams(args: BparamsArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Params(reply) = args.target.ask(&AdminRequest::Params)? else {
+        return Err(args.target.unexpected());
+    };
+    args.output.print(
+        &reply,
+        || lsf::params_table(&reply),
+        || lsf::params(&reply, args.long),
+    )
+}
+
+/// Which jobs `bhist` and `bacct` look at.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HistoryFilter {
+    /// Only these jobs.
+    #[arg(value_name = "JOBID")]
+    jobs: Vec<u64>,
+    /// Only this user's jobs (`all`: everyone's, the default).
+    #[arg(short = 'u')]
+    user: Option<String>,
+    /// Only jobs of this queue.
+    #[arg(short = 'q')]
+    queue: Option<String>,
+}
+
+impl HistoryFilter {
+    fn keeps(&self, row: &HistoryRow) -> bool {
+        (self.jobs.is_empty() || self.jobs.contains(&row.job_id))
+            && self
+                .user
+                .as_deref()
+                .is_none_or(|user| user == "all" || user == row.user)
+            && self.queue.as_deref().is_none_or(|queue| queue == row.queue)
+    }
+
+    /// The filters in bacct's words.
+    fn describe(&self) -> String {
+        let mut parts = vec![match &self.user {
+            Some(user) if user != "all" => format!("submitted by user {user}"),
+            _ => "submitted by all users".to_owned(),
+        }];
+        if let Some(queue) = &self.queue {
+            parts.push(format!("submitted to queue {queue}"));
+        }
+        if !self.jobs.is_empty() {
+            let ids: Vec<String> = self.jobs.iter().map(u64::to_string).collect();
+            parts.push(format!("jobs {}", ids.join(" ")));
+        }
+        parts.join(", ")
+    }
+}
+
+/// `mcfed bhist`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BhistArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    filter: HistoryFilter,
+    /// Long format: every event with its time.
+    #[arg(short = 'l')]
+    long: bool,
+    /// Finished jobs too (without job ids, bhist shows unfinished ones).
+    #[arg(short = 'a')]
+    all: bool,
+    /// Only finished jobs.
+    #[arg(short = 'd')]
+    done: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `mcfed bhist`.
+pub(crate) fn bhist(args: BhistArgs) -> anyhow::Result<ExitCode> {
+    let reply = history(&args.target)?;
+    let explicit = !args.filter.jobs.is_empty();
+    let rows: Vec<HistoryRow> = reply
+        .jobs
+        .into_iter()
+        .filter(|row| args.filter.keeps(row))
+        .filter(|row| {
+            let ended = row.end_time.is_some();
+            explicit || args.all || (args.done == ended)
+        })
+        .collect();
+    if explicit {
+        for id in &args.filter.jobs {
+            if !rows.iter().any(|row| row.job_id == *id) {
+                eprintln!("Job <{id}> is not found");
+            }
+        }
+    }
+    let now = reply.now;
+    args.output.print(
+        &rows,
+        || lsf::bhist_table(&rows),
+        || match args.long {
+            true => lsf::bhist_long(&rows, now),
+            false => lsf::bhist(&rows),
+        },
+    )
+}
+
+/// `mcfed bacct`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BacctArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    #[command(flatten)]
+    filter: HistoryFilter,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `mcfed bacct`.
+pub(crate) fn bacct(args: BacctArgs) -> anyhow::Result<ExitCode> {
+    let reply = history(&args.target)?;
+    let rows: Vec<HistoryRow> = reply
+        .jobs
+        .into_iter()
+        .filter(|row| args.filter.keeps(row) && row.end_time.is_some())
+        .collect();
+    let filters = args.filter.describe();
+    args.output.print(
+        &rows,
+        || lsf::bacct_table(&rows),
+        || lsf::bacct(&rows, &filters, reply.clean_period),
+    )
+}

@@ -1,0 +1,231 @@
+//! `mcfed bsub`: submit a job to a running cluster.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use mcfed_node::admin::{AdminRequest, AdminResponse};
+use mcfed_node::lsf;
+use mcfed_protocol::{JobOptions, JobSpec};
+
+use super::{TargetArgs, print, run_limit, user_name};
+
+/// The boolean resources of one `-R` (its own type: clap takes an
+/// `Option<Vec<_>>` field for a repeated option, and would then expect the
+/// parser to return one item, not a list).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Resources(Vec<String>);
+
+fn resources_arg(text: &str) -> Result<Resources, String> {
+    resources(text).map(Resources)
+}
+
+/// `-R`: boolean resources, as `bigmem`, `"bigmem fast"` or
+/// `"select[bigmem && fast]"`.
+fn resources(text: &str) -> Result<Vec<String>, String> {
+    let inner = text
+        .trim()
+        .strip_prefix("select[")
+        .and_then(|rest| rest.strip_suffix(']'))
+        .unwrap_or(text);
+    let words: Vec<String> = inner
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '&')
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect();
+    match words.iter().find(|word| {
+        !word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    }) {
+        Some(bad) => Err(format!(
+            "`{bad}` is not a boolean resource name (mcfed's -R takes resource names, optionally in select[...])"
+        )),
+        None => Ok(words),
+    }
+}
+
+/// `-gpu "num=N[:...]"`: the GPUs the job needs on each host (other
+/// options of LSF's GPU requirement are accepted and ignored; GPUs are
+/// always used exclusively).
+fn gpus_arg(text: &str) -> Result<u32, String> {
+    text.split(':')
+        .find_map(|option| option.trim().strip_prefix("num="))
+        .and_then(|number| number.trim().parse::<u32>().ok())
+        .filter(|&gpus| (1..=1024).contains(&gpus))
+        .ok_or_else(|| {
+            format!("`{text}` is not a GPU requirement: expected num=N with N from 1 to 1024")
+        })
+}
+
+/// What one job asks for: `bsub`'s job options, on the command line or,
+/// with `bsub --from`, on each line of a file.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct JobArgs {
+    /// The queue (with --from: for lines that give none).
+    #[arg(short = 'q')]
+    pub(crate) queue: Option<String>,
+    /// Slots.
+    #[arg(short = 'n', default_value_t = 1, value_parser = slots)]
+    slots: u32,
+    /// Run limit: [hour:]minute.
+    #[arg(short = 'W', value_parser = run_limit)]
+    run_limit: Option<Duration>,
+    /// Run-time estimate (`-We`): [hour:]minute; never enforced.
+    #[arg(long = "We", value_parser = run_limit)]
+    run_estimate: Option<Duration>,
+    /// GPUs on each host of the job (`-gpu "num=N"`).
+    #[arg(long = "gpu", value_parser = gpus_arg)]
+    gpus: Option<u32>,
+    /// Boolean resources every host of the job must have.
+    #[arg(short = 'R', value_parser = resources_arg)]
+    resources: Option<Resources>,
+    /// The submitting user.
+    #[arg(short = 'u', default_value = "user1", value_parser = user_name)]
+    user: String,
+    /// The job's name.
+    #[arg(short = 'J', default_value = "job")]
+    name: String,
+    /// How long the job runs once started (emulated; mcfed's own option).
+    #[arg(long, default_value = "1h", value_parser = run_time)]
+    run_time: Duration,
+    /// The job's error file, recorded with the job.
+    #[arg(short = 'e', value_name = "FILE")]
+    error_file: Option<String>,
+    /// The job's priority (1 to MAX_USER_PRIORITY; LSF's -sp).
+    #[arg(long = "sp", value_name = "PRIORITY")]
+    priority: Option<u32>,
+}
+
+/// `-n`: at least one slot, and within mcfed's bound.
+fn slots(text: &str) -> Result<u32, String> {
+    let value: i128 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of slots"))?;
+    mcfed_protocol::bounds::JOB_SLOTS
+        .check_i128(value)
+        .and_then(|slots| mcfed_protocol::bounds::JOB_SLOTS.check_u32(slots))
+        .map_err(|error| error.to_string())
+}
+
+/// `--run-time`: a duration within mcfed's bound.
+fn run_time(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    mcfed_protocol::bounds::JOB_DURATION
+        .check_duration(duration)
+        .map_err(|error| error.to_string())
+}
+
+impl JobArgs {
+    /// The queue and the job, with output file `output_file`; `queue` is
+    /// used when no `-q` was given.
+    pub(crate) fn job(
+        &self,
+        queue: Option<&str>,
+        output_file: Option<String>,
+    ) -> anyhow::Result<(String, JobSpec)> {
+        let queue = self
+            .queue
+            .as_deref()
+            .or(queue)
+            .ok_or_else(|| anyhow::anyhow!("give the queue (-q QUEUE)"))?;
+        let mut spec = JobSpec {
+            name: self.name.as_str().into(),
+            user: self.user.as_str().into(),
+            slots: self.slots,
+            run_time: self.run_time,
+            run_limit: self.run_limit,
+            run_estimate: self.run_estimate,
+            gpus: self.gpus.unwrap_or(0),
+            resources: self.resources.clone().map(|r| r.0).unwrap_or_default(),
+            cpu_utilisation: 1.0,
+            memory_mb: 0,
+            options: None,
+        };
+        spec.set_options(JobOptions {
+            output_file,
+            error_file: self.error_file.clone(),
+            user_priority: self.priority,
+        });
+        Ok((queue.to_owned(), spec))
+    }
+}
+
+/// `mcfed bsub`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BsubArgs {
+    #[command(flatten)]
+    pub(crate) target: TargetArgs,
+    #[command(flatten)]
+    pub(crate) job: JobArgs,
+    /// The job's output file, recorded with the job (`-o json`, the alias
+    /// from before `-json`, prints the answer as JSON instead; write
+    /// `./json` for a file named json).
+    #[arg(short = 'o', value_name = "FILE")]
+    pub(crate) output_file: Option<String>,
+    /// LSF 10.1's JSON.
+    #[arg(long = "json")]
+    pub(crate) json: bool,
+    /// Submit many jobs over one connection: one job per line of FILE
+    /// (`-` for standard input), each line `bsub`'s job options (-q, -n,
+    /// -W, -R, -u, -J, --run-time, ...); -q on the command line is the
+    /// queue of lines that give none. Each job is printed once
+    /// acknowledged.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) from: Option<PathBuf>,
+    /// With --from: jobs per request.
+    #[arg(long, default_value_t = 256, requires = "from")]
+    pub(crate) batch: u64,
+    /// With --from: requests in flight at once.
+    #[arg(long, default_value_t = 8, requires = "from")]
+    pub(crate) window: usize,
+    /// With --from: submit at most this many jobs a second (default: as
+    /// fast as they are acknowledged).
+    #[arg(long, requires = "from")]
+    pub(crate) rate: Option<f64>,
+    /// With --from: print the submission rate and acknowledgement
+    /// latencies (p50, p99, max) on standard error.
+    #[arg(long, requires = "from")]
+    pub(crate) stats: bool,
+}
+
+impl BsubArgs {
+    /// Whether `-o json` asks for mcfed's JSON (the alias from before
+    /// `-json`) rather than naming an output file.
+    pub(crate) fn json_alias(&self) -> bool {
+        self.output_file.as_deref() == Some("json")
+    }
+}
+
+/// Runs `mcfed bsub`.
+pub(crate) fn bsub(args: BsubArgs) -> anyhow::Result<ExitCode> {
+    if args.from.is_some() {
+        return crate::cli::submit::submit_from(&args);
+    }
+    let json_alias = args.json_alias();
+    let output_file = args.output_file.clone().filter(|_| !json_alias);
+    let (queue, spec) = args.job.job(None, output_file)?;
+    let request = AdminRequest::Submit { queue, spec };
+    match args.target.ask(&request)? {
+        AdminResponse::Submitted(job) if args.json => print(&lsf::submitted_table(&job).lsf_json()),
+        AdminResponse::Submitted(job) if json_alias => print(&lsf::json(&job)),
+        AdminResponse::Submitted(job) => print(&lsf::submitted(&job)),
+        _ => Err(args.target.unexpected()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_requirements_read_as_names() {
+        assert_eq!(resources("bigmem"), Ok(vec!["bigmem".to_owned()]));
+        assert_eq!(
+            resources("select[bigmem && fast]"),
+            Ok(vec!["bigmem".to_owned(), "fast".to_owned()])
+        );
+        assert!(resources("mem>100").is_err());
+    }
+}

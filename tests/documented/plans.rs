@@ -1,0 +1,456 @@
+//! What the documented-commands test does with each command the docs
+//! show: one plan per command form, written as the docs write it.
+
+/// What the test does with one documented command.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Plan {
+    /// Run these `mcfed` arguments (`{tmp}`: the test's temporary
+    /// directory); `> FILE` sends standard output there.
+    Run(&'static [&'static str]),
+    /// Run these against the live federation (with its address and
+    /// certificates); `!CODE PATTERN ...` expects that exit status and
+    /// that text on standard error instead of success.
+    Live(&'static [&'static str]),
+    /// Part of starting the live federation (certificates, environment,
+    /// the cluster processes).
+    Setup,
+    /// Not run by tests, and why.
+    NotRun(&'static str),
+}
+
+pub(crate) const EXAMPLE1: &str = "scenarios/forwarding/example1-count-preemptable.toml";
+const BENCH: &str =
+    "a benchmark: minutes of wall clock, measured by hand (docs/performance.md gives its figures)";
+
+/// Every command the docs show, with what the test does with it.
+pub(crate) const PLANS: &[(&str, Plan)] = &[
+    (
+        "cargo run --release -- run scenarios/forwarding/example1-count-preemptable.toml",
+        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml"]),
+    ),
+    (
+        "cargo test --workspace --locked",
+        Plan::NotRun("the test suite itself"),
+    ),
+    (
+        "cargo run --release -- gen swf -o /tmp/trace.swf --jobs 100000 --processors 32 --load 0.74",
+        Plan::Run(&["gen swf -o {tmp}/trace.swf --jobs 2000 --processors 32 --load 0.74"]),
+    ),
+    (
+        "cargo run --release -- replay /tmp/trace.swf --hosts 32",
+        Plan::Run(&["replay {tmp}/trace.swf --hosts 32"]),
+    ),
+    (
+        "mcfed run SCENARIO",
+        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml"]),
+    ),
+    (
+        "mcfed run SCENARIO --report json",
+        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml --report json"]),
+    ),
+    (
+        "mcfed run SCENARIO --report summary",
+        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml --report summary"]),
+    ),
+    (
+        "mcfed run SCENARIO --check",
+        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml --check"]),
+    ),
+    (
+        "mcfed validate SCENARIO",
+        Plan::Run(&["validate scenarios/forwarding/example1-count-preemptable.toml"]),
+    ),
+    (
+        "mcfed run SCENARIO --engine actors",
+        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml --engine actors"]),
+    ),
+    (
+        "mcfed run SCENARIO --show queues --at 10m",
+        Plan::Run(&[
+            "run scenarios/preemption/case-study-three-queues.toml --show queues --at 10m",
+        ]),
+    ),
+    (
+        "mcfed run SCENARIO --show jobs",
+        Plan::Run(&["run scenarios/control/job-control.toml --show jobs"]),
+    ),
+    (
+        "mcfed run scenarios/chaos/prompt-updates.toml --delay 45s",
+        Plan::Run(&["run scenarios/chaos/prompt-updates.toml --delay 45s"]),
+    ),
+    (
+        "mcfed run scenarios/chaos/reordered-updates.toml --report json --events > run.jsonl",
+        Plan::Run(&[
+            "run scenarios/chaos/reordered-updates.toml --report json --events > {tmp}/run.jsonl",
+        ]),
+    ),
+    (
+        "mcfed report run.jsonl --plots plots/",
+        Plan::Run(&["report {tmp}/run.jsonl --plots {tmp}/plots/"]),
+    ),
+    (
+        "mcfed report run.jsonl --format json",
+        Plan::Run(&["report {tmp}/run.jsonl --format json"]),
+    ),
+    (
+        "mcfed report run.jsonl --html report.html",
+        Plan::Run(&["report {tmp}/run.jsonl --html {tmp}/report.html"]),
+    ),
+    (
+        "mcfed launch scenarios/chaos/launched-updates.toml --delay 45s --speed 20 --report json > launched.jsonl",
+        Plan::Run(&[
+            "launch scenarios/chaos/launched-updates.toml --delay 45s --speed 20 --report json --base-port 0 > {tmp}/launched.jsonl",
+        ]),
+    ),
+    (
+        "mcfed report launched.jsonl",
+        Plan::Run(&["report {tmp}/launched.jsonl"]),
+    ),
+    (
+        "mcfed report launched.jsonl --html report.html",
+        Plan::Run(&["report {tmp}/launched.jsonl --html {tmp}/launched.html"]),
+    ),
+    (
+        "mcfed launch scenarios/chaos/launched-updates.toml --report json --speed 20 --base-port 0 --delay 45s > run.jsonl",
+        Plan::Run(&[
+            "launch scenarios/chaos/launched-updates.toml --report json --speed 20 --base-port 0 --delay 45s > {tmp}/launched2.jsonl",
+        ]),
+    ),
+    (
+        "mcfed sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --plot docs/img/sweep-churn.svg",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --plot {tmp}/sweep-churn.svg > {tmp}/sweep.md",
+        ]),
+    ),
+    (
+        "mcfed sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --plot sweep.svg",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --plot {tmp}/sweep.svg",
+        ]),
+    ),
+    (
+        "time mcfed sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3",
+        ]),
+    ),
+    (
+        "mcfed launch scenarios/forwarding/example1-count-preemptable.toml --speed 20 --check",
+        Plan::Run(&[
+            "launch scenarios/forwarding/example1-count-preemptable.toml --speed 20 --check --base-port 0",
+        ]),
+    ),
+    (
+        "mcfed launch scenarios/chaos/churn.toml --speed 30 --web 7180",
+        // Faster, on ports the OS picks (tests run side by side); the page
+        // itself is looked at in a browser by tests/web.rs.
+        Plan::Run(&[
+            "launch scenarios/chaos/churn.toml --speed 300 --web 127.0.0.1:0 --base-port 0",
+        ]),
+    ),
+    (
+        "mcfed cluster --scenario FILE --name Cluster1 --web 7181",
+        Plan::NotRun(
+            "a process that runs until stopped: tests/web.rs starts `mcfed cluster ... --web 0` and reads its page",
+        ),
+    ),
+    (
+        "mcfed launch FILE --report json --base-port 0",
+        Plan::Run(&[
+            "launch scenarios/forwarding/example1-count-preemptable.toml --report json --base-port 0 --speed 40",
+        ]),
+    ),
+    (
+        "mcfed certs init certs --clusters Cluster1,Cluster2,Cluster3",
+        Plan::Setup,
+    ),
+    (
+        "mcfed certs init certs --scenario FILE",
+        Plan::Run(&[
+            "certs init {tmp}/certs-from-scenario --scenario scenarios/forwarding/example1-count-preemptable.toml",
+        ]),
+    ),
+    (
+        "export MCFED_SCENARIO=scenarios/forwarding/example1-count-preemptable.toml MCFED_CERTS=certs",
+        Plan::Setup,
+    ),
+    ("export MCFED_CERTS=certs MCFED_SCENARIO=FILE", Plan::Setup),
+    (
+        "mcfed cluster --scenario $MCFED_SCENARIO --name Cluster2 --speed 10 &",
+        Plan::Setup,
+    ),
+    (
+        "mcfed cluster --scenario $MCFED_SCENARIO --name Cluster3 --speed 10 &",
+        Plan::Setup,
+    ),
+    (
+        "mcfed cluster --scenario $MCFED_SCENARIO --name Cluster1 --speed 10 &",
+        Plan::Setup,
+    ),
+    (
+        "mcfed cluster --scenario FILE --name Cluster2 [--certs certs] [--speed 10]",
+        Plan::Setup,
+    ),
+    (
+        "mcfed bclusters --cluster Cluster1",
+        Plan::Live(&[
+            "bclusters --cluster Cluster1",
+            "bclusters --cluster Cluster1 -json",
+            "bclusters --cluster Cluster1 -o json",
+        ]),
+    ),
+    (
+        "mcfed bsub --cluster Cluster1 -q send -J myjob -n 2 -W 2:00",
+        Plan::Live(&["bsub --cluster Cluster1 -q send -J myjob -n 2 -W 2:00"]),
+    ),
+    (
+        "mcfed bjobs --cluster Cluster1 -fwd",
+        Plan::Live(&["bjobs --cluster Cluster1 -fwd"]),
+    ),
+    (
+        "mcfed bjobs --cluster Cluster1 -l",
+        Plan::Live(&["bjobs --cluster Cluster1 -l"]),
+    ),
+    (
+        "mcfed bstop --cluster Cluster1 1",
+        Plan::Live(&["bstop --cluster Cluster1 1"]),
+    ),
+    (
+        "mcfed bsub --cluster Cluster1 -q send [-n SLOTS] [-W RUNLIMIT] [-R RES] [-u USER] [-J NAME] [-o FILE] [-e FILE] [-sp PRIORITY] [--run-time 1h]",
+        Plan::Live(&[
+            "bsub --cluster Cluster1 -q send",
+            "bsub --cluster Cluster1 -q send -n 2 -W 30 -R bigmem -u alice -J full -o out.%J -e err.%J --run-time 1h",
+            "bsub --cluster Cluster1 -q send -R select[bigmem&&fast] -o json",
+            "bsub --cluster Cluster1 -q send -json",
+            "!2 MAX_USER_PRIORITY bsub --cluster Cluster1 -q send -sp 5",
+        ]),
+    ),
+    (
+        "mcfed bjobs --cluster Cluster1 [JOBID ...] [-fwd] [-l] [-a] [-d] [-r] [-p] [-s] [-u USER] [-q QUEUE] [-w] [-o \"FIELD ...\"] [-json]",
+        Plan::Live(&[
+            "bjobs --cluster Cluster1",
+            "bjobs --cluster Cluster1 1 2",
+            "bjobs --cluster Cluster1 -fwd -l",
+            "bjobs --cluster Cluster1 -a",
+            "bjobs --cluster Cluster1 -d",
+            "bjobs --cluster Cluster1 -r",
+            "bjobs --cluster Cluster1 -p",
+            "bjobs --cluster Cluster1 -s",
+            "bjobs --cluster Cluster1 -u alice",
+            "bjobs --cluster Cluster1 -q send -w",
+            "bjobs --cluster Cluster1 -o \"jobid:6 stat queue forward_cluster\"",
+            "bjobs --cluster Cluster1 -json",
+            "bjobs --cluster Cluster1 -o json",
+            "bjobs --cluster Cluster2 -a -o json",
+        ]),
+    ),
+    (
+        "mcfed bhist --cluster Cluster1 [-l] [-a] [-d] [-u USER] [-q QUEUE] [JOBID ...]",
+        Plan::Live(&[
+            "bhist --cluster Cluster1",
+            "bhist --cluster Cluster1 -l 1",
+            "bhist --cluster Cluster1 -a",
+            "bhist --cluster Cluster1 -d",
+            "bhist --cluster Cluster1 -a -u user1 -q send",
+            "bhist --cluster Cluster2 -l -a",
+            "bhist --cluster Cluster1 -a -json",
+        ]),
+    ),
+    (
+        "mcfed bacct --cluster Cluster1 [-u USER] [-q QUEUE] [JOBID ...]",
+        Plan::Live(&[
+            "bacct --cluster Cluster1",
+            "bacct --cluster Cluster1 -u user1 -q send",
+            "bacct --cluster Cluster1 1",
+            "bacct --cluster Cluster2 -json",
+        ]),
+    ),
+    (
+        "mcfed bqueues --cluster Cluster2 [-l] [QUEUE ...]",
+        Plan::Live(&[
+            "bqueues --cluster Cluster2",
+            "bqueues --cluster Cluster2 -l",
+            "bqueues --cluster Cluster2 HighPriority",
+            "bqueues --cluster Cluster2 -json",
+        ]),
+    ),
+    (
+        "mcfed bhosts --cluster Cluster2 [-l] [HOST ...]",
+        Plan::Live(&[
+            "bhosts --cluster Cluster2",
+            "bhosts --cluster Cluster2 -l",
+            "bhosts --cluster Cluster2 c2host1",
+            "bhosts --cluster Cluster2 -json",
+        ]),
+    ),
+    (
+        "mcfed lsid --cluster Cluster1",
+        Plan::Live(&["lsid --cluster Cluster1", "lsid --cluster Cluster1 -json"]),
+    ),
+    (
+        "mcfed bparams --cluster Cluster1 [-l]",
+        Plan::Live(&[
+            "bparams --cluster Cluster1",
+            "bparams --cluster Cluster1 -l",
+            "bparams --cluster Cluster1 -json",
+        ]),
+    ),
+    (
+        "mcfed bresume --cluster Cluster1 JOBID ...",
+        Plan::Live(&["bresume --cluster Cluster1 1"]),
+    ),
+    (
+        "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] JOBID ...",
+        Plan::Live(&[
+            "bmod --cluster Cluster2 -W 30 -n 2 72",
+            "bmod --cluster Cluster2 -Wn 72",
+            "bmod --cluster Cluster1 -W 3:00 1",
+            "!1 MAX_USER_PRIORITY bmod --cluster Cluster2 -sp 5 72",
+        ]),
+    ),
+    (
+        "mcfed bswitch --cluster Cluster1 QUEUE JOBID ...",
+        Plan::Live(&["bswitch --cluster Cluster2 LowPriority 73"]),
+    ),
+    (
+        "mcfed brequeue --cluster Cluster1 JOBID ...",
+        Plan::Live(&["brequeue --cluster Cluster2 1"]),
+    ),
+    (
+        "mcfed bstop --cluster Cluster1 JOBID ...",
+        Plan::Live(&[
+            "bstop --cluster Cluster2 74",
+            "bstop --cluster Cluster1 -J full",
+        ]),
+    ),
+    (
+        "mcfed bkill --cluster Cluster1 JOBID ...",
+        Plan::Live(&[
+            "bkill --cluster Cluster1 1",
+            "bkill --cluster Cluster1 -J full",
+            "!1 no matching job bkill --cluster Cluster1 999",
+        ]),
+    ),
+    (
+        "mcfed gen swf -o trace.swf --jobs 10000 --processors 32 --load 0.74",
+        Plan::Run(&["gen swf -o {tmp}/trace.swf --jobs 2000 --processors 32 --load 0.74"]),
+    ),
+    (
+        "mcfed replay trace.swf --hosts 32",
+        Plan::Run(&["replay {tmp}/trace.swf --hosts 32"]),
+    ),
+    (
+        "mcfed replay trace.swf --hosts 8 --mxj 4 --clusters 3 --print-scenario",
+        Plan::Run(&["replay {tmp}/trace.swf --hosts 8 --mxj 4 --clusters 3 --print-scenario"]),
+    ),
+    (
+        "mcfed replay trace.swf --hosts 8 --mxj 4 --jobs-csv jobs.csv",
+        Plan::Run(&["replay {tmp}/trace.swf --hosts 8 --mxj 4 --jobs-csv {tmp}/jobs.csv"]),
+    ),
+    (
+        "mcfed gen swf -o easy.swf --jobs 1000000 --processors 32 --max-width 1 --load 0.74",
+        Plan::Run(&[
+            "gen swf -o {tmp}/easy.swf --jobs 2000 --processors 32 --max-width 1 --load 0.74",
+        ]),
+    ),
+    (
+        "mcfed gen swf -o deep.swf --jobs 1000000 --processors 16 --max-width 1 --load 1.5",
+        Plan::Run(&[
+            "gen swf -o {tmp}/deep.swf --jobs 2000 --processors 16 --max-width 1 --load 1.5",
+        ]),
+    ),
+    (
+        "mcfed gen swf -o fed.swf  --jobs 1000000 --processors 320 --max-width 1 --load 0.74",
+        Plan::Run(&[
+            "gen swf -o {tmp}/fed.swf --jobs 2000 --processors 320 --max-width 1 --load 0.74",
+        ]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %M KB\" mcfed replay easy.swf --hosts 32",
+        Plan::Run(&["replay {tmp}/easy.swf --hosts 32"]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %M KB\" mcfed replay deep.swf --hosts 16",
+        Plan::Run(&["replay {tmp}/deep.swf --hosts 16"]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %M KB\" mcfed replay fed.swf --hosts 32 --clusters 10",
+        Plan::Run(&["replay {tmp}/fed.swf --hosts 32 --clusters 10"]),
+    ),
+    (
+        "cargo bench -p mcfed-forwarder --bench decide",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo build --release -p mcfed-forwarder --example decide_loop",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "time target/release/examples/decide_loop 100 1000000",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "time target/release/examples/decide_loop 1000 100000",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "valgrind --tool=callgrind target/release/examples/decide_loop 100 2000",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo bench -p mcfed-report --bench report",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo bench -p mcfed-transport --bench wire",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo bench -p mcfed-transport --bench wire -- 20000 1000000",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo bench -p mcfed-cluster --bench dispatch",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo bench -p mcfed-engine --bench replay",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "mcfed import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o federation.toml",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o {tmp}/federation.toml",
+        ]),
+    ),
+    (
+        "mcfed import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o federation.toml",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o {tmp}/federation.toml",
+        ]),
+    ),
+    (
+        "mcfed validate federation.toml",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o {tmp}/federation.toml",
+            "validate {tmp}/federation.toml",
+        ]),
+    ),
+    (
+        "mcfed export lsf federation.toml -o lsf-out",
+        Plan::Run(&[
+            "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 -o {tmp}/federation.toml",
+            "export lsf {tmp}/federation.toml -o {tmp}/lsf-out",
+        ]),
+    ),
+    (
+        "mcfed export lsf scenarios/forwarding/example1-count-preemptable.toml -o lsf-out",
+        Plan::Run(&[
+            "export lsf scenarios/forwarding/example1-count-preemptable.toml -o {tmp}/lsf-out",
+        ]),
+    ),
+    (
+        "mcfed run tests/lsf/example1/scenario.toml --check",
+        Plan::Run(&["run tests/lsf/example1/scenario.toml --check"]),
+    ),
+];
