@@ -71,8 +71,8 @@ fn the_journal_knows_nothing_of_mcfed_or_runtimes() {
     let crates = normal_dependencies();
     let deps = closure(&crates, "mcfed-journal");
     assert!(
-        deps.iter()
-            .all(|dep| !dep.starts_with("mcfed-") && !["actix", "tokio", "quinn"].contains(&dep.as_str())),
+        deps.iter().all(|dep| !dep.starts_with("mcfed-")
+            && !["actix", "tokio", "quinn"].contains(&dep.as_str())),
         "mcfed-journal depends on {deps:?}"
     );
 }

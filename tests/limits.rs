@@ -50,7 +50,8 @@ fn a_billion_jobs_in_one_entry_is_refused_with_its_line() {
         "[[cluster.job]]\nqueue = \"normal\"\ncount = 1000000000\n",
     );
     let stderr = refused(&["validate", &path], "count = 1000000000 is out of bounds");
-    assert!(stderr.contains("jobs.toml:10"), "{stderr}");
+    // The line of the field itself (line 11: `count = ...`).
+    assert!(stderr.contains("jobs.toml:11:"), "{stderr}");
     assert!(stderr.contains("cluster[0].job[0].count"), "{stderr}");
 }
 

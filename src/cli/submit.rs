@@ -70,10 +70,12 @@ fn read_jobs(args: &BsubArgs) -> anyhow::Result<Vec<(String, JobSpec)>> {
     Ok(jobs)
 }
 
-/// A line's words after the command line's job options, so the line's win.
+/// A line's words, after the command line's queue unless the line names
+/// its own.
 fn merged<'a>(defaults: &'a JobArgs, words: &[&'a str]) -> Vec<String> {
     let mut all = Vec::new();
-    if let Some(queue) = &defaults.queue {
+    let own_queue = words.iter().any(|word| word.starts_with("-q"));
+    if let (Some(queue), false) = (&defaults.queue, own_queue) {
         all.extend(["-q".to_owned(), queue.clone()]);
     }
     all.extend(words.iter().map(|word| (*word).to_owned()));

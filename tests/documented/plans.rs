@@ -19,6 +19,9 @@ pub(crate) enum Plan {
 }
 
 pub(crate) const EXAMPLE1: &str = "scenarios/forwarding/example1-count-preemptable.toml";
+const FUZZ: &str = "fuzzing: minutes of wall clock per target on the nightly toolchain (docs/reliability.md gives the runs); `cargo test -p mcfed-fuzzing` runs the same inputs on stable";
+const KILL_TEST: &str =
+    "the kill test itself: `cargo test --workspace` runs tests/kill_under_load.rs";
 const BENCH: &str =
     "a benchmark: minutes of wall clock, measured by hand (docs/performance.md gives its figures)";
 
@@ -452,5 +455,55 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
     (
         "mcfed run tests/lsf/example1/scenario.toml --check",
         Plan::Run(&["run tests/lsf/example1/scenario.toml --check"]),
+    ),
+    (
+        "mcfed cluster --scenario FILE --name Cluster1 --state state/Cluster1",
+        // Started, stopped (standard input closes at once), and started
+        // again from the journal it wrote.
+        Plan::Run(&[
+            "certs init {tmp}/state-certs --clusters Cluster1,Cluster2,Cluster3",
+            "cluster --scenario scenarios/forwarding/example1-count-preemptable.toml --name Cluster1 --certs {tmp}/state-certs --base-port 0 --report none --exit-on-stdin-eof --state {tmp}/state/Cluster1",
+            "cluster --scenario scenarios/forwarding/example1-count-preemptable.toml --name Cluster1 --certs {tmp}/state-certs --base-port 0 --report none --exit-on-stdin-eof --state {tmp}/state/Cluster1",
+        ]),
+    ),
+    (
+        "mcfed launch FILE --state state",
+        Plan::Run(&[
+            "launch scenarios/forwarding/example1-count-preemptable.toml --state {tmp}/launch-state --base-port 0 --speed 40",
+        ]),
+    ),
+    (
+        "cargo test --test kill_under_load -- --nocapture",
+        Plan::NotRun(KILL_TEST),
+    ),
+    (
+        "cargo +nightly fuzz run frame work/frame corpus/frame -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "cargo +nightly fuzz run message work/message corpus/message -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "cargo +nightly fuzz run scenario work/scenario corpus/scenario -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "cargo +nightly fuzz run swf work/swf corpus/swf -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "cargo +nightly fuzz run lsf work/lsf corpus/lsf -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "cargo +nightly fuzz run journal work/journal corpus/journal -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "mcfed bsub --cluster Cluster1 -q send --from jobs.txt --stats -o json > acknowledged.jsonl",
+        Plan::Live(&[
+            "bsub --cluster Cluster1 -q send --from tests/documented/bsub-from.txt --stats -o json",
+        ]),
     ),
 ];

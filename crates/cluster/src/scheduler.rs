@@ -360,6 +360,10 @@ impl Cluster {
                 limit: limit.unwrap_or(u32::MAX),
             });
         }
+        forward
+            .spec
+            .check_bounds()
+            .map_err(RejectReason::OutOfBounds)?;
         let queue = &self.queues[queue_index];
         if forward.spec.slots == 0 {
             return Err(RejectReason::TooManySlots {

@@ -190,6 +190,9 @@ impl Member {
             lineages,
             ..
         } = state;
+        // One id sequence serves the scheduler's jobs and the send queues'
+        // (`ClusterNode::take_job_id`): it goes on past both.
+        let next_job_id = next_job_id.max(next_source_id);
         member.node.restore(RestoredNode {
             jobs: jobs.into_values().collect(),
             finished: finished.into_values().collect(),
@@ -210,7 +213,7 @@ impl Member {
             let problems = forwarder.restore(
                 RestoredForwarder {
                     jobs: sources.into_values().collect(),
-                    next_job_id: next_source_id,
+                    next_job_id,
                     remotes: remotes.into_values().collect(),
                 },
                 local,

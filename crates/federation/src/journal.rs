@@ -136,13 +136,17 @@ impl DurableState {
                         .insert((done.from.clone(), done.source_job), done);
                 }
             }
+            // One id sequence serves the scheduler's jobs and the send
+            // queues' (`ClusterNode::take_job_id`).
             JournalRecord::Source(image) => {
                 self.next_source_id = self.next_source_id.max(image.id.saturating_add(1));
+                self.next_job_id = self.next_job_id.max(self.next_source_id);
                 self.note_forward(&image);
                 self.sources.insert(image.id, *image);
             }
             JournalRecord::SourceGone { id } => {
                 self.next_source_id = self.next_source_id.max(id.saturating_add(1));
+                self.next_job_id = self.next_job_id.max(self.next_source_id);
                 self.sources.remove(&id);
             }
             JournalRecord::Published { seq } => self.update_seq = self.update_seq.max(seq),

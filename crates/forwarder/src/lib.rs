@@ -19,8 +19,8 @@ pub use mode::{ModeParseError, ScheduleMode};
 pub use node::{
     CameBack, Controlled, DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES,
     ForwardSubmitError, ForwarderConfig, ForwarderNode, Handled, LeftBehind, Reachability,
-    RemoteImage, RestoredForwarder, SendQueueConfig, SourceImage, SourceImageState, SourceState,
-    ShareOrder, SubmissionOrder,
+    RemoteImage, RestoredForwarder, SendQueueConfig, ShareOrder, SourceImage, SourceImageState,
+    SourceState, SubmissionOrder,
 };
 pub use policy::{
     Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,

@@ -12,8 +12,8 @@ use std::time::Duration;
 use mcfed_fuzzing::TARGETS;
 use mcfed_protocol::{
     ClusterName, CounterUpdate, ForwardWatermark, HeldJob, Hello, JobAction, JobControl,
-    JobForward, JobSpec, JobSync,
-    JobWithdraw, MAX_FRAME_SIZE, Message, QueueCounters, QueueName, Resume, SimTime, encode_frame,
+    JobForward, JobSpec, JobSync, JobWithdraw, MAX_FRAME_SIZE, Message, QueueCounters, QueueName,
+    Resume, SimTime, encode_frame,
 };
 use proptest::prelude::*;
 

@@ -65,6 +65,31 @@ impl JobOptions {
 }
 
 impl JobSpec {
+    /// Checks every number of the job against mcfed's bounds (the same
+    /// rule a scenario's jobs and `bsub`'s options meet): slots, run time,
+    /// run limit and estimate, memory, and a CPU utilisation between 0 and
+    /// 1. A job that comes over the wire is checked so, and refused if it
+    /// fails, before anything sizes or orders by it.
+    pub fn check_bounds(&self) -> Result<(), String> {
+        use crate::bounds::{JOB_DURATION, JOB_MEMORY_MB, JOB_SLOTS};
+        let problem = |error: crate::BoundError| error.to_string();
+        JOB_SLOTS.check(u64::from(self.slots)).map_err(problem)?;
+        JOB_MEMORY_MB.check(self.memory_mb).map_err(problem)?;
+        for duration in [Some(self.run_time), self.run_limit, self.run_estimate]
+            .into_iter()
+            .flatten()
+        {
+            JOB_DURATION.check_duration(duration).map_err(problem)?;
+        }
+        if !(0.0..=1.0).contains(&self.cpu_utilisation) {
+            return Err(format!(
+                "cpu_utilisation = {} is out of bounds: mcfed accepts 0 to 1",
+                self.cpu_utilisation
+            ));
+        }
+        Ok(())
+    }
+
     /// A one-slot job of `user` named `name` running for `run_time`, with no
     /// resource needs.
     pub fn simple(
@@ -167,6 +192,9 @@ pub enum RejectReason {
         /// Slots on the queue's hosts with that many GPUs.
         qualified: u32,
     },
+    /// A number of the job is outside mcfed's bounds (a peer that sends
+    /// one is broken or hostile): what and why ([`JobSpec::check_bounds`]).
+    OutOfBounds(String),
 }
 
 impl fmt::Display for RejectReason {
@@ -199,6 +227,7 @@ impl fmt::Display for RejectReason {
                 f,
                 "the job asks for {asked} GPUs on each host; the queue's hosts with that many have {qualified} slots"
             ),
+            RejectReason::OutOfBounds(why) => write!(f, "the job is out of bounds: {why}"),
         }
     }
 }

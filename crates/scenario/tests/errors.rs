@@ -119,7 +119,8 @@ fn negative_mxj_and_zero_slots() {
     let source = GOOD.replace("slots = 2", "slots = 0");
     let (_, field, message) = &problems(&source)[0];
     assert_eq!(field, "submit[0].slots");
-    assert!(message.contains("at least one slot"));
+    // The one bounds rule's words (mcfed_protocol::bounds::JOB_SLOTS).
+    assert!(message.contains("slots = 0 is out of bounds"), "{message}");
 }
 
 #[test]

@@ -289,7 +289,9 @@ impl ForwarderNode {
         };
         let current_started = matches!(
             job.state,
-            SourceState::Running { .. } | SourceState::Suspended { .. } | SourceState::Stopped { .. }
+            SourceState::Running { .. }
+                | SourceState::Suspended { .. }
+                | SourceState::Stopped { .. }
         );
         self.set_left_behind(id, None);
         if current_started {

@@ -62,6 +62,16 @@ pub(super) const PARAMS: &[Param] = &{
             "mcfed's own cap on forwards of one job (not an LSF parameter)",
         ),
         p(
+            "MC_UNREACHABLE_UPDATES",
+            Count,
+            "mcfed's own (not an LSF parameter): a remote cluster whose counters are older than this many update intervals is unreachable",
+        ),
+        p(
+            "MC_RECLAIM_TIME",
+            Seconds,
+            "mcfed's own (not an LSF parameter): how long a remote cluster stays unreachable before its jobs that had not started come back",
+        ),
+        p(
             "FAIRSHARE_ADJUSTMENT_PLUGIN",
             Keywords,
             "mcfed's: `memory` loads the seed's memory plug-in (LSF loads libfairshareadjust)",

@@ -355,3 +355,48 @@ fn a_restored_job_is_not_taken_back_before_its_cluster_answers_for_it() {
     again.schedule(at(5_000 + 451), &mut out);
     assert_eq!(withdrawals(&out).len(), 1, "{out:?}");
 }
+
+/// An update from a cluster counted unreachable decides the waiting jobs
+/// again even when it restates the figures: it makes the cluster a
+/// candidate again (an update that only restates a reachable cluster's
+/// figures does not).
+#[test]
+fn an_update_ending_an_unreachable_spell_decides_waiting_jobs_again() {
+    let mut node = forwarder();
+    node.handle(at(30), &name("C2"), update("C2", 1, 4));
+    node.handle(at(30), &name("C3"), update("C3", 1, 4));
+    // 170 s of silence from both: unreachable, so the job waits here.
+    submit(&mut node, at(200));
+    let mut out = Vec::new();
+    node.schedule(at(200), &mut out);
+    assert!(forwards(&out).is_empty(), "no cluster is in reach");
+    assert!(!node.needs_session_at(at(200)));
+    node.handle(at(210), &name("C2"), update("C2", 7, 4));
+    assert!(
+        node.needs_session_at(at(210)),
+        "the same figures, but C2 is back in reach"
+    );
+    let mut out = Vec::new();
+    node.schedule(at(210), &mut out);
+    assert_eq!(forwards(&out), vec![("C2".to_owned(), 1)]);
+}
+
+/// A link coming up decides the waiting jobs again.
+#[test]
+fn a_link_coming_up_decides_waiting_jobs_again() {
+    let mut node = forwarder();
+    node.handle(at(30), &name("C2"), update("C2", 1, 4));
+    node.handle(at(30), &name("C3"), update("C3", 1, 4));
+    node.link(&name("C2"), false, at(40));
+    node.link(&name("C3"), false, at(40));
+    submit(&mut node, at(50));
+    let mut out = Vec::new();
+    node.schedule(at(50), &mut out);
+    assert!(forwards(&out).is_empty(), "both links are down");
+    assert!(!node.needs_session_at(at(50)));
+    node.link(&name("C3"), true, at(60));
+    assert!(node.needs_session_at(at(60)), "C3 is back");
+    let mut out = Vec::new();
+    node.schedule(at(60), &mut out);
+    assert_eq!(forwards(&out), vec![("C3".to_owned(), 1)]);
+}
