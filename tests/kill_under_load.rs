@@ -211,7 +211,7 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let window = Duration::from_secs_f64(jobs as f64 / rate as f64);
     let plan = schedule(&mut rng, kills, window);
-    println!("kill test: seed {seed}, {jobs} jobs at {rate}/s, kills {plan:?}");
+    eprintln!("kill test: seed {seed}, {jobs} jobs at {rate}/s, kills {plan:?}");
     eprintln!("kill test: seed {seed} (MCFED_KILL_SEED={seed} replays the kill schedule)");
 
     let dir = tempfile::tempdir().expect("temp dir");
@@ -268,7 +268,7 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
         submitter.join().expect("submitter")
     });
     assert!(done.load(Ordering::Relaxed));
-    println!(
+    eprintln!(
         "{} of {jobs} submissions acknowledged in {:.1?}",
         acknowledged.len(),
         started.elapsed()
@@ -351,7 +351,7 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
                 .count()
         })
         .unwrap_or(0);
-    println!(
+    eprintln!(
         "seed {seed}: {} acknowledged jobs, each finished once ({} at Cluster2, {} at Cluster3); {} kills; {taken_back} take-backs; {:.1?}",
         acknowledged.len(),
         finished.values().filter(|at| at[0].0 == "Cluster2").count(),

@@ -170,6 +170,6 @@ fn submissions_over_quic_with_and_without_the_journal() {
         ("three clusters, send queue, journals", three_clusters(true)),
     ];
     for (what, stats) in runs {
-        println!("{what}: {stats}");
+        eprintln!("{what}: {stats}");
     }
 }

@@ -224,9 +224,7 @@ impl Federation {
             }
         }
         if self.processes[index].connect_at.is_some() {
-            self.processes[index]
-                .held
-                .extend(effects.envelopes.drain(..));
+            self.processes[index].held.append(&mut effects.envelopes);
         } else {
             self.in_flight.extend(effects.envelopes.drain(..));
         }

@@ -21,8 +21,11 @@ use mcfed_protocol::{FrameDecoder, MAX_FRAME_SIZE, Message, encode_frame};
 /// The memory a fuzzed scenario may claim to need (it is refused above).
 const SCENARIO_MEMORY: u64 = 256 << 20;
 
+/// What a fuzz target runs: any bytes in, no panic out.
+pub type Target = fn(&[u8]);
+
 /// The fuzz targets, by name, for the corpus test.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Target); 6] = [
     ("frame", frame),
     ("message", message),
     ("scenario", scenario),
@@ -95,10 +98,8 @@ pub fn scenario(data: &[u8]) {
 /// An SWF trace: every line is a record or a located error.
 pub fn swf(data: &[u8]) {
     let reader = mcfed_trace::SwfReader::new("fuzz.swf", std::io::Cursor::new(data));
-    for record in reader {
-        if let Ok(record) = record {
-            let _ = record.processors();
-        }
+    for record in reader.flatten() {
+        let _ = record.processors();
     }
 }
 

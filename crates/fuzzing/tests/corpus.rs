@@ -120,11 +120,7 @@ fn write_seeds() {
         let mut frame = Vec::new();
         encode_frame(message, &mut frame, MAX_FRAME_SIZE).expect("encodes");
         let body = frame[4..].to_vec();
-        std::fs::write(
-            corpus_dir("message").join(format!("{}", message.kind())),
-            &body,
-        )
-        .expect("write");
+        std::fs::write(corpus_dir("message").join(message.kind()), &body).expect("write");
         std::fs::write(
             corpus_dir("frame").join(format!("{index}-{}", message.kind())),
             &frame,

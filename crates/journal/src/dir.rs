@@ -100,17 +100,20 @@ impl StateDir {
             .write(true)
             .open(&lock_path)
             .map_err(io(&lock_path))?;
-        match lock.try_lock() {
+        // An advisory lock held for the process's life: a second process
+        // on the same directory is refused, and a killed one's lock goes
+        // with it.
+        match rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
+            Err(rustix::io::Errno::WOULDBLOCK) => {
                 return Err(JournalError::Locked {
                     path: path.to_owned(),
                 });
             }
-            Err(std::fs::TryLockError::Error(source)) => {
+            Err(errno) => {
                 return Err(JournalError::Io {
                     path: lock_path,
-                    source,
+                    source: errno.into(),
                 });
             }
         }

@@ -67,8 +67,8 @@ impl JobOptions {
 impl JobSpec {
     /// Checks every number of the job against mcfed's bounds (the same
     /// rule a scenario's jobs and `bsub`'s options meet): slots, run time,
-    /// run limit and estimate, memory, and a CPU utilisation between 0 and
-    /// 1. A job that comes over the wire is checked so, and refused if it
+    /// run limit and estimate, memory, and a CPU utilisation from 0 to 1.
+    /// A job that comes over the wire is checked so, and refused if it
     /// fails, before anything sizes or orders by it.
     pub fn check_bounds(&self) -> Result<(), String> {
         use crate::bounds::{JOB_DURATION, JOB_MEMORY_MB, JOB_SLOTS};
