@@ -1,5 +1,5 @@
 //! Tests of the remote view: updates, local increments, reconciliation.
-use mcfed_protocol::{ForwardWatermark, QueueFacts, QueueName};
+use mcfed_protocol::{ForwardWatermark, QueueCounters, QueueFacts, QueueName};
 
 use super::*;
 
