@@ -193,6 +193,17 @@ fn history(live: &Live, cluster: &str) -> Vec<JournalRecord> {
     kept.iter().flat_map(|(_, path)| read(path)).collect()
 }
 
+/// The jobs of Cluster1's send queue whose end its journals hold.
+fn sources_gone(live: &Live) -> BTreeSet<u64> {
+    history(live, "Cluster1")
+        .into_iter()
+        .filter_map(|record| match record {
+            JournalRecord::SourceGone { id } => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
 fn read(path: &Path) -> Vec<JournalRecord> {
     mcfed_journal::read_journal_file(path, JOURNAL_FORMAT).expect("journal reads")
 }
@@ -281,6 +292,26 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
                 .is_ok_and(|jobs| jobs.as_array().is_some_and(Vec::is_empty))
         })
     });
+    // `bjobs` answers from the member's memory; the journal follows within
+    // a sync. Wait until every end is durable before the last kill (a
+    // job's end that never reaches a journal fails here, by timeout).
+    eventually(Duration::from_secs(60), "every end is in the journals", || {
+        let gone = sources_gone(&live);
+        let finished: BTreeSet<u64> = CLUSTERS[1..]
+            .iter()
+            .flat_map(|cluster| history(&live, cluster))
+            .filter_map(|record| match record {
+                JournalRecord::JobGone {
+                    finished: Some(done),
+                    ..
+                } => Some(done.source_job),
+                _ => None,
+            })
+            .collect();
+        acknowledged
+            .iter()
+            .all(|id| gone.contains(id) && finished.contains(id))
+    });
     for process in &mut processes {
         process.kill();
     }
@@ -328,12 +359,7 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
         "seed {seed}: acknowledged but never finished: {lost:?}"
     );
     // Cluster1 heard every acknowledged job end.
-    let mut gone = BTreeSet::new();
-    for record in history(&live, "Cluster1") {
-        if let JournalRecord::SourceGone { id } = record {
-            gone.insert(id);
-        }
-    }
+    let gone = sources_gone(&live);
     let unheard: Vec<u64> = acknowledged
         .iter()
         .copied()

@@ -179,6 +179,13 @@ impl Member {
             ..spec
         };
         let (mut member, _) = Member::build(empty)?;
+        // The jobs present at start keep their ids 1 to n (and their origin
+        // in the totals), whether restored or finished.
+        member.bundled = spec
+            .initial_jobs
+            .iter()
+            .map(|group| group.jobs.len() as u64)
+            .sum();
         let DurableState {
             jobs,
             finished,
