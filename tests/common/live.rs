@@ -57,11 +57,7 @@ impl Process {
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 // `mcfed cluster NAME: listening on ADDRESS, dialling ...`
-                if let Some((_, rest)) = line
-                    .strip_prefix("mcfed cluster ")
-                    .and_then(|rest| rest.split_once(": listening on "))
-                {
-                    let address = rest.split_once(", ").map_or(rest, |(address, _)| address);
+                if let Some((_, address)) = mcfed_node::process::parse_listening_line(&line) {
                     let _ = tell.send(address.to_owned());
                 }
             }
