@@ -295,23 +295,27 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
     // `bjobs` answers from the member's memory; the journal follows within
     // a sync. Wait until every end is durable before the last kill (a
     // job's end that never reaches a journal fails here, by timeout).
-    eventually(Duration::from_secs(60), "every end is in the journals", || {
-        let gone = sources_gone(&live);
-        let finished: BTreeSet<u64> = CLUSTERS[1..]
-            .iter()
-            .flat_map(|cluster| history(&live, cluster))
-            .filter_map(|record| match record {
-                JournalRecord::JobGone {
-                    finished: Some(done),
-                    ..
-                } => Some(done.source_job),
-                _ => None,
-            })
-            .collect();
-        acknowledged
-            .iter()
-            .all(|id| gone.contains(id) && finished.contains(id))
-    });
+    eventually(
+        Duration::from_secs(60),
+        "every end is in the journals",
+        || {
+            let gone = sources_gone(&live);
+            let finished: BTreeSet<u64> = CLUSTERS[1..]
+                .iter()
+                .flat_map(|cluster| history(&live, cluster))
+                .filter_map(|record| match record {
+                    JournalRecord::JobGone {
+                        finished: Some(done),
+                        ..
+                    } => Some(done.source_job),
+                    _ => None,
+                })
+                .collect();
+            acknowledged
+                .iter()
+                .all(|id| gone.contains(id) && finished.contains(id))
+        },
+    );
     for process in &mut processes {
         process.kill();
     }
