@@ -34,10 +34,12 @@ enum Command {
         scenario: PathBuf,
     },
     /// Summarise run records (`mcfed run --report json --events`): figures,
-    /// per-job timelines and SVG plots.
+    /// per-job timelines and SVG plots; or merge the cells of a sweep
+    /// written with `mcfed sweep --emit`.
     Report(cli::analysis::ReportArgs),
-    /// Run a scenario over a grid of update intervals × modes × seeds.
-    Sweep(cli::analysis::SweepArgs),
+    /// Run a scenario over a grid of update intervals × modes × seeds, or
+    /// write the grid as a Slurm or LSF job array (`--emit`).
+    Sweep(cli::sweep::SweepArgs),
     /// Run one cluster of a scenario as a process, talking QUIC to its peers.
     Cluster(cli::processes::ClusterArgs),
     /// Run a scenario as one process per cluster and report their decisions.
@@ -213,7 +215,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run(args) => run(args),
         Command::Report(args) => cli::analysis::report(args),
-        Command::Sweep(args) => cli::analysis::sweep(args),
+        Command::Sweep(args) => cli::sweep::sweep(args),
         Command::Cluster(args) => cli::processes::cluster(args),
         Command::Launch(args) => cli::processes::launch(args),
         Command::Certs(command) => cli::processes::certs(command),
@@ -310,5 +312,14 @@ mod tests {
         assert!(!colour_allowed(false, None));
         assert!(!colour_allowed(true, Some("1".into())));
         assert!(colour_allowed(true, Some("".into())));
+    }
+
+    /// clap's own checks of every subcommand's arguments (unique names,
+    /// valid `requires` and `conflicts_with`), which otherwise only panic
+    /// when that subcommand is run.
+    #[test]
+    fn every_subcommand_is_well_formed() {
+        use clap::CommandFactory as _;
+        super::Cli::command().debug_assert();
     }
 }

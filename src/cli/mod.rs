@@ -13,6 +13,7 @@ pub(crate) mod lsf;
 pub(crate) mod processes;
 pub(crate) mod progress;
 pub(crate) mod report;
+pub(crate) mod sweep;
 pub(crate) mod traces;
 
 /// The options LSF spells with one dash and several letters.

@@ -171,6 +171,67 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         ]),
     ),
     (
+        "mcfed launch scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt --print-commands",
+        Plan::Run(&[
+            "launch scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt --print-commands",
+        ]),
+    ),
+    (
+        "mcfed certs init certs --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt",
+        Plan::Run(&[
+            "certs init {tmp}/certs-for-hosts --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt",
+        ]),
+    ),
+    (
+        "mcfed cluster --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt --name Cluster1 --certs certs --epoch-ms 1795473027720 --speed 10",
+        Plan::NotRun(
+            "a cluster process that runs until stopped: tests/separate_hosts.rs starts the commands `launch --print-commands` prints, on three loopback addresses",
+        ),
+    ),
+    (
+        "mcfed bclusters --cluster Cluster1 --certs certs --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt",
+        Plan::NotRun(
+            "needs the processes above: tests/separate_hosts.rs asks them with this command",
+        ),
+    ),
+    (
+        "mcfed sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit slurm sweep-churn",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit slurm {tmp}/sweep-churn",
+        ]),
+    ),
+    (
+        "mcfed sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit lsf sweep-churn-lsf",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit lsf {tmp}/sweep-churn-lsf",
+        ]),
+    ),
+    (
+        "mcfed report sweep-churn",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 5s,30s --emit slurm {tmp}/sweep-merged",
+            "sweep --cell 2 {tmp}/sweep-merged",
+            "sweep --cell 1 {tmp}/sweep-merged",
+            "report {tmp}/sweep-merged",
+        ]),
+    ),
+    (
+        "mcfed report sweep-churn-lsf",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 5s --seeds 2 --emit lsf {tmp}/sweep-merged-lsf",
+            "sweep --cell 1 {tmp}/sweep-merged-lsf",
+            "sweep --cell 2 {tmp}/sweep-merged-lsf",
+            "report {tmp}/sweep-merged-lsf --format json",
+        ]),
+    ),
+    (
+        "mcfed sweep --cell 7 sweep-churn",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s --seeds 4 --emit slurm {tmp}/sweep-cell",
+            "sweep --cell 7 {tmp}/sweep-cell",
+        ]),
+    ),
+    (
         "export MCFED_SCENARIO=scenarios/forwarding/example1-count-preemptable.toml MCFED_CERTS=certs",
         Plan::Setup,
     ),

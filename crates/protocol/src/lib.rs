@@ -7,6 +7,7 @@
 //! engines (which pass them between cores without encoding them) and the QUIC
 //! transport (which encodes them with [`frame`]).
 
+pub mod address;
 pub mod control;
 pub mod counters;
 pub mod frame;

@@ -11,6 +11,7 @@
 pub mod chaos;
 pub mod expect;
 pub mod format;
+pub mod hosts;
 pub mod inspect;
 pub mod jobs_csv;
 pub mod locate;
