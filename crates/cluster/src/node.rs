@@ -295,6 +295,7 @@ impl ClusterNode {
                         Some(JobState::Suspended) => Some(JobEvent::Suspended),
                         Some(JobState::UserSuspended) => Some(JobEvent::Stopped),
                         Some(JobState::PendingSuspended) => Some(JobEvent::Held),
+                        Some(JobState::ChunkWaiting) => Some(JobEvent::Waiting),
                         Some(JobState::Exited) => Some(JobEvent::Killed),
                         Some(JobState::Done) | None => Some(JobEvent::Finished),
                     };

@@ -69,6 +69,8 @@ impl ControlOutcome {
             JobAction::Requeue => format!("Job <{job}> is being requeued"),
             JobAction::Switch(queue) => format!("Job <{job}> is switched to queue <{queue}>"),
             JobAction::Modify(_) => format!("Parameters of job <{job}> are being changed"),
+            JobAction::Migrate => format!("Job <{job}> is being migrated"),
+            JobAction::Release(_) => format!("Job <{job}> resize request is accepted"),
         };
         match self {
             ControlOutcome::Done { .. } => what,

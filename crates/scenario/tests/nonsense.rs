@@ -166,6 +166,7 @@ job = \"job1\"
             run_limit: None,
             slots: Some(2),
             user_priority: Some(60),
+            aps: None,
         })
     );
     assert_eq!(scenario.actions[1].origin, "action[0]");

@@ -111,6 +111,17 @@ pub(crate) struct BmodArgs {
     /// The new job priority (LSF's -sp; needs MAX_USER_PRIORITY).
     #[arg(long = "sp", value_name = "PRIORITY")]
     priority: Option<u32>,
+    /// Absolute priority scheduling: `"system=V"` (ahead of every
+    /// calculated value) or `"admin=V"` (added to the calculated value).
+    #[arg(
+        long = "aps",
+        value_name = "system=V|admin=V",
+        conflicts_with = "no_aps"
+    )]
+    aps: Option<mcfed_protocol::ApsChange>,
+    /// Removes a value set with -aps.
+    #[arg(long = "apsn")]
+    no_aps: bool,
     #[command(flatten)]
     jobs: JobsArgs,
 }
@@ -125,9 +136,14 @@ pub(crate) fn bmod(args: BmodArgs) -> anyhow::Result<ExitCode> {
         },
         slots: args.slots,
         user_priority: args.priority,
+        aps: match (args.aps, args.no_aps) {
+            (Some(aps), _) => Some(aps),
+            (None, true) => Some(mcfed_protocol::ApsChange::Clear),
+            (None, false) => None,
+        },
     };
     if changes.is_empty() {
-        anyhow::bail!("bmod needs something to change: -W, -Wn, -n or -sp");
+        anyhow::bail!("bmod needs something to change: -W, -Wn, -n, -sp, -aps or -apsn");
     }
     args.jobs.apply(&JobAction::Modify(changes))
 }

@@ -182,6 +182,7 @@ impl Checker<'_> {
             run_limit: raw.run_limit.map(|limit| Some(limit.0)),
             slots: raw.slots,
             user_priority: raw.priority,
+            aps: None,
         };
         if raw.no_run_limit == Some(true) {
             if raw.run_limit.is_some() {
