@@ -312,6 +312,13 @@ impl Cluster {
             None => match self.find_placement(queue, id, now, PlaceMode::Normal) {
                 Ok(placement) => {
                     self.start(id, placement, now, transitions);
+                    if self
+                        .jobs
+                        .get(id)
+                        .is_some_and(|job| job.spec.options.is_some())
+                    {
+                        self.grow_at_start(queue, id, now, transitions);
+                    }
                     if self.queues[queue]
                         .config
                         .chunk_job_size

@@ -47,6 +47,24 @@ impl Cluster {
         }
     }
 
+    /// A resizable job (`-n min,max`) that has just started takes as many
+    /// more slots as are free, up to its max (as LSF allocates it).
+    pub(crate) fn grow_at_start(
+        &mut self,
+        queue: QueueIndex,
+        id: JobId,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
+        if self
+            .jobs
+            .get(id)
+            .is_some_and(|job| job.spec.max_slots() > job.spec.slots)
+        {
+            let _ = self.try_grow(queue, id, now, transitions);
+        }
+    }
+
     /// Tries to meet running job `id`'s resize request now: all the slots
     /// it asks for, else as many as its queue's hosts have free, under
     /// every limit.
