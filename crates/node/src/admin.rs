@@ -60,6 +60,14 @@ pub enum AdminRequest {
     History,
     /// The cluster's parameters (`bparams`, `lsid`).
     Params,
+    /// A host of the cluster fails or recovers (`mcfed host-fail`,
+    /// `mcfed host-recover`; a scenario's `host_fail` action).
+    Host {
+        /// The host.
+        host: String,
+        /// What happens to it.
+        event: mcfed_cluster::HostEvent,
+    },
 }
 
 /// A cluster process's answer.
@@ -90,6 +98,8 @@ pub enum AdminResponse {
     History(HistoryReply),
     /// The cluster's parameters.
     Params(ParamsReply),
+    /// A host failed or recovered: what happened, in words.
+    HostChanged(String),
 }
 
 /// What a job control command did.

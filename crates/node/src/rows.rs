@@ -336,7 +336,7 @@ mod tests {
     fn show_view(member: &Member, now: SimTime) -> Vec<Value> {
         let snapshot = Snapshot {
             time: now.as_secs_f64(),
-            clusters: vec![snapshot(member, now, &[])],
+            clusters: vec![snapshot(member, now, &Default::default())],
         };
         let json: Value =
             serde_json::from_str(&queues_json(&snapshot, None).expect("JSON")).expect("JSON");

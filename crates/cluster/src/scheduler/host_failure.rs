@@ -14,7 +14,7 @@ use super::control::ControlError;
 use super::{Cluster, Transition};
 
 /// What happens to a host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum HostEvent {
     /// It fails: its jobs rerun or exit, and it takes no job.
     Fail,

@@ -431,6 +431,18 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                 Err(error) => mailbox(error),
             }
         }
+        AdminRequest::Host { host, event } => {
+            match process
+                .local
+                .member
+                .send(mcfed_actors::HostControl { host, event })
+                .await
+            {
+                Ok(Ok(what)) => AdminResponse::HostChanged(what),
+                Ok(Err(refused)) => AdminResponse::Error(refused),
+                Err(error) => mailbox(error),
+            }
+        }
         AdminRequest::History => match process
             .local
             .member
