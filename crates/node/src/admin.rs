@@ -60,6 +60,9 @@ pub enum AdminRequest {
     History,
     /// The cluster's parameters (`bparams`, `lsid`).
     Params,
+    /// Pending jobs with their APS values, in dispatch order (`bjobs -aps`,
+    /// `bjobs -prio`).
+    Aps,
     /// A host of the cluster fails or recovers (`mcfed host-fail`,
     /// `mcfed host-recover`; a scenario's `host_fail` action).
     Host {
@@ -100,6 +103,8 @@ pub enum AdminResponse {
     Params(ParamsReply),
     /// A host failed or recovered: what happened, in words.
     HostChanged(String),
+    /// Pending jobs with their APS values, in dispatch order.
+    Aps(Vec<crate::lsf::ApsRow>),
 }
 
 /// What a job control command did.

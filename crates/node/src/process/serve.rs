@@ -431,6 +431,17 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                 Err(error) => mailbox(error),
             }
         }
+        AdminRequest::Aps => match process
+            .local
+            .member
+            .send(Inspect(|member: &Member, now| {
+                crate::lsf::aps_rows(member.node().cluster(), now)
+            }))
+            .await
+        {
+            Ok(rows) => AdminResponse::Aps(rows),
+            Err(error) => mailbox(error),
+        },
         AdminRequest::Host { host, event } => {
             match process
                 .local
