@@ -77,8 +77,17 @@ enum Command {
     Brequeue(cli::lsf::control::JobsArgs),
     /// Move pending jobs to another queue.
     Bswitch(cli::lsf::control::BswitchArgs),
-    /// Change jobs' run limit, slots or priority.
+    /// Change jobs' run limit, slots, priority or APS values.
     Bmod(cli::lsf::control::BmodArgs),
+    /// Migrate running jobs (RERUNNABLE queues): they pend again, before
+    /// the pending jobs, keeping their priority.
+    Bmig(cli::lsf::control::JobsArgs),
+    /// Release slots of running resizable jobs: `bresize release all JOBID`.
+    Bresize(cli::lsf::control::BresizeArgs),
+    /// Fail a host: its jobs rerun (RERUNNABLE queues) or exit.
+    HostFail(cli::lsf::control::HostArgs),
+    /// Bring a failed host back.
+    HostRecover(cli::lsf::control::HostArgs),
     /// Generate inputs: `mcfed gen swf -o trace.swf` writes a synthetic
     /// SWF trace.
     #[command(subcommand)]
@@ -258,6 +267,10 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Brequeue(args) => cli::lsf::control::brequeue(args),
         Command::Bswitch(args) => cli::lsf::control::bswitch(args),
         Command::Bmod(args) => cli::lsf::control::bmod(args),
+        Command::Bmig(args) => cli::lsf::control::bmig(args),
+        Command::Bresize(args) => cli::lsf::control::bresize(args),
+        Command::HostFail(args) => cli::lsf::control::host_event(args, true),
+        Command::HostRecover(args) => cli::lsf::control::host_event(args, false),
         Command::Gen(command) => cli::traces::generate(command),
         Command::Replay(args) => cli::traces::replay(args),
         Command::Import(command) => cli::import::import(command),

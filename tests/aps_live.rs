@@ -1,8 +1,9 @@
 //! End-to-end: absolute priority scheduling on a live `mcfed cluster`
 //! process — `bjobs -aps` in dispatch order with its values, `bmod -aps`
 //! system and ADMIN values, `bmod -apsn`, `bjobs -prio`, `bqueues -l`'s
-//! APS_PRIORITY, and `brequeue` resetting a job's APS values (seed 001,
-//! "Job re-queuing").
+//! APS_PRIORITY, `brequeue` resetting a job's APS values (seed 001,
+//! "Job re-queuing"), `bmig` refused outside RERUNNABLE queues and
+//! `host-fail` / `host-recover`.
 
 use std::process::Output;
 use std::time::Duration;
@@ -155,4 +156,18 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
         ],
         "the requeued job's system value is reset, and as a new submission it ties behind 4"
     );
+
+    // bmig needs a RERUNNABLE queue; a failed host's job in a queue that
+    // is not RERUNNABLE exits.
+    let migrate = run(&fed, &["bmig", "2"]);
+    assert_eq!(migrate.status.code(), Some(1), "{migrate:?}");
+    assert!(String::from_utf8_lossy(&migrate.stderr).contains("not RERUNNABLE"));
+    let failed = ok(run(&fed, &["host-fail", "a"]));
+    assert!(failed.contains("Host <a> failed: 0 job(s) rerun, 1 exited"), "{failed}");
+    assert_eq!(state_of(&fed, 2).as_deref(), Some("EXIT"));
+    let back = ok(run(&fed, &["host-recover", "a"]));
+    assert!(back.contains("Host <a> is back"), "{back}");
+    eventually(Duration::from_secs(20), "job 4 runs on the recovered host", || {
+        state_of(&fed, 4).as_deref() == Some("RUN")
+    });
 }

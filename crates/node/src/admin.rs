@@ -9,6 +9,8 @@
 //! also what `-o json` prints, so their field names are a public contract
 //! (add fields, never rename one).
 
+/// What happens to a host (`mcfed host-fail`, `host-recover`).
+pub use mcfed_cluster::HostEvent;
 use mcfed_federation::{GroupState, JobRef};
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{JobAction, JobSpec};
@@ -69,7 +71,7 @@ pub enum AdminRequest {
         /// The host.
         host: String,
         /// What happens to it.
-        event: mcfed_cluster::HostEvent,
+        event: HostEvent,
     },
 }
 
