@@ -87,7 +87,15 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
         ok(run(
             &fed,
             &[
-                "bsub", "-q", "normal", "-J", name, "--run-time", "10h", "-sp", priority,
+                "bsub",
+                "-q",
+                "normal",
+                "-J",
+                name,
+                "--run-time",
+                "10h",
+                "-sp",
+                priority,
             ],
         ));
     }
@@ -97,8 +105,14 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
     assert_eq!(ids(&aps_order(&fed)), vec![2, 3, 4], "by JPRIORITY");
     let text = ok(run(&fed, &["bjobs", "-aps"]));
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("JOBID") && lines[0].ends_with("APS"), "{text}");
-    assert!(lines[1].starts_with("2 ") && lines[1].ends_with("90.00"), "{text}");
+    assert!(
+        lines[0].starts_with("JOBID") && lines[0].ends_with("APS"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("2 ") && lines[1].ends_with("90.00"),
+        "{text}"
+    );
 
     // A system value goes before every calculated value; ADMIN is added.
     ok(run(&fed, &["bmod", "-aps", "system=1", "3"]));
@@ -113,7 +127,12 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
         ]
     );
     let prio = ok(run(&fed, &["bjobs", "-prio"]));
-    let header: Vec<&str> = prio.lines().next().expect("header").split_whitespace().collect();
+    let header: Vec<&str> = prio
+        .lines()
+        .next()
+        .expect("header")
+        .split_whitespace()
+        .collect();
     let row4: Vec<&str> = prio
         .lines()
         .find(|line| line.starts_with("4 "))
@@ -135,7 +154,10 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
         queue.contains("APS_PRIORITY: WEIGHT[[JPRIORITY, 1]]"),
         "{queue}"
     );
-    assert!(queue.contains("SCHEDULING POLICIES:  APS_PRIORITY"), "{queue}");
+    assert!(
+        queue.contains("SCHEDULING POLICIES:  APS_PRIORITY"),
+        "{queue}"
+    );
 
     // The runner ends early: b (system value) runs. brequeue of b: a new
     // submission for APS, its system value gone; a (90) takes the slot.
@@ -163,11 +185,16 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
     assert_eq!(migrate.status.code(), Some(1), "{migrate:?}");
     assert!(String::from_utf8_lossy(&migrate.stderr).contains("not RERUNNABLE"));
     let failed = ok(run(&fed, &["host-fail", "a"]));
-    assert!(failed.contains("Host <a> failed: 0 job(s) rerun, 1 exited"), "{failed}");
+    assert!(
+        failed.contains("Host <a> failed: 0 job(s) rerun, 1 exited"),
+        "{failed}"
+    );
     assert_eq!(state_of(&fed, 2).as_deref(), Some("EXIT"));
     let back = ok(run(&fed, &["host-recover", "a"]));
     assert!(back.contains("Host <a> is back"), "{back}");
-    eventually(Duration::from_secs(20), "job 4 runs on the recovered host", || {
-        state_of(&fed, 4).as_deref() == Some("RUN")
-    });
+    eventually(
+        Duration::from_secs(20),
+        "job 4 runs on the recovered host",
+        || state_of(&fed, 4).as_deref() == Some("RUN"),
+    );
 }

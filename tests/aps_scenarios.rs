@@ -43,8 +43,5 @@ fn aps_changes_the_dispatch_order_but_not_the_victim() {
     let output = common::mcfed(&["run", plain.to_str().expect("utf-8"), "--check"]);
     let held = common::succeeded(&output);
     assert!(held.contains("5 of 5 expectations held"), "{held}");
-    assert!(
-        held.contains("job young is preempted by h-first"),
-        "{held}"
-    );
+    assert!(held.contains("job young is preempted by h-first"), "{held}");
 }

@@ -122,7 +122,7 @@ fn processors_counted(config: &mcfed_cluster::ClusterConfig) -> mcfed_cluster::C
 }
 
 /// The warnings of the template site, as `file:line: message`.
-const TEMPLATE_WARNINGS: [&str; 23] = [
+const TEMPLATE_WARNINGS: [&str; 24] = [
     "lsf.shared:12: section HostType is not modelled; ignored",
     "lsf.shared:17: section HostModel is not modelled; ignored",
     "lsf.shared:23: column INTERVAL is not modelled; ignored",
@@ -132,20 +132,21 @@ const TEMPLATE_WARNINGS: [&str; 23] = [
     "site/lsb.params:7: DEFAULT_QUEUE is not modelled; ignored",
     "site/lsb.params:9: SBD_SLEEP_TIME is not modelled; ignored",
     "site/lsb.params:10: JOB_ACCEPT_INTERVAL is not modelled; ignored",
-    "site/lsf.cluster.site:6: section ClusterAdmins is not modelled; ignored",
-    "site/lsf.cluster.site:19: section ResourceMap is not modelled; ignored",
-    "site/lsf.cluster.site:11: column model is not modelled; ignored",
-    "site/lsf.cluster.site:11: column type is not modelled; ignored",
+    "site/lsf.cluster.site:7: section ClusterAdmins is not modelled; ignored",
+    "site/lsf.cluster.site:20: section ResourceMap is not modelled; ignored",
+    "site/lsf.cluster.site:12: column model is not modelled; ignored",
+    "site/lsf.cluster.site:12: column type is not modelled; ignored",
     "site/lsb.hosts:6: column r1m is not modelled; ignored",
     "site/lsb.queues:8: NICE is not modelled; ignored",
     "site/lsb.queues:14: r1m is not modelled; ignored",
-    "site/lsb.queues:11: FAIRSHARE: group `group_a` shares one account in LSF, which is not modelled; each of its users gets 3 shares",
-    "site/lsb.queues:23: RUNLIMIT is not modelled; ignored",
-    "site/queues.d/low.queues:8: RES_REQ is not modelled; ignored",
-    "site/lsb.queues:52: APS_PRIORITY is not modelled; ignored",
-    "site/lsb.queues:53: CHUNK_JOB_SIZE is not modelled; ignored",
-    "site/lsb.resources:19: MEM is not modelled; ignored",
-    "site/lsb.resources:16: Limit mem_cap: it limits no slots, and nothing else of it is modelled; ignored",
+    "site/lsb.queues:23: RUNLIMIT: the maximum run limit `1:00` (jobs asking for more are refused) is not modelled; ignored, the default `15` is the run limit of jobs that give none",
+    "site/queues.d/low.queues:10: RES_REQ is not modelled; ignored",
+    "site/lsb.queues:53: APS_PRIORITY is not modelled; ignored",
+    "site/lsb.queues:54: CHUNK_JOB_SIZE is not modelled; ignored",
+    "site/lsb.resources:20: MEM is not modelled; ignored",
+    "site/lsb.resources:17: Limit mem_cap: it limits neither SLOTS nor JOBS, the resources mcfed models; ignored",
+    "site/lsb.resources:32: PROJECTS is not modelled; ignored",
+    "site/lsb.resources:30: Limit project_cap: it applies only to the PROJECTS it names, which mcfed does not model; the limit is ignored",
 ];
 
 /// `warning: FILE:LINE:COLUMN: message` lines as `file:line: message`
@@ -175,15 +176,27 @@ fn the_template_site_imports_with_exactly_its_warnings() {
     assert_eq!(listed(&text(&output.stderr), "warning"), TEMPLATE_WARNINGS);
     let written = std::fs::read_to_string(&out).expect("written");
     for expected in [
-        "FAIRSHARE = \"USER_SHARES[[alice, 3] [bob, 3] [default, 1]]\"  # lsb.queues:11",
-        "PREEMPTION = \"PREEMPTIVE[low+2 normal]\"  # lsb.queues:24",
+        "FAIRSHARE = \"USER_SHARES[[everyone, 5] [others, 1]]\"  # lsb.queues:11",
+        "PREEMPTION = \"PREEMPTIVE[low+2 normal]\"  # lsb.queues:25",
         "HOSTS = \"hostA hostB hostD\"  # lsb.queues:22",
+        "RUNLIMIT = \"15m\"  # lsb.queues:23 (15 minutes)",
+        "RUNTIME = \"10m\"  # lsb.queues:24 (0:10: 10 minutes)",
         "MXJ = 8  # lsb.hosts:7 (`!`: one slot per processor)",
+        "ngpus = 4  # lsf.cluster.site:13",
         "NO_PREEMPT_RUN_TIME = \"30m\"  # queues.d/low.queues:7 (30 minutes)",
-        "QJOB_LIMIT = 6  # lsb.resources:6 (Limit short_cap)",
-        "UJOB_LIMIT = 3  # lsb.resources:13 (Limit per_user_normal)",
-        "GROUP_MEMBER = \"alice bob carol dave\"  # lsb.users:7",
-        "memory_mb = 65536  # lsf.cluster.site:12",
+        "ENABLE_GPU_HIST_RUN_TIME = \"Y\"  # queues.d/low.queues:9",
+        "COMMITTED_RUN_TIME_FACTOR = 0.5  # lsb.params:16",
+        "RUN_TIME_DECAY = \"Y\"  # lsb.params:17",
+        "CLEAN_PERIOD = \"7200s\"  # lsb.params:19",
+        "MAX_USER_PRIORITY = 100  # lsb.params:20",
+        "GROUP_MEMBER = \"group_a group_b\"  # lsb.users:7",
+        "USER_SHARES = \"[group_a, 3] [group_b, 1]\"  # lsb.users:7",
+        "[[cluster.limit]]\nNAME = \"short_cap\"  # lsb.resources:5\nQUEUES = \"short\"  # lsb.resources:6\nSLOTS = 6  # lsb.resources:7",
+        "PER_USER = \"all\"  # lsb.resources:13",
+        "USERS = \"all ~alice\"  # lsb.resources:25\nPER_HOST = \"hostA hostC\"  # lsb.resources:26\nJOBS = 2  # lsb.resources:27",
+        "NAME = \"group_cap\"  # lsb.resources:39\nUSERS = \"group_b\"  # lsb.resources:39\nSLOTS = 8  # lsb.resources:39",
+        "QUEUES = \"pool_a pool_b\"  # lsb.resources:40\nJOBS = 10  # lsb.resources:40",
+        "memory_mb = 65536  # lsf.cluster.site:13",
         "# normal: For normal low priority jobs, running only if hosts are lightly loaded.",
     ] {
         assert!(
@@ -191,6 +204,14 @@ fn the_template_site_imports_with_exactly_its_warnings() {
             "missing `{expected}` in:\n{written}"
         );
     }
+    assert!(
+        !written.contains("NAME = \"project_cap\""),
+        "a project limit stays out"
+    );
+    assert!(
+        !written.contains("NAME = \"mem_cap\""),
+        "a memory limit stays out"
+    );
     assert!(!written.contains("login1"), "a client host runs no jobs");
     assert!(
         !written.contains("night"),
@@ -441,4 +462,73 @@ fn the_documented_commands_run() {
         ]),
         "import of the export",
     );
+}
+
+/// A scenario around the template site (`lsf_config`) runs with what was
+/// imported: lsb.resources' `short_cap` holds the `short` queue to 6
+/// slots, and only hostA's 4 GPUs (lsf.cluster.site's `ngpus`) serve GPU
+/// jobs, one at a time (alice's: `big_jobs` would hold others' jobs on
+/// hostA, where erin's run).
+#[test]
+fn a_scenario_runs_an_imported_site_with_its_limits_and_gpus() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = dir.path().join("site.toml");
+    let config = std::fs::canonicalize("tests/lsf/template/site").expect("fixture");
+    std::fs::write(
+        &scenario,
+        format!(
+            r#"end = "1h"
+
+[[cluster]]
+name = "site"
+lsf_config = {:?}
+
+[[cluster.job]]
+name = "short"
+queue = "short"
+user = "erin"
+count = 10
+run_time = "2h"
+
+[[cluster.job]]
+name = "gpu"
+queue = "low"
+user = "alice"
+count = 2
+gpus = 4
+run_time = "2h"
+
+[[expect]]
+at = "0s"
+cluster = "site"
+queue = "short"
+running_slots = 6
+pending_slots = 4
+
+[[expect]]
+job = "short-7"
+at = "10m"
+state = "PEND"
+reason_contains = "resource limit"
+
+[[expect]]
+job = "gpu-1"
+at = "10m"
+state = "RUN"
+
+[[expect]]
+job = "gpu-2"
+at = "10m"
+state = "PEND"
+reason_contains = "GPUs"
+"#,
+            config.display().to_string()
+        ),
+    )
+    .expect("write");
+    let stdout = succeeded(
+        &mcfed(&["run", scenario.to_str().expect("UTF-8"), "--check"]),
+        "run",
+    );
+    assert!(stdout.contains("4 of 4 expectations held"), "{stdout}");
 }

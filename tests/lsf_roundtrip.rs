@@ -1,7 +1,9 @@
 //! Round trips through LSF configuration, as properties over generated
-//! federations: scenario → `export` → `import` gives the same clusters
-//! (the model a run is built from), and import → export → import is
-//! stable (the same clusters, and the same files written again).
+//! federations (`lsf_roundtrip/generate.rs`: every part of a cluster mcfed
+//! models, slot pools, group shares, limits, RUNLIMIT and RUNTIME and GPUs
+//! included): scenario → `export` → `import` gives the same clusters (the
+//! model a run is built from), and import → export → import is stable
+//! (the same clusters, and the same files written again).
 
 use std::path::Path;
 
@@ -10,206 +12,9 @@ use mcfed_lsf::{ClusterSource, ImportOptions};
 use mcfed_scenario::Scenario;
 use proptest::prelude::*;
 
-/// Choices drawn from proptest's bytes, so failures shrink.
-struct Draw<'a>(&'a [u8], usize);
-
-impl Draw<'_> {
-    fn below(&mut self, n: usize) -> usize {
-        let byte = self.0.get(self.1).copied().unwrap_or(0);
-        self.1 += 1;
-        usize::from(byte) % n.max(1)
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn range(&mut self, low: u32, high: u32) -> u32 {
-        let span = usize::try_from(high - low + 1).unwrap_or(1);
-        low + u32::try_from(self.below(span)).unwrap_or(0)
-    }
-}
-
-fn maybe(draw: &mut Draw<'_>, line: impl FnOnce(&mut Draw<'_>) -> String) -> String {
-    if draw.chance(40) {
-        line(draw)
-    } else {
-        String::new()
-    }
-}
-
-fn factors(draw: &mut Draw<'_>) -> String {
-    let mut text = String::new();
-    for name in ["CPU_TIME_FACTOR", "RUN_JOB_FACTOR", "HIST_HOURS"] {
-        if draw.chance(30) {
-            let value = [0.1, 0.7, 2.5, 3.0, 10.0][draw.below(5)];
-            text.push_str(&format!("{name} = {value:?}\n"));
-        }
-    }
-    text
-}
-
-fn guard(draw: &mut Draw<'_>, name: &str) -> String {
-    match draw.below(4) {
-        0 => format!("{name} = \"{}m\"\n", draw.range(1, 120)),
-        1 => format!("{name} = \"{}%\"\n", draw.range(1, 100)),
-        _ => String::new(),
-    }
-}
-
-/// One execution cluster `C{index}`, receiving from `S`.
-fn execution_cluster(draw: &mut Draw<'_>, index: usize) -> String {
-    let mut text = format!("\n[[cluster]]\nname = \"C{index}\"\n\n[cluster.params]\n");
-    text.push_str(&format!(
-        "MC_PLUGIN_UPDATE_INTERVAL = \"{}s\"\n",
-        draw.range(1, 120)
-    ));
-    text.push_str(&maybe(draw, |draw| {
-        format!("MBD_SLEEP_TIME = \"{}s\"\n", draw.range(1, 90))
-    }));
-    text.push_str(&factors(draw));
-    text.push_str(&maybe(draw, |_| {
-        "PREEMPT_FOR = \"GROUP_MAX LEAST_RUN_TIME\"\n".to_owned()
-    }));
-    text.push_str(&guard(draw, "NO_PREEMPT_FINISH_TIME"));
-    if draw.chance(20) {
-        text.push_str(&format!(
-            "FAIRSHARE_ADJUSTMENT_PLUGIN = \"memory\"\nFAIRSHARE_ADJUSTMENT_THRESHOLD = {:?}\n",
-            [0.5, 1.0, 1.5][draw.below(3)]
-        ));
-    }
-    let mut entries = Vec::new();
-    for letter in ["a", "b", "c"].iter().take(1 + draw.below(3)) {
-        let name = format!("c{index}{letter}");
-        text.push_str(&format!(
-            "\n[[cluster.host]]\nname = \"{name}\"\nMXJ = {}\n",
-            draw.range(1, 8)
-        ));
-        text.push_str(&maybe(draw, |draw| {
-            format!("count = {}\n", draw.range(1, 3))
-        }));
-        text.push_str(&maybe(draw, |draw| {
-            format!("ncpus = {}\n", draw.range(1, 16))
-        }));
-        text.push_str(&maybe(draw, |draw| {
-            format!("\"JL/U\" = {}\n", draw.range(1, 4))
-        }));
-        text.push_str(&maybe(draw, |draw| {
-            format!("memory_mb = {}\n", draw.range(512, 65536))
-        }));
-        text.push_str(&maybe(draw, |_| "resources = [\"bigmem\"]\n".to_owned()));
-        if draw.chance(10) {
-            text.push_str("closed = true\n");
-        }
-        entries.push(name);
-    }
-    let queues = 1 + draw.below(3);
-    for queue in 0..queues {
-        text.push_str(&format!(
-            "\n[[cluster.queue]]\nname = \"q{queue}\"\nPRIORITY = {}\n",
-            draw.range(1, 99)
-        ));
-        if queue == 0 {
-            let from = if draw.chance(50) { "S" } else { "allclusters" };
-            text.push_str(&format!("RCVJOBS_FROM = \"{from}\"\n"));
-            match draw.below(3) {
-                0 => text.push_str(&format!("IMPT_JOBBKLG = {}\n", draw.range(0, 500))),
-                1 => text.push_str("IMPT_JOBBKLG = \"infinit\"\n"),
-                _ => {}
-            }
-        }
-        let other = (queue + 1) % queues;
-        let preemption = match draw.below(5) {
-            0 => "PREEMPTIVE".to_owned(),
-            1 => "PREEMPTABLE".to_owned(),
-            2 if other != queue => format!("PREEMPTIVE[q{other}+{}]", draw.range(1, 5)),
-            _ => String::new(),
-        };
-        if !preemption.is_empty() {
-            text.push_str(&format!("PREEMPTION = \"{preemption}\"\n"));
-        }
-        for limit in ["QJOB_LIMIT", "UJOB_LIMIT", "HJOB_LIMIT"] {
-            text.push_str(&maybe(draw, |draw| {
-                format!("{limit} = {}\n", draw.range(1, 50))
-            }));
-        }
-        if draw.chance(30) {
-            text.push_str("FAIRSHARE = \"USER_SHARES[[alice, 3] [bob, 2] [default, 1]]\"\n");
-        }
-        text.push_str(&factors(draw));
-        text.push_str(&maybe(draw, |draw| {
-            format!(
-                "SLOT_RESERVE = \"MAX_RESERVE_TIME[{}]\"\n",
-                draw.range(1, 5)
-            )
-        }));
-        text.push_str(&maybe(draw, |_| "BACKFILL = \"Y\"\n".to_owned()));
-        text.push_str(&guard(draw, "NO_PREEMPT_RUN_TIME"));
-        if draw.chance(30) {
-            let hosts: Vec<&str> = entries
-                .iter()
-                .map(String::as_str)
-                .take(1 + draw.below(entries.len()))
-                .collect();
-            text.push_str(&format!("HOSTS = \"{}\"\n", hosts.join(" ")));
-        }
-    }
-    if draw.chance(50) {
-        text.push_str("\n[[cluster.user_group]]\nname = \"g1\"\nGROUP_MEMBER = \"alice bob\"\n");
-        text.push_str(&format!(
-            "\n[[cluster.user]]\nname = \"g1\"\nMAX_JOBS = {}\n",
-            draw.range(1, 40)
-        ));
-    }
-    for user in ["alice", "default"] {
-        if draw.chance(40) {
-            text.push_str(&format!(
-                "\n[[cluster.user]]\nname = \"{user}\"\nMAX_JOBS = {}\n",
-                draw.range(1, 40)
-            ));
-            text.push_str(&maybe(draw, |_| "\"JL/P\" = 1.5\n".to_owned()));
-        }
-    }
-    text
-}
-
-/// A federation: a submission cluster `S` forwarding to one or two
-/// execution clusters.
-fn federation(bytes: &[u8]) -> String {
-    let mut draw = Draw(bytes, 0);
-    let executions = 1 + draw.below(2);
-    let modes = [
-        "COUNT_PREEMPTABLE",
-        "RESOURCE_ONLY",
-        "COUNT_PREEMPTABLE HIGH_QUEUE_PRIORITY",
-        "COUNT_PREEMPTABLE PREEMPTABLE_QUEUE_PRIORITY PENDING_WHEN_NOSLOTS",
-    ];
-    let sleep = draw.range(10, 60);
-    let mut text = format!(
-        "[[cluster]]\nname = \"S\"\n\n[cluster.params]\nMC_PLUGIN_SCHEDULE_ENHANCE = \"{}\"\nMBD_SLEEP_TIME = \"{sleep}s\"\n",
-        modes[draw.below(modes.len())]
-    );
-    text.push_str(&maybe(&mut draw, |draw| {
-        format!("MAX_FORWARDS = {}\n", draw.range(1, 20))
-    }));
-    let targets: Vec<String> = (1..=executions)
-        .map(|index| format!("q0@C{index}"))
-        .collect();
-    text.push_str(&format!(
-        "\n[[cluster.queue]]\nname = \"send\"\nPRIORITY = 30\nSNDJOBS_TO = \"{}\"\n",
-        targets.join(" ")
-    ));
-    if draw.chance(50) {
-        text.push_str(&format!(
-            "MAX_RSCHED_TIME = \"{}s\"\n",
-            sleep * draw.range(1, 10)
-        ));
-    }
-    for index in 1..=executions {
-        text.push_str(&execution_cluster(&mut draw, index));
-    }
-    text
-}
+#[path = "lsf_roundtrip/generate.rs"]
+mod generate;
+use generate::federation;
 
 fn exported(scenario: &Scenario) -> Vec<ExportedFile> {
     let clusters: Vec<ExportCluster<'_>> = scenario
@@ -264,7 +69,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, max_global_rejects: 4096, ..ProptestConfig::default() })]
 
     #[test]
-    fn scenario_export_import_gives_the_same_clusters(bytes in prop::collection::vec(any::<u8>(), 256)) {
+    fn scenario_export_import_gives_the_same_clusters(bytes in prop::collection::vec(any::<u8>(), 512)) {
         let text = federation(&bytes);
         let scenario = mcfed_scenario::parse("generated.toml", &text);
         prop_assume!(scenario.is_ok());
@@ -275,7 +80,7 @@ proptest! {
     }
 
     #[test]
-    fn import_export_import_is_stable(bytes in prop::collection::vec(any::<u8>(), 256)) {
+    fn import_export_import_is_stable(bytes in prop::collection::vec(any::<u8>(), 512)) {
         let scenario = mcfed_scenario::parse("generated.toml", &federation(&bytes));
         prop_assume!(scenario.is_ok());
         let scenario = scenario.expect("checked");
@@ -290,26 +95,142 @@ proptest! {
     }
 }
 
-/// Most generated federations are valid, so the properties test
-/// something.
-#[test]
-fn most_generated_federations_are_valid() {
-    let mut valid = 0;
-    for seed in 0u8..100 {
-        let bytes: Vec<u8> = (0..256u16)
-            .map(|i| {
-                (i as u8)
-                    .wrapping_mul(31)
-                    .wrapping_add(seed.wrapping_mul(17))
+/// `count` byte strings from a fixed xorshift generator.
+fn byte_strings(count: u64) -> impl Iterator<Item = Vec<u8>> {
+    (1..=count).map(|seed| {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..512)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state.to_le_bytes()[0]
             })
-            .collect();
-        if mcfed_scenario::parse("generated.toml", &federation(&bytes)).is_ok() {
-            valid += 1;
+            .collect()
+    })
+}
+
+/// Most generated federations are valid, so the properties test
+/// something; and together they reach every feature the generators draw,
+/// so the properties cover them.
+#[test]
+fn most_generated_federations_are_valid_and_reach_every_feature() {
+    let valid: Vec<Scenario> = byte_strings(100)
+        .filter_map(|bytes| mcfed_scenario::parse("generated.toml", &federation(&bytes)).ok())
+        .collect();
+    if std::env::var_os("MCFED_SHOW_INVALID").is_some() {
+        for bytes in byte_strings(100) {
+            if let Err(error) = mcfed_scenario::parse("generated.toml", &federation(&bytes)) {
+                eprintln!("{error}");
+            }
         }
+        eprintln!("{} of 100 valid", valid.len());
     }
     assert!(
-        valid >= 50,
-        "only {valid} of 100 generated federations are valid"
+        valid.len() >= 50,
+        "only {} of 100 generated federations are valid",
+        valid.len()
+    );
+    let configs: Vec<&mcfed_cluster::ClusterConfig> = valid
+        .iter()
+        .flat_map(|scenario| scenario.clusters.iter().map(|spec| &spec.config))
+        .collect();
+    let queues = || configs.iter().flat_map(|config| config.queues.iter());
+    let targets = || {
+        queues()
+            .filter_map(|queue| queue.fairshare.as_ref())
+            .flat_map(|shares| shares.entries.iter().map(|entry| &entry.target))
+    };
+    use mcfed_cluster::fairshare::ShareTarget;
+    let features: [(&str, bool); 16] = [
+        (
+            "GPUs",
+            configs.iter().any(|c| c.hosts.iter().any(|h| h.gpus > 0)),
+        ),
+        (
+            "a JOBS limit",
+            configs
+                .iter()
+                .any(|c| c.limits.iter().any(|l| l.jobs.is_some())),
+        ),
+        (
+            "a PER_HOST limit",
+            configs
+                .iter()
+                .any(|c| c.limits.iter().any(|l| l.per_host.is_some())),
+        ),
+        (
+            "a limit with exclusions",
+            configs.iter().any(|c| {
+                c.limits
+                    .iter()
+                    .any(|l| l.users.as_ref().is_some_and(|u| !u.excluded.is_empty()))
+            }),
+        ),
+        (
+            "group USER_SHARES",
+            configs
+                .iter()
+                .any(|c| c.user_groups.iter().any(|g| g.user_shares.is_some())),
+        ),
+        (
+            "a group of `all`",
+            configs.iter().any(|c| {
+                c.user_groups
+                    .iter()
+                    .any(|g| g.members.iter().any(|m| m == "all"))
+            }),
+        ),
+        ("`others`", targets().any(|t| *t == ShareTarget::Others)),
+        (
+            "`group@`",
+            targets().any(|t| matches!(t, ShareTarget::Members(_))),
+        ),
+        (
+            "a group's shares",
+            targets().any(|t| matches!(t, ShareTarget::Name(name) if name.starts_with('g'))),
+        ),
+        (
+            "a slot pool",
+            queues().any(|q| q.slot_pool.as_ref().is_some_and(|p| p.max_slots.is_some())),
+        ),
+        ("RUNLIMIT", queues().any(|q| q.run_limit.is_some())),
+        ("RUNTIME", queues().any(|q| q.run_estimate.is_some())),
+        (
+            "CLEAN_PERIOD and MAX_USER_PRIORITY",
+            configs
+                .iter()
+                .any(|c| c.params.clean_period.is_some() && c.params.max_user_priority.is_some()),
+        ),
+        (
+            "the switches",
+            queues().any(|q| q.fairshare_factors.run_time_decay.is_some())
+                && configs
+                    .iter()
+                    .any(|c| c.params.fairshare_factors.gpu_hist_run_time.is_some()),
+        ),
+        (
+            "COMMITTED_RUN_TIME_FACTOR",
+            queues().any(|q| q.fairshare_factors.committed_run_time.is_some()),
+        ),
+        (
+            "a fairshare send queue with FWD_JOB_FACTOR",
+            queues().any(|q| {
+                !q.send_to.is_empty()
+                    && q.fairshare.is_some()
+                    && q.fairshare_factors.fwd_job.is_some()
+            }),
+        ),
+    ];
+    for (feature, reached) in features {
+        assert!(reached, "no valid generated federation has {feature}");
+    }
+    assert!(
+        configs
+            .iter()
+            .any(|c| c.update_interval.is_none()
+                && c.queues.iter().any(|q| q.receive_from.is_some())),
+        "no execution cluster without MC_PLUGIN_UPDATE_INTERVAL"
     );
 }
 

@@ -156,3 +156,95 @@ fn sweep_runs_the_grid_and_plots_it() {
     ]);
     assert_eq!(single.stdout, output.stdout);
 }
+
+/// `--html`: one page that fetches nothing, with the summary, the metrics,
+/// both plots inline, and one entry per job timeline, each with its
+/// decisions in the words `mcfed run` prints.
+#[test]
+fn report_html_is_one_self_contained_page() {
+    let dir = scratch("html");
+    let run = mcfed(&[
+        "run",
+        "scenarios/chaos/reordered-updates.toml",
+        "--report",
+        "json",
+        "--events",
+    ]);
+    assert!(run.status.success());
+    let path = dir.join("run.jsonl");
+    std::fs::write(&path, &run.stdout).expect("write run");
+    let page = dir.join("report.html");
+    let output = mcfed(&[
+        "report",
+        path.to_str().expect("utf-8"),
+        "--format",
+        "json",
+        "--html",
+        page.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    let html = std::fs::read_to_string(&page).expect("the page");
+    assert!(html.starts_with("<!doctype html>"), "{}", &html[..100]);
+    // Nothing fetched: no external script, style, image or link.
+    for external in ["src=\"", "href=\"", "url(", "@import"] {
+        assert!(!html.contains(external), "the page refers out: {external}");
+    }
+    let timelines = report["timelines"].as_array().expect("timelines");
+    assert_eq!(
+        html.matches("<details class=\"job").count(),
+        timelines.len()
+    );
+    let decisions = report["summary"]["decisions"].as_u64().expect("decisions");
+    assert_eq!(
+        html.matches("<pre class=\"decision").count() as u64,
+        decisions
+    );
+    // The decisions read as `mcfed run` prints them, escaped for HTML.
+    let text =
+        String::from_utf8_lossy(&mcfed(&["run", "scenarios/chaos/reordered-updates.toml"]).stdout)
+            .into_owned();
+    let line = text
+        .lines()
+        .find(|line| line.contains("=>  forwarded to"))
+        .expect("a decision line");
+    let escaped = line
+        .trim_end()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    assert!(html.contains(&escaped), "{line}");
+    assert!(html.contains("| candidate "), "the candidates' table");
+    for figure in ["stale decisions", "view age", "Forwarded per queue"] {
+        assert!(html.contains(figure), "{figure}");
+    }
+    assert!(
+        html.contains("makespan: "),
+        "the metrics per cluster and queue"
+    );
+    assert_eq!(
+        html.matches("<figure class=\"plot\"").count(),
+        2,
+        "slots in use and view age, inline"
+    );
+    assert!(html.contains("stale-by-interval.svg left out: "));
+    assert!(html.contains("id=\"job-search\""));
+    // `--jobs` bounds the timelines, and says so.
+    let short = dir.join("short.html");
+    let output = mcfed(&[
+        "report",
+        path.to_str().expect("utf-8"),
+        "--jobs",
+        "3",
+        "--html",
+        short.to_str().expect("utf-8"),
+    ]);
+    assert!(output.status.success());
+    let short = std::fs::read_to_string(&short).expect("the page");
+    assert_eq!(short.matches("<details class=\"job").count(), 3);
+    assert!(short.contains(&format!("The first 3 of {} jobs", timelines.len())));
+}

@@ -29,10 +29,22 @@ pub(crate) struct ReportArgs {
     /// Write SVG plots into this directory.
     #[arg(long)]
     pub(crate) plots: Option<PathBuf>,
-    /// How many job timelines to show in Markdown.
-    #[arg(long, default_value_t = 20)]
-    pub(crate) jobs: usize,
+    /// How many job timelines to show (default: 20 in Markdown, 5000 in
+    /// the HTML page).
+    #[arg(long)]
+    pub(crate) jobs: Option<usize>,
+    /// Also write the whole report as one self-contained HTML page here:
+    /// the summary, the metrics, the plots inline, and every job's
+    /// timeline with its decisions, behind a search box.
+    #[arg(long, value_name = "OUT.html")]
+    pub(crate) html: Option<PathBuf>,
 }
+
+/// Job timelines shown in Markdown unless `--jobs` says otherwise.
+const MARKDOWN_JOBS: usize = 20;
+
+/// Job timelines in the HTML page unless `--jobs` says otherwise.
+const HTML_JOBS: usize = 5000;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SweepArgs {
@@ -147,21 +159,36 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let timelines = mcfed_report::timelines(&records);
     let mut plots = Vec::new();
     let mut left_out = Vec::new();
+    let drawn = match args.plots.is_some() || args.html.is_some() {
+        true => mcfed_report::plots::report_plots(&records, &per_run)?,
+        false => Vec::new(),
+    };
     if let Some(dir) = &args.plots {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        for plot in mcfed_report::plots::report_plots(&records, &per_run)? {
+        for plot in &drawn {
             match plot {
                 mcfed_report::plots::Plot::Drawn { name, svg } => {
                     let path = dir.join(name);
-                    write_file(&path, &svg)?;
+                    write_file(&path, svg)?;
                     plots.push(path);
                 }
                 mcfed_report::plots::Plot::LeftOut { name, why } => {
                     eprintln!("plot {name} left out: {why}");
-                    left_out.push((name, why));
+                    left_out.push((*name, why.clone()));
                 }
             }
         }
+    }
+    if let Some(path) = &args.html {
+        let page = mcfed_report::html::page(&mcfed_report::html::HtmlReport {
+            records: &records,
+            summary: &summary,
+            timelines: &timelines,
+            plots: &drawn,
+            stale_by_run: &per_run,
+            job_limit: args.jobs.unwrap_or(HTML_JOBS),
+        });
+        write_file(path, &page)?;
     }
     let mut out = BufWriter::new(io::stdout().lock());
     match args.format {
@@ -211,7 +238,7 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
             write!(
                 out,
                 "{}",
-                mcfed_report::markdown::timelines(&timelines, args.jobs)
+                mcfed_report::markdown::timelines(&timelines, args.jobs.unwrap_or(MARKDOWN_JOBS))
             )?;
         }
     }

@@ -88,6 +88,11 @@ pub(crate) struct ClusterArgs {
     /// (on by default when faults are injected).
     #[arg(long)]
     oracle: bool,
+    /// Serve a live page of this cluster (its hosts, queues, the counters it holds, its decisions) at ADDR (PORT, on 127.0.0.1, or
+    /// HOST:PORT; 0.0.0.0:PORT serves it beyond this machine). The page
+    /// only reads; it says where it is on standard error.
+    #[arg(long, value_name = "ADDR")]
+    web: Option<String>,
     /// Faults on the datagrams this process sends to its peers.
     #[command(flatten)]
     chaos: super::analysis::ChaosArgs,
@@ -111,7 +116,21 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
         LiveOutput::Json => LiveReport::Json,
         LiveOutput::None => LiveReport::None,
     };
-    mcfed_node::run_cluster(options)?;
+    let web = match &args.web {
+        Some(address) => Some(start_web(
+            address,
+            &format!("mcfed cluster {}", options.name),
+        )?),
+        None => None,
+    };
+    if let Some(web) = &web {
+        options.watch = Some(web.local_sender());
+    }
+    let ran = mcfed_node::run_cluster(options);
+    if let Some(web) = &web {
+        web.finish("the cluster's process stopped; the page shows what it held last");
+    }
+    ran?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -148,6 +167,11 @@ pub(crate) struct LaunchArgs {
     /// (on by default when faults are injected).
     #[arg(long)]
     oracle: bool,
+    /// Serve a live page of the whole federation (every cluster, the counters held and the truth, the decisions) at ADDR (PORT, on 127.0.0.1, or
+    /// HOST:PORT; 0.0.0.0:PORT serves it beyond this machine). The page
+    /// only reads; it says where it is on standard error.
+    #[arg(long, value_name = "ADDR")]
+    web: Option<String>,
     /// Faults on the datagrams between the processes (below QUIC).
     #[command(flatten)]
     chaos: super::analysis::ChaosArgs,
@@ -173,6 +197,13 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     options.chaos = args.chaos.overrides();
     options.oracle = args.oracle;
     let scenario = mcfed_scenario::load(&args.scenario)?;
+    let web = match &args.web {
+        Some(address) => Some(start_web(address, "mcfed launch")?),
+        None => None,
+    };
+    if let Some(web) = &web {
+        options.watch = Some(web.launch_sender());
+    }
     let faulty = options
         .chaos
         .apply(&scenario)
@@ -189,7 +220,14 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
         wall: None,
         jobs: false,
     };
-    match mcfed_node::launch::launch(&options) {
+    let launched = mcfed_node::launch::launch(&options);
+    if let Some(web) = &web {
+        web.finish(match &launched {
+            Ok(_) => "the run ended and its processes were stopped; the page shows what they held last",
+            Err(_) => "the launch failed and its processes were stopped; the page shows what they held last",
+        });
+    }
+    match launched {
         Ok(output) => super::report::print(&scenario, &output, &printing),
         Err(failure) => {
             // What the processes had decided by then, before the error.
@@ -206,6 +244,13 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
             Err(failure.into())
         }
     }
+}
+
+/// Serves the live page at `address` and says where on standard error.
+fn start_web(address: &str, who: &str) -> anyhow::Result<mcfed_web::Web> {
+    let web = mcfed_web::Web::start(mcfed_web::parse_address(address)?, mcfed_web::DEFAULT_POLL)?;
+    eprintln!("{}", web.announcement(who));
+    Ok(web)
 }
 
 /// `mcfed certs`.

@@ -1,5 +1,6 @@
 //! Helpers shared by the end-to-end tests.
 
+pub mod browser;
 pub mod live;
 
 use std::io::Read;

@@ -93,6 +93,10 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::Run(&["report {tmp}/run.jsonl --format json"]),
     ),
     (
+        "mcfed report run.jsonl --html report.html",
+        Plan::Run(&["report {tmp}/run.jsonl --html {tmp}/report.html"]),
+    ),
+    (
         "mcfed launch scenarios/chaos/launched-updates.toml --delay 45s --speed 20 --report json > launched.jsonl",
         Plan::Run(&[
             "launch scenarios/chaos/launched-updates.toml --delay 45s --speed 20 --report json --base-port 0 > {tmp}/launched.jsonl",
@@ -101,6 +105,10 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
     (
         "mcfed report launched.jsonl",
         Plan::Run(&["report {tmp}/launched.jsonl"]),
+    ),
+    (
+        "mcfed report launched.jsonl --html report.html",
+        Plan::Run(&["report {tmp}/launched.jsonl --html {tmp}/launched.html"]),
     ),
     (
         "mcfed launch scenarios/chaos/launched-updates.toml --report json --speed 20 --base-port 0 --delay 45s > run.jsonl",
@@ -131,6 +139,20 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::Run(&[
             "launch scenarios/forwarding/example1-count-preemptable.toml --speed 20 --check --base-port 0",
         ]),
+    ),
+    (
+        "mcfed launch scenarios/chaos/churn.toml --speed 30 --web 7180",
+        // Faster, on ports the OS picks (tests run side by side); the page
+        // itself is looked at in a browser by tests/web.rs.
+        Plan::Run(&[
+            "launch scenarios/chaos/churn.toml --speed 300 --web 127.0.0.1:0 --base-port 0",
+        ]),
+    ),
+    (
+        "mcfed cluster --scenario FILE --name Cluster1 --web 7181",
+        Plan::NotRun(
+            "a process that runs until stopped: tests/web.rs starts `mcfed cluster ... --web 0` and reads its page",
+        ),
     ),
     (
         "mcfed launch FILE --report json --base-port 0",

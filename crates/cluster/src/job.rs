@@ -279,9 +279,21 @@ pub enum ApsSet {
 }
 
 impl Job {
-    /// The emulated time at which the job will finish if it keeps running.
+    /// The emulated time at which the job will end if it keeps running:
+    /// when its run time is done, or its run limit reached, whichever is
+    /// first.
     pub fn finish_time(&self) -> Option<SimTime> {
-        (self.state == JobState::Running).then(|| self.running_since + self.remaining)
+        (self.state == JobState::Running).then(|| self.running_since + self.time_to_end())
+    }
+
+    /// How long the job runs from its last start or resumption until it
+    /// ends: the rest of its run time, cut at its run limit (LSF kills a
+    /// job that reaches its RUNLIMIT).
+    pub fn time_to_end(&self) -> Duration {
+        match self.spec.run_limit {
+            Some(limit) => self.remaining.min(limit.saturating_sub(self.ran_before())),
+            None => self.remaining,
+        }
     }
 
     /// How long the job ran before it last started or resumed (suspended

@@ -318,6 +318,7 @@ struct Model {
     ran: Duration,
     running_since: SimTime,
     run_limit: Option<Duration>,
+    run_time: Duration,
 }
 
 fn expect_state(model: &Model, allowed: &[JobState], event: JobEvent) -> Result<(), TestCaseError> {
@@ -396,6 +397,16 @@ fn check_transitions(
             }
             JobEvent::Finished => {
                 expect_state(model, &[JobState::Running], transition.event)?;
+                let ran = model.ran + at.saturating_since(model.running_since);
+                prop_assert_eq!(ran, model.run_time, "done after its run time");
+                prop_assert!(model.run_limit.is_none_or(|limit| limit >= ran));
+                model.state = JobState::Done;
+            }
+            JobEvent::RunLimit => {
+                expect_state(model, &[JobState::Running], transition.event)?;
+                let ran = model.ran + at.saturating_since(model.running_since);
+                prop_assert_eq!(Some(ran), model.run_limit, "killed at its run limit");
+                prop_assert!(ran < model.run_time, "before its run time");
                 model.state = JobState::Done;
             }
             // Job control commands; this test gives none.
@@ -496,9 +507,13 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
             let run_time = Duration::from_secs(plan.run_minutes * 60);
             let mut spec = JobSpec::simple("j", USERS[plan.user], run_time);
             spec.slots = plan.slots;
-            spec.run_limit = plan
-                .run_limit
-                .then_some(run_time + Duration::from_secs(600));
+            // Some run limits end jobs early (an odd run time gets half of
+            // it as its limit): the job is killed there, TERM_RUNLIMIT.
+            spec.run_limit = plan.run_limit.then_some(if plan.run_minutes % 2 == 1 {
+                (run_time / 2).max(Duration::from_secs(60))
+            } else {
+                run_time + Duration::from_secs(600)
+            });
             spec.cpu_utilisation = 0.5;
             spec.memory_mb = 512;
             if plan.special {
@@ -515,6 +530,7 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
                         ran: Duration::ZERO,
                         running_since: now,
                         run_limit: spec.run_limit,
+                        run_time,
                     },
                 );
             }

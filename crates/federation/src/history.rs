@@ -318,6 +318,10 @@ impl History {
             JobEvent::Requeued => ("PEND", "Killed and requeued by brequeue".to_owned()),
             JobEvent::Finished => ("DONE", "Done successfully".to_owned()),
             JobEvent::Killed => ("EXIT", "Exited: killed by bkill".to_owned()),
+            JobEvent::RunLimit => (
+                "EXIT",
+                "Exited: the job reached its run limit (TERM_RUNLIMIT)".to_owned(),
+            ),
             JobEvent::Stopped => ("USUSP", "Suspended by bstop (USUSP)".to_owned()),
             JobEvent::Held => ("PSUSP", "Held by bstop (PSUSP)".to_owned()),
             JobEvent::Released => ("PEND", "Released by bresume".to_owned()),
@@ -435,6 +439,10 @@ impl History {
             JobEvent::Requeued => ("PEND", format!("Requeued at <{cluster}>")),
             JobEvent::Finished => ("DONE", format!("Done successfully at <{cluster}>")),
             JobEvent::Killed => ("EXIT", format!("Exited at <{cluster}>: killed")),
+            JobEvent::RunLimit => (
+                "EXIT",
+                format!("Exited at <{cluster}>: run limit reached (TERM_RUNLIMIT)"),
+            ),
             JobEvent::Stopped => ("USUSP", format!("Suspended by bstop at <{cluster}>")),
             JobEvent::Held => ("PSUSP", format!("Held by bstop at <{cluster}>")),
             JobEvent::Released => ("PEND", format!("Released at <{cluster}>")),

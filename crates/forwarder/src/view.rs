@@ -91,6 +91,15 @@ pub enum Took {
 }
 
 impl Figures {
+    /// The figures without the time they were taken at: what a decision
+    /// compares.
+    fn untimed(self) -> Figures {
+        Figures {
+            taken_at: SimTime::ZERO,
+            ..self
+        }
+    }
+
     /// The static facts of a hello, received at `at`: every slot free,
     /// nothing running or pending.
     fn from_facts(facts: &QueueFacts, at: SimTime) -> Self {
@@ -213,6 +222,8 @@ pub struct RemoteView {
     /// Per queue: the base figures plus the forwards they do not reflect.
     /// Kept apart from [`RemoteQueue`] so `decide` reads one dense array.
     current: Vec<Option<Figures>>,
+    /// Set by [`RemoteView::apply_update`].
+    last_update_changed: bool,
     /// Per queue: whether it offers any resource at all.
     offers_resources: Vec<bool>,
     clusters: Vec<RemoteCluster>,
@@ -373,7 +384,11 @@ impl RemoteView {
             }
         }
         let queue_ids = self.clusters[cluster_index].queues.clone();
-        for id in queue_ids {
+        let before: Vec<Option<Figures>> = queue_ids
+            .iter()
+            .map(|id| self.current[id.index()].map(Figures::untimed))
+            .collect();
+        for &id in &queue_ids {
             let at = self.queues[id.index()].at.queue.clone();
             match update.queues.iter().find(|counters| counters.queue == at) {
                 Some(counters) => {
@@ -386,7 +401,18 @@ impl RemoteView {
             self.queues[id.index()].marked_full = false;
         }
         self.recompute(cluster_index);
+        self.last_update_changed = queue_ids
+            .iter()
+            .zip(&before)
+            .any(|(id, before)| self.current[id.index()].map(Figures::untimed) != *before);
         UpdateOutcome::Applied
+    }
+
+    /// Whether the last update applied changed any figure a decision reads
+    /// (an update that only restates the figures changes no decision: the
+    /// forwarder need not decide its waiting jobs again).
+    pub fn last_update_changed(&self) -> bool {
+        self.last_update_changed
     }
 
     /// Learns the static facts of `cluster`'s receive queues from its

@@ -18,6 +18,9 @@ pub enum Conv {
     Guard,
     /// Scheduling cycles of MBD_SLEEP_TIME, written as a duration.
     Cycles,
+    /// A run time as `bsub -W` takes it, `[hour:]minute`, written as a
+    /// duration.
+    RunTime,
     /// Space-separated words.
     Words,
     /// A keyword value checked by mcfed's own parser for it.

@@ -107,17 +107,20 @@ pub struct ClusterDoc {
     pub users: Vec<Table>,
     /// `[[cluster.user_group]]`: lsb.users' UserGroup section.
     pub user_groups: Vec<Table>,
+    /// `[[cluster.limit]]`: lsb.resources' Limit sections.
+    pub limits: Vec<Table>,
 }
 
 impl ClusterDoc {
     /// The tables of the part `part` (`host`, `queue`, `user`,
-    /// `user_group`) of the cluster, as a scenario names them.
+    /// `user_group`, `limit`) of the cluster, as a scenario names them.
     pub fn part(&self, part: &str) -> Option<&[Table]> {
         match part {
             "host" => Some(&self.hosts),
             "queue" => Some(&self.queues),
             "user" => Some(&self.users),
             "user_group" => Some(&self.user_groups),
+            "limit" => Some(&self.limits),
             _ => None,
         }
     }

@@ -1,6 +1,6 @@
 //! Writing a federation's clusters as LSF configuration: per cluster a
-//! directory with lsb.params, lsb.queues, lsb.hosts, lsb.users and
-//! lsf.cluster.NAME, and one lsf.shared naming every cluster, such that
+//! directory with lsb.params, lsb.queues, lsb.hosts, lsb.users,
+//! lsf.cluster.NAME and (when it has limits) lsb.resources, and one lsf.shared naming every cluster, such that
 //! importing them gives the same clusters back (the round-trip tests
 //! check it). What LSF cannot say (a 90-second NO_PREEMPT_RUN_TIME: LSF
 //! counts minutes) is an error naming the cluster and parameter.
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use mcfed_cluster::fairshare::FairshareOverrides;
 use mcfed_cluster::{
-    AdjustmentPlugin, ClusterConfig, DEFAULT_IMPT_JOBBKLG, HostSelection, PreemptGuard,
+    AdjustmentPlugin, ClusterConfig, Consumers, DEFAULT_IMPT_JOBBKLG, HostSelection, PreemptGuard,
     PreemptGuards, QueueConfig, ReceiveFrom,
 };
 use mcfed_forwarder::{DEFAULT_MAX_FORWARDS, ForwarderConfig, ScheduleMode};
@@ -62,12 +62,18 @@ pub fn export(clusters: &[ExportCluster<'_>]) -> Result<Vec<ExportedFile>, Expor
             ("lsb.params", params(cluster).map_err(fail)?),
             ("lsb.queues", queues(cluster, sleep).map_err(fail)?),
             ("lsb.hosts", hosts(cluster.config)),
-            ("lsb.users", users(cluster.config)),
+            ("lsb.users", users(cluster.config).map_err(fail)?),
             (&format!("lsf.cluster.{name}"), cluster_file(cluster.config)),
         ] {
             files.push(ExportedFile {
                 path: dir.join(file),
                 text,
+            });
+        }
+        if !cluster.config.limits.is_empty() {
+            files.push(ExportedFile {
+                path: dir.join("lsb.resources"),
+                text: resources(cluster.config),
             });
         }
     }
@@ -108,12 +114,27 @@ impl Assignments {
         let _ = writeln!(self.0, "{key:<30} = {value}");
     }
 
+    /// The dynamic-priority factors and the switches of its optional
+    /// terms that are set.
     fn factors(&mut self, factors: &FairshareOverrides) {
         for (name, value) in factors.named_values() {
             if let Some(value) = value {
                 self.set(name, value);
             }
         }
+        for (name, value) in factors.named_switches() {
+            if let Some(yes) = value {
+                self.set(name, yes_no(yes));
+            }
+        }
+    }
+
+    /// A run time LSF writes in minutes (RUNLIMIT, ESTIMATED_RUNTIME).
+    fn minutes(&mut self, name: &str, time: Option<Duration>) -> Result<(), String> {
+        if let Some(time) = time {
+            self.set(name, whole(name, time, 60, "minutes")?);
+        }
+        Ok(())
     }
 
     fn guards(&mut self, guards: &PreemptGuards) -> Result<(), String> {
@@ -131,6 +152,10 @@ impl Assignments {
         }
         Ok(())
     }
+}
+
+fn yes_no(yes: bool) -> &'static str {
+    if yes { "Y" } else { "N" }
 }
 
 /// `time` in whole `unit`s of `seconds` seconds.
@@ -186,6 +211,12 @@ fn params(cluster: &ExportCluster<'_>) -> Result<String, String> {
             "MBD_SLEEP_TIME",
             whole("MBD_SLEEP_TIME", sleep, 1, "seconds")?,
         );
+    }
+    if let Some(period) = params.clean_period {
+        keys.set("CLEAN_PERIOD", whole("CLEAN_PERIOD", period, 1, "seconds")?);
+    }
+    if let Some(priority) = params.max_user_priority {
+        keys.set("MAX_USER_PRIORITY", priority);
     }
     if let AdjustmentPlugin::Memory { threshold } = params.fairshare_adjustment {
         keys.set("FAIRSHARE_ADJUSTMENT_PLUGIN", "memory   # mcfed's");
@@ -249,7 +280,7 @@ fn queue_keys(queue: &QueueConfig) -> Result<Assignments, String> {
             keys.set("MAX_SLOTS_IN_POOL", max);
         }
         if let Some(yes) = pool.use_priority {
-            keys.set("USE_PRIORITY_IN_POOL", if yes { "Y" } else { "N" });
+            keys.set("USE_PRIORITY_IN_POOL", yes_no(yes));
         }
     }
     if let Some(shares) = &queue.fairshare {
@@ -266,6 +297,8 @@ fn queue_keys(queue: &QueueConfig) -> Result<Assignments, String> {
         keys.set("TERMINATE_WHEN", "PREEMPT");
     }
     keys.guards(&queue.preempt_guards)?;
+    keys.minutes("RUNLIMIT", queue.run_limit)?;
+    keys.minutes("ESTIMATED_RUNTIME", queue.run_estimate)?;
     match &queue.receive_from {
         Some(ReceiveFrom::All) => keys.set("RCVJOBS_FROM", "allclusters"),
         Some(ReceiveFrom::Listed(clusters)) => {
@@ -305,12 +338,25 @@ fn hosts(config: &ClusterConfig) -> String {
     text
 }
 
-fn users(config: &ClusterConfig) -> String {
+fn users(config: &ClusterConfig) -> Result<String, String> {
     let mut text = HEADER.to_owned();
     if !config.user_groups.is_empty() {
-        text.push_str("\nBegin UserGroup\nGROUP_NAME           GROUP_MEMBER\n");
+        text.push_str(
+            "\nBegin UserGroup\nGROUP_NAME           GROUP_MEMBER                   USER_SHARES\n",
+        );
         for group in &config.user_groups {
-            let _ = writeln!(text, "{:<20} ({})", group.name, group.members.join(" "));
+            let shares = match &group.user_shares {
+                None => "()".to_owned(),
+                Some(shares) if shares.entries.is_empty() => {
+                    return Err(format!(
+                        "user group {}: an empty USER_SHARES has no LSF spelling (`()` is no USER_SHARES at all)",
+                        group.name
+                    ));
+                }
+                Some(shares) => format!("({})", crate::import::share_list(shares)),
+            };
+            let members = format!("({})", group.members.join(" "));
+            let _ = writeln!(text, "{:<20} {members:<30} {shares}", group.name);
         }
         text.push_str("End UserGroup\n");
     }
@@ -327,12 +373,51 @@ fn users(config: &ClusterConfig) -> String {
         }
         text.push_str("End User\n");
     }
+    Ok(text)
+}
+
+/// lsb.resources: one Limit section per limit.
+fn resources(config: &ClusterConfig) -> String {
+    let mut text = HEADER.to_owned();
+    for limit in &config.limits {
+        let mut keys = Assignments::default();
+        keys.set("NAME", &limit.name);
+        for (key, consumers) in [
+            ("USERS", &limit.users),
+            ("PER_USER", &limit.per_user),
+            ("QUEUES", &limit.queues),
+            ("PER_QUEUE", &limit.per_queue),
+            ("HOSTS", &limit.hosts),
+            ("PER_HOST", &limit.per_host),
+        ] {
+            if let Some(consumers) = consumers {
+                keys.set(key, consumer_words(consumers));
+            }
+        }
+        for (key, value) in [("SLOTS", limit.slots), ("JOBS", limit.jobs)] {
+            if let Some(value) = value {
+                keys.set(key, value);
+            }
+        }
+        let _ = write!(text, "\nBegin Limit\n{}End Limit\n", keys.0);
+    }
     text
+}
+
+/// `all name ~excluded` as a Limit lists its consumers.
+fn consumer_words(consumers: &Consumers) -> String {
+    let all = consumers.all.then(|| "all".to_owned());
+    let excluded = consumers.excluded.iter().map(|name| format!("~{name}"));
+    all.into_iter()
+        .chain(consumers.names.iter().cloned())
+        .chain(excluded)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn cluster_file(config: &ClusterConfig) -> String {
     let mut text = format!(
-        "{HEADER}# ncpus, maxmem (MB) and closed are mcfed's columns: what lshosts and\n# badmin hclose would say of an emulated host.\n\nBegin Host\nHOSTNAME             server  RESOURCES            ncpus  maxmem  closed\n"
+        "{HEADER}# ncpus, ngpus, maxmem (MB) and closed are mcfed's columns: what lshosts\n# and badmin hclose would say of an emulated host.\n\nBegin Host\nHOSTNAME             server  RESOURCES            ncpus  ngpus  maxmem  closed\n"
     );
     for host in &config.hosts {
         let resources = if host.resources.is_empty() {
@@ -341,12 +426,14 @@ fn cluster_file(config: &ClusterConfig) -> String {
             format!("({})", host.resources.join(" "))
         };
         let memory = (host.memory_mb > 0).then_some(host.memory_mb);
+        let gpus = (host.gpus > 0).then_some(host.gpus);
         let _ = writeln!(
             text,
-            "{:<20} 1       {:<20} {:<6} {:<7} {}",
+            "{:<20} 1       {:<20} {:<6} {:<6} {:<7} {}",
             host.name,
             resources,
             cell(host.processors),
+            cell(gpus),
             cell(memory),
             if host.closed { "Y" } else { "()" }
         );

@@ -81,6 +81,7 @@ fn cluster_body(out: &mut Rendered, cluster: &ClusterDoc, prefix: &str) {
         ("queue", &cluster.queues),
         ("user_group", &cluster.user_groups),
         ("user", &cluster.users),
+        ("limit", &cluster.limits),
     ] {
         for table in tables {
             out.line("", None);

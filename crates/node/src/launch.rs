@@ -151,6 +151,19 @@ pub struct LaunchOptions {
     pub chaos: ChaosOverrides,
     /// Judge every decision by the oracle (`--oracle`, passed on).
     pub oracle: bool,
+    /// Where the launcher says, once every process has started, where
+    /// they listen (the live page of `mcfed launch --web` watches them).
+    pub watch: Option<tokio::sync::mpsc::UnboundedSender<Started>>,
+}
+
+/// Every process of a launched federation has started: where each
+/// listens, and the administrator's TLS material to reach them with.
+#[derive(Clone, Debug)]
+pub struct Started {
+    /// The administrator's certificate and key (those the launcher uses).
+    pub tls: std::sync::Arc<FederationTls>,
+    /// Each cluster and its address, in scenario order.
+    pub clusters: Vec<(String, String)>,
 }
 
 /// How far ahead emulated time zero is set when faults are injected, so
@@ -170,6 +183,7 @@ impl LaunchOptions {
             startup: Duration::from_secs(1),
             chaos: ChaosOverrides::default(),
             oracle: false,
+            watch: None,
         }
     }
 }
@@ -227,7 +241,7 @@ async fn run(
     scenario: &Scenario,
     certs: &Path,
 ) -> Result<RunOutput, LaunchFailure> {
-    let tls = admin_tls(certs).map_err(LaunchError::from)?;
+    let tls = std::sync::Arc::new(admin_tls(certs).map_err(LaunchError::from)?);
     let chaos = options.chaos.apply(scenario).filter(ChaosConfig::is_active);
     // With faults, give the processes time to connect before the clock
     // starts: the faults act from emulated time zero on.
@@ -289,6 +303,15 @@ async fn run(
             index,
             epoch_ms,
         );
+    }
+    if let Some(watch) = &options.watch {
+        let _ = watch.send(Started {
+            tls: tls.clone(),
+            clusters: running
+                .iter()
+                .map(|process| (process.cluster.clone(), process.address.clone()))
+                .collect(),
+        });
     }
     let running = RefCell::new(running);
     let ctrl_c = tokio::signal::ctrl_c();

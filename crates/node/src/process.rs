@@ -39,7 +39,7 @@ mod oracle;
 mod serve;
 mod shell;
 
-pub use serve::{listening_line, parse_listening_line};
+pub use serve::{LocalWatch, WATCH_DECISIONS, listening_line, parse_listening_line};
 
 /// How long a forwarding session waits for the true counters of the
 /// execution clusters (wall time) before it runs without judging its
@@ -146,6 +146,9 @@ pub struct ClusterOptions {
     pub oracle: bool,
     /// How long a session waits for the true counters.
     pub oracle_timeout: Duration,
+    /// Where the process hands a read-only handle on itself once it runs
+    /// (the live page of `mcfed cluster --web`).
+    pub watch: Option<tokio::sync::mpsc::UnboundedSender<LocalWatch>>,
 }
 
 impl ClusterOptions {
@@ -169,6 +172,7 @@ impl ClusterOptions {
             chaos: ChaosOverrides::default(),
             oracle: false,
             oracle_timeout: DEFAULT_ORACLE_TIMEOUT,
+            watch: None,
         }
     }
 }

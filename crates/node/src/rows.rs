@@ -8,7 +8,9 @@ use mcfed_scenario::model::ClusterSpec;
 use mcfed_transport::PeerStatus;
 use rustc_hash::FxHashMap;
 
-use crate::admin::{ForwardedFrom, ForwardedTo, HostRow, JobRow, LinkRow, QueueReport};
+use crate::admin::{
+    CountersRow, ForwardedFrom, ForwardedTo, HostRow, JobRow, LinkRow, QueueReport, ViewRow,
+};
 
 mod history;
 
@@ -237,6 +239,42 @@ pub fn view_facts(forwarder: &ForwarderNode) -> ViewFacts {
         }
     }
     facts
+}
+
+/// The counters a forwarder holds of each remote queue it sends to, in
+/// the order its send queues name them (each queue once), with their age
+/// at `now`.
+pub fn views(forwarder: &ForwarderNode, now: SimTime) -> Vec<ViewRow> {
+    let view = forwarder.view();
+    let mut seen = Vec::new();
+    let mut rows = Vec::new();
+    for (_, targets) in forwarder.send_queues() {
+        for &target in targets {
+            if seen.contains(&target) {
+                continue;
+            }
+            seen.push(target);
+            let at = view.queue_ref(target);
+            rows.push(ViewRow {
+                queue: at.queue.to_string(),
+                cluster: at.cluster.to_string(),
+                figures: view.figures(target).map(|figures| CountersRow {
+                    priority: figures.priority,
+                    total: figures.total,
+                    available: figures.available,
+                    running: figures.running,
+                    pending: figures.pending,
+                    preemptable_available: figures.preemptable_available,
+                    imported_pending: figures.imported_pending,
+                    impt_jobbklg: figures.impt_jobbklg,
+                }),
+                taken_at: view.taken_at(target).map(secs),
+                age: view.view_age(target, now).map(|age| age.as_secs_f64()),
+                last_update_seq: view.applied_seq(&at.cluster),
+            });
+        }
+    }
+    rows
 }
 
 /// The MultiCluster links (`bclusters`): each send queue's targets, then

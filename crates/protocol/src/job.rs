@@ -331,6 +331,10 @@ pub enum JobEvent {
     Waiting,
     /// A job waiting in a chunk pends again (its chunk was broken up).
     Pended,
+    /// The job reached its run limit (`bsub -W`, the queue's RUNLIMIT, or a
+    /// trace's requested time) before its run time and was killed: status
+    /// EXIT, LSF's TERM_RUNLIMIT.
+    RunLimit,
 }
 
 impl JobEvent {
@@ -353,12 +357,16 @@ impl JobEvent {
             JobEvent::Resized => "resized",
             JobEvent::Waiting => "waiting",
             JobEvent::Pended => "pended",
+            JobEvent::RunLimit => "run limit",
         }
     }
 
     /// Whether the job leaves its cluster with it (DONE or EXIT).
     pub fn ends_job(self) -> bool {
-        matches!(self, JobEvent::Finished | JobEvent::Killed)
+        matches!(
+            self,
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit
+        )
     }
 }
 

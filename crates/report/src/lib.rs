@@ -7,14 +7,18 @@
 //! - [`timeline`]: what happened to each job, step by step;
 //! - [`plots`]: SVG plots drawn with plotters (no C font libraries);
 //! - [`markdown`]: all of it as Markdown for pasting into a ticket;
+//! - [`html`]: all of it as one self-contained HTML page, with the plots
+//!   inline and a searchable timeline of every job;
 //! - [`sweep`]: runs a grid of update intervals × modes × seeds and compares
 //!   the cells.
 
+pub mod html;
 pub mod input;
 pub mod markdown;
 pub mod plots;
 pub mod summary;
 pub mod sweep;
+mod tables;
 pub mod timeline;
 
 pub use input::{Records, ReportError, read_records, read_runs};

@@ -172,13 +172,13 @@ impl<W: Write> JobsCsv<W> {
                     self.release(cluster, &held);
                 }
             }
-            JobEvent::Finished | JobEvent::Killed => {
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
                 let held = self.held.remove(&key).unwrap_or_default();
                 self.release(cluster, &held);
                 let facts = self.facts.remove(&key);
                 // A job killed before it started has no row, as a job that
                 // never started.
-                if transition.event == JobEvent::Finished || transition.started_at.is_some() {
+                if transition.event != JobEvent::Killed || transition.started_at.is_some() {
                     self.row(cluster, transition, &held, facts)?;
                 }
             }
@@ -227,13 +227,13 @@ impl<W: Write> JobsCsv<W> {
             Some(limit) => self.field(format_args!("{limit}"))?,
             None => self.writer.write_field("-1")?,
         }
-        if transition.event == JobEvent::Killed {
-            self.writer.write_field("0")?;
-            self.writer.write_field("COMPLETED_KILLED")?;
-        } else {
-            self.writer.write_field("1")?;
-            self.writer.write_field("COMPLETED_SUCCESSFULLY")?;
-        }
+        let (success, final_state) = match transition.event {
+            JobEvent::Killed => ("0", "COMPLETED_KILLED"),
+            JobEvent::RunLimit => ("0", "COMPLETED_WALLTIME_REACHED"),
+            _ => ("1", "COMPLETED_SUCCESSFULLY"),
+        };
+        self.writer.write_field(success)?;
+        self.writer.write_field(final_state)?;
         for value in [start, execution, finish, waiting, turnaround, stretch] {
             self.field(format_args!("{value}"))?;
         }

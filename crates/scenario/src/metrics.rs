@@ -98,7 +98,9 @@ impl MetricsRecorder {
                 tally.forwarded_in += u64::from(forwarded);
                 tally.waits.push(wait.as_secs_f32());
             }
-            JobEvent::Finished => {
+            // A job cut at its run limit ran its allocation too (Batsim's
+            // COMPLETED_WALLTIME_REACHED): it counts as finished here.
+            JobEvent::Finished | JobEvent::RunLimit => {
                 let at = transition.at;
                 self.last_finish = Some(self.last_finish.map_or(at, |last| last.max(at)));
                 let started = transition.started_at.unwrap_or(at);

@@ -258,7 +258,8 @@ impl RunStats {
                 self.jobs.finished.add(origin);
                 self.finished += 1;
             }
-            JobEvent::Killed => self.jobs.killed.add(origin),
+            // EXIT: killed by bkill, or at its run limit.
+            JobEvent::Killed | JobEvent::RunLimit => self.jobs.killed.add(origin),
             _ => {}
         }
     }

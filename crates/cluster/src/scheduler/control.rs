@@ -168,7 +168,7 @@ impl Cluster {
                 };
                 job.state = JobState::Running;
                 job.running_since = now;
-                let (queue, finish) = (job.queue, (now + job.remaining, job.run_epoch));
+                let (queue, finish) = (job.queue, (now + job.time_to_end(), job.run_epoch));
                 self.account(id, Holding::Stopped, Holding::Running, now);
                 if !self.queues[queue].preemptors.is_empty() {
                     self.cycle.pass_again = true;
@@ -394,6 +394,7 @@ impl Cluster {
             self.remove_pending(id);
             self.drop_reservation_of(id);
         }
+        let mut new_end = None;
         if let Some(job) = self.jobs.get_mut(id) {
             job.spec = spec;
             if waiting && changes.user_priority.is_some() {
@@ -416,6 +417,16 @@ impl Cluster {
                 }
                 None => {}
             }
+            if state == JobState::Running && changes.run_limit.is_some() {
+                // A new run limit moves the running job's end (to now, if
+                // it has already run past the new limit).
+                job.run_epoch += 1;
+                let end = (job.running_since + job.time_to_end()).max(self.cycle.now);
+                new_end = Some((end, job.run_epoch));
+            }
+        }
+        if let Some((end, epoch)) = new_end {
+            self.jobs.schedule_finish(end, id, epoch);
         }
         if pending {
             self.add_pending(id);

@@ -164,7 +164,7 @@ impl Cluster {
         job.started_at = Some(now);
         job.running_since = now;
         job.placement = placement;
-        let finish = (now + job.remaining, job.run_epoch);
+        let finish = (now + job.time_to_end(), job.run_epoch);
         let mut transition = Transition::of(job, JobEvent::Started, now, None, &self.queues);
         transition.first_start = first_start;
         let queue = job.queue;
@@ -182,7 +182,7 @@ impl Cluster {
         };
         job.state = JobState::Running;
         job.running_since = now;
-        let finish = (now + job.remaining, job.run_epoch);
+        let finish = (now + job.time_to_end(), job.run_epoch);
         let transition = Transition::of(job, JobEvent::Resumed, now, None, &self.queues);
         let queue = job.queue;
         self.account(id, Holding::Suspended, Holding::Running, now);
@@ -273,11 +273,22 @@ impl Cluster {
         self.break_chunk(id, now, transitions);
     }
 
-    /// Job `id` has run its time: it leaves the cluster at `at` (and the
-    /// next job of its chunk, if any, starts on its slot).
+    /// Job `id` has run its time, or reached its run limit first (then it
+    /// is killed: EXIT): it leaves the cluster at `at` (and the next job of
+    /// its chunk, if any, starts on its slot).
     pub(crate) fn finish(&mut self, id: JobId, at: SimTime, transitions: &mut Vec<Transition>) {
+        let Some(job) = self.jobs.get(id) else {
+            return;
+        };
+        let ran = job.ran_before() + at.saturating_since(job.running_since);
+        let limited = ran < job.spec.run_time;
         self.account(id, Holding::Running, Holding::Nothing, at);
-        let Some(job) = self.jobs.remove_finished(id) else {
+        let removed = if limited {
+            self.jobs.remove_exited(id)
+        } else {
+            self.jobs.remove_finished(id)
+        };
+        let Some(job) = removed else {
             return;
         };
         self.cycle.dirty = true;
@@ -288,7 +299,11 @@ impl Cluster {
         };
         transitions.push(Transition {
             job: id,
-            event: JobEvent::Finished,
+            event: if limited {
+                JobEvent::RunLimit
+            } else {
+                JobEvent::Finished
+            },
             at,
             origin: job.origin,
             preempted_by: None,

@@ -165,7 +165,7 @@ impl Cluster {
         job.run_epoch += 1;
         job.spec.slots = slots;
         job.placement = placement;
-        let finish = (now + job.remaining, job.run_epoch);
+        let finish = (now + job.time_to_end(), job.run_epoch);
         let mut transition = Transition::of(job, JobEvent::Resized, now, None, &self.queues);
         transition.started_at = job.started_at;
         let queue = job.queue;

@@ -109,7 +109,9 @@ impl ForwarderNode {
         let outcome = self.view.apply_update(&self.cluster, update);
         match outcome {
             UpdateOutcome::Applied => {
-                if !self.waiting.is_empty() {
+                // Waiting jobs are decided again when the figures moved; an
+                // update that restates them would decide them the same way.
+                if !self.waiting.is_empty() && self.view.last_update_changed() {
                     self.session_due = true;
                 }
             }

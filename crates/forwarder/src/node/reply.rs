@@ -231,7 +231,7 @@ impl ForwarderNode {
     }
 
     /// Job `id`, `dest_job` at queue `to`, changed state there; a finished
-    /// or killed job is forgotten, and so is its forward in the view (its
+    /// or killed job (by bkill or at its run limit) is forgotten, and so is its forward in the view (its
     /// slots are free again there).
     fn status(&mut self, id: u64, to: RemoteQueueId, dest_job: u64, event: JobEvent) {
         let Some(job) = self.jobs.get_mut(&id) else {
@@ -253,7 +253,7 @@ impl ForwarderNode {
                 job.state = SourceState::Accepted { to, dest_job };
             }
             JobEvent::Switched | JobEvent::Modified | JobEvent::Resized => {}
-            JobEvent::Finished | JobEvent::Killed => {
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
                 let forward_seq = job.forward_seq;
                 self.count_forwarded(id, true);
                 self.jobs.remove(&id);

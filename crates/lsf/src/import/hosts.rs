@@ -1,6 +1,7 @@
-//! Hosts: the host list and its facts from lsf.cluster.NAME's Host
-//! section (else the hosts lsb.hosts names), host groups and the Host
-//! section's MXJ and JL/U from lsb.hosts, onto `[[cluster.host]]`.
+//! Hosts: the host list and its facts (processors, GPUs, memory, …) from
+//! lsf.cluster.NAME's Host section (else the hosts lsb.hosts names), host
+//! groups and the Host section's MXJ and JL/U from lsb.hosts, onto
+//! `[[cluster.host]]`.
 
 use std::collections::BTreeMap;
 
@@ -29,6 +30,7 @@ struct HostFacts {
     at: Location,
     resources: Option<(Vec<String>, Location)>,
     ncpus: Option<(u32, Location)>,
+    ngpus: Option<(u32, Location)>,
     maxmem: Option<(u64, Location)>,
     closed: Option<(bool, Location)>,
     mxj: Option<(Mxj, Location)>,
@@ -180,6 +182,9 @@ fn cluster_file_hosts(
             if let Some(ncpus) = cell(row, "ncpus") {
                 host.ncpus = number_cell(&ncpus, "ncpus", diags);
             }
+            if let Some(ngpus) = cell(row, "ngpus") {
+                host.ngpus = number_cell(&ngpus, "ngpus", diags);
+            }
             if let Some(maxmem) = cell(row, "maxmem") {
                 host.maxmem = megabytes(&maxmem, diags).map(|mb| (mb, maxmem.at.clone()));
             }
@@ -199,6 +204,7 @@ impl HostFacts {
             at: at.clone(),
             resources: None,
             ncpus: None,
+            ngpus: None,
             maxmem: None,
             closed: None,
             mxj: None,
@@ -510,6 +516,9 @@ fn host_table(host: &HostFacts, diags: &mut Diags) -> Option<Table> {
     }
     if let Some((cpus, at)) = ncpus {
         table.set("ncpus", Value::Int((*cpus).into()), Some(at.clone()));
+    }
+    if let Some((gpus, at)) = &host.ngpus {
+        table.set("ngpus", Value::Int((*gpus).into()), Some(at.clone()));
     }
     if let Some((limit, at)) = &host.jl_u {
         table.set("JL/U", Value::Int((*limit).into()), Some(at.clone()));

@@ -17,6 +17,9 @@ mod shared;
 mod users;
 mod values;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +30,7 @@ use crate::limits::MAX_CLUSTERS;
 use crate::source::{Diagnostic, Location, Severity, suggestion};
 
 pub use shared::Shared;
+pub(crate) use users::share_list;
 
 /// One cluster to import: its name and its configuration directory.
 #[derive(Clone, Debug)]
@@ -231,13 +235,7 @@ fn cluster(source: &ClusterSource, shared: Option<&Shared>, diags: &mut Diags) -
         sleep,
     };
     queues::read(files.queues.as_ref(), &context, &mut doc, diags);
-    resources::read(
-        files.resources.as_ref(),
-        &host_book,
-        &user_book,
-        &mut doc,
-        diags,
-    );
+    resources::read(files.resources.as_ref(), &host_book, &mut doc, diags);
     doc
 }
 

@@ -104,6 +104,21 @@ fn queue_param(
             clusters(param.name, text, at, context, diags).map(|value| (param.name, value, None))
         }
         "MAX_RSCHED_TIME" => max_rsched_time(text, at, context.sleep, diags),
+        "RUNLIMIT" => run_limit(text, at, diags).map(|(value, note)| ("RUNLIMIT", value, note)),
+        "RUNTIME" | "ESTIMATED_RUNTIME" => {
+            if let Some(earlier) = queue.get("RUNTIME").and_then(|entry| entry.from.as_ref()) {
+                diags.error(
+                    &assignment.key.at,
+                    format!(
+                        "{} sets the run-time estimate again (first at line {}): give RUNTIME or ESTIMATED_RUNTIME, not both",
+                        param.name, earlier.line
+                    ),
+                );
+                return;
+            }
+            super::values::run_time(param.name, text, at, diags)
+                .map(|(value, note)| ("RUNTIME", value, note))
+        }
         name => convert(param_conv(param), name, text, at, diags)
             .map(|(value, note)| (name, value, note)),
     };
@@ -213,70 +228,55 @@ fn preemption(text: &str, at: &Location, names: &[String], diags: &mut Diags) ->
     good.then_some(Value::Text(normal))
 }
 
-/// FAIRSHARE: `USER_SHARES[[name, shares] ...]`, groups given to their
-/// members (`group@`: each member its shares, as LSF; a group's shared
-/// account, which mcfed lacks: each member the group's shares, with a
-/// warning), `others` taken as `default` with a warning.
+/// FAIRSHARE: `USER_SHARES[[name, shares] ...]` as mcfed models it —
+/// users, groups collectively, `group@` (each member), `default` and
+/// `others` — whose `group@` entries must name groups of lsb.users.
 fn fairshare(text: &str, at: &Location, users: &UserBook, diags: &mut Diags) -> Option<Value> {
-    let inner = text
-        .trim()
-        .strip_prefix("USER_SHARES")
-        .map(str::trim_start)
-        .and_then(|rest| rest.strip_prefix('['))
-        .and_then(|rest| rest.trim_end().strip_suffix(']'));
-    let Some(inner) = inner else {
-        diags.error(
-            at,
-            format!("FAIRSHARE expects USER_SHARES[[user, shares] ...], found `{text}`"),
-        );
-        return None;
-    };
-    let mut entries: Vec<String> = Vec::new();
-    let mut rest = inner.trim();
-    while let Some(body) = rest.strip_prefix('[') {
-        let Some(close) = body.find(']') else { break };
-        let entry = &body[..close];
-        rest = body[close + 1..].trim_start();
-        let Some((name, shares)) = entry.split_once(',') else {
-            entries.push(format!("[{entry}]"));
-            continue;
-        };
-        let (name, shares) = (name.trim(), shares.trim());
-        let member_shares = |users: Vec<String>| {
-            users
-                .into_iter()
-                .map(move |user| format!("[{user}, {shares}]"))
-        };
-        if let Some(group) = name.strip_suffix('@') {
-            match users.users_of(group) {
-                Some(members) => entries.extend(member_shares(members)),
-                None => entries.push(format!("[{name}, {shares}]")),
+    let (value, _) = convert(crate::catalog::Conv::Keywords, "FAIRSHARE", text, at, diags)?;
+    let shares: mcfed_cluster::UserShares = text.parse().ok()?;
+    let mut good = true;
+    for entry in &shares.entries {
+        if let mcfed_cluster::fairshare::ShareTarget::Members(group) = &entry.target {
+            if !users.is_group(group) {
+                diags.error(
+                    at,
+                    format!(
+                        "FAIRSHARE: `{group}@` names no user group of lsb.users{}",
+                        suggestion(group, users.groups())
+                    ),
+                );
+                good = false;
             }
-        } else if users.is_group(name) {
-            diags.warning(
-                at,
-                format!("FAIRSHARE: group `{name}` shares one account in LSF, which is not modelled; each of its users gets {shares} shares"),
-            );
-            entries.extend(member_shares(users.users_of(name).unwrap_or_default()));
-        } else if name == "others" {
-            diags.warning(at, "FAIRSHARE: `others` (one account for every user not named) is not modelled; taken as `default`");
-            entries.push(format!("[default, {shares}]"));
-        } else {
-            entries.push(format!("[{name}, {shares}]"));
         }
     }
-    if !rest.is_empty() {
-        entries.push(rest.to_owned());
+    good.then_some(value)
+}
+
+/// RUNLIMIT: `[default_limit] maximum_limit`, each `[hour:]minute`. mcfed's
+/// RUNLIMIT is the run limit of jobs that give none: the default limit
+/// when there are two, else the only one; a maximum after a default is
+/// not modelled (a warning).
+fn run_limit(text: &str, at: &Location, diags: &mut Diags) -> Option<(Value, Option<String>)> {
+    let limits: Vec<&str> = text.split_whitespace().collect();
+    match limits.as_slice() {
+        [only] => super::values::run_time("RUNLIMIT", only, at, diags),
+        [default, maximum] => {
+            let converted = super::values::run_time("RUNLIMIT", default, at, diags)?;
+            super::values::run_time("RUNLIMIT", maximum, at, diags)?;
+            diags.warning(
+                at,
+                format!("RUNLIMIT: the maximum run limit `{maximum}` (jobs asking for more are refused) is not modelled; ignored, the default `{default}` is the run limit of jobs that give none"),
+            );
+            Some(converted)
+        }
+        _ => {
+            diags.error(
+                at,
+                format!("RUNLIMIT expects [default_limit] maximum_limit, found `{text}`"),
+            );
+            None
+        }
     }
-    let rebuilt = format!("USER_SHARES[{}]", entries.join(" "));
-    convert(
-        crate::catalog::Conv::Keywords,
-        "FAIRSHARE",
-        &rebuilt,
-        at,
-        diags,
-    )
-    .map(|(value, _)| value)
 }
 
 /// SNDJOBS_TO (`queue@cluster` entries) or RCVJOBS_FROM (clusters or

@@ -1,45 +1,67 @@
-//! lsb.resources: the Limit sections whose shape mcfed has a limit for
-//! (slots of a queue, of a queue per user or per host, of a user, of a
-//! host), each onto that limit; the lowest of a limit and the one it
-//! meets wins, as both apply in LSF. Any other Limit is a warning.
+//! lsb.resources: each Limit section onto one `[[cluster.limit]]` — its
+//! NAME, consumers (USERS, QUEUES, HOSTS and their PER_ forms, `all` and
+//! `~` exclusions) and the resources mcfed models (SLOTS, JOBS). Host
+//! groups and `name*` patterns are written as their hosts; other
+//! resources (MEM, SWP, …) are warnings, and a Limit that names consumers
+//! mcfed does not model (projects, applications, license projects,
+//! clusters) is ignored whole, with a warning.
 
 use super::hosts::HostBook;
-use super::users::UserBook;
 use super::values::count;
-use super::{Diags, assignments, sections};
-use crate::catalog::{LSB_RESOURCES, SectionSpec};
+use super::{Diags, assignments, sections, table};
+use crate::catalog::{LSB_RESOURCES, SectionSpec, Status};
 use crate::doc::{ClusterDoc, Table, Value};
 use crate::grammar::{Body, Document, Section};
 use crate::source::{Location, suggestion};
 
-/// One Limit: its modelled keys' values, where it is, and whether it set
-/// a key mcfed does not model.
+/// Consumer keys mcfed does not model: a Limit naming one applies only to
+/// the projects, applications, license projects or clusters it lists,
+/// which mcfed's jobs do not have, so the whole Limit is ignored.
+const NARROWING: [&str; 8] = [
+    "PROJECTS",
+    "PER_PROJECT",
+    "LIC_PROJECTS",
+    "PER_LIC_PROJECT",
+    "APPS",
+    "PER_APP",
+    "CLUSTERS",
+    "PER_CLUSTER",
+];
+
+/// The consumer keys of a `[[cluster.limit]]`, in the order written, each
+/// with the other form of its kind (LSF: "do not configure PER_USER and
+/// USERS limits in the same Limit section").
+const CONSUMERS: [(&str, &str); 6] = [
+    ("USERS", "PER_USER"),
+    ("PER_USER", "USERS"),
+    ("QUEUES", "PER_QUEUE"),
+    ("PER_QUEUE", "QUEUES"),
+    ("HOSTS", "PER_HOST"),
+    ("PER_HOST", "HOSTS"),
+];
+
+/// One Limit as read: its modelled keys with their text and where, and
+/// the first key that narrows it to consumers mcfed does not model.
 struct Limit {
-    name: String,
     at: Location,
-    slots: Option<(u32, Location)>,
-    keys: Vec<(&'static str, Vec<String>)>,
-    narrowed: bool,
+    values: Vec<(&'static str, String, Location)>,
+    narrowed: Option<&'static str>,
 }
 
 impl Limit {
-    fn words(&self, key: &str) -> Option<&[String]> {
-        self.keys
+    fn value(&self, key: &str) -> Option<(&str, &Location)> {
+        self.values
             .iter()
-            .find(|(name, _)| *name == key)
-            .map(|(_, words)| words.as_slice())
-    }
-
-    fn shape(&self) -> Vec<&'static str> {
-        self.keys.iter().map(|(key, _)| *key).collect()
+            .find(|(name, _, _)| *name == key)
+            .map(|(_, text, at)| (text.as_str(), at))
     }
 }
 
-/// Reads lsb.resources' Limit sections into the limits of `doc`.
+/// Reads lsb.resources' Limit sections into `doc.limits`; the queues they
+/// name must be in `doc.queues`, the hosts in `hosts`.
 pub(super) fn read(
     document: Option<&Document>,
     hosts: &HostBook,
-    users: &UserBook,
     doc: &mut ClusterDoc,
     diags: &mut Diags,
 ) {
@@ -48,270 +70,210 @@ pub(super) fn read(
     };
     for (spec, section) in sections(&LSB_RESOURCES, document, diags) {
         for limit in limits(spec, section, diags) {
-            apply(&limit, hosts, users, doc, diags);
+            if let Some(table) = limit_table(&limit, hosts, doc, diags) {
+                doc.limits.push(table);
+            }
         }
     }
 }
 
 /// The limits of a Limit section: one in `KEY = value` form, one per row
-/// in the column form.
+/// in the column form (where `()` or `-` leaves the key out).
 fn limits(spec: &SectionSpec, section: &Section, diags: &mut Diags) -> Vec<Limit> {
-    let mut found = Vec::new();
+    let narrowing = |name: &str| NARROWING.iter().copied().find(|key| *key == name);
     match &section.body {
-        Body::Assignments(_) => {
-            let mut limit = Limit::new(section.at());
+        Body::Assignments(list) => {
+            let mut limit = Limit {
+                at: section.at().clone(),
+                values: Vec::new(),
+                narrowed: None,
+            };
             for (param, assignment) in assignments(spec, section, diags) {
-                limit.add(param.name, assignment.text(), &assignment.value.at, diags);
+                limit.values.push((
+                    param.name,
+                    assignment.text().trim().to_owned(),
+                    assignment.key.at.clone(),
+                ));
             }
-            limit.narrowed = narrowed(spec, section);
-            found.push(limit);
+            limit.narrowed = list
+                .iter()
+                .filter(|assignment| !assignment.text().trim().is_empty())
+                .find_map(|assignment| {
+                    spec.param(&assignment.key.value)
+                        .and_then(|param| narrowing(param.name))
+                });
+            vec![limit]
         }
-        Body::Table(table) => {
-            for row in &table.rows {
-                let mut limit = Limit::new(&row.at);
-                for (column, cell) in table.columns.iter().zip(&row.cells) {
-                    let Some(text) = cell.value.text() else {
-                        continue;
+        Body::Table(_) => {
+            let Some(rows) = table(spec, section, diags) else {
+                return Vec::new();
+            };
+            rows.rows
+                .iter()
+                .map(|row| {
+                    let mut limit = Limit {
+                        at: row.at.clone(),
+                        values: Vec::new(),
+                        narrowed: None,
                     };
-                    match spec.param(&column.value) {
-                        Some(param) if param.status == crate::catalog::Status::Ignored => {
-                            diags.not_modelled(&cell.at, param.name);
-                            limit.narrowed = true;
+                    for (column, cell) in rows.columns.iter().zip(&row.cells) {
+                        let (Some(text), Some(param)) =
+                            (cell.value.text(), spec.param(&column.value))
+                        else {
+                            continue;
+                        };
+                        if param.status == Status::Ignored {
+                            limit.narrowed = limit.narrowed.or(narrowing(param.name));
+                        } else {
+                            limit
+                                .values
+                                .push((param.name, text.to_owned(), cell.at.clone()));
                         }
-                        Some(param) => limit.add(param.name, text, &cell.at, diags),
-                        None => diags.warning(
-                            &column.at,
-                            format!(
-                                "unknown column `{}` in a Limit section{}; ignored",
-                                column.value,
-                                suggestion(&column.value, spec.names())
-                            ),
-                        ),
                     }
-                }
-                found.push(limit);
-            }
+                    limit
+                })
+                .collect()
         }
-        Body::Empty => {}
-    }
-    found
-}
-
-/// Whether a `KEY = value` Limit sets a key mcfed does not model.
-fn narrowed(spec: &SectionSpec, section: &Section) -> bool {
-    let Body::Assignments(list) = &section.body else {
-        return false;
-    };
-    list.iter().any(|assignment| {
-        !assignment.text().trim().is_empty()
-            && spec
-                .param(&assignment.key.value)
-                .is_some_and(|param| param.status == crate::catalog::Status::Ignored)
-    })
-}
-
-impl Limit {
-    fn new(at: &Location) -> Self {
-        Limit {
-            name: String::new(),
-            at: at.clone(),
-            slots: None,
-            keys: Vec::new(),
-            narrowed: false,
-        }
-    }
-
-    fn add(&mut self, key: &'static str, text: &str, at: &Location, diags: &mut Diags) {
-        match key {
-            "NAME" => self.name = text.trim().to_owned(),
-            "SLOTS" => match count("SLOTS", text) {
-                Ok(slots) => self.slots = Some((slots, at.clone())),
-                Err(message) => diags.error(at, message),
-            },
-            key => self
-                .keys
-                .push((key, text.split_whitespace().map(str::to_owned).collect())),
-        }
+        Body::Empty => Vec::new(),
     }
 }
 
-fn apply(
+/// The `[[cluster.limit]]` of one Limit; `None` (with a warning or an
+/// error) when mcfed cannot model it.
+fn limit_table(
     limit: &Limit,
     hosts: &HostBook,
-    users: &UserBook,
-    doc: &mut ClusterDoc,
+    doc: &ClusterDoc,
     diags: &mut Diags,
-) {
-    let label = if limit.name.is_empty() {
-        "Limit".to_owned()
-    } else {
-        format!("Limit {}", limit.name)
+) -> Option<Table> {
+    let mut table = Table::default();
+    let name = match limit.value("NAME") {
+        Some((name, at)) => {
+            table.set("NAME", Value::Text(name.to_owned()), Some(at.clone()));
+            name.to_owned()
+        }
+        None => {
+            let name = limit.at.file_name_line();
+            diags.warning(
+                &limit.at,
+                format!("a Limit without NAME (mcfed names every limit) is named `{name}`"),
+            );
+            table.set("NAME", Value::Text(name.clone()), Some(limit.at.clone()));
+            name
+        }
     };
-    let Some((slots, at)) = &limit.slots else {
+    if let Some(key) = limit.narrowed {
         diags.warning(
             &limit.at,
-            format!("{label}: it limits no slots, and nothing else of it is modelled; ignored"),
+            format!("Limit {name}: it applies only to the {key} it names, which mcfed does not model; the limit is ignored"),
         );
-        return;
-    };
-    if limit.narrowed {
-        diags.warning(&limit.at, format!("{label}: its SLOTS apply only where keys mcfed does not model say; the limit is not modelled; ignored"));
-        return;
+        return None;
     }
-    let note = Some(label.clone());
-    let mut shape = limit.shape();
-    shape.sort_unstable();
-    let all = |key: &str| limit.words(key) == Some(&["all".to_owned()][..]);
-    let queues = limit
-        .words("QUEUES")
-        .or(limit.words("PER_QUEUE"))
-        .unwrap_or_default();
-    let target = match shape.as_slice() {
-        ["QUEUES"] if queues.len() == 1 => Some("QJOB_LIMIT"),
-        ["PER_QUEUE"] => Some("QJOB_LIMIT"),
-        ["PER_USER", "QUEUES"] | ["PER_QUEUE", "PER_USER"] if all("PER_USER") => Some("UJOB_LIMIT"),
-        ["PER_HOST", "QUEUES"] | ["PER_HOST", "PER_QUEUE"] if all("PER_HOST") => Some("HJOB_LIMIT"),
-        _ => None,
-    };
-    if let Some(key) = target {
-        if limit
-            .words("QUEUES")
-            .is_some_and(|queues| queues.len() != 1)
-        {
-            diags.warning(
-                &limit.at,
-                format!("{label}: one limit over several queues together is not modelled; ignored"),
-            );
-            return;
-        }
-        for queue in queues {
-            match doc
-                .queues
-                .iter_mut()
-                .find(|table| table.text("name") == Some(queue.as_str()))
-            {
-                Some(table) => tighten(table, key, *slots, at, note.clone()),
-                None => diags.warning(
-                    &limit.at,
-                    format!("{label}: `{queue}` is not a queue of lsb.queues; ignored"),
-                ),
-            }
-        }
-        return;
-    }
-    match shape.as_slice() {
-        ["USERS"] | ["PER_USER"] => user_limit(limit, &label, *slots, at, users, doc, diags),
-        ["PER_HOST"] => host_limit(
-            limit, "PER_HOST", "MXJ", &label, *slots, at, hosts, doc, diags,
-        ),
-        ["PER_HOST", "PER_USER"] if all("PER_USER") => {
-            host_limit(
-                limit, "PER_HOST", "JL/U", &label, *slots, at, hosts, doc, diags,
-            );
-        }
-        _ => diags.warning(
-            &limit.at,
-            format!("{label}: this combination of keys is not modelled; ignored"),
-        ),
-    }
-}
-
-/// USERS (one user or group, as a whole) or PER_USER (each named, `all`:
-/// every user): MAX_JOBS.
-fn user_limit(
-    limit: &Limit,
-    label: &str,
-    slots: u32,
-    at: &Location,
-    users: &UserBook,
-    doc: &mut ClusterDoc,
-    diags: &mut Diags,
-) {
-    let names: Vec<String> = match (limit.words("USERS"), limit.words("PER_USER")) {
-        (Some([one]), None) if one != "all" => vec![one.clone()],
-        (None, Some(list)) => list
-            .iter()
-            .flat_map(|name| match name.as_str() {
-                "all" => vec!["default".to_owned()],
-                group if users.is_group(group) => users.users_of(group).unwrap_or_default(),
-                user => vec![user.to_owned()],
-            })
-            .collect(),
-        _ => {
-            diags.warning(
-                &limit.at,
-                format!("{label}: a limit over several users together is not modelled; ignored"),
-            );
-            return;
-        }
-    };
-    for name in names {
-        let index = match doc
-            .users
-            .iter()
-            .position(|table| table.text("name") == Some(name.as_str()))
-        {
-            Some(index) => index,
-            None => {
-                let mut table = Table::default();
-                table.set("name", Value::Text(name.clone()), Some(at.clone()));
-                doc.users.push(table);
-                doc.users.len() - 1
+    let mut limited = false;
+    for (key, text, at) in &limit.values {
+        let value = match *key {
+            "NAME" => continue,
+            "SLOTS" | "JOBS" => match count(key, text) {
+                Ok(number) => {
+                    limited = true;
+                    Value::Int(number.into())
+                }
+                Err(message) => {
+                    diags.error(at, message);
+                    return None;
+                }
+            },
+            _ => {
+                if let Some((_, other)) = CONSUMERS
+                    .iter()
+                    .find(|(consumer, other)| consumer == key && limit.value(other).is_some())
+                {
+                    diags.error(
+                        at,
+                        format!("Limit {name}: {key} and {other} cannot both be set (LSF refuses them in one Limit)"),
+                    );
+                    return None;
+                }
+                let words = consumers(&name, key, text, at, hosts, doc, diags)?;
+                Value::Text(words.join(" "))
             }
         };
-        tighten(
-            &mut doc.users[index],
-            "MAX_JOBS",
-            slots,
-            at,
-            Some(label.to_owned()),
-        );
+        table.set(key, value, Some(at.clone()));
     }
+    if !limited {
+        diags.warning(
+            &limit.at,
+            format!("Limit {name}: it limits neither SLOTS nor JOBS, the resources mcfed models; ignored"),
+        );
+        return None;
+    }
+    Some(table)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn host_limit(
-    limit: &Limit,
+/// The consumers of `key` as `[[cluster.limit]]` writes them: users as
+/// written (user groups are modelled), queues checked against
+/// lsb.queues, host groups and `name*` patterns as their hosts. `None`
+/// (with a warning) when a queue or host is unknown, which makes LSF
+/// ignore the limit.
+fn consumers(
+    limit: &str,
     key: &str,
-    target: &str,
-    label: &str,
-    slots: u32,
+    text: &str,
     at: &Location,
     hosts: &HostBook,
-    doc: &mut ClusterDoc,
+    doc: &ClusterDoc,
     diags: &mut Diags,
-) {
-    let mut named: Vec<String> = Vec::new();
-    for word in limit.words(key).unwrap_or_default() {
-        match hosts.expand(word) {
-            Some(found) => named.extend(found),
-            None => diags.warning(
-                &limit.at,
-                format!(
-                    "{label}: `{word}` is not a host or host group{}; ignored",
-                    suggestion(word, hosts.known())
-                ),
-            ),
+) -> Option<Vec<String>> {
+    let mut written: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let (prefix, name) = match word.strip_prefix('~') {
+            Some(name) => ("~", name),
+            None => ("", word),
+        };
+        let expanded: Vec<String> = match key {
+            _ if name == "all" => vec![name.to_owned()],
+            "USERS" | "PER_USER" => vec![name.to_owned()],
+            "QUEUES" | "PER_QUEUE" => {
+                let queues = doc.queues.iter().filter_map(|queue| queue.text("name"));
+                if !queues.clone().any(|queue| queue == name) {
+                    diags.warning(
+                        at,
+                        format!(
+                            "Limit {limit}: {key} names `{name}`, which is not a queue of lsb.queues{}; the limit is ignored",
+                            suggestion(name, queues)
+                        ),
+                    );
+                    return None;
+                }
+                vec![name.to_owned()]
+            }
+            _ => match hosts.expand(name) {
+                Some(found) => found,
+                None => {
+                    diags.warning(
+                        at,
+                        format!(
+                            "Limit {limit}: {key} names `{name}`, which is not a host or host group of the cluster{}; the limit is ignored",
+                            suggestion(name, hosts.known())
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
+        for name in expanded {
+            let word = format!("{prefix}{name}");
+            if !written.contains(&word) {
+                written.push(word);
+            }
         }
     }
-    for table in doc.hosts.iter_mut().filter(|table| {
-        table
-            .text("name")
-            .is_some_and(|name| named.iter().any(|n| n == name))
-    }) {
-        tighten(table, target, slots, at, Some(label.to_owned()));
+    if !written.iter().any(|word| !word.starts_with('~')) {
+        diags.warning(
+            at,
+            format!("Limit {limit}: {key} names nothing to limit (only `~` exclusions, or a pattern no host matches); the limit is ignored"),
+        );
+        return None;
     }
-}
-
-/// Sets `key` to `slots` unless it already holds a lower limit.
-fn tighten(table: &mut Table, key: &str, slots: u32, at: &Location, note: Option<String>) {
-    if table
-        .int(key)
-        .is_some_and(|current| current <= slots.into())
-    {
-        return;
-    }
-    table
-        .set(key, Value::Int(slots.into()), Some(at.clone()))
-        .note = note;
+    Some(written)
 }

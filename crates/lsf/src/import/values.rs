@@ -33,6 +33,7 @@ pub(crate) fn convert(
         Conv::Backlog => backlog(text),
         Conv::Name => name_word(name, text).map(|word| (Value::Text(word), None)),
         Conv::Keywords => return keywords(name, text, at, diags),
+        Conv::RunTime => return run_time(name, text, at, diags),
         Conv::Cycles => Err(format!("{name} needs MBD_SLEEP_TIME to be converted")),
     };
     match result {
@@ -78,6 +79,68 @@ fn guard(name: &str, text: &str) -> Result<(Value, Option<String>), String> {
         .parse::<PreemptGuard>()
         .map_err(|error| format!("{name}: {error}"))?;
     Ok((Value::Text(scenario), note))
+}
+
+/// A run time as `bsub -W` and RUNLIMIT write it: `[hour:]minute` (the
+/// minutes may be more than 59), written as minutes; a `/host` or
+/// `/host_model` normalisation is dropped with a warning. `None` (the
+/// error recorded) when it is not one, or is zero.
+pub(crate) fn run_time(
+    name: &str,
+    text: &str,
+    at: &Location,
+    diags: &mut Diags,
+) -> Option<(Value, Option<String>)> {
+    let text = text.trim();
+    let (time, host) = match text.split_once('/') {
+        Some((time, host)) => (time, Some(host)),
+        None => (text, None),
+    };
+    let minutes = match minutes(time) {
+        Some(0) => {
+            diags.error(
+                at,
+                format!("{name} must be longer than zero, found `{text}`"),
+            );
+            return None;
+        }
+        Some(minutes) => minutes,
+        None => {
+            diags.error(
+                at,
+                format!("{name} expects [hour:]minute (`90` or `1:30`), found `{text}`"),
+            );
+            return None;
+        }
+    };
+    if let Some(host) = host {
+        diags.warning(
+            at,
+            format!("{name}: normalisation by the CPU factor of `{host}` is not modelled; the time is taken as written"),
+        );
+    }
+    let note = if time.contains(':') {
+        format!("{time}: {minutes} minutes")
+    } else {
+        format!("{minutes} minutes")
+    };
+    Some((Value::Text(format!("{minutes}m")), Some(note)))
+}
+
+/// `[hour:]minute` in minutes, at most 2^32 - 1.
+fn minutes(text: &str) -> Option<u32> {
+    let number = |part: &str| -> Option<u64> {
+        (!part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
+            .then(|| part.parse().ok())
+            .flatten()
+    };
+    let total = match text.split_once(':') {
+        Some((hours, minutes)) => number(hours)?
+            .checked_mul(60)?
+            .checked_add(number(minutes)?)?,
+        None => number(text)?,
+    };
+    u32::try_from(total).ok()
 }
 
 /// Space-separated words, at least one.

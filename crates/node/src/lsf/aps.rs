@@ -108,7 +108,15 @@ pub fn aps_table(rows: &[ApsRow]) -> Table {
     let mut table = Table::new(
         "bjobs",
         "JOBS",
-        &["JOBID", "USER", "STAT", "QUEUE", "JOB_NAME", "JPRIORITY", "APS"],
+        &[
+            "JOBID",
+            "USER",
+            "STAT",
+            "QUEUE",
+            "JOB_NAME",
+            "JPRIORITY",
+            "APS",
+        ],
     );
     for row in rows {
         let name = if row.resize {

@@ -17,11 +17,11 @@ use rustc_hash::FxHashMap;
 use tokio::sync::mpsc;
 
 use super::oracle::{Oracle, PeerHello};
-use super::shell::{Collector, Local, Outbox, RecordsFrom, SetLocal};
+use super::shell::{Collector, DecisionsFrom, Local, Outbox, RecordsFrom, SetLocal};
 use super::{ClusterOptions, NodeError, origin};
 use crate::admin::{
     self, AdminRequest, AdminResponse, Controlled, HistoryReply, ParamsReply, PeerRow,
-    RecordsReply, StatusReply, Submitted,
+    RecordsReply, StatusReply, Submitted, WatchReply,
 };
 use crate::faults::{ChaosFaults, skewed_origin};
 use crate::rows;
@@ -151,6 +151,11 @@ pub(super) async fn serve(
         oracle,
         truth: truth_client.clone(),
     };
+    if let Some(watch) = &options.watch {
+        let _ = watch.send(LocalWatch {
+            process: process.clone(),
+        });
+    }
     if options.exit_on_stdin_eof {
         let stop = stop.clone();
         tokio::spawn(async move {
@@ -477,6 +482,10 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
             now: process.clock.now().as_secs_f64(),
             params: rows::params(&process.spec),
         }),
+        AdminRequest::Watch { from } => match watch(process, from).await {
+            Ok(reply) => AdminResponse::Watch(reply),
+            Err(error) => mailbox(error),
+        },
         AdminRequest::Shutdown => {
             let stop = process.stop.clone();
             actix_rt::spawn(async move {
@@ -487,4 +496,75 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
             AdminResponse::ShuttingDown
         }
     }
+}
+
+/// The most decision records one [`WatchReply`] carries: the newest ones,
+/// so a watcher that fell behind skips to the present.
+pub const WATCH_DECISIONS: usize = 256;
+
+/// A running cluster process, as the live page in the same process
+/// (`mcfed cluster --web`) sees it: it can only read, as the admin `Watch`
+/// request does.
+#[derive(Clone)]
+pub struct LocalWatch {
+    process: Process,
+}
+
+impl LocalWatch {
+    /// The cluster.
+    pub fn cluster(&self) -> &str {
+        self.process.name.as_str()
+    }
+
+    /// What the live page shows of the cluster, with the decision records
+    /// from index `from` on (at most [`WATCH_DECISIONS`]).
+    pub async fn watch(&self, from: usize) -> Result<WatchReply, String> {
+        watch(&self.process, from)
+            .await
+            .map_err(|error| format!("the cluster's actor stopped: {error}"))
+    }
+}
+
+/// The answer to a `Watch` request: one pass over the member, then the
+/// new decision records.
+async fn watch(process: &Process, from: usize) -> Result<WatchReply, MailboxError> {
+    let spec = process.spec.clone();
+    // (In an `Option`: the actor answers an `Inspect` with any type that
+    // is a message response, which a bare tuple is not.)
+    let inspected = process
+        .local
+        .member
+        .send(Inspect(move |member: &Member, now| {
+            Some((
+                rows::hosts(member.node()),
+                rows::queues(member.node(), &spec, now),
+                member
+                    .forwarder()
+                    .map(|forwarder| rows::views(forwarder, now))
+                    .unwrap_or_default(),
+                now,
+            ))
+        }))
+        .await?;
+    let Some((hosts, queues, views, now)) = inspected else {
+        return Err(MailboxError::Closed);
+    };
+    let (decisions, decisions_total) = process
+        .collector
+        .send(DecisionsFrom {
+            from,
+            limit: WATCH_DECISIONS,
+        })
+        .await?;
+    Ok(WatchReply {
+        cluster: process.name.to_string(),
+        address: process.transport.local_addr().to_string(),
+        incarnation: process.incarnation,
+        now: now.as_secs_f64(),
+        hosts,
+        queues,
+        views,
+        decisions,
+        decisions_total,
+    })
 }

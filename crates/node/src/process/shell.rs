@@ -133,11 +133,39 @@ pub(super) struct RecordsFrom(pub(super) usize);
 impl Handler<RecordsFrom> for Collector {
     type Result = MessageResult<RecordsFrom>;
     fn handle(&mut self, RecordsFrom(from): RecordsFrom, _: &mut Self::Context) -> Self::Result {
-        let records = self
-            .records
+        MessageResult((
+            self.records_from(from),
+            self.events.clone(),
+            self.usage.clone(),
+        ))
+    }
+}
+
+impl Collector {
+    /// The decision records from index `from` on.
+    fn records_from(&self, from: usize) -> Vec<DecisionRecord> {
+        self.records
             .get(from..)
             .map(<[_]>::to_vec)
-            .unwrap_or_default();
-        MessageResult((records, self.events.clone(), self.usage.clone()))
+            .unwrap_or_default()
+    }
+}
+
+/// The decision records from an index on, at most the newest `limit` of
+/// them, and how many there are in all (for the live page, which asks for
+/// the new ones only).
+#[derive(Message)]
+#[rtype(result = "(Vec<DecisionRecord>, usize)")]
+pub(super) struct DecisionsFrom {
+    pub(super) from: usize,
+    pub(super) limit: usize,
+}
+
+impl Handler<DecisionsFrom> for Collector {
+    type Result = MessageResult<DecisionsFrom>;
+    fn handle(&mut self, asked: DecisionsFrom, _: &mut Self::Context) -> Self::Result {
+        let total = self.records.len();
+        let from = asked.from.max(total.saturating_sub(asked.limit));
+        MessageResult((self.records_from(from), total))
     }
 }

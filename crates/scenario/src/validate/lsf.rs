@@ -1,5 +1,5 @@
 //! Clusters imported from LSF configuration (`lsf_config = "dir"`): their
-//! hosts, queues, users and params come from the directory's lsb.* files
+//! hosts, queues, users, limits and params come from the directory's lsb.* files
 //! (read by `mcfed-lsf`, the same import as `mcfed import lsf`); the
 //! scenario adds jobs, an address, workloads and chaos around them.
 //! Problems later found in an imported cluster name the LSF file and line
@@ -58,14 +58,15 @@ impl Checker<'_> {
         }
     }
 
-    /// A cluster imported from LSF files takes its hosts, queues, users
-    /// and params from them only.
+    /// A cluster imported from LSF files takes its hosts, queues, users,
+    /// limits and params from them only.
     fn refuse_own_configuration(&mut self, cluster: &RawCluster, path: &FieldPath) {
         for (key, present) in [
             ("host", !cluster.host.is_empty()),
             ("queue", !cluster.queue.is_empty()),
             ("user", !cluster.user.is_empty()),
             ("user_group", !cluster.user_group.is_empty()),
+            ("limit", !cluster.limit.is_empty()),
             ("params", params_set(&cluster.params)),
         ] {
             if present {
@@ -127,4 +128,5 @@ fn merge(cluster: &mut RawCluster, imported: RawCluster) {
     cluster.queue = imported.queue;
     cluster.user = imported.user;
     cluster.user_group = imported.user_group;
+    cluster.limit = imported.limit;
 }

@@ -295,3 +295,30 @@ fn messages_not_for_the_forwarder_change_nothing() {
         Handled::Nothing
     );
 }
+
+/// An update that only restates the figures leaves waiting jobs alone (they
+/// would be decided the same way); one that moves them decides them again.
+#[test]
+fn only_an_update_that_moves_the_figures_decides_waiting_jobs_again() {
+    let mut node = forwarder(None);
+    let now = SimTime::from_secs(30);
+    node.handle(now, &name("C2"), update("C2", 1, 0));
+    node.handle(now, &name("C3"), update("C3", 1, 0));
+    // 20 slots: more than any queue has; it waits here.
+    let mut wide = mcfed_protocol::JobSpec::simple("wide", "u", std::time::Duration::from_secs(60));
+    wide.slots = 20;
+    node.submit(now, "send", wide).expect("submit");
+    let mut out = Vec::new();
+    node.schedule(now, &mut out);
+    assert!(out.is_empty(), "nothing can take it");
+    assert_eq!(node.waiting_jobs(), 1);
+    assert!(!node.needs_session_at(now));
+    let later = SimTime::from_secs(60);
+    node.handle(later, &name("C2"), update("C2", 2, 0));
+    assert!(
+        !node.needs_session_at(later),
+        "the same figures, newer: no session"
+    );
+    node.handle(later, &name("C2"), update("C2", 3, 4));
+    assert!(node.needs_session_at(later), "4 slots freed: decided again");
+}
