@@ -57,6 +57,7 @@ fn decision(job_id: u64, time: f64, stale: Option<bool>) -> DecisionRecord {
         reason: "HighPriority@Cluster2: largest available - pending".to_owned(),
         tier: Some("free slots".to_owned()),
         view_age: Some(15.0),
+        workload_unknown: false,
         candidates: vec![CandidateRecord {
             queue: "HighPriority@Cluster2".to_owned(),
             priority: Some(40),
@@ -69,6 +70,7 @@ fn decision(job_id: u64, time: f64, stale: Option<bool>) -> DecisionRecord {
             imported_pending: Some(0),
             impt_jobbklg: Some(50),
             view_age: Some(15.0),
+            known_from: None,
             eligible: true,
             tier: Some("free slots".to_owned()),
             score: Some(10),
