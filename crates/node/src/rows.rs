@@ -472,10 +472,12 @@ mod tests {
             "counters",
             "slot_pool",
             "fairshare",
+            "aps_priority",
+            "queue_group",
         ] {
             assert!(queue.get(key).is_some(), "no `{key}` in {queue}");
         }
-        assert_eq!(keys(queue).len(), 21, "{queue}");
+        assert_eq!(keys(queue).len(), 23, "{queue}");
         assert_eq!(queue["status"], "Open:Active");
     }
 
