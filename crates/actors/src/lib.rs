@@ -12,5 +12,6 @@ mod messages;
 pub use clock::EmulatedClock;
 pub use member_actor::MemberActor;
 pub use messages::{
-    Control, Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit, TruthFetched,
+    Control, Deliver, FetchTruth, Happened, HostControl, Inspect, NextWake, Publish, Submit,
+    TruthFetched,
 };

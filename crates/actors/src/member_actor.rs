@@ -20,7 +20,9 @@ use mcfed_federation::{ControlOutcome, ControlRefused, Effects, Member, SubmitEr
 use mcfed_protocol::SimTime;
 
 use crate::clock::EmulatedClock;
-use crate::messages::{Control, Deliver, FetchTruth, Happened, Inspect, NextWake, Publish, Submit};
+use crate::messages::{
+    Control, Deliver, FetchTruth, Happened, HostControl, Inspect, NextWake, Publish, Submit,
+};
 
 #[derive(Message)]
 #[rtype(result = "()")]
@@ -284,6 +286,19 @@ impl Handler<Control> for MemberActor {
         let outcome = self
             .member
             .control(now, &control.job, &control.action, &mut self.effects);
+        self.flush(true);
+        self.queue_step(ctx);
+        outcome
+    }
+}
+
+impl Handler<HostControl> for MemberActor {
+    type Result = Result<String, String>;
+    fn handle(&mut self, control: HostControl, ctx: &mut Self::Context) -> Self::Result {
+        let now = self.clock.now();
+        let outcome = self
+            .member
+            .host_event(now, &control.host, control.event, &mut self.effects);
         self.flush(true);
         self.queue_step(ctx);
         outcome

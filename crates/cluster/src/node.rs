@@ -295,6 +295,7 @@ impl ClusterNode {
                         Some(JobState::Suspended) => Some(JobEvent::Suspended),
                         Some(JobState::UserSuspended) => Some(JobEvent::Stopped),
                         Some(JobState::PendingSuspended) => Some(JobEvent::Held),
+                        Some(JobState::ChunkWaiting) => Some(JobEvent::Waiting),
                         Some(JobState::Exited) => Some(JobEvent::Killed),
                         Some(JobState::Done) | None => Some(JobEvent::Finished),
                     };
@@ -376,6 +377,25 @@ impl ClusterNode {
     ) -> Result<(), ControlError> {
         self.transitions.clear();
         let result = self.cluster.control(now, id, action, &mut self.transitions);
+        self.report_transitions(out, transitions);
+        result
+    }
+
+    /// A host of this cluster fails or recovers at `now`
+    /// ([`Cluster::host_event`]); the submission clusters of forwarded
+    /// jobs on it hear what happened to them.
+    pub fn host_event(
+        &mut self,
+        now: SimTime,
+        host: &str,
+        event: crate::HostEvent,
+        out: &mut Vec<Envelope>,
+        transitions: &mut Vec<Transition>,
+    ) -> Result<(usize, usize), ControlError> {
+        self.transitions.clear();
+        let result = self
+            .cluster
+            .host_event(now, host, event, &mut self.transitions);
         self.report_transitions(out, transitions);
         result
     }

@@ -16,7 +16,9 @@ pub mod message;
 pub mod names;
 pub mod time;
 
-pub use control::{JobAction, JobChanges, JobControl, JobControlReply};
+pub use control::{
+    ApsChange, ApsNumber, JobAction, JobChanges, JobControl, JobControlReply, SlotRelease,
+};
 pub use counters::{
     CounterUpdate, ForwardWatermark, QueueCounters, QueueFacts, starts_at_once, takes_import,
 };

@@ -20,7 +20,13 @@ use crate::names::ClusterName;
 /// job's run-time estimate and GPUs. Version 5 (issue 15) added
 /// [`crate::JobSpec::options`], the job events of job control and the
 /// messages [`Message::JobControl`] and [`Message::JobControlReply`].
-pub const PROTOCOL_VERSION: u16 = 5;
+/// Version 6 (issue 11, absolute priority scheduling) added to
+/// [`crate::JobOptions`] the memory and swap a job asks for, the most slots
+/// of a resizable job and whether it resizes itself, and the JPRIORITY a
+/// forwarded job carries; to [`crate::JobChanges`] `bmod -aps`; the
+/// actions `bmig` and `bresize release`; and the job events `Migrated`,
+/// `Rerun`, `Resized`, `Waiting` and `Pended`.
+pub const PROTOCOL_VERSION: u16 = 6;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

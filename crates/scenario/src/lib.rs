@@ -20,6 +20,7 @@ pub mod model;
 mod policies;
 pub mod probe;
 pub mod records;
+pub mod refusal;
 pub mod render;
 pub mod run;
 pub mod validate;

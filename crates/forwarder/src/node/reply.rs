@@ -244,10 +244,15 @@ impl ForwarderNode {
             JobEvent::Suspended => job.state = SourceState::Suspended { to, dest_job },
             JobEvent::Stopped => job.state = SourceState::Stopped { to, dest_job },
             JobEvent::Held => job.state = SourceState::HeldThere { to, dest_job },
-            JobEvent::Requeued | JobEvent::Released => {
+            JobEvent::Requeued
+            | JobEvent::Released
+            | JobEvent::Migrated
+            | JobEvent::Rerun
+            | JobEvent::Waiting
+            | JobEvent::Pended => {
                 job.state = SourceState::Accepted { to, dest_job };
             }
-            JobEvent::Switched | JobEvent::Modified => {}
+            JobEvent::Switched | JobEvent::Modified | JobEvent::Resized => {}
             JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
                 let forward_seq = job.forward_seq;
                 self.count_forwarded(id, true);
