@@ -34,20 +34,13 @@ type ScenarioTable = (
 /// a parameter the catalogue says mcfed models (in full or in part), and
 /// the other keys are listed with why: a key added to the scenario format
 /// and not to the importer makes this fail.
-/// Absolute priority scheduling's scenario keys (issue 11), which
-/// `mcfed import lsf` does not map yet: the catalogue still lists them as
-/// ignored, with a warning at their line (docs/lsf-import.md). Remove each
-/// entry when crates/lsf imports and exports it.
+/// Scenario `[params]` keys that LSF keeps in lsf.conf, which `mcfed
+/// import lsf` does not read (it reads lsf.shared, lsf.cluster.NAME and the
+/// lsb.* files): set them in the scenario after importing. Remove an entry
+/// when the importer reads lsf.conf.
 const APS_NOT_YET_IMPORTED: &[(&str, &str)] = &[
-    ("params", "JOB_PRIORITY_OVER_TIME"),
     ("params", "LSB_REQUEUE_TO_BOTTOM"),
     ("params", "LSB_MIG2PEND"),
-    ("queue", "APS_PRIORITY"),
-    ("queue", "QUEUE_GROUP"),
-    ("queue", "CHUNK_JOB_SIZE"),
-    ("queue", "RERUNNABLE"),
-    ("queue", "DISPATCH_ORDER"),
-    ("queue", "FAIRSHARE_QUEUES"),
 ];
 
 #[test]
