@@ -32,12 +32,18 @@ enum Command {
     Validate {
         /// The scenario file (TOML).
         scenario: PathBuf,
+        /// Check the scenario's `refused` expectations: a scenario meant to
+        /// be refused passes when it is refused as it expects.
+        #[arg(long)]
+        check: bool,
     },
     /// Summarise run records (`mcfed run --report json --events`): figures,
-    /// per-job timelines and SVG plots.
+    /// per-job timelines and SVG plots; or merge the cells of a sweep
+    /// written with `mcfed sweep --emit`.
     Report(cli::analysis::ReportArgs),
-    /// Run a scenario over a grid of update intervals × modes × seeds.
-    Sweep(cli::analysis::SweepArgs),
+    /// Run a scenario over a grid of update intervals × modes × seeds, or
+    /// write the grid as a Slurm or LSF job array (`--emit`).
+    Sweep(cli::sweep::SweepArgs),
     /// Run one cluster of a scenario as a process, talking QUIC to its peers.
     Cluster(cli::processes::ClusterArgs),
     /// Run a scenario as one process per cluster and report their decisions.
@@ -73,8 +79,17 @@ enum Command {
     Brequeue(cli::lsf::control::JobsArgs),
     /// Move pending jobs to another queue.
     Bswitch(cli::lsf::control::BswitchArgs),
-    /// Change jobs' run limit, slots or priority.
+    /// Change jobs' run limit, slots, priority or APS values.
     Bmod(cli::lsf::control::BmodArgs),
+    /// Migrate running jobs (RERUNNABLE queues): they pend again, before
+    /// the pending jobs, keeping their priority.
+    Bmig(cli::lsf::control::JobsArgs),
+    /// Release slots of running resizable jobs: `bresize release all JOBID`.
+    Bresize(cli::lsf::control::BresizeArgs),
+    /// Fail a host: its jobs rerun (RERUNNABLE queues) or exit.
+    HostFail(cli::lsf::control::HostArgs),
+    /// Bring a failed host back.
+    HostRecover(cli::lsf::control::HostArgs),
     /// Generate inputs: `mcfed gen swf -o trace.swf` writes a synthetic
     /// SWF trace.
     #[command(subcommand)]
@@ -196,9 +211,31 @@ fn main() -> ExitCode {
 
 fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Validate { scenario } => {
-            let loaded = mcfed_scenario::load(&scenario)?;
+        Command::Validate { scenario, check } => {
+            let loaded = match mcfed_scenario::load(&scenario) {
+                Ok(loaded) => loaded,
+                Err(error) if check => return refusal_checks(&scenario, error),
+                Err(error) => return Err(error.into()),
+            };
             print_warnings(&scenario, &loaded);
+            if check && !loaded.expectations.is_empty() {
+                let output = RunOutput::default();
+                let results: Vec<_> = mcfed_scenario::check(&loaded, &output)
+                    .into_iter()
+                    .filter(|result| {
+                        loaded.expectations.iter().any(|expectation| {
+                            expectation.origin == result.origin
+                                && matches!(
+                                    expectation.kind,
+                                    mcfed_scenario::model::ExpectKind::Refused { .. }
+                                )
+                        })
+                    })
+                    .collect();
+                if !results.is_empty() {
+                    return print_checks(&results);
+                }
+            }
             let mut out = io::stdout().lock();
             writeln!(
                 out,
@@ -226,7 +263,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run(args) => run(args),
         Command::Report(args) => cli::analysis::report(args),
-        Command::Sweep(args) => cli::analysis::sweep(args),
+        Command::Sweep(args) => cli::sweep::sweep(args),
         Command::Cluster(args) => cli::processes::cluster(args),
         Command::Launch(args) => cli::processes::launch(args),
         Command::Certs(command) => cli::processes::certs(command),
@@ -245,6 +282,10 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Brequeue(args) => cli::lsf::control::brequeue(args),
         Command::Bswitch(args) => cli::lsf::control::bswitch(args),
         Command::Bmod(args) => cli::lsf::control::bmod(args),
+        Command::Bmig(args) => cli::lsf::control::bmig(args),
+        Command::Bresize(args) => cli::lsf::control::bresize(args),
+        Command::HostFail(args) => cli::lsf::control::host_event(args, true),
+        Command::HostRecover(args) => cli::lsf::control::host_event(args, false),
         Command::Gen(command) => cli::traces::generate(command),
         Command::Replay(args) => cli::traces::replay(args),
         Command::Import(command) => cli::import::import(command),
@@ -258,8 +299,43 @@ fn print_warnings(file: &std::path::Path, scenario: &Scenario) {
     }
 }
 
+/// A scenario that does not load: when its `[[expect]]` entries say it is
+/// refused (`refused = "..."`), its refusal is checked against them.
+fn refusal_checks(path: &std::path::Path, error: ScenarioError) -> anyhow::Result<ExitCode> {
+    let source = std::fs::read_to_string(path).unwrap_or_default();
+    let expected = mcfed_scenario::refusal::expected_refusals(&source);
+    if expected.is_empty() {
+        return Err(error.into());
+    }
+    eprintln!("{error}");
+    print_checks(&mcfed_scenario::refusal::check_refusals(&expected, &error))
+}
+
+/// Prints check results as `run --check` does; exit status 1 if one
+/// failed.
+fn print_checks(results: &[mcfed_scenario::CheckResult]) -> anyhow::Result<ExitCode> {
+    let failed = results.iter().filter(|result| !result.held).count();
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "{}{} of {} expectations held",
+        mcfed_scenario::render::checks_text(results),
+        results.len() - failed,
+        results.len()
+    )?;
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let scenario = mcfed_scenario::load(&args.scenario)?;
+    let scenario = match mcfed_scenario::load(&args.scenario) {
+        Ok(scenario) => scenario,
+        Err(error) if args.check => return refusal_checks(&args.scenario, error),
+        Err(error) => return Err(error.into()),
+    };
     print_warnings(&args.scenario, &scenario);
     let until = args.until.map(SimTime::from);
     let show_at =
@@ -323,5 +399,14 @@ mod tests {
         assert!(!colour_allowed(false, None));
         assert!(!colour_allowed(true, Some("1".into())));
         assert!(colour_allowed(true, Some("".into())));
+    }
+
+    /// clap's own checks of every subcommand's arguments (unique names,
+    /// valid `requires` and `conflicts_with`), which otherwise only panic
+    /// when that subcommand is run.
+    #[test]
+    fn every_subcommand_is_well_formed() {
+        use clap::CommandFactory as _;
+        super::Cli::command().debug_assert();
     }
 }

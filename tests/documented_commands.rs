@@ -236,10 +236,13 @@ fn live(fed: &Federation, command: &str) -> String {
     let (expected, command) = match command.strip_prefix('!') {
         Some(rest) => {
             let (code, rest) = rest.split_once(' ').expect("!CODE PATTERN COMMAND");
-            let (pattern, command) = rest
-                .split_once(" b")
-                .map(|(pattern, tail)| (pattern, format!("b{tail}")))
-                .expect("a b-command");
+            // The command starts at its verb: `b...` or `host-...`.
+            let at = [" b", " host-"]
+                .iter()
+                .filter_map(|verb| rest.find(verb))
+                .min()
+                .expect("a b-command or a host- command");
+            let (pattern, command) = (&rest[..at], rest[at + 1..].to_owned());
             (
                 Some((code.parse::<i32>().expect("code"), pattern.to_owned())),
                 command,
@@ -343,7 +346,13 @@ fn the_lsf_commands_run_as_documented_against_live_clusters() {
         "mcfed bresume --cluster Cluster1 JOBID ...",
         "mcfed bsub --cluster Cluster1 -q send [-n SLOTS] [-W RUNLIMIT] [-R RES] [-u USER] [-J NAME] [-o FILE] [-e FILE] [-sp PRIORITY] [--run-time 1h]",
         "mcfed bsub --cluster Cluster1 -q send --from jobs.txt --stats -o json > acknowledged.jsonl",
-        "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] JOBID ...",
+        "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] [-aps \"system=V|admin=V\" | -apsn] JOBID ...",
+        "mcfed bmig --cluster Cluster1 JOBID ...",
+        "mcfed bresize --cluster Cluster1 release all JOBID ...",
+        "mcfed host-fail --cluster Cluster1 HOST",
+        "mcfed host-recover --cluster Cluster1 HOST",
+        "mcfed bjobs --cluster Cluster1 -aps [-u USER] [-q QUEUE] [JOBID ...]",
+        "mcfed bjobs --cluster Cluster1 -prio",
         "mcfed bswitch --cluster Cluster1 QUEUE JOBID ...",
         "mcfed brequeue --cluster Cluster1 JOBID ...",
         "mcfed bstop --cluster Cluster1 JOBID ...",

@@ -122,7 +122,7 @@ fn processors_counted(config: &mcfed_cluster::ClusterConfig) -> mcfed_cluster::C
 }
 
 /// The warnings of the template site, as `file:line: message`.
-const TEMPLATE_WARNINGS: [&str; 24] = [
+const TEMPLATE_WARNINGS: [&str; 22] = [
     "lsf.shared:12: section HostType is not modelled; ignored",
     "lsf.shared:17: section HostModel is not modelled; ignored",
     "lsf.shared:23: column INTERVAL is not modelled; ignored",
@@ -141,8 +141,6 @@ const TEMPLATE_WARNINGS: [&str; 24] = [
     "site/lsb.queues:14: r1m is not modelled; ignored",
     "site/lsb.queues:23: RUNLIMIT: the maximum run limit `1:00` (jobs asking for more are refused) is not modelled; ignored, the default `15` is the run limit of jobs that give none",
     "site/queues.d/low.queues:10: RES_REQ is not modelled; ignored",
-    "site/lsb.queues:53: APS_PRIORITY is not modelled; ignored",
-    "site/lsb.queues:54: CHUNK_JOB_SIZE is not modelled; ignored",
     "site/lsb.resources:20: MEM is not modelled; ignored",
     "site/lsb.resources:17: Limit mem_cap: it limits neither SLOTS nor JOBS, the resources mcfed models; ignored",
     "site/lsb.resources:32: PROJECTS is not modelled; ignored",

@@ -60,13 +60,15 @@ impl Running {
         let keep = kept.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some((_, url)) = line.split_once(mcfed_web::ANNOUNCEMENT) {
-                    let url = url.split_whitespace().next().unwrap_or_default();
-                    let _ = tell.send(url.trim_end_matches('/').to_owned());
-                }
+                // Kept before the URL is told, so that whoever waited for
+                // the URL finds its line in what was kept.
                 if let Ok(mut kept) = keep.lock() {
                     kept.push_str(&line);
                     kept.push('\n');
+                }
+                if let Some((_, url)) = line.split_once(mcfed_web::ANNOUNCEMENT) {
+                    let url = url.split_whitespace().next().unwrap_or_default();
+                    let _ = tell.send(url.trim_end_matches('/').to_owned());
                 }
             }
         });

@@ -1,6 +1,6 @@
 //! Analysis subcommands: `mcfed report` (summaries, timelines and plots of
-//! run records) and `mcfed sweep` (a grid of update intervals × modes ×
-//! seeds), and the fault flags `run` and `sweep` share.
+//! run records, or the merged cells of a sweep's directory), and the fault
+//! flags `run` and `sweep` share.
 
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -20,7 +20,8 @@ pub(crate) enum Format {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
-    /// JSON-lines files of one or more runs.
+    /// JSON-lines files of one or more runs, or the directory of a sweep
+    /// written with `mcfed sweep --emit` (its cells are merged).
     #[arg(required = true)]
     pub(crate) runs: Vec<PathBuf>,
     /// Output format.
@@ -40,59 +41,11 @@ pub(crate) struct ReportArgs {
     pub(crate) html: Option<PathBuf>,
 }
 
-/// `--interval`: MC_PLUGIN_UPDATE_INTERVAL, within the bound a scenario's
-/// own is held to.
-fn update_interval(text: &str) -> Result<std::time::Duration, String> {
-    let interval = humantime::parse_duration(text).map_err(|error| error.to_string())?;
-    mcfed_protocol::bounds::UPDATE_INTERVAL
-        .check_duration(interval)
-        .map_err(|error| error.to_string())
-}
-
-/// `--seeds`: runs per cell of a sweep.
-fn seeds(text: &str) -> Result<u64, String> {
-    const SEEDS: mcfed_protocol::Bound = mcfed_protocol::Bound {
-        what: "--seeds",
-        min: 1,
-        max: 10_000,
-        why: "runs per cell of a sweep",
-    };
-    let value: i128 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number"))?;
-    SEEDS.check_i128(value).map_err(|error| error.to_string())
-}
 /// Job timelines shown in Markdown unless `--jobs` says otherwise.
 const MARKDOWN_JOBS: usize = 20;
 
 /// Job timelines in the HTML page unless `--jobs` says otherwise.
 const HTML_JOBS: usize = 5000;
-
-#[derive(Debug, clap::Args)]
-pub(crate) struct SweepArgs {
-    /// The scenario file (TOML).
-    pub(crate) scenario: PathBuf,
-    /// Update intervals to try, e.g. 1s,5s,15s,60s.
-    #[arg(long, value_delimiter = ',', required = true, value_parser = update_interval)]
-    pub(crate) interval: Vec<std::time::Duration>,
-    /// Modes to try, comma-separated (default: the scenario's).
-    #[arg(long, value_delimiter = ',')]
-    pub(crate) mode: Vec<String>,
-    /// Seeds per cell.
-    #[arg(long, default_value_t = 1, value_parser = seeds)]
-    pub(crate) seeds: u64,
-    /// Output format of the table.
-    #[arg(long, value_enum, default_value_t = Format::Markdown)]
-    pub(crate) format: Format,
-    /// Write the plot (SVG) here.
-    #[arg(long)]
-    pub(crate) plot: Option<PathBuf>,
-    /// Worker threads (default: every core).
-    #[arg(long)]
-    pub(crate) threads: Option<usize>,
-    #[command(flatten)]
-    pub(crate) chaos: ChaosArgs,
-}
 
 /// Faults on every link, added to the scenario's own `[chaos]`.
 #[derive(Debug, Default, clap::Args)]
@@ -157,6 +110,11 @@ pub(crate) fn write_file(path: &std::path::Path, contents: &str) -> anyhow::Resu
 }
 
 pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    if let [dir] = &args.runs[..]
+        && dir.join(mcfed_report::sweep::batch::MANIFEST).is_file()
+    {
+        return super::sweep::merged_report(dir, args.format, args.plots.as_deref());
+    }
     let runs = mcfed_report::read_runs(&args.runs)?;
     // Stale rate per run, against its update interval.
     let per_run: Vec<(String, f64, f64)> = runs
@@ -266,80 +224,4 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-pub(crate) fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
-    let scenario = mcfed_scenario::load(&args.scenario)?;
-    let modes = if args.mode.is_empty() {
-        let mut modes: Vec<mcfed_forwarder::ScheduleMode> = scenario
-            .clusters
-            .iter()
-            .filter_map(|spec| spec.forwarder.as_ref().map(|f| f.mode))
-            .collect();
-        modes.dedup();
-        modes
-    } else {
-        args.mode
-            .iter()
-            .map(|text| match text.trim() {
-                "DEFAULT" | "" => Ok(mcfed_forwarder::ScheduleMode::Default),
-                text => text.parse().with_context(|| format!("--mode {text}")),
-            })
-            .collect::<anyhow::Result<_>>()?
-    };
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let spec = mcfed_report::sweep::SweepSpec {
-        intervals: args.interval.clone(),
-        modes,
-        seeds: args.seeds,
-        chaos: args.chaos.apply(&scenario),
-        threads,
-    };
-    let total = (spec.intervals.len() * spec.modes.len()) as u64 * spec.seeds.max(1);
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let cells =
-        mcfed_report::sweep::run_sweep(&scenario, &spec, &run_with_event_loop, &|done, _| {
-            bar.set_position(done as u64);
-        })?;
-    bar.finish_and_clear();
-    if let Some(path) = &args.plot {
-        write_file(path, &mcfed_report::sweep::cells_svg(&cells)?)?;
-    }
-    let mut out = BufWriter::new(io::stdout().lock());
-    match args.format {
-        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&cells)?)?,
-        Format::Markdown => {
-            writeln!(
-                out,
-                "# Sweep of {}
-",
-                scenario.name
-            )?;
-            write!(out, "{}", mcfed_report::sweep::cells_markdown(&cells))?;
-            if let Some(path) = &args.plot {
-                writeln!(
-                    out,
-                    "
-![sweep]({})",
-                    path.display()
-                )?;
-            }
-        }
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Runs one sweep variant with the event loop.
-fn run_with_event_loop(
-    scenario: &mcfed_scenario::Scenario,
-    options: &mcfed_scenario::RunOptions,
-) -> Result<mcfed_scenario::RunOutput, String> {
-    mcfed_engine::run(scenario, options).map_err(|error| error.to_string())
 }

@@ -14,13 +14,17 @@ pub(crate) mod processes;
 pub(crate) mod progress;
 pub(crate) mod report;
 pub(crate) mod submit;
+pub(crate) mod sweep;
 pub(crate) mod traces;
 
 /// The options LSF spells with one dash and several letters.
-const ONE_DASH_LONG: [&str; 6] = ["-fwd", "-json", "-sp", "-Wn", "-We", "-gpu"];
+const ONE_DASH_LONG: [&str; 9] = [
+    "-fwd", "-json", "-sp", "-Wn", "-We", "-gpu", "-aps", "-apsn", "-prio",
+];
 
 /// LSF spells some long options with one dash (`bjobs -fwd`, `-json`,
-/// `bsub -sp`, `bmod -Wn`, `bsub -We`, `bsub -gpu`); clap wants two.
+/// `bsub -sp`, `bmod -Wn`, `bsub -We`, `bsub -gpu`, `bjobs -aps`, `bmod
+/// -apsn`, `bjobs -prio`); clap wants two.
 /// Rewrites them before parsing.
 pub(crate) fn lsf_spellings(
     args: impl IntoIterator<Item = std::ffi::OsString>,

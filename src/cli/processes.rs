@@ -28,6 +28,17 @@ fn peer(text: &str) -> Result<(String, String), String> {
     }
 }
 
+fn san(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, host))
+            if !name.is_empty() && !host.is_empty() && !host.contains(char::is_whitespace) =>
+        {
+            Ok((name.to_owned(), host.to_owned()))
+        }
+        _ => Err(format!("`{text}` is not of the form CLUSTER=HOST")),
+    }
+}
+
 /// How `mcfed cluster` prints decisions as they are made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum LiveOutput {
@@ -45,6 +56,10 @@ pub(crate) struct ClusterArgs {
     /// The scenario file (TOML).
     #[arg(long, env = "MCFED_SCENARIO")]
     scenario: PathBuf,
+    /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
+    /// addresses: where this cluster listens and where its peers are.
+    #[arg(long, env = "MCFED_HOSTS")]
+    hosts: Option<PathBuf>,
     /// The cluster to run.
     #[arg(long)]
     name: String,
@@ -110,6 +125,7 @@ pub(crate) struct ClusterArgs {
 /// Runs `mcfed cluster`.
 pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     let mut options = ClusterOptions::new(args.scenario, args.name, args.certs);
+    options.hosts = args.hosts;
     options.cert = args.cert;
     options.key = args.key;
     options.listen = args.listen;
@@ -150,6 +166,18 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
 pub(crate) struct LaunchArgs {
     /// The scenario file (TOML).
     scenario: PathBuf,
+    /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
+    /// addresses.
+    #[arg(long, env = "MCFED_HOSTS")]
+    hosts: Option<PathBuf>,
+    /// Print the command that starts each cluster on its own host (and
+    /// the certificates to make first) instead of starting them here.
+    #[arg(long, conflicts_with_all = ["web", "check", "events"])]
+    print_commands: bool,
+    /// With --print-commands: how long from now emulated time zero is (every
+    /// cluster should be started by then).
+    #[arg(long, default_value = "1m", value_parser = humantime::parse_duration, requires = "print_commands")]
+    start_in: Duration,
     /// Print one JSON object per decision, per line (as `mcfed run --report json`).
     #[arg(long, value_enum, default_value = "text")]
     report: LaunchReport,
@@ -206,14 +234,28 @@ pub(crate) enum LaunchReport {
 pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     let binary = std::env::current_exe().context("cannot find the mcfed executable")?;
     let mut options = LaunchOptions::new(args.scenario.clone(), binary);
-    options.certs = args.certs;
+    options.hosts = args.hosts.clone();
+    options.certs = args.certs.clone();
     options.base_port = args.base_port;
     options.speed = args.speed;
     options.connect_timeout = args.connect_timeout;
     options.chaos = args.chaos.overrides();
     options.oracle = args.oracle;
     options.state = args.state;
-    let scenario = mcfed_scenario::load(&args.scenario)?;
+    if args.print_commands {
+        let epoch = std::time::SystemTime::now() + args.start_in;
+        let print = mcfed_node::launch::PrintOptions {
+            certs: args.certs.unwrap_or_else(|| PathBuf::from("certs")),
+            epoch_ms: epoch
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_millis() as u64),
+        };
+        use std::io::Write as _;
+        let commands = mcfed_node::launch::print_commands(&options, &print)?;
+        std::io::stdout().lock().write_all(commands.as_bytes())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let scenario = mcfed_scenario::hosts::load_with_hosts(&args.scenario, args.hosts.as_deref())?;
     let web = match &args.web {
         Some(address) => Some(start_web(address, "mcfed launch")?),
         None => None,
@@ -280,13 +322,23 @@ pub(crate) enum CertsCommand {
         /// The clusters, comma-separated.
         #[arg(long, value_delimiter = ',', required_unless_present = "scenario")]
         clusters: Vec<String>,
-        /// Take the clusters from this scenario instead.
+        /// Take the clusters from this scenario instead; each cluster's
+        /// certificate names the host of its address (this machine's
+        /// loopback names when it has none).
         #[arg(long, conflicts_with = "clusters")]
         scenario: Option<PathBuf>,
         /// Replace a CA already in DIR (every certificate it issued stops
         /// being accepted).
         #[arg(long)]
         force: bool,
+        /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
+        /// addresses.
+        #[arg(long, requires = "scenario")]
+        hosts: Option<PathBuf>,
+        /// Another host (name or IP address) a cluster's certificate names,
+        /// e.g. Cluster1=node1.example.org (repeatable).
+        #[arg(long = "san", value_name = "CLUSTER=HOST", value_parser = san)]
+        sans: Vec<(String, String)>,
     },
 }
 
@@ -299,6 +351,8 @@ pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
             clusters,
             scenario,
             force,
+            hosts,
+            sans,
         } => {
             let existing = [
                 mcfed_transport::certs::ca_cert_path(&dir),
@@ -315,14 +369,35 @@ pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
                 );
             }
             let clusters = match scenario {
-                Some(path) => mcfed_scenario::load(&path)?
-                    .clusters
+                Some(path) => mcfed_node::process::certificate_hosts(
+                    &mcfed_scenario::hosts::load_with_hosts(&path, hosts.as_deref())?,
+                    &sans,
+                ),
+                None => clusters
                     .iter()
-                    .map(|spec| spec.config.name.to_string())
+                    .map(|name| {
+                        let mut hosts: Vec<String> = mcfed_transport::certs::LOOPBACK
+                            .iter()
+                            .map(|&host| host.to_owned())
+                            .collect();
+                        hosts.extend(
+                            sans.iter()
+                                .filter(|(cluster, _)| cluster == name)
+                                .map(|(_, host)| host.clone()),
+                        );
+                        mcfed_transport::certs::ClusterHosts {
+                            name: name.clone(),
+                            hosts,
+                        }
+                    })
                     .collect(),
-                None => clusters,
             };
-            let written = mcfed_transport::certs::init(&dir, &clusters)?;
+            for (cluster, _) in &sans {
+                if !clusters.iter().any(|c| &c.name == cluster) {
+                    anyhow::bail!("--san {cluster}=...: there is no cluster `{cluster}`");
+                }
+            }
+            let written = mcfed_transport::certs::init_with_hosts(&dir, &clusters)?;
             let mut out = std::io::stdout().lock();
             for file in written.files {
                 writeln!(out, "{}", file.display())?;

@@ -174,6 +174,67 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         ]),
     ),
     (
+        "mcfed launch scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt --print-commands",
+        Plan::Run(&[
+            "launch scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt --print-commands",
+        ]),
+    ),
+    (
+        "mcfed certs init certs --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt",
+        Plan::Run(&[
+            "certs init {tmp}/certs-for-hosts --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt",
+        ]),
+    ),
+    (
+        "mcfed cluster --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt --name Cluster1 --certs certs --epoch-ms 1795473027720 --speed 10",
+        Plan::NotRun(
+            "a cluster process that runs until stopped: tests/separate_hosts.rs starts the commands `launch --print-commands` prints, on three loopback addresses",
+        ),
+    ),
+    (
+        "mcfed bclusters --cluster Cluster1 --certs certs --scenario scenarios/forwarding/example1-count-preemptable.toml --hosts scenarios/scale-out/example1-hosts.txt",
+        Plan::NotRun(
+            "needs the processes above: tests/separate_hosts.rs asks them with this command",
+        ),
+    ),
+    (
+        "mcfed sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit slurm sweep-churn",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit slurm {tmp}/sweep-churn",
+        ]),
+    ),
+    (
+        "mcfed sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit lsf sweep-churn-lsf",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s,15s,30s,60s --mode RESOURCE_ONLY,COUNT_PREEMPTABLE --seeds 3 --emit lsf {tmp}/sweep-churn-lsf",
+        ]),
+    ),
+    (
+        "mcfed report sweep-churn",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 5s,30s --emit slurm {tmp}/sweep-merged",
+            "sweep --cell 2 {tmp}/sweep-merged",
+            "sweep --cell 1 {tmp}/sweep-merged",
+            "report {tmp}/sweep-merged",
+        ]),
+    ),
+    (
+        "mcfed report sweep-churn-lsf",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 5s --seeds 2 --emit lsf {tmp}/sweep-merged-lsf",
+            "sweep --cell 1 {tmp}/sweep-merged-lsf",
+            "sweep --cell 2 {tmp}/sweep-merged-lsf",
+            "report {tmp}/sweep-merged-lsf --format json",
+        ]),
+    ),
+    (
+        "mcfed sweep --cell 7 sweep-churn",
+        Plan::Run(&[
+            "sweep scenarios/chaos/churn.toml --interval 1s,5s --seeds 4 --emit slurm {tmp}/sweep-cell",
+            "sweep --cell 7 {tmp}/sweep-cell",
+        ]),
+    ),
+    (
         "export MCFED_SCENARIO=scenarios/forwarding/example1-count-preemptable.toml MCFED_CERTS=certs",
         Plan::Setup,
     ),
@@ -303,13 +364,52 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::Live(&["bresume --cluster Cluster1 1"]),
     ),
     (
-        "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] JOBID ...",
+        "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] [-aps \"system=V|admin=V\" | -apsn] JOBID ...",
         Plan::Live(&[
             "bmod --cluster Cluster2 -W 30 -n 2 72",
             "bmod --cluster Cluster2 -Wn 72",
             "bmod --cluster Cluster1 -W 3:00 1",
             "!1 MAX_USER_PRIORITY bmod --cluster Cluster2 -sp 5 72",
+            "!1 APS_PRIORITY bmod --cluster Cluster2 -aps admin=5 72",
+            "!1 APS_PRIORITY bmod --cluster Cluster2 -apsn 72",
         ]),
+    ),
+    (
+        "mcfed run scenarios/aps/formula-limits-grace.toml --check",
+        Plan::Run(&["run scenarios/aps/formula-limits-grace.toml --check"]),
+    ),
+    (
+        "mcfed validate scenarios/aps/refused-dispatch-order-queue.toml --check",
+        Plan::Run(&["validate scenarios/aps/refused-dispatch-order-queue.toml --check"]),
+    ),
+    (
+        "mcfed bmig --cluster Cluster1 JOBID ...",
+        Plan::Live(&["!1 Job bmig --cluster Cluster2 74"]),
+    ),
+    (
+        "mcfed bresize --cluster Cluster1 release all JOBID ...",
+        Plan::Live(&["!1 Job bresize --cluster Cluster2 release all 74"]),
+    ),
+    (
+        "mcfed host-fail --cluster Cluster1 HOST",
+        Plan::Live(&["!1 nohost host-fail --cluster Cluster2 nohost"]),
+    ),
+    (
+        "mcfed host-recover --cluster Cluster1 HOST",
+        Plan::Live(&["!1 nohost host-recover --cluster Cluster2 nohost"]),
+    ),
+    (
+        "mcfed bjobs --cluster Cluster1 -aps [-u USER] [-q QUEUE] [JOBID ...]",
+        Plan::Live(&[
+            "bjobs --cluster Cluster1 -aps",
+            "bjobs --cluster Cluster2 -aps -q HighPriority -u all",
+            "bjobs --cluster Cluster2 -aps -o json",
+            "bjobs --cluster Cluster2 -aps -json",
+        ]),
+    ),
+    (
+        "mcfed bjobs --cluster Cluster1 -prio",
+        Plan::Live(&["bjobs --cluster Cluster2 -prio"]),
     ),
     (
         "mcfed bswitch --cluster Cluster1 QUEUE JOBID ...",

@@ -16,6 +16,7 @@ pub use clock::EmulatedClock;
 pub use durability::{AfterDurable, Durability};
 pub use member_actor::MemberActor;
 pub use messages::{
-    Control, Deliver, FetchTruth, Happened, Inspect, Link, NextWake, Publish, Submit, SubmitMany,
+    Control, Deliver, FetchTruth, Happened, HostControl, Inspect, Link, NextWake, Publish, Submit,
+    SubmitMany,
     TruthFetched,
 };

@@ -24,7 +24,8 @@ use mcfed_protocol::SimTime;
 use crate::clock::EmulatedClock;
 use crate::durability::Durability;
 use crate::messages::{
-    Control, Deliver, FetchTruth, Happened, Inspect, Link, NextWake, Publish, Submit, SubmitMany,
+    Control, Deliver, FetchTruth, Happened, HostControl, Inspect, Link, NextWake, Publish, Submit,
+    SubmitMany,
 };
 
 #[derive(Message)]
@@ -403,6 +404,19 @@ impl Handler<Control> for MemberActor {
             }
             outcome
         })
+    }
+}
+
+impl Handler<HostControl> for MemberActor {
+    type Result = Result<String, String>;
+    fn handle(&mut self, control: HostControl, ctx: &mut Self::Context) -> Self::Result {
+        let now = self.clock.now();
+        let outcome = self
+            .member
+            .host_event(now, &control.host, control.event, &mut self.effects);
+        self.flush(true);
+        self.queue_step(ctx);
+        outcome
     }
 }
 

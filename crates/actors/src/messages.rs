@@ -55,6 +55,17 @@ pub struct Control {
     pub action: JobAction,
 }
 
+/// A host of the member's cluster fails or recovers
+/// ([`Member::host_event`]).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<String, String>")]
+pub struct HostControl {
+    /// The host.
+    pub host: String,
+    /// What happens to it.
+    pub event: mcfed_cluster::HostEvent,
+}
+
 /// What a member's step produced, for an observer (reports, a process's
 /// collector).
 #[derive(Debug, Message)]

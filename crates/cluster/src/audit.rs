@@ -71,6 +71,15 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
                 expected.count_placed(cluster, id, job)?
             }
             JobState::PendingSuspended => {}
+            JobState::ChunkWaiting => {
+                let runner = cluster.chunks.runner_of(id);
+                let runs = runner
+                    .and_then(|runner| cluster.jobs.get(runner))
+                    .is_some_and(|runner| runner.state.is_placed());
+                check(runs, || {
+                    format!("waiting job {id} is in no chunk of a placed job")
+                })?;
+            }
             JobState::Done | JobState::Exited => {
                 return Err(format!("finished job {id} still listed"));
             }
@@ -123,13 +132,14 @@ fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String
                 })?;
             }
         }
-        JobState::PendingSuspended => {
+        JobState::PendingSuspended | JobState::ChunkWaiting => {
             check(!in_pending && !in_suspended && !in_running, || {
-                format!("held job {id} is listed in its queue")
+                format!("held or waiting job {id} is listed in its queue")
             })?;
-            check(job.placement.is_empty(), || {
-                format!("held job {id} has hosts")
-            })?;
+            check(
+                job.placement.is_empty() || job.state == JobState::ChunkWaiting,
+                || format!("held job {id} has hosts"),
+            )?;
         }
         JobState::Running | JobState::Suspended | JobState::UserSuspended => {
             let is_running = job.state == JobState::Running;

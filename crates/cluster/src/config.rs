@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, QueueName, QueueRef};
 
+use crate::aps::ApsPriority;
 use crate::fairshare::{AdjustmentPlugin, FairshareOverrides, UserShares};
 use crate::preemption::{PreemptFor, PreemptGuards, Preemption};
 
@@ -199,6 +200,25 @@ pub struct QueueConfig {
     pub impt_jobbklg: Option<u32>,
     /// SNDJOBS_TO: makes the queue a send queue, in the order written.
     pub send_to: Vec<QueueRef>,
+    /// APS_PRIORITY: absolute priority scheduling orders the queue's
+    /// pending jobs (and those of its QUEUE_GROUP) by their APS values.
+    pub aps_priority: Option<ApsPriority>,
+    /// QUEUE_GROUP (an APS queue only): the queues whose pending jobs are
+    /// ordered together with this queue's, by this queue's APS_PRIORITY.
+    pub queue_group: Vec<QueueName>,
+    /// CHUNK_JOB_SIZE: up to this many one-slot jobs are dispatched
+    /// together to one slot and run one after another (1 or unset: no
+    /// chunks).
+    pub chunk_job_size: Option<u32>,
+    /// RERUNNABLE: a job whose host fails runs again from the start
+    /// (otherwise it exits); `bmig` needs it.
+    pub rerunnable: bool,
+    /// DISPATCH_ORDER=QUEUE (cross-queue fairshare's switch; it cannot be
+    /// used with APS).
+    pub dispatch_order_queue: bool,
+    /// FAIRSHARE_QUEUES: cross-queue fairshare, obsolete since LSF 7.0
+    /// (QUEUE_GROUP replaces it) and not modelled: refused.
+    pub fairshare_queues: Vec<QueueName>,
 }
 
 impl QueueConfig {
@@ -226,6 +246,12 @@ impl QueueConfig {
             receive_from: None,
             impt_jobbklg: Some(DEFAULT_IMPT_JOBBKLG),
             send_to: Vec::new(),
+            aps_priority: None,
+            queue_group: Vec::new(),
+            chunk_job_size: None,
+            rerunnable: false,
+            dispatch_order_queue: false,
+            fairshare_queues: Vec::new(),
         }
     }
 }
@@ -349,6 +375,57 @@ pub struct SchedulingParams {
     /// The scheduler itself drops a job when it finishes; the federation
     /// member keeps its history.
     pub clean_period: Option<Duration>,
+    /// JOB_PRIORITY_OVER_TIME: pending jobs' priorities (JPRIORITY) grow
+    /// by an increment every interval (needs MAX_USER_PRIORITY).
+    pub job_priority_over_time: Option<PriorityEscalation>,
+    /// LSB_REQUEUE_TO_BOTTOM (lsf.conf): requeued and migrated jobs go to
+    /// the bottom of their queue.
+    pub requeue_to_bottom: bool,
+    /// LSB_MIG2PEND (lsf.conf): migrated jobs pend again; with
+    /// LSB_REQUEUE_TO_BOTTOM, they compete with pending jobs by APS value
+    /// instead of going first.
+    pub mig2pend: bool,
+}
+
+/// JOB_PRIORITY_OVER_TIME=increment/interval: every `interval` a job
+/// pends, its priority grows by `increment`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PriorityEscalation {
+    /// How much the priority grows each interval.
+    pub increment: u32,
+    /// The interval (LSF counts it in minutes).
+    pub interval: Duration,
+}
+
+/// Why a JOB_PRIORITY_OVER_TIME value does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "expected increment/interval (two positive whole numbers, the interval in minutes), not `{0}`"
+)]
+pub struct PriorityEscalationParseError(pub String);
+
+impl std::str::FromStr for PriorityEscalation {
+    type Err = PriorityEscalationParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let fail = || PriorityEscalationParseError(text.to_owned());
+        let (increment, interval) = text.trim().split_once('/').ok_or_else(fail)?;
+        let increment: u32 = increment.trim().parse().map_err(|_| fail())?;
+        let minutes: u32 = interval.trim().parse().map_err(|_| fail())?;
+        if increment == 0 || minutes == 0 {
+            return Err(fail());
+        }
+        Ok(PriorityEscalation {
+            increment,
+            interval: Duration::from_secs(u64::from(minutes) * 60),
+        })
+    }
+}
+
+impl std::fmt::Display for PriorityEscalation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.increment, self.interval.as_secs() / 60)
+    }
 }
 
 /// Default CLEAN_PERIOD: one hour.

@@ -31,6 +31,7 @@
 //! round in `pools`, the user and host limits in `limits`, and the search
 //! for hosts in `placement`.
 
+mod aps_turn;
 mod fairshare_turn;
 mod limits;
 mod placement;
@@ -124,7 +125,14 @@ impl Cluster {
                 }
             }
             self.resume_suspended(queue, now, transitions);
-            self.dispatch_queue(queue, now, transitions);
+            match self.queues[queue].aps_group {
+                None => self.dispatch_queue(queue, now, transitions),
+                Some(group) if self.queues.aps_groups[group].parent == queue => {
+                    self.dispatch_aps(group, now, transitions);
+                }
+                // A queue of a QUEUE_GROUP: its jobs go in its APS queue's turn.
+                Some(_) => {}
+            }
         }
         for pool in 0..self.queues.pools.len() {
             if self.queues.pools[pool].use_priority {
@@ -194,10 +202,29 @@ impl Cluster {
     ) {
         let state = &mut self.queues[queue];
         state.stopped = None;
-        if state.pending.is_empty() {
+        if state.pending.is_empty() && state.resize_pending.is_empty() {
             return;
         }
-        let stop = if state
+        if let Some(reason) = self.queue_stop(queue) {
+            self.queues[queue].stopped = Some(Stop { reason });
+            return;
+        }
+        if !self.queues[queue].resize_pending.is_empty() {
+            self.dispatch_resize_requests(queue, now, transitions);
+        }
+        if self.queues[queue].fairshare.is_some() {
+            self.dispatch_fairshare(queue, now, transitions);
+        } else {
+            self.dispatch_in_arrival_order(queue, now, transitions);
+        }
+    }
+
+    /// Why the pass looks at none of `queue`'s pending jobs, if it does
+    /// not: it is at its job limit or pool share, or its hosts are full
+    /// and it cannot preempt.
+    pub(crate) fn queue_stop(&self, queue: QueueIndex) -> Option<PendingReason> {
+        let state = &self.queues[queue];
+        if state
             .config
             .job_limit
             .is_some_and(|limit| state.held() >= limit)
@@ -209,20 +236,11 @@ impl Cluster {
             Some(PendingReason::NotEnoughSlots)
         } else {
             None
-        };
-        if let Some(reason) = stop {
-            state.stopped = Some(Stop { reason });
-            return;
-        }
-        if state.fairshare.is_some() {
-            self.dispatch_fairshare(queue, now, transitions);
-        } else {
-            self.dispatch_in_arrival_order(queue, now, transitions);
         }
     }
 
     /// The pass looks at no more of the queue's jobs: they share `reason`.
-    fn stop_queue(&mut self, queue: QueueIndex, reason: PendingReason) {
+    pub(crate) fn stop_queue(&mut self, queue: QueueIndex, reason: PendingReason) {
         self.queues[queue].stopped = Some(Stop { reason });
     }
 
@@ -294,6 +312,20 @@ impl Cluster {
             None => match self.find_placement(queue, id, now, PlaceMode::Normal) {
                 Ok(placement) => {
                     self.start(id, placement, now, transitions);
+                    if self
+                        .jobs
+                        .get(id)
+                        .is_some_and(|job| job.spec.options.is_some())
+                    {
+                        self.grow_at_start(queue, id, now, transitions);
+                    }
+                    if self.queues[queue]
+                        .config
+                        .chunk_job_size
+                        .is_some_and(|size| size > 1)
+                    {
+                        self.form_chunk(queue, id, now, transitions);
+                    }
                     return Outcome::Started;
                 }
                 Err(failure) => failure,
@@ -320,7 +352,7 @@ impl Cluster {
     /// `slots`, if any: QJOB_LIMIT, the pool's total, the queue's deserved
     /// slots in its own turn (or the pool's unused slots in
     /// USE_PRIORITY_IN_POOL's round), UJOB_LIMIT.
-    fn queue_limit_failure(
+    pub(crate) fn queue_limit_failure(
         &self,
         queue: QueueIndex,
         user: UserId,

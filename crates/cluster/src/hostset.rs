@@ -53,6 +53,16 @@ impl HostSet {
         }
     }
 
+    /// Takes out an open host with `slots` slots of which `free` are free
+    /// (it closes).
+    pub(crate) fn remove_open_host(&mut self, host: HostIndex, slots: u32, free: u32) {
+        self.total_slots -= u64::from(slots);
+        self.free_slots -= u64::from(free);
+        if free > 0 {
+            self.by_free.remove(&(Reverse(free), host));
+        }
+    }
+
     /// Records that an open member host went from `old` to `new` free slots.
     pub(crate) fn update_free(&mut self, host: HostIndex, old: u32, new: u32) {
         if old > 0 {

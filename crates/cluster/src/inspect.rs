@@ -97,6 +97,13 @@ pub struct QueueReport {
     pub slot_pool: Option<PoolReport>,
     /// The queue's fairshare table.
     pub fairshare: Option<FairshareReport>,
+    /// APS_PRIORITY, in its canonical form, for an absolute priority
+    /// scheduling queue.
+    #[serde(default)]
+    pub aps_priority: Option<String>,
+    /// QUEUE_GROUP: the queues this APS queue orders with its own.
+    #[serde(default)]
+    pub queue_group: Vec<String>,
 }
 
 impl QueueReport {
@@ -232,6 +239,8 @@ impl Cluster {
                 .then(|| self.queue_counters(index, now)),
             slot_pool: self.pool_report(index, now),
             fairshare: self.fairshare_report(index, now),
+            aps_priority: config.aps_priority.as_ref().map(ToString::to_string),
+            queue_group: config.queue_group.iter().map(ToString::to_string).collect(),
         }
     }
 
@@ -340,6 +349,7 @@ impl Cluster {
 /// SCHEDULING POLICIES of a queue.
 fn policies(config: &QueueConfig) -> Vec<String> {
     [
+        (config.aps_priority.is_some(), "APS_PRIORITY"),
         (config.fairshare.is_some(), "FAIRSHARE"),
         (config.slot_pool.is_some(), "QUEUE_BASED_FAIRSHARE"),
         (config.preemption.preemptive.is_some(), "PREEMPTIVE"),

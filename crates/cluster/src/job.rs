@@ -54,6 +54,9 @@ pub enum JobState {
     PendingSuspended,
     /// EXIT: killed (`bkill`).
     Exited,
+    /// WAIT: dispatched into a chunk (CHUNK_JOB_SIZE); it runs on its
+    /// chunk's slot once the jobs ahead of it in the chunk have run.
+    ChunkWaiting,
 }
 
 impl JobState {
@@ -67,6 +70,7 @@ impl JobState {
             JobState::UserSuspended => "USUSP",
             JobState::PendingSuspended => "PSUSP",
             JobState::Exited => "EXIT",
+            JobState::ChunkWaiting => "WAIT",
         }
     }
 
@@ -80,6 +84,7 @@ impl JobState {
             JobState::UserSuspended,
             JobState::PendingSuspended,
             JobState::Exited,
+            JobState::ChunkWaiting,
         ]
         .into_iter()
         .find(|state| state.as_str() == text)
@@ -241,6 +246,36 @@ pub struct Job {
     /// Bumped whenever the job stops running, so stale finish events are
     /// recognised.
     pub(crate) run_epoch: u32,
+    /// The job's pending clock, in ms (absolute priority scheduling's grace
+    /// periods and JOB_PRIORITY_OVER_TIME read it through
+    /// [`Job::pended`]): while the job pends, when its pending time began
+    /// counting (now − the time pended); otherwise the time it has pended.
+    /// It starts again at zero with a submission or a requeue, and carries
+    /// on through a rerun, a migration or a hold.
+    pub(crate) pend_clock: u64,
+    /// Absolute priority scheduling's values set for the job (`bmod -aps`)
+    /// and whether it was migrated; `None` for most jobs.
+    pub(crate) aps: Option<Box<JobAps>>,
+}
+
+/// A job's absolute priority scheduling state beyond what its spec says.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct JobAps {
+    /// `bmod -aps`: a system or an admin value.
+    pub set: Option<ApsSet>,
+    /// Migrated (`bmig`) and not started since: scheduled before the
+    /// pending jobs of its queue (unless LSB_REQUEUE_TO_BOTTOM and
+    /// LSB_MIG2PEND are both set).
+    pub migrated: bool,
+}
+
+/// A value `bmod -aps` set for a job.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ApsSet {
+    /// `system=V`: ahead of every calculated value.
+    System(f64),
+    /// `admin=V`: added to the calculated value.
+    Admin(f64),
 }
 
 impl Job {
@@ -274,6 +309,29 @@ impl Job {
     /// "a job that has a run limit or a run time specified").
     pub fn expected_duration(&self) -> Option<Duration> {
         self.spec.run_estimate.or(self.spec.run_limit)
+    }
+
+    /// How long the job has pended by `now`, for absolute priority
+    /// scheduling's grace periods and JOB_PRIORITY_OVER_TIME: its PEND time
+    /// since its submission or last requeue (held, running and waiting
+    /// periods excluded; a rerun or a migration keeps what it had).
+    pub fn pended(&self, now: SimTime) -> Duration {
+        let millis = if self.state == JobState::Pending {
+            now.as_millis().saturating_sub(self.pend_clock)
+        } else {
+            self.pend_clock
+        };
+        Duration::from_millis(millis)
+    }
+
+    /// The system or admin value `bmod -aps` set, if any.
+    pub fn aps_set(&self) -> Option<ApsSet> {
+        self.aps.as_ref().and_then(|aps| aps.set)
+    }
+
+    /// Whether the job was migrated and has not started since.
+    pub fn migrated(&self) -> bool {
+        self.aps.as_ref().is_some_and(|aps| aps.migrated)
     }
 
     /// How long the job has run by `now`, suspended periods excluded.

@@ -12,8 +12,12 @@
 //!   sans-IO: it takes forwarded jobs, answers them, reports job state to
 //!   submission clusters and takes counter snapshots.
 //! - [`inspect`] turns a cluster's queues into what `bqueues -l` shows.
+//! - [`aps`] is absolute priority scheduling (seed 001): APS_PRIORITY,
+//!   the formula, and the order it gives a queue's pending jobs.
 
+pub mod aps;
 mod audit;
+mod chunks;
 pub mod config;
 mod counters;
 mod dispatch;
@@ -30,21 +34,25 @@ pub mod scheduler;
 mod setup;
 mod victims;
 
+pub use aps::{
+    APS_MAX, ApsBreakdown, ApsEntry, ApsInputs, ApsParseError, ApsPriority, ApsShown, ApsTerm,
+    ResolvedAps,
+};
 pub use config::{
     ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, Consumers, DEFAULT_CLEAN_PERIOD,
     DEFAULT_IMPT_JOBBKLG, DEFAULT_PRIORITY, DEFAULT_SLEEP_TIME, HostConfig, HostSelection,
-    LimitConfig, MAX_GPUS, MaxReserveTime, QueueConfig, ReceiveFrom, SchedulingParams,
-    SlotPoolConfig, UserGroupConfig, UserLimitConfig,
+    LimitConfig, MAX_GPUS, MaxReserveTime, PriorityEscalation, QueueConfig, ReceiveFrom,
+    SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,
     UserShares,
 };
 pub use inspect::{ClusterReport, FairshareReport, PoolReport, QueueReport, UserShareReport};
-pub use job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement};
+pub use job::{ApsSet, Job, JobAps, JobId, JobOrigin, JobState, PendingReason, Placement};
 pub use node::{ClusterNode, FinishedForward, RestoredNode};
 pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
 pub use scheduler::{
-    Cluster, ControlError, ImageState, JobImage, PreemptionNote, RestoreReport, SubmitError,
-    Transition,
+    Cluster, ControlError, HostEvent, ImageState, JobImage, PreemptionNote, RestoreReport,
+    SubmitError, Transition,
 };

@@ -271,6 +271,25 @@ impl ClusterNode {
         result
     }
 
+    /// A host of this cluster fails or recovers at `now`
+    /// ([`Cluster::host_event`]); the submission clusters of forwarded
+    /// jobs on it hear what happened to them.
+    pub fn host_event(
+        &mut self,
+        now: SimTime,
+        host: &str,
+        event: crate::HostEvent,
+        out: &mut Vec<Envelope>,
+        transitions: &mut Vec<Transition>,
+    ) -> Result<(usize, usize), ControlError> {
+        self.transitions.clear();
+        let result = self
+            .cluster
+            .host_event(now, host, event, &mut self.transitions);
+        self.report_transitions(out, transitions);
+        result
+    }
+
     /// A submission cluster's job control command about a job it forwarded
     /// here: applied if the job is here, and answered either way.
     pub fn control_forwarded(

@@ -22,12 +22,14 @@
 mod accounting;
 mod adjustment;
 mod control;
+mod host_failure;
 mod hosts;
 mod jobs;
 mod lifecycle;
 mod limit_book;
 mod queries;
 mod queues;
+mod resize;
 mod restore;
 mod tallies;
 mod users;
@@ -41,6 +43,7 @@ use mcfed_protocol::{
 
 pub(crate) use adjustment::Adjustment;
 pub use control::ControlError;
+pub use host_failure::HostEvent;
 pub(crate) use hosts::{Host, HostBook};
 pub(crate) use jobs::JobBook;
 pub(crate) use limit_book::{Limit, LimitBook, LimitKey};
@@ -139,6 +142,12 @@ pub(crate) struct Policy {
     pub(crate) update_interval: Option<Duration>,
     /// MAX_USER_PRIORITY.
     pub(crate) max_user_priority: Option<u32>,
+    /// JOB_PRIORITY_OVER_TIME.
+    pub(crate) priority_over_time: Option<crate::config::PriorityEscalation>,
+    /// LSB_REQUEUE_TO_BOTTOM.
+    pub(crate) requeue_to_bottom: bool,
+    /// LSB_MIG2PEND.
+    pub(crate) mig2pend: bool,
 }
 
 /// Where the cluster is in time and in its dispatch passes.
@@ -186,6 +195,8 @@ pub struct Cluster {
     pub(crate) jobs: JobBook,
     /// Slot reservations in force (SLOT_RESERVE).
     pub(crate) reservations: Vec<Reservation>,
+    /// Chunks of jobs (CHUNK_JOB_SIZE): each running job's waiting jobs.
+    pub(crate) chunks: crate::chunks::ChunkBook,
     /// The latest time, and the state of the dispatch passes.
     pub(crate) cycle: Cycle,
     /// Jobs that arrived or were taken out, for a journal (`None`: not
@@ -324,10 +335,14 @@ impl Cluster {
         }
     }
 
-    /// The priority `spec` is ordered by in its queue: its `-sp` value
-    /// (capped at MAX_USER_PRIORITY) or half of MAX_USER_PRIORITY; 0 for
-    /// every job when MAX_USER_PRIORITY is not set.
+    /// The priority `spec` is ordered by in its queue: the JPRIORITY it
+    /// was forwarded with, else its `-sp` value (capped at
+    /// MAX_USER_PRIORITY) or half of MAX_USER_PRIORITY; 0 for every job
+    /// when MAX_USER_PRIORITY is not set and none was forwarded with one.
     pub(crate) fn effective_priority(&self, spec: &JobSpec) -> u32 {
+        if let Some(carried) = spec.carried_job_priority() {
+            return carried;
+        }
         self.policy.max_user_priority.map_or(0, |max| {
             spec.user_priority()
                 .map_or(max / 2, |priority| priority.min(max))

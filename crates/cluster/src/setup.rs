@@ -6,6 +6,7 @@
 //! their limits (`setup::users`), and the warnings LSF gives for settings
 //! it advises against.
 
+mod aps;
 mod checks;
 mod limits;
 mod pools;
@@ -47,13 +48,15 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         params.preempt_backfill,
     ));
     let (pools, pool_of) = pools::slot_pools(&queue_configs, &queue_sets, &mut warnings)?;
+    let (aps_groups, aps_group_of) =
+        aps::aps_groups(&queue_configs, &queue_by_name, &mut warnings)?;
     let users = users::user_book(&user_configs, &user_groups)?;
 
     let hosts = HostBook::new(host_configs.into_iter().map(Host::new).collect(), host_sets);
     let tracking = users::tracking(&hosts, &user_configs, &users, &queue_configs);
     let policy = policy(&params, relation.enabled, update_interval);
     let adjustment = Adjustment::new(params.fairshare_adjustment.build(), &hosts);
-    let queues = queues::queues(
+    let mut queues = queues::queues(
         queue_configs,
         queue_sets,
         relation,
@@ -62,19 +65,23 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         &params,
         &users.directory,
     );
+    for (queue, group) in queues.iter_mut().zip(aps_group_of) {
+        queue.aps_group = group;
+    }
     Ok(Cluster {
         name,
         policy,
         warnings,
         victim_slots: VictimSlots::new(queues.len()),
         limit_book,
-        queues: QueueBook::new(queues, pools),
+        queues: QueueBook::new(queues, pools, aps_groups),
         hosts,
         users,
         tallies: HostTallies::new(tracking),
         adjustment,
         jobs: JobBook::default(),
         reservations: Vec::new(),
+        chunks: crate::chunks::ChunkBook::default(),
         cycle: Cycle::default(),
         changes: None,
         held_ends: Default::default(),
@@ -94,5 +101,8 @@ fn policy(
         sleep_time: params.sleep_time.unwrap_or(DEFAULT_SLEEP_TIME),
         update_interval,
         max_user_priority: params.max_user_priority,
+        priority_over_time: params.job_priority_over_time,
+        requeue_to_bottom: params.requeue_to_bottom,
+        mig2pend: params.mig2pend,
     }
 }

@@ -415,9 +415,14 @@ fn check_transitions(
             | JobEvent::Held
             | JobEvent::Released
             | JobEvent::Switched
-            | JobEvent::Modified => {
+            | JobEvent::Modified
+            | JobEvent::Migrated
+            | JobEvent::Rerun
+            | JobEvent::Resized
+            | JobEvent::Waiting
+            | JobEvent::Pended => {
                 return Err(TestCaseError::fail(format!(
-                    "{:?} without a command",
+                    "{:?} without a command, a host failure or a chunk",
                     transition.event
                 )));
             }

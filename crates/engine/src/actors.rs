@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use mcfed_actors::{
-    Control, Deliver, EmulatedClock, Inspect, MemberActor, NextWake, Publish, Submit,
+    Control, Deliver, EmulatedClock, HostControl, Inspect, MemberActor, NextWake, Publish, Submit,
 };
 use mcfed_federation::{JobRef, Member};
 use mcfed_protocol::{ClusterName, SimTime};
-use mcfed_scenario::model::Submission;
+use mcfed_scenario::model::{ActionKind, Submission};
 use mcfed_scenario::probe::{ClusterSnapshot, Snapshot, snapshot};
 use mcfed_scenario::records::EventRecord;
 use mcfed_scenario::run::ActionRecord;
@@ -171,7 +171,7 @@ struct Driver<'a> {
     members: Vec<Addr<MemberActor>>,
     by_name: FxHashMap<ClusterName, Addr<MemberActor>>,
     collector: Addr<Collector>,
-    watched: Vec<Vec<String>>,
+    watched: Vec<mcfed_scenario::probe::Watched>,
     snapshots: Vec<Snapshot>,
     submitted: u64,
     refused: u64,
@@ -288,13 +288,26 @@ impl Driver<'_> {
         let Some(member) = self.by_name.get(&action.cluster) else {
             return Ok(());
         };
-        let result = member
-            .send(Control {
-                job: JobRef::Name(action.job.clone()),
-                action: action.action.clone(),
-            })
-            .await?;
-        let record = ActionRecord::of(action, &result);
+        let record = match &action.action {
+            ActionKind::Job(job_action) => {
+                let result = member
+                    .send(Control {
+                        job: JobRef::Name(action.job.clone()),
+                        action: job_action.clone(),
+                    })
+                    .await?;
+                ActionRecord::of(action, &result)
+            }
+            ActionKind::Host(event) => {
+                let result = member
+                    .send(HostControl {
+                        host: action.job.clone(),
+                        event: *event,
+                    })
+                    .await?;
+                ActionRecord::of_host(action, &result)
+            }
+        };
         if let Some(event) = record.refusal_event() {
             self.collector.send(Record(event)).await?;
         }
@@ -453,10 +466,10 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         streams: Streams::open(scenario)?,
         publishes,
     };
-    let watched: Vec<Vec<String>> = scenario
+    let watched: Vec<mcfed_scenario::probe::Watched> = scenario
         .clusters
         .iter()
-        .map(|spec| scenario.watched_jobs(&spec.config.name))
+        .map(|spec| scenario.watched(&spec.config.name))
         .collect();
     let longest_interval = scenario
         .clusters

@@ -72,7 +72,7 @@ pub struct EventLoop<'a> {
     jobs_csv: Option<JobsCsv<BufWriter<File>>>,
     end: SimTime,
     /// Per cluster, the jobs expectations watch.
-    watched: Vec<Vec<String>>,
+    watched: Vec<mcfed_scenario::probe::Watched>,
 }
 
 impl<'a> EventLoop<'a> {
@@ -86,7 +86,7 @@ impl<'a> EventLoop<'a> {
         let watched = scenario
             .clusters
             .iter()
-            .map(|spec| scenario.watched_jobs(&spec.config.name))
+            .map(|spec| scenario.watched(&spec.config.name))
             .collect();
         let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
         let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);

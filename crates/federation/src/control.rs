@@ -7,7 +7,7 @@
 //! Scenario actions, the actor engine and cluster processes all come
 //! through here.
 
-use mcfed_cluster::{ControlError, JobId};
+use mcfed_cluster::{ControlError, HostEvent, JobId};
 use mcfed_forwarder::Controlled;
 use mcfed_protocol::{ClusterName, JobAction, JobControl, JobControlReply, JobEvent, SimTime};
 
@@ -69,6 +69,8 @@ impl ControlOutcome {
             JobAction::Requeue => format!("Job <{job}> is being requeued"),
             JobAction::Switch(queue) => format!("Job <{job}> is switched to queue <{queue}>"),
             JobAction::Modify(_) => format!("Parameters of job <{job}> are being changed"),
+            JobAction::Migrate => format!("Job <{job}> is being migrated"),
+            JobAction::Release(_) => format!("Job <{job}> resize request is accepted"),
         };
         match self {
             ControlOutcome::Done { .. } => what,
@@ -199,6 +201,51 @@ impl Member {
             self.record_transitions(&effects.transitions[first..]);
         }
         Ok(ControlOutcome::Done { job: id })
+    }
+
+    /// `event` happens to host `host` of this cluster at `now` (a
+    /// scenario's `host_fail`/`host_recover`, or `mcfed host-fail` on a
+    /// live process): its jobs rerun (RERUNNABLE queues) or exit, as
+    /// transitions in `effects` like any other. Returns what it did, in
+    /// words.
+    pub fn host_event(
+        &mut self,
+        now: SimTime,
+        host: &str,
+        event: HostEvent,
+        effects: &mut Effects,
+    ) -> Result<String, String> {
+        let first = effects.transitions.len();
+        let (rerun, exited) = self
+            .node
+            .host_event(
+                now,
+                host,
+                event,
+                &mut effects.envelopes,
+                &mut effects.transitions,
+            )
+            .map_err(|error| error.to_string())?;
+        if let Some(history) = self.history.as_mut() {
+            for transition in &effects.transitions[first..] {
+                if transition.event == JobEvent::Killed {
+                    history.enter(
+                        transition.job.0,
+                        transition.at,
+                        "EXIT",
+                        format!("Exited: its host <{host}> failed (its queue is not RERUNNABLE)"),
+                    );
+                } else {
+                    history.transition(transition, self.node.cluster());
+                }
+            }
+        }
+        Ok(match event {
+            HostEvent::Fail => {
+                format!("Host <{host}> failed: {rerun} job(s) rerun, {exited} exited")
+            }
+            HostEvent::Recover => format!("Host <{host}> is back"),
+        })
     }
 
     /// The history of job `id` of a send queue after a command: `event`

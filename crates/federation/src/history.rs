@@ -338,6 +338,37 @@ impl History {
                 }
                 (record.state, modified_text(&record.spec))
             }
+            JobEvent::Migrated => (
+                "PEND",
+                "Migrated by bmig: pending again, keeping its priority".to_owned(),
+            ),
+            JobEvent::Rerun => (
+                "PEND",
+                "Rerun: its host failed; pending again, keeping its priority".to_owned(),
+            ),
+            JobEvent::Resized => {
+                if let Some(job) = cluster.job(transition.job) {
+                    record.spec = job.spec.clone();
+                    record.exec = Some(
+                        job.placement
+                            .iter()
+                            .map(|place| {
+                                format!("{}*{}", place.slots, cluster.host_name(place.host))
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                }
+                (
+                    record.state,
+                    format!("Resized to {} slots", transition.slots),
+                )
+            }
+            JobEvent::Waiting => (
+                "WAIT",
+                "Dispatched into a chunk: waiting to run on its slot".to_owned(),
+            ),
+            JobEvent::Pended => ("PEND", "Its chunk was broken up: pending again".to_owned()),
         };
         self.enter(transition.job.0, at, state, text);
     }
@@ -420,6 +451,11 @@ impl History {
                 format!("Switched to another queue at <{cluster}>"),
             ),
             JobEvent::Modified => (record.state, format!("Parameters changed at <{cluster}>")),
+            JobEvent::Migrated => ("PEND", format!("Migrated at <{cluster}>")),
+            JobEvent::Rerun => ("PEND", format!("Rerun at <{cluster}>: its host failed")),
+            JobEvent::Resized => (record.state, format!("Resized at <{cluster}>")),
+            JobEvent::Waiting => ("PEND", format!("Waiting in a chunk at <{cluster}>")),
+            JobEvent::Pended => ("PEND", format!("Pending again at <{cluster}>")),
         };
         if event == JobEvent::Started {
             if let Some(record) = self.jobs.get_mut(&id) {

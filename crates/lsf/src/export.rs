@@ -218,6 +218,9 @@ fn params(cluster: &ExportCluster<'_>) -> Result<String, String> {
     if let Some(priority) = params.max_user_priority {
         keys.set("MAX_USER_PRIORITY", priority);
     }
+    if let Some(escalation) = params.job_priority_over_time {
+        keys.set("JOB_PRIORITY_OVER_TIME", escalation);
+    }
     if let AdjustmentPlugin::Memory { threshold } = params.fairshare_adjustment {
         keys.set("FAIRSHARE_ADJUSTMENT_PLUGIN", "memory   # mcfed's");
         keys.set(
@@ -316,7 +319,37 @@ fn queue_keys(queue: &QueueConfig) -> Result<Assignments, String> {
         let targets: Vec<String> = queue.send_to.iter().map(ToString::to_string).collect();
         keys.set("SNDJOBS_TO", targets.join(" "));
     }
+    aps_keys(queue, &mut keys);
     Ok(keys)
+}
+
+/// Absolute priority scheduling's keys and those it interacts with.
+fn aps_keys(queue: &QueueConfig, keys: &mut Assignments) {
+    let words = |names: &[mcfed_protocol::QueueName]| {
+        names
+            .iter()
+            .map(|name| name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if let Some(aps) = &queue.aps_priority {
+        keys.set("APS_PRIORITY", aps);
+    }
+    if !queue.queue_group.is_empty() {
+        keys.set("QUEUE_GROUP", words(&queue.queue_group));
+    }
+    if let Some(size) = queue.chunk_job_size {
+        keys.set("CHUNK_JOB_SIZE", size);
+    }
+    if queue.rerunnable {
+        keys.set("RERUNNABLE", "Y");
+    }
+    if queue.dispatch_order_queue {
+        keys.set("DISPATCH_ORDER", "QUEUE");
+    }
+    if !queue.fairshare_queues.is_empty() {
+        keys.set("FAIRSHARE_QUEUES", words(&queue.fairshare_queues));
+    }
 }
 
 fn cell<T: std::fmt::Display>(value: Option<T>) -> String {

@@ -9,6 +9,8 @@
 //! also what `-o json` prints, so their field names are a public contract
 //! (add fields, never rename one).
 
+/// What happens to a host (`mcfed host-fail`, `host-recover`).
+pub use mcfed_cluster::HostEvent;
 use mcfed_federation::{GroupState, JobRef};
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{JobAction, JobSpec};
@@ -60,6 +62,17 @@ pub enum AdminRequest {
     History,
     /// The cluster's parameters (`bparams`, `lsid`).
     Params,
+    /// Pending jobs with their APS values, in dispatch order (`bjobs -aps`,
+    /// `bjobs -prio`).
+    Aps,
+    /// A host of the cluster fails or recovers (`mcfed host-fail`,
+    /// `mcfed host-recover`; a scenario's `host_fail` action).
+    Host {
+        /// The host.
+        host: String,
+        /// What happens to it.
+        event: HostEvent,
+    },
     /// What the live page (`--web`) shows of the cluster: its hosts and
     /// queues, the counters it holds of remote queues, and the decision
     /// records from index `from` on. Reads only.
@@ -103,6 +116,10 @@ pub enum AdminResponse {
     History(HistoryReply),
     /// The cluster's parameters.
     Params(ParamsReply),
+    /// A host failed or recovered: what happened, in words.
+    HostChanged(String),
+    /// Pending jobs with their APS values, in dispatch order.
+    Aps(Vec<crate::lsf::ApsRow>),
     /// What the live page shows of the cluster.
     Watch(WatchReply),
     /// The answers to [`AdminRequest::SubmitMany`], in order: each job

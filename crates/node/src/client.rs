@@ -56,6 +56,8 @@ pub struct Target {
     pub address: Option<String>,
     /// The scenario listing its address, if no address is given.
     pub scenario: Option<PathBuf>,
+    /// A hosts file over the scenario's addresses.
+    pub hosts: Option<PathBuf>,
     /// The scenario's default first port.
     pub base_port: u16,
 }
@@ -67,7 +69,8 @@ impl Target {
             return Ok(address.clone());
         }
         let path = self.scenario.as_deref().ok_or(ClientError::NoAddress)?;
-        let scenario = mcfed_scenario::load(path).map_err(NodeError::from)?;
+        let scenario = mcfed_scenario::hosts::load_with_hosts(path, self.hosts.as_deref())
+            .map_err(NodeError::from)?;
         let index = cluster_index(&scenario, &self.cluster)?;
         Ok(default_address(&scenario, index, self.base_port))
     }

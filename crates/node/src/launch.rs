@@ -41,11 +41,16 @@ use tokio::process::{Child, Command};
 
 use crate::admin::{AdminRequest, AdminResponse, RecordsReply};
 use crate::client::{ClientError, Session, admin_tls};
-use crate::process::{DEFAULT_BASE_PORT, known_address, parse_listening_line, peers_of};
+use crate::process::{
+    DEFAULT_BASE_PORT, certificate_hosts, known_address, parse_listening_line, peers_of,
+};
 use mcfed_scenario::records::{EventRecord, UsageRecord};
 
+mod commands;
 mod drive;
 mod spawn;
+
+pub use commands::{PrintOptions, print_commands};
 
 use drive::*;
 use spawn::*;
@@ -131,6 +136,9 @@ impl std::error::Error for LaunchFailure {
 pub struct LaunchOptions {
     /// The scenario file.
     pub scenario: PathBuf,
+    /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
+    /// addresses.
+    pub hosts: Option<PathBuf>,
     /// The `mcfed` executable to start for each cluster.
     pub binary: PathBuf,
     /// A certificate directory to use (default: fresh ones in a temporary
@@ -178,6 +186,7 @@ impl LaunchOptions {
     pub fn new(scenario: PathBuf, binary: PathBuf) -> Self {
         LaunchOptions {
             scenario,
+            hosts: None,
             binary,
             certs: None,
             base_port: DEFAULT_BASE_PORT,
@@ -206,7 +215,9 @@ struct Running {
 /// they decided; on a failure, what they had decided by then comes with
 /// the error.
 pub fn launch(options: &LaunchOptions) -> Result<RunOutput, LaunchFailure> {
-    let scenario = mcfed_scenario::load(&options.scenario).map_err(LaunchError::from)?;
+    let scenario =
+        mcfed_scenario::hosts::load_with_hosts(&options.scenario, options.hosts.as_deref())
+            .map_err(LaunchError::from)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -219,12 +230,8 @@ pub fn launch(options: &LaunchOptions) -> Result<RunOutput, LaunchFailure> {
                 .map_or(0, |elapsed| elapsed.subsec_nanos());
             let dir =
                 std::env::temp_dir().join(format!("mcfed-launch-{}-{nanos}", std::process::id()));
-            let names: Vec<String> = scenario
-                .clusters
-                .iter()
-                .map(|spec| spec.config.name.to_string())
-                .collect();
-            mcfed_transport::certs::init(&dir, &names).map_err(LaunchError::from)?;
+            mcfed_transport::certs::init_with_hosts(&dir, &certificate_hosts(&scenario, &[]))
+                .map_err(LaunchError::from)?;
             Some(dir)
         }
     };

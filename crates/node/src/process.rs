@@ -125,6 +125,9 @@ pub enum LiveReport {
 pub struct ClusterOptions {
     /// The scenario file.
     pub scenario: PathBuf,
+    /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
+    /// addresses.
+    pub hosts: Option<PathBuf>,
     /// The cluster to run.
     pub name: String,
     /// The certificate directory (`mcfed certs init`).
@@ -179,6 +182,7 @@ impl ClusterOptions {
     pub fn new(scenario: PathBuf, name: String, certs: PathBuf) -> Self {
         ClusterOptions {
             scenario,
+            hosts: None,
             name,
             certs,
             cert: None,
@@ -212,6 +216,39 @@ pub fn default_address(scenario: &Scenario, index: usize, base_port: u16) -> Str
             .unwrap_or(base_port);
         format!("127.0.0.1:{port}")
     })
+}
+
+/// What each cluster's certificate should name: the host of its address
+/// (the scenario's `address`, or a hosts file's), this machine's loopback
+/// names when it has none, and the `extra` hosts given for it.
+pub fn certificate_hosts(
+    scenario: &Scenario,
+    extra: &[(String, String)],
+) -> Vec<mcfed_transport::certs::ClusterHosts> {
+    scenario
+        .clusters
+        .iter()
+        .map(|spec| {
+            let name = spec.config.name.to_string();
+            let mut hosts: Vec<String> = match spec
+                .address
+                .as_deref()
+                .and_then(mcfed_protocol::address::split_address)
+            {
+                Some(split) => vec![split.host.to_owned()],
+                None => mcfed_transport::certs::LOOPBACK
+                    .iter()
+                    .map(|&host| host.to_owned())
+                    .collect(),
+            };
+            for (cluster, host) in extra {
+                if *cluster == name && !hosts.contains(host) {
+                    hosts.push(host.clone());
+                }
+            }
+            mcfed_transport::certs::ClusterHosts { name, hosts }
+        })
+        .collect()
 }
 
 /// The address of cluster `index` of `scenario` if it can be known
@@ -288,7 +325,8 @@ fn origin(epoch_unix_ms: Option<u64>) -> tokio::time::Instant {
 /// shutdown, Ctrl-C, SIGTERM, or standard input closing with
 /// `exit_on_stdin_eof`).
 pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
-    let scenario = mcfed_scenario::load(&options.scenario)?;
+    let scenario =
+        mcfed_scenario::hosts::load_with_hosts(&options.scenario, options.hosts.as_deref())?;
     let index = cluster_index(&scenario, &options.name)?;
     let spec = scenario.clusters[index].clone();
     let name = spec.config.name.clone();

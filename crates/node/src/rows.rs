@@ -393,7 +393,7 @@ mod tests {
     fn show_view(member: &Member, now: SimTime) -> Vec<Value> {
         let snapshot = Snapshot {
             time: now.as_secs_f64(),
-            clusters: vec![snapshot(member, now, &[])],
+            clusters: vec![snapshot(member, now, &Default::default())],
         };
         let json: Value =
             serde_json::from_str(&queues_json(&snapshot, None).expect("JSON")).expect("JSON");
@@ -491,10 +491,12 @@ mod tests {
             "counters",
             "slot_pool",
             "fairshare",
+            "aps_priority",
+            "queue_group",
         ] {
             assert!(queue.get(key).is_some(), "no `{key}` in {queue}");
         }
-        assert_eq!(keys(queue).len(), 21, "{queue}");
+        assert_eq!(keys(queue).len(), 23, "{queue}");
         assert_eq!(queue["status"], "Open:Active");
     }
 

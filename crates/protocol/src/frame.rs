@@ -237,6 +237,11 @@ mod tests {
             output_file: Some("out.%J".into()),
             error_file: None,
             user_priority: Some(7),
+            mem_request_mb: Some(4096),
+            swap_request_mb: Some(512),
+            max_slots: Some(8),
+            auto_resize: true,
+            job_priority: Some(70),
         });
         let with_options = Message::JobForward(JobForward {
             forward_seq: 2,
@@ -252,7 +257,21 @@ mod tests {
                 run_limit: Some(None),
                 slots: Some(2),
                 user_priority: None,
+                aps: Some(crate::control::ApsChange::System(
+                    crate::control::ApsNumber(10.5),
+                )),
             }),
+        });
+        let migrate = Message::JobControl(crate::control::JobControl {
+            source_job: 4,
+            action: crate::control::JobAction::Migrate,
+        });
+        let release = Message::JobControl(crate::control::JobControl {
+            source_job: 5,
+            action: crate::control::JobAction::Release(crate::control::SlotRelease::Hosts(vec![(
+                "hostA".into(),
+                2,
+            )])),
         });
         let reply = Message::JobControlReply(crate::control::JobControlReply {
             source_job: 3,
@@ -269,6 +288,8 @@ mod tests {
             lost,
             with_options,
             control,
+            migrate,
+            release,
             reply,
         ] {
             let mut out = Vec::new();

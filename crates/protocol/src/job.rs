@@ -55,6 +55,22 @@ pub struct JobOptions {
     /// `bsub -sp N` / `bmod -sp N`: the user-assigned job priority
     /// (1 to MAX_USER_PRIORITY; `None`: MAX_USER_PRIORITY / 2).
     pub user_priority: Option<u32>,
+    /// `bsub -R "rusage[mem=N]"`: the memory the job asks for, in MB
+    /// (absolute priority scheduling's MEM sub-factor).
+    pub mem_request_mb: Option<u64>,
+    /// `bsub -R "rusage[swp=N]"`: the swap space the job asks for, in MB
+    /// (absolute priority scheduling's SWAP sub-factor).
+    pub swap_request_mb: Option<u64>,
+    /// `bsub -n min,max`: a resizable job's most slots (its
+    /// [`JobSpec::slots`] are the least it starts with).
+    pub max_slots: Option<u32>,
+    /// `bsub -ar`: an autoresizable job; while it runs with fewer than
+    /// `max_slots` slots, a resize allocation request for the rest pends.
+    pub auto_resize: bool,
+    /// The job's JPRIORITY at its submission cluster when it was forwarded
+    /// (its user priority, escalated by JOB_PRIORITY_OVER_TIME there): a
+    /// forwarded job keeps it at its execution cluster.
+    pub job_priority: Option<u32>,
 }
 
 impl JobOptions {
@@ -127,6 +143,44 @@ impl JobSpec {
         self.options
             .as_ref()
             .and_then(|options| options.user_priority)
+    }
+
+    /// The JPRIORITY the job was forwarded with, if it was.
+    pub fn carried_job_priority(&self) -> Option<u32> {
+        self.options
+            .as_ref()
+            .and_then(|options| options.job_priority)
+    }
+
+    /// The most slots the job may hold: `-n min,max`'s max, else its slots.
+    pub fn max_slots(&self) -> u32 {
+        self.options
+            .as_ref()
+            .and_then(|options| options.max_slots)
+            .map_or(self.slots, |max| max.max(self.slots))
+    }
+
+    /// Whether the job is autoresizable (`bsub -ar` with `-n min,max`).
+    pub fn auto_resizes(&self) -> bool {
+        self.options
+            .as_ref()
+            .is_some_and(|options| options.auto_resize && options.max_slots.is_some())
+    }
+
+    /// Memory asked for (`rusage[mem=N]`), MB; 0 when none.
+    pub fn mem_request_mb(&self) -> u64 {
+        self.options
+            .as_ref()
+            .and_then(|options| options.mem_request_mb)
+            .unwrap_or(0)
+    }
+
+    /// Swap asked for (`rusage[swp=N]`), MB; 0 when none.
+    pub fn swap_request_mb(&self) -> u64 {
+        self.options
+            .as_ref()
+            .and_then(|options| options.swap_request_mb)
+            .unwrap_or(0)
     }
 }
 
@@ -292,6 +346,20 @@ pub enum JobEvent {
     Switched,
     /// The job's run limit, slots or priority were changed (`bmod`).
     Modified,
+    /// A running job was migrated (`bmig`): killed on its hosts, it pends
+    /// again keeping its priority.
+    Migrated,
+    /// A running job's host failed and its queue is RERUNNABLE: it pends
+    /// again to run from the start, keeping its priority.
+    Rerun,
+    /// A running resizable job grew (its resize allocation request was
+    /// met) or released slots (`bresize release`).
+    Resized,
+    /// A pending job was dispatched into a chunk (CHUNK_JOB_SIZE): WAIT,
+    /// to run on its chunk's slot after the jobs ahead of it.
+    Waiting,
+    /// A job waiting in a chunk pends again (its chunk was broken up).
+    Pended,
     /// The job reached its run limit (`bsub -W`, the queue's RUNLIMIT, or a
     /// trace's requested time) before its run time and was killed: status
     /// EXIT, LSF's TERM_RUNLIMIT.
@@ -313,6 +381,11 @@ impl JobEvent {
             JobEvent::Released => "released",
             JobEvent::Switched => "switched",
             JobEvent::Modified => "modified",
+            JobEvent::Migrated => "migrated",
+            JobEvent::Rerun => "rerun",
+            JobEvent::Resized => "resized",
+            JobEvent::Waiting => "waiting",
+            JobEvent::Pended => "pended",
             JobEvent::RunLimit => "run limit",
         }
     }

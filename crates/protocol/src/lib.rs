@@ -7,6 +7,7 @@
 //! engines (which pass them between cores without encoding them) and the QUIC
 //! transport (which encodes them with [`frame`]).
 
+pub mod address;
 pub mod bounds;
 pub mod control;
 pub mod counters;
@@ -17,7 +18,9 @@ pub mod names;
 pub mod time;
 
 pub use bounds::{Bound, BoundError};
-pub use control::{JobAction, JobChanges, JobControl, JobControlReply};
+pub use control::{
+    ApsChange, ApsNumber, JobAction, JobChanges, JobControl, JobControlReply, SlotRelease,
+};
 pub use counters::{
     CounterUpdate, ForwardWatermark, QueueCounters, QueueFacts, starts_at_once, takes_import,
 };

@@ -21,8 +21,14 @@ use crate::names::ClusterName;
 /// job's run-time estimate and GPUs. Version 5 (issue 15) added
 /// [`crate::JobSpec::options`], the job events of job control and the
 /// messages [`Message::JobControl`] and [`Message::JobControlReply`].
-/// Version 6 is the APS branch's. Version 7 (issue 14) added the messages
-/// [`Message::Resume`] and [`Message::JobWithdraw`].
+/// Version 6 (issue 11, absolute priority scheduling) added to
+/// [`crate::JobOptions`] the memory and swap a job asks for, the most slots
+/// of a resizable job and whether it resizes itself, and the JPRIORITY a
+/// forwarded job carries; to [`crate::JobChanges`] `bmod -aps`; the
+/// actions `bmig` and `bresize release`; and the job events `Migrated`,
+/// `Rerun`, `Resized`, `Waiting` and `Pended`.
+/// Version 7 (issue 14) added the messages [`Message::Resume`] and
+/// [`Message::JobWithdraw`].
 pub const PROTOCOL_VERSION: u16 = 7;
 
 /// The first message on every connection.

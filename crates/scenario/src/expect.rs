@@ -1,5 +1,7 @@
 //! Checking a run against its scenario's `[[expect]]` entries.
 
+mod aps;
+
 use mcfed_forwarder::{DecisionRecord, OutcomeKind};
 use mcfed_protocol::SimTime;
 
@@ -55,6 +57,35 @@ fn check_one(scenario: &Scenario, output: &RunOutput, expectation: &Expectation)
             .filter(move |record| record.job == job)
     }
     let (expected, held, actual) = match &expectation.kind {
+        ExpectKind::JobAps {
+            cluster,
+            job,
+            at,
+            value,
+            kind,
+            jpriority,
+            tolerance,
+        } => aps::job_aps(
+            output,
+            cluster.as_str(),
+            job,
+            *at,
+            *value,
+            kind.as_deref(),
+            *jpriority,
+            *tolerance,
+        ),
+        ExpectKind::DispatchOrder {
+            cluster,
+            queue,
+            at,
+            jobs,
+        } => aps::dispatch_order(output, cluster.as_str(), queue.as_str(), *at, jobs),
+        ExpectKind::Refused { message, .. } => (
+            format!("the scenario is refused: \"{message}\""),
+            false,
+            "the scenario was accepted".to_owned(),
+        ),
         ExpectKind::ForwardedTo { job, target } => {
             let expected = format!("job {job} is forwarded to {target}{reason_note}");
             let target = target.to_string();

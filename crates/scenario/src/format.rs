@@ -9,8 +9,10 @@
 
 use serde::Deserialize;
 
+mod actions;
 mod values;
 
+pub use actions::{RawAction, RawExpect};
 pub use values::{Backlog, DurationValue, EndValue, LsfValue, WordList, YesNo};
 
 /// A whole scenario file.
@@ -191,6 +193,14 @@ pub struct RawParams {
     pub CLEAN_PERIOD: Option<DurationValue>,
     /// MAX_USER_PRIORITY: enables `bsub -sp` job priorities.
     pub MAX_USER_PRIORITY: Option<u32>,
+    /// JOB_PRIORITY_OVER_TIME: `"increment/interval"` (minutes).
+    pub JOB_PRIORITY_OVER_TIME: Option<String>,
+    /// LSB_REQUEUE_TO_BOTTOM (lsf.conf): requeued and migrated jobs go to
+    /// the bottom of their queue.
+    pub LSB_REQUEUE_TO_BOTTOM: Option<YesNo>,
+    /// LSB_MIG2PEND (lsf.conf): with LSB_REQUEUE_TO_BOTTOM, migrated jobs
+    /// compete with pending jobs by APS value.
+    pub LSB_MIG2PEND: Option<YesNo>,
 }
 
 /// The dynamic-priority factors and the switches of its optional terms,
@@ -265,6 +275,15 @@ impl RawParams {
             ),
             ("CLEAN_PERIOD", self.CLEAN_PERIOD.is_some()),
             ("MAX_USER_PRIORITY", self.MAX_USER_PRIORITY.is_some()),
+            (
+                "JOB_PRIORITY_OVER_TIME",
+                self.JOB_PRIORITY_OVER_TIME.is_some(),
+            ),
+            (
+                "LSB_REQUEUE_TO_BOTTOM",
+                self.LSB_REQUEUE_TO_BOTTOM.is_some(),
+            ),
+            ("LSB_MIG2PEND", self.LSB_MIG2PEND.is_some()),
         ] {
             if present {
                 set.push(name);
@@ -466,6 +485,19 @@ pub struct RawQueue {
     pub RUNLIMIT: Option<LsfValue>,
     /// RUNTIME: the run-time estimate of jobs that give none (`"30m"`).
     pub RUNTIME: Option<LsfValue>,
+    /// APS_PRIORITY: absolute priority scheduling, as lsb.queues writes it
+    /// (`"WEIGHT[[JPRIORITY, 1] [QPRIORITY, 10]] LIMIT[[...]] GRACE_PERIOD[[...]]"`).
+    pub APS_PRIORITY: Option<String>,
+    /// QUEUE_GROUP: queues whose jobs this APS queue orders with its own.
+    pub QUEUE_GROUP: Option<WordList>,
+    /// CHUNK_JOB_SIZE: one-slot jobs dispatched together to one slot.
+    pub CHUNK_JOB_SIZE: Option<u32>,
+    /// RERUNNABLE: `Y` reruns jobs whose host fails (and allows bmig).
+    pub RERUNNABLE: Option<YesNo>,
+    /// DISPATCH_ORDER: `QUEUE` (cross-queue fairshare's; refused with APS).
+    pub DISPATCH_ORDER: Option<String>,
+    /// FAIRSHARE_QUEUES: cross-queue fairshare, obsolete and not modelled.
+    pub FAIRSHARE_QUEUES: Option<WordList>,
 }
 
 /// A job entry: in `[[cluster.job]]` (present at start) or `[[submit]]`
@@ -507,34 +539,19 @@ pub struct RawJob {
     pub cpu_utilisation: Option<f32>,
     /// Memory it uses, in MB (default 0).
     pub memory_mb: Option<u64>,
+    /// The job priority (`bsub -sp`; needs MAX_USER_PRIORITY).
+    pub priority: Option<u32>,
+    /// Memory it asks for, MB (`bsub -R "rusage[mem=N]"`; APS's MEM).
+    pub mem: Option<u64>,
+    /// Swap it asks for, MB (`bsub -R "rusage[swp=N]"`; APS's SWAP).
+    pub swap: Option<u64>,
+    /// A resizable job's most slots (`bsub -n slots,max_slots`).
+    pub max_slots: Option<u32>,
+    /// Autoresizable (`bsub -ar`, with `max_slots`).
+    pub auto_resize: Option<bool>,
     /// For jobs present at start: `running` or `pending`, checked once the
     /// first dispatch pass has run.
     pub state: Option<String>,
-}
-
-/// `[[action]]`: a job control command given at a time (docs/scenarios.md).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawAction {
-    /// When it is given.
-    pub at: Option<DurationValue>,
-    /// The cluster it is given at (a job's submission cluster reaches the
-    /// cluster the job was forwarded to).
-    pub cluster: Option<String>,
-    /// `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch` or `bmod`.
-    pub command: Option<String>,
-    /// The job, by name.
-    pub job: Option<String>,
-    /// `bswitch`: the queue to move the job to.
-    pub queue: Option<String>,
-    /// `bmod -W`: the new run limit.
-    pub run_limit: Option<DurationValue>,
-    /// `bmod -Wn`: no run limit (`true`).
-    pub no_run_limit: Option<bool>,
-    /// `bmod -n`: the new slots.
-    pub slots: Option<u32>,
-    /// `bmod -sp`: the new user priority.
-    pub priority: Option<u32>,
 }
 
 /// `[[workload]]`: jobs read from a trace file (docs/scenarios.md).
@@ -562,54 +579,4 @@ pub struct RawWorkload {
     pub limit: Option<u64>,
     /// Multiplies submission times (default 1).
     pub time_scale: Option<f64>,
-}
-
-/// An expected outcome. Which keys are present says what kind of
-/// expectation it is (docs/scenarios.md lists the combinations).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawExpect {
-    /// The job (by name) the expectation is about.
-    pub job: Option<String>,
-    /// The job's first forward goes to this `queue@cluster`.
-    pub forwarded_to: Option<String>,
-    /// The job's first decision leaves it pending (`true`).
-    pub pends: Option<bool>,
-    /// The job's last decision leaves it pending (`true`).
-    pub ends_pending: Option<bool>,
-    /// A figure of the whole run (see `Metric`), bounded by `at_least` /
-    /// `at_most`.
-    pub metric: Option<String>,
-    /// The metric is at least this.
-    pub at_least: Option<f64>,
-    /// The metric is at most this.
-    pub at_most: Option<f64>,
-    /// The decision's (or the pending job's) reason contains this text.
-    pub reason_contains: Option<String>,
-    /// When the state is looked at (after everything at that instant).
-    pub at: Option<DurationValue>,
-    /// The cluster looked at.
-    pub cluster: Option<String>,
-    /// The queue looked at.
-    pub queue: Option<String>,
-    /// The user looked at (with `priority`).
-    pub user: Option<String>,
-    /// The queue's running slots.
-    pub running_slots: Option<u32>,
-    /// The queue's pending slots.
-    pub pending_slots: Option<u32>,
-    /// The queue's suspended slots.
-    pub suspended_slots: Option<u32>,
-    /// The slots the queue deserves in its pool.
-    pub deserved_slots: Option<u32>,
-    /// The user's dynamic priority in the queue.
-    pub priority: Option<f64>,
-    /// How far `priority` may be off (default 0.001).
-    pub tolerance: Option<f64>,
-    /// The job's state: `PEND`, `RUN`, `SSUSP` or `DONE`.
-    pub state: Option<String>,
-    /// The job was (`true`) or was never (`false`) preempted.
-    pub preempted: Option<bool>,
-    /// The job that preempted it.
-    pub preempted_by: Option<String>,
 }

@@ -87,6 +87,12 @@ pub fn queue_long(queue: &QueueReport) -> String {
     if let Some(preemption) = &queue.preemption {
         let _ = writeln!(text, "PREEMPTION:  {preemption}");
     }
+    if let Some(aps) = &queue.aps_priority {
+        let _ = writeln!(text, "APS_PRIORITY: {aps}");
+    }
+    if !queue.queue_group.is_empty() {
+        let _ = writeln!(text, "QUEUE_GROUP: {}", queue.queue_group.join(" "));
+    }
     if let Some(pool) = &queue.slot_pool {
         let _ = writeln!(
             text,

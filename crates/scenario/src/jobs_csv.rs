@@ -154,7 +154,7 @@ impl<W: Write> JobsCsv<W> {
     ) -> csv::Result<()> {
         let key = (cluster, transition.job);
         match transition.event {
-            JobEvent::Started | JobEvent::Resumed => {
+            JobEvent::Started | JobEvent::Resumed | JobEvent::Resized => {
                 if let Some(job) = cluster_state.job(transition.job) {
                     let placement = job.placement.clone();
                     let held = self.take(cluster, &placement);
@@ -167,7 +167,7 @@ impl<W: Write> JobsCsv<W> {
                     });
                 }
             }
-            JobEvent::Suspended | JobEvent::Requeued => {
+            JobEvent::Suspended | JobEvent::Requeued | JobEvent::Migrated | JobEvent::Rerun => {
                 if let Some(held) = self.held.remove(&key) {
                     self.release(cluster, &held);
                 }
@@ -187,7 +187,9 @@ impl<W: Write> JobsCsv<W> {
             | JobEvent::Held
             | JobEvent::Released
             | JobEvent::Switched
-            | JobEvent::Modified => {}
+            | JobEvent::Modified
+            | JobEvent::Waiting
+            | JobEvent::Pended => {}
         }
         Ok(())
     }

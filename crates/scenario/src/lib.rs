@@ -11,6 +11,7 @@
 pub mod chaos;
 pub mod expect;
 pub mod format;
+pub mod hosts;
 pub mod inspect;
 pub mod jobs_csv;
 pub mod locate;
@@ -19,6 +20,7 @@ pub mod model;
 mod policies;
 pub mod probe;
 pub mod records;
+pub mod refusal;
 pub mod render;
 pub mod run;
 pub mod validate;

@@ -109,13 +109,16 @@ pub enum ScenarioError {
         /// Every problem found.
         problems: Vec<Problem>,
     },
+    /// A hosts file given with the scenario has a problem.
+    #[error(transparent)]
+    Hosts(#[from] crate::hosts::HostsError),
 }
 
 impl ScenarioError {
     /// The problems, if the file was read.
     pub fn problems(&self) -> &[Problem] {
         match self {
-            ScenarioError::Read { .. } => &[],
+            ScenarioError::Read { .. } | ScenarioError::Hosts(_) => &[],
             ScenarioError::Invalid { problems, .. } => problems,
         }
     }

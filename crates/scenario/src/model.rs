@@ -107,17 +107,25 @@ impl Scenario {
         times
     }
 
-    /// The names of the jobs of `cluster` whose state expectations look at.
-    pub fn watched_jobs(&self, cluster: &ClusterName) -> Vec<String> {
-        self.expectations
-            .iter()
-            .filter_map(|expectation| match &expectation.kind {
+    /// The jobs of `cluster` whose state or APS value expectations look
+    /// at, and the queues whose dispatch order they look at.
+    pub fn watched(&self, cluster: &ClusterName) -> crate::probe::Watched {
+        let mut watched = crate::probe::Watched::default();
+        for expectation in &self.expectations {
+            match &expectation.kind {
                 ExpectKind::JobState {
                     cluster: at, job, ..
-                } if at == cluster => Some(job.clone()),
-                _ => None,
-            })
-            .collect()
+                }
+                | ExpectKind::JobAps {
+                    cluster: at, job, ..
+                } if at == cluster => watched.jobs.push(job.clone()),
+                ExpectKind::DispatchOrder {
+                    cluster: at, queue, ..
+                } if at == cluster => watched.queues.push(queue.to_string()),
+                _ => {}
+            }
+        }
+        watched
     }
 }
 
@@ -154,19 +162,38 @@ impl ClusterSpec {
     }
 }
 
-/// A job control command given during the run (`[[action]]`).
+/// A job control command, or a host failure, given during the run
+/// (`[[action]]`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Action {
     /// When.
     pub at: SimTime,
     /// At which cluster.
     pub cluster: ClusterName,
-    /// The job, by name.
+    /// The job, by name; for a host action, the host.
     pub job: String,
     /// What is asked.
-    pub action: mcfed_protocol::JobAction,
+    pub action: ActionKind,
     /// Where it was written (`action[0]`).
     pub origin: String,
+}
+
+/// What an `[[action]]` asks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActionKind {
+    /// A job control command on the job [`Action::job`] names.
+    Job(mcfed_protocol::JobAction),
+    /// Host [`Action::job`] fails or recovers.
+    Host(mcfed_cluster::HostEvent),
+}
+
+impl std::fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ActionKind::Job(action) => action.fmt(f),
+            ActionKind::Host(event) => event.fmt(f),
+        }
+    }
 }
 
 /// A job submitted during the run.
@@ -274,6 +301,44 @@ pub enum ExpectKind {
         /// The job that preempted it.
         by: Option<String>,
     },
+    /// At `at`, a pending job's APS value (as `bjobs -aps` shows it),
+    /// its kind and its JPRIORITY are these (each one given).
+    JobAps {
+        /// The cluster it is in.
+        cluster: ClusterName,
+        /// The job's name.
+        job: String,
+        /// When.
+        at: SimTime,
+        /// The expected value (system or calculated).
+        value: Option<f64>,
+        /// The expected kind: `system`, `calculated` or `none`.
+        kind: Option<String>,
+        /// The expected JPRIORITY.
+        jpriority: Option<u32>,
+        /// How far `value` may be off.
+        tolerance: f64,
+    },
+    /// At `at`, the next dispatch pass would try the pending jobs of a
+    /// queue in this order.
+    DispatchOrder {
+        /// The cluster.
+        cluster: ClusterName,
+        /// The queue.
+        queue: QueueName,
+        /// When.
+        at: SimTime,
+        /// The jobs, by name, first first.
+        jobs: Vec<String>,
+    },
+    /// The scenario is refused with an error containing `message` (at
+    /// `line`, if given): a scenario accepted fails this expectation.
+    Refused {
+        /// Text the error contains.
+        message: String,
+        /// The line the error is at.
+        line: Option<u32>,
+    },
 }
 
 impl ExpectKind {
@@ -282,7 +347,9 @@ impl ExpectKind {
         match self {
             ExpectKind::QueueSlots { at, .. }
             | ExpectKind::UserPriority { at, .. }
-            | ExpectKind::JobState { at, .. } => Some(*at),
+            | ExpectKind::JobState { at, .. }
+            | ExpectKind::JobAps { at, .. }
+            | ExpectKind::DispatchOrder { at, .. } => Some(*at),
             _ => None,
         }
     }

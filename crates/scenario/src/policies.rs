@@ -11,6 +11,8 @@ use mcfed_cluster::{
     SlotPoolConfig, UserGroupConfig, UserLimitConfig, UserShares,
 };
 
+mod aps;
+
 use crate::format::{LsfValue, RawCluster, RawFactors, RawParams, RawQueue};
 use crate::locate::FieldPath;
 use crate::validate::Checker;
@@ -127,6 +129,7 @@ impl Checker<'_> {
             }
         }
         params.max_user_priority = own.MAX_USER_PRIORITY.or(federation.MAX_USER_PRIORITY);
+        self.aps_params(own, federation, path, &mut params);
         params
     }
 
@@ -250,6 +253,7 @@ impl Checker<'_> {
                     .map(|value| (value, path.key("NO_PREEMPT_FINISH_TIME"))),
             ),
         };
+        self.queue_aps(raw, path, config);
     }
 
     /// A queue's RUNLIMIT or RUNTIME (`field`): a duration longer than

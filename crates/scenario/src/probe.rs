@@ -28,6 +28,17 @@ impl Snapshot {
     }
 }
 
+/// What a run looks at in one cluster besides its queues: jobs (their
+/// states and APS values) and queues (their dispatch orders) that
+/// expectations name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Watched {
+    /// Job names.
+    pub jobs: Vec<String>,
+    /// Queue names.
+    pub queues: Vec<String>,
+}
+
 /// One cluster at one time.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ClusterSnapshot {
@@ -35,10 +46,37 @@ pub struct ClusterSnapshot {
     pub report: ClusterReport,
     /// The watched jobs it holds (a finished job is no longer there).
     pub jobs: Vec<JobSnapshot>,
+    /// The watched queues' dispatch orders (job names, first first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub orders: Vec<QueueOrder>,
+}
+
+/// The order in which the next dispatch pass would try a queue's pending
+/// jobs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct QueueOrder {
+    /// The queue.
+    pub queue: String,
+    /// Its pending jobs (and running jobs' resize requests), by name;
+    /// `None` for a fairshare queue without APS (it picks as it goes).
+    pub jobs: Option<Vec<String>>,
+}
+
+/// A pending job's APS value, as `bjobs -aps` and `-prio` show it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ApsSnapshot {
+    /// As `bjobs -aps` prints it: `(10)`, `109.00` or `-`.
+    pub shown: String,
+    /// The value (system or calculated), if it has one.
+    pub value: Option<f64>,
+    /// `system`, `calculated` or `none`.
+    pub kind: String,
+    /// Its JPRIORITY.
+    pub jpriority: u32,
 }
 
 /// One job at one time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobSnapshot {
     /// Its name.
     pub name: String,
@@ -47,6 +85,26 @@ pub struct JobSnapshot {
     pub state: String,
     /// Why it pends, if it does.
     pub reason: Option<String>,
+    /// Its APS value, if it pends (or is running with a resize request)
+    /// in this cluster's scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aps: Option<ApsSnapshot>,
+}
+
+impl ApsSnapshot {
+    fn of(entry: &mcfed_cluster::ApsEntry) -> Self {
+        let kind = match entry.shown {
+            mcfed_cluster::ApsShown::System(_) => "system",
+            mcfed_cluster::ApsShown::Calculated(_) => "calculated",
+            mcfed_cluster::ApsShown::None => "none",
+        };
+        ApsSnapshot {
+            shown: entry.shown.render(),
+            value: entry.shown.value(),
+            kind: kind.to_owned(),
+            jpriority: entry.jpriority,
+        }
+    }
 }
 
 /// A job preempted during a run.
@@ -86,9 +144,26 @@ impl PreemptionRecord {
 /// `watched`: those its scheduler holds, then those of its send queues it
 /// still holds, then — when it keeps a history — those that ended (DONE,
 /// EXIT).
-pub fn snapshot(member: &Member, at: SimTime, watched: &[String]) -> ClusterSnapshot {
+pub fn snapshot(member: &Member, at: SimTime, watched: &Watched) -> ClusterSnapshot {
     let cluster = member.cluster();
     let mut jobs: Vec<JobSnapshot> = Vec::new();
+    let orders = watched
+        .queues
+        .iter()
+        .map(|queue| QueueOrder {
+            queue: queue.clone(),
+            jobs: cluster
+                .queue_index(queue)
+                .and_then(|index| cluster.dispatch_order(index, at))
+                .map(|order| {
+                    order
+                        .into_iter()
+                        .filter_map(|id| cluster.job(id).map(|job| job.spec.name.to_string()))
+                        .collect()
+                }),
+        })
+        .collect();
+    let watched = &watched.jobs;
     if !watched.is_empty() {
         jobs.extend(
             cluster
@@ -99,6 +174,7 @@ pub fn snapshot(member: &Member, at: SimTime, watched: &[String]) -> ClusterSnap
                     state: job.state.as_str().to_owned(),
                     reason: (job.state == JobState::Pending)
                         .then(|| cluster.pending_reason(job).describe().to_owned()),
+                    aps: cluster.aps_entry(job.id, at).as_ref().map(ApsSnapshot::of),
                 }),
         );
         let seen = |jobs: &[JobSnapshot], name: &str| jobs.iter().any(|job| job.name == name);
@@ -110,6 +186,7 @@ pub fn snapshot(member: &Member, at: SimTime, watched: &[String]) -> ClusterSnap
                         name: job.spec.name.to_string(),
                         state: job.state.as_str().to_owned(),
                         reason: None,
+                        aps: None,
                     });
                 }
             }
@@ -128,6 +205,7 @@ pub fn snapshot(member: &Member, at: SimTime, watched: &[String]) -> ClusterSnap
                         name: name.to_owned(),
                         state: record.state.to_owned(),
                         reason: None,
+                        aps: None,
                     });
                 }
             }
@@ -137,5 +215,6 @@ pub fn snapshot(member: &Member, at: SimTime, watched: &[String]) -> ClusterSnap
     ClusterSnapshot {
         report: cluster.report(at),
         jobs,
+        orders,
     }
 }

@@ -43,15 +43,30 @@ pub struct RunOutput {
 }
 
 impl ActionRecord {
-    /// The record of `action`, given at `at`, and what it did.
+    /// The record of job control `action`, given at `at`, and what it did.
     pub fn of(
         action: &crate::model::Action,
         result: &Result<mcfed_federation::ControlOutcome, mcfed_federation::ControlRefused>,
     ) -> Self {
-        let (done, outcome) = match result {
-            Ok(outcome) => (true, outcome.message(&action.action)),
-            Err(refused) => (false, refused.to_string()),
+        let (done, outcome) = match (result, &action.action) {
+            (Ok(outcome), crate::model::ActionKind::Job(job_action)) => {
+                (true, outcome.message(job_action))
+            }
+            (Ok(_), crate::model::ActionKind::Host(_)) => (true, String::new()),
+            (Err(refused), _) => (false, refused.to_string()),
         };
+        Self::with(action, done, outcome)
+    }
+
+    /// The record of host `action` and what it did (`Ok`: in words).
+    pub fn of_host(action: &crate::model::Action, result: &Result<String, String>) -> Self {
+        match result {
+            Ok(what) => Self::with(action, true, what.clone()),
+            Err(why) => Self::with(action, false, format!("Host <{}>: {why}", action.job)),
+        }
+    }
+
+    fn with(action: &crate::model::Action, done: bool, outcome: String) -> Self {
         ActionRecord {
             record: "action".to_owned(),
             time: action.at.as_secs_f64(),

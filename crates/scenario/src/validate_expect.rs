@@ -10,6 +10,9 @@
 //! | a user's dynamic priority | `at`, `cluster`, `queue`, `user`, `priority`, `tolerance` |
 //! | a job's state at a time | `job`, `at`, `state`, `cluster`, `reason_contains` |
 //! | preemption of a job | `job`, `preempted`, `preempted_by`, `cluster` |
+//! | a job's APS value at a time | `job`, `at`, any of `aps`, `aps_kind`, `jpriority`; `tolerance`, `cluster` |
+//! | a queue's dispatch order at a time | `at`, `cluster`, `queue`, `dispatch_order` |
+//! | a refused scenario | `refused`, `line` |
 //!
 //! A key that does not belong to the entry's kind is a problem at that key.
 
@@ -21,6 +24,8 @@ use crate::format::RawExpect;
 use crate::locate::FieldPath;
 use crate::model::{ClusterSpec, ExpectKind, Expectation, Metric, QueueFigures, Submission};
 use crate::validate::Checker;
+
+mod aps;
 
 /// How far a priority may be off when `tolerance` is not given.
 pub(crate) const DEFAULT_PRIORITY_TOLERANCE: f64 = 0.001;
@@ -105,7 +110,7 @@ impl<'a> JobIndex<'a> {
 }
 
 /// The kinds of entries, for messages.
-const KINDS: &str = "`forwarded_to`, `pends`, `ends_pending`, `metric`, `state`, `preempted`, `priority`, or a queue figure (`running_slots`, `pending_slots`, `suspended_slots`, `deserved_slots`)";
+const KINDS: &str = "`forwarded_to`, `pends`, `ends_pending`, `metric`, `state`, `preempted`, `priority`, `aps`, `aps_kind`, `jpriority`, `dispatch_order`, `refused`, or a queue figure (`running_slots`, `pending_slots`, `suspended_slots`, `deserved_slots`)";
 
 fn parse_state(text: &str) -> Option<JobState> {
     match text {
@@ -119,7 +124,13 @@ fn parse_state(text: &str) -> Option<JobState> {
 
 impl Checker<'_> {
     /// Flags every present key not in `allowed`.
-    fn only_keys(&mut self, path: &FieldPath, raw: &RawExpect, allowed: &[&str], kind: &str) {
+    pub(crate) fn only_keys(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawExpect,
+        allowed: &[&str],
+        kind: &str,
+    ) {
         let present = [
             ("job", raw.job.is_some()),
             ("forwarded_to", raw.forwarded_to.is_some()),
@@ -142,6 +153,12 @@ impl Checker<'_> {
             ("state", raw.state.is_some()),
             ("preempted", raw.preempted.is_some()),
             ("preempted_by", raw.preempted_by.is_some()),
+            ("aps", raw.aps.is_some()),
+            ("aps_kind", raw.aps_kind.is_some()),
+            ("jpriority", raw.jpriority.is_some()),
+            ("dispatch_order", raw.dispatch_order.is_some()),
+            ("refused", raw.refused.is_some()),
+            ("line", raw.line.is_some()),
         ];
         for (key, set) in present {
             if set && !allowed.contains(&key) {
@@ -153,7 +170,7 @@ impl Checker<'_> {
         }
     }
 
-    fn required<'v, T>(
+    pub(crate) fn required<'v, T>(
         &mut self,
         path: &FieldPath,
         value: &'v Option<T>,
@@ -183,7 +200,7 @@ impl Checker<'_> {
     }
 
     /// The cluster a job-state or preemption expectation looks in.
-    fn job_cluster(
+    pub(crate) fn job_cluster(
         &mut self,
         path: &FieldPath,
         raw: &RawExpect,
@@ -236,7 +253,17 @@ impl Checker<'_> {
         jobs: &JobIndex<'_>,
         specs: &[ClusterSpec],
     ) -> Option<Expectation> {
-        let kind = if let Some(metric) = &raw.metric {
+        let kind = if let Some(message) = &raw.refused {
+            self.only_keys(path, raw, &["refused", "line"], "a refused scenario");
+            ExpectKind::Refused {
+                message: message.clone(),
+                line: raw.line,
+            }
+        } else if raw.dispatch_order.is_some() {
+            self.order_expectation(path, raw, specs)?
+        } else if raw.aps.is_some() || raw.aps_kind.is_some() || raw.jpriority.is_some() {
+            self.aps_expectation(path, raw, jobs, specs)?
+        } else if let Some(metric) = &raw.metric {
             self.metric_expectation(path, raw, metric)?
         } else if raw.forwarded_to.is_some() || raw.pends.is_some() || raw.ends_pending.is_some() {
             self.decision_expectation(path, raw, jobs, specs)?
@@ -486,7 +513,7 @@ impl Checker<'_> {
     }
 
     /// `at`, `cluster` and `queue` of a queue expectation, checked.
-    fn queue_at(
+    pub(crate) fn queue_at(
         &mut self,
         path: &FieldPath,
         raw: &RawExpect,

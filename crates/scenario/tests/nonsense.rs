@@ -8,6 +8,7 @@ mod common;
 
 use common::{line_of, problems};
 use mcfed_protocol::{JobAction, JobChanges};
+use mcfed_scenario::model::ActionKind;
 use mcfed_scenario::parse;
 
 const BASE: &str = r#"
@@ -159,14 +160,19 @@ job = \"job1\"
     );
     let scenario = parse("actions.toml", &source).expect("valid");
     assert_eq!(scenario.actions.len(), 2);
-    assert_eq!(scenario.actions[0].action, JobAction::Kill, "time order");
+    assert_eq!(
+        scenario.actions[0].action,
+        ActionKind::Job(JobAction::Kill),
+        "time order"
+    );
     assert_eq!(
         scenario.actions[1].action,
-        JobAction::Modify(JobChanges {
+        ActionKind::Job(JobAction::Modify(JobChanges {
             run_limit: None,
             slots: Some(2),
             user_priority: Some(60),
-        })
+            aps: None,
+        }))
     );
     assert_eq!(scenario.actions[1].origin, "action[0]");
     for (entry, field, message) in [

@@ -167,7 +167,7 @@ impl AdminClient {
             reason,
         };
         let connecting = endpoint
-            .connect_with(config, resolved, tls::SERVER_NAME)
+            .connect_with(config, resolved, tls::server_name(address))
             .map_err(|error| connect_error(error.to_string()))?;
         let connection = tokio::time::timeout(timeout, connecting)
             .await

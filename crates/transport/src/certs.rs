@@ -32,6 +32,20 @@ const CLUSTER_OU: &str = "cluster";
 const ADMIN_OU: &str = "admin";
 /// The CN of the administrator's certificate made by [`init`].
 pub const ADMIN_NAME: &str = "admin";
+/// The hosts a cluster's certificate names when none are given: this
+/// machine's loopback names, for a federation on one machine.
+pub const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// A cluster to make a certificate for, and the hosts (names or IP
+/// addresses) it is reached at: its certificate's subject alternative
+/// names, which whoever dials it checks against the host it dialled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClusterHosts {
+    /// The cluster's name.
+    pub name: String,
+    /// Its hosts; empty: [`LOOPBACK`].
+    pub hosts: Vec<String>,
+}
 
 /// What a certificate's holder may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -104,6 +118,19 @@ pub enum CertError {
     /// The same cluster is listed twice.
     #[error("cluster `{0}` is listed twice")]
     Duplicate(String),
+    /// A cluster's certificate does not name the host it was reached at.
+    #[error(
+        "{identity} was reached at {host}, but its certificate is for {}: make certificates that name each cluster's address (`mcfed certs init DIR --scenario FILE`, or `--hosts FILE`)",
+        if hosts.is_empty() { "no host".to_owned() } else { hosts.join(", ") }
+    )]
+    WrongHost {
+        /// Whose certificate.
+        identity: Identity,
+        /// The host dialled.
+        host: String,
+        /// The hosts the certificate names.
+        hosts: Vec<String>,
+    },
 }
 
 /// The file holding the federation CA's certificate.
@@ -154,12 +181,17 @@ fn write_file(path: &Path, contents: &str, secret: bool) -> Result<(), CertError
     file.write_all(contents.as_bytes()).map_err(io)
 }
 
-fn leaf_params(role: Role, name: &str) -> Result<CertificateParams, CertError> {
+fn leaf_params(role: Role, name: &str, hosts: &[String]) -> Result<CertificateParams, CertError> {
     let generate = |source| CertError::Generate {
         what: format!("{role} `{name}`"),
         source,
     };
-    let mut params = CertificateParams::new(Vec::<String>::new()).map_err(generate)?;
+    let names: Vec<String> = match role {
+        Role::Admin => Vec::new(),
+        Role::Cluster if hosts.is_empty() => LOOPBACK.iter().map(|&h| h.to_owned()).collect(),
+        Role::Cluster => hosts.to_vec(),
+    };
+    let mut params = CertificateParams::new(names).map_err(generate)?;
     params.distinguished_name.push(DnType::CommonName, name);
     params
         .distinguished_name
@@ -187,14 +219,26 @@ pub struct Written {
     pub files: Vec<PathBuf>,
 }
 
-/// Makes a federation CA, a certificate and key for each of `clusters`, and
-/// an administrator's, in `dir` (created if missing). Existing files of the
-/// same names are replaced.
+/// Makes a federation CA, a certificate and key for each of `clusters`
+/// (naming this machine, [`LOOPBACK`]), and an administrator's, in `dir`
+/// (created if missing). Existing files of the same names are replaced.
 pub fn init(dir: &Path, clusters: &[String]) -> Result<Written, CertError> {
-    for (index, name) in clusters.iter().enumerate() {
-        check_name(name)?;
-        if clusters[..index].contains(name) {
-            return Err(CertError::Duplicate(name.clone()));
+    let clusters: Vec<ClusterHosts> = clusters
+        .iter()
+        .map(|name| ClusterHosts {
+            name: name.clone(),
+            hosts: Vec::new(),
+        })
+        .collect();
+    init_with_hosts(dir, &clusters)
+}
+
+/// [`init`], each cluster's certificate naming its own hosts.
+pub fn init_with_hosts(dir: &Path, clusters: &[ClusterHosts]) -> Result<Written, CertError> {
+    for (index, cluster) in clusters.iter().enumerate() {
+        check_name(&cluster.name)?;
+        if clusters[..index].iter().any(|c| c.name == cluster.name) {
+            return Err(CertError::Duplicate(cluster.name.clone()));
         }
     }
     fs::create_dir_all(dir).map_err(|source| CertError::Io {
@@ -231,14 +275,14 @@ pub fn init(dir: &Path, clusters: &[String]) -> Result<Written, CertError> {
 
     let holders = clusters
         .iter()
-        .map(|name| (Role::Cluster, name.as_str()))
-        .chain(std::iter::once((Role::Admin, ADMIN_NAME)));
-    for (role, name) in holders {
+        .map(|c| (Role::Cluster, c.name.as_str(), c.hosts.as_slice()))
+        .chain(std::iter::once((Role::Admin, ADMIN_NAME, &[][..])));
+    for (role, name, hosts) in holders {
         let generate = |source| CertError::Generate {
             what: format!("{role} `{name}`"),
             source,
         };
-        let params = leaf_params(role, name)?;
+        let params = leaf_params(role, name, hosts)?;
         let key = KeyPair::generate().map_err(generate)?;
         let cert = params.signed_by(&key, &issuer).map_err(generate)?;
         let (cert_path, key_path) = identity_paths(dir, role, name);
@@ -288,6 +332,36 @@ pub fn identity_of(der: &[u8]) -> Result<Identity, CertError> {
     Ok(Identity { role, name })
 }
 
+/// The hosts a DER certificate names (its DNS and IP subject alternative
+/// names).
+pub fn hosts_of(der: &[u8]) -> Vec<String> {
+    use x509_parser::extensions::GeneralName;
+    let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
+        return Vec::new();
+    };
+    let Ok(Some(names)) = cert.subject_alternative_name() else {
+        return Vec::new();
+    };
+    names
+        .value
+        .general_names
+        .iter()
+        .filter_map(|name| match name {
+            GeneralName::DNSName(dns) => Some((*dns).to_owned()),
+            GeneralName::IPAddress(bytes) => match bytes.len() {
+                4 => <[u8; 4]>::try_from(*bytes)
+                    .ok()
+                    .map(|ip| std::net::IpAddr::from(ip).to_string()),
+                16 => <[u8; 16]>::try_from(*bytes)
+                    .ok()
+                    .map(|ip| std::net::IpAddr::from(ip).to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,10 +386,41 @@ mod tests {
         let pem = fs::read(&admin).expect("admin cert");
         let (_, parsed) = x509_parser::pem::parse_x509_pem(&pem).expect("pem");
         assert_eq!(identity_of(&parsed.contents).expect("id").role, Role::Admin);
+        // A cluster's certificate names this machine unless told otherwise.
+        assert_eq!(
+            hosts_of(
+                &fs::read(&cert)
+                    .map(|pem| {
+                        x509_parser::pem::parse_x509_pem(&pem)
+                            .expect("pem")
+                            .1
+                            .contents
+                    })
+                    .expect("cert")
+            ),
+            LOOPBACK
+        );
         // The CA is not an identity.
         let pem = fs::read(ca_cert_path(dir.path())).expect("ca");
         let (_, parsed) = x509_parser::pem::parse_x509_pem(&pem).expect("pem");
         assert!(identity_of(&parsed.contents).is_err());
+    }
+
+    #[test]
+    fn a_cluster_certificate_names_the_hosts_given() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let clusters = [ClusterHosts {
+            name: "c1".to_owned(),
+            hosts: vec!["node1.example.org".to_owned(), "10.0.0.7".to_owned()],
+        }];
+        init_with_hosts(dir.path(), &clusters).expect("init");
+        let (cert, _) = identity_paths(dir.path(), Role::Cluster, "c1");
+        let pem = fs::read(&cert).expect("cluster cert");
+        let (_, parsed) = x509_parser::pem::parse_x509_pem(&pem).expect("pem");
+        assert_eq!(
+            hosts_of(&parsed.contents),
+            ["node1.example.org", "10.0.0.7"]
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! - [`FederationServerVerifier`] (a dialling process checking the process it
 //!   reached) accepts a certificate only if the federation CA signed it, it
-//!   is valid now for server authentication, and it names a cluster;
+//!   is valid now for server authentication, it names a cluster, and it
+//!   names the host dialled (a DNS or IP subject alternative name);
 //! - [`FederationClientVerifier`] (a listening process checking who dialled
 //!   it) accepts a certificate only if the federation CA signed it, it is
 //!   valid now for client authentication, and it names a cluster or the
@@ -37,9 +38,12 @@ use crate::certs::{self, CertError, Identity, Role};
 /// The ALPN protocol name of mcfed's QUIC connections.
 pub const ALPN: &[u8] = b"mcfed/2";
 
-/// The TLS server name a process dials with. Certificates carry no DNS
-/// names: which cluster a peer is comes from its certificate's subject.
-pub const SERVER_NAME: &str = "mcfed";
+/// The TLS server name to dial `address` (`host:port`) with: its host. A
+/// cluster's certificate must name that host (a DNS or IP subject
+/// alternative name); which cluster it is comes from its subject.
+pub fn server_name(address: &str) -> &str {
+    mcfed_protocol::address::split_address(address).map_or(address, |split| split.host)
+}
 
 /// Why TLS could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -223,9 +227,27 @@ impl FederationTls {
 
 fn identity_error(error: CertError) -> rustls::Error {
     rustls::Error::InvalidCertificate(rustls::CertificateError::Other(rustls::OtherError(
-        Arc::new(error),
+        Arc::new(Explained(error.to_string())),
     )))
 }
+
+/// A refusal whose `Debug` is its message: rustls shows the errors of a
+/// verifier with `Debug`, and a refused peer should read why.
+struct Explained(String);
+
+impl std::fmt::Debug for Explained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Explained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Explained {}
 
 /// Checks a listening process's certificate: signed by the federation CA,
 /// valid now for server authentication, naming a cluster.
@@ -250,7 +272,7 @@ impl ServerCertVerifier for FederationServerVerifier {
         &self,
         end_entity: &CertificateDer<'_>,
         intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
+        server_name: &ServerName<'_>,
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
@@ -267,6 +289,13 @@ impl ServerCertVerifier for FederationServerVerifier {
             return Err(identity_error(CertError::NoIdentity(format!(
                 "a listening process must hold a cluster certificate, not {identity}"
             ))));
+        }
+        if rustls::client::verify_server_name(&parsed, server_name).is_err() {
+            return Err(identity_error(CertError::WrongHost {
+                identity,
+                host: server_name.to_str().into_owned(),
+                hosts: certs::hosts_of(end_entity),
+            }));
         }
         Ok(ServerCertVerified::assertion())
     }

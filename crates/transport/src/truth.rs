@@ -234,7 +234,7 @@ impl TruthClient {
             .ok_or_else(|| failed(format!("{address} resolves to no address")))?;
         let connection = self
             .endpoint
-            .connect_with(self.config.clone(), resolved, tls::SERVER_NAME)
+            .connect_with(self.config.clone(), resolved, tls::server_name(address))
             .map_err(|error| failed(error.to_string()))?
             .await
             .map_err(|error| failed(error.to_string()))?;

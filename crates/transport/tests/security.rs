@@ -11,16 +11,25 @@ use std::time::Duration;
 
 use mcfed_protocol::{CounterUpdate, Envelope, Hello, MAX_FRAME_SIZE, Message, encode_frame};
 use mcfed_transport::endpoint::close;
-use mcfed_transport::{Event, FederationTls, Role, tls};
+use mcfed_transport::{Event, FederationTls, Role};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// A raw QUIC client presenting `tls`'s certificate.
 async fn dial(tls: &FederationTls, to: SocketAddr) -> Result<quinn::Connection, String> {
+    dial_as(tls, to, "localhost").await
+}
+
+/// [`dial`], checking that the server's certificate names `host`.
+async fn dial_as(
+    tls: &FederationTls,
+    to: SocketAddr,
+    host: &str,
+) -> Result<quinn::Connection, String> {
     let endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().expect("address"))
         .map_err(|error| error.to_string())?;
     let config = tls.client_config().map_err(|error| error.to_string())?;
     let connecting = endpoint
-        .connect_with(config, to, tls::SERVER_NAME)
+        .connect_with(config, to, host)
         .map_err(|error| error.to_string())?;
     tokio::time::timeout(Duration::from_secs(5), connecting)
         .await
@@ -189,6 +198,33 @@ async fn a_certificate_from_another_ca_is_refused_both_ways() {
         "{error}"
     );
     drop(one);
+}
+
+#[tokio::test]
+async fn a_certificate_for_another_host_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    federation(dir.path());
+    let (one, _events) = start(dir.path(), "Cluster1", vec![]);
+    let two = cluster_tls(dir.path(), "Cluster2");
+    // Cluster1's certificate names this machine: reached by one of its
+    // loopback names it is accepted, by any other host it is refused.
+    for host in ["localhost", "127.0.0.1"] {
+        assert!(
+            dial_as(&two, one.local_addr(), host).await.is_ok(),
+            "{host}"
+        );
+    }
+    for host in ["node1.example.org", "127.0.0.2"] {
+        let error = dial_as(&two, one.local_addr(), host)
+            .await
+            .expect_err("another host is refused");
+        assert!(
+            error.contains(&format!(
+                "cluster `Cluster1` was reached at {host}, but its certificate is for localhost, 127.0.0.1, ::1"
+            )),
+            "{host}: {error}"
+        );
+    }
 }
 
 #[tokio::test]

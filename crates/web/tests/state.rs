@@ -57,6 +57,7 @@ fn decision(job_id: u64, time: f64, stale: Option<bool>) -> DecisionRecord {
         reason: "HighPriority@Cluster2: largest available - pending".to_owned(),
         tier: Some("free slots".to_owned()),
         view_age: Some(15.0),
+        workload_unknown: false,
         candidates: vec![CandidateRecord {
             queue: "HighPriority@Cluster2".to_owned(),
             priority: Some(40),
@@ -69,14 +70,13 @@ fn decision(job_id: u64, time: f64, stale: Option<bool>) -> DecisionRecord {
             imported_pending: Some(0),
             impt_jobbklg: Some(50),
             view_age: Some(15.0),
+            known_from: Some("counters".to_owned()),
             eligible: true,
             tier: Some("free slots".to_owned()),
             score: Some(10),
             verdict: "won".to_owned(),
             why: "largest available - pending".to_owned(),
-            known_from: Some("counters".to_owned()),
         }],
-        workload_unknown: false,
         note: None,
         oracle: stale.map(|stale| OracleVerdict {
             target: Some("HighPriority@Cluster2".to_owned()),

@@ -1,5 +1,6 @@
 //! The job control commands: `bkill`, `bstop`, `bresume`, `brequeue`,
-//! `bswitch` and `bmod`. Each acts on jobs by id (or `-J NAME`) at the
+//! `bswitch`, `bmod`, `bmig` and `bresize release`, and host failures
+//! (`host-fail`, `host-recover`). Each acts on jobs by id (or `-J NAME`) at the
 //! cluster asked; a job that cluster forwarded elsewhere is acted on where
 //! it is, as LSF does. Each job's outcome is printed as LSF prints it; a
 //! refused one goes to standard error and the exit status is 1.
@@ -111,6 +112,17 @@ pub(crate) struct BmodArgs {
     /// The new job priority (LSF's -sp; needs MAX_USER_PRIORITY).
     #[arg(long = "sp", value_name = "PRIORITY")]
     priority: Option<u32>,
+    /// Absolute priority scheduling: `"system=V"` (ahead of every
+    /// calculated value) or `"admin=V"` (added to the calculated value).
+    #[arg(
+        long = "aps",
+        value_name = "system=V|admin=V",
+        conflicts_with = "no_aps"
+    )]
+    aps: Option<mcfed_protocol::ApsChange>,
+    /// Removes a value set with -aps.
+    #[arg(long = "apsn")]
+    no_aps: bool,
     #[command(flatten)]
     jobs: JobsArgs,
 }
@@ -125,9 +137,77 @@ pub(crate) fn bmod(args: BmodArgs) -> anyhow::Result<ExitCode> {
         },
         slots: args.slots,
         user_priority: args.priority,
+        aps: match (args.aps, args.no_aps) {
+            (Some(aps), _) => Some(aps),
+            (None, true) => Some(mcfed_protocol::ApsChange::Clear),
+            (None, false) => None,
+        },
     };
     if changes.is_empty() {
-        anyhow::bail!("bmod needs something to change: -W, -Wn, -n or -sp");
+        anyhow::bail!("bmod needs something to change: -W, -Wn, -n, -sp, -aps or -apsn");
     }
     args.jobs.apply(&JobAction::Modify(changes))
+}
+
+/// Runs `mcfed bmig`: the running jobs (of RERUNNABLE queues) pend again
+/// to be dispatched before the pending jobs, keeping their priority.
+pub(crate) fn bmig(args: JobsArgs) -> anyhow::Result<ExitCode> {
+    args.apply(&JobAction::Migrate)
+}
+
+/// `mcfed bresize release SPEC JOBID...`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BresizeArgs {
+    /// The subcommand: `release`.
+    #[arg(value_name = "release", value_parser = ["release"])]
+    verb: String,
+    /// What to release: `all` (every slot but the first allocation's), or
+    /// LSF's `"N*host ..."`.
+    #[arg(value_name = "all|\"N*host ...\"", value_parser = slot_release)]
+    release: mcfed_protocol::SlotRelease,
+    #[command(flatten)]
+    jobs: JobsArgs,
+}
+
+fn slot_release(text: &str) -> Result<mcfed_protocol::SlotRelease, String> {
+    text.parse()
+}
+
+/// Runs `mcfed bresize release`.
+pub(crate) fn bresize(args: BresizeArgs) -> anyhow::Result<ExitCode> {
+    let _ = args.verb;
+    args.jobs.apply(&JobAction::Release(args.release))
+}
+
+/// `mcfed host-fail HOST` / `mcfed host-recover HOST`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HostArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// The host.
+    #[arg(value_name = "HOST")]
+    host: String,
+}
+
+/// Runs `mcfed host-fail` (`fail`) or `mcfed host-recover`: the host's
+/// jobs rerun (RERUNNABLE queues) or exit, and it takes no job until it
+/// recovers.
+pub(crate) fn host_event(args: HostArgs, fail: bool) -> anyhow::Result<ExitCode> {
+    let request = AdminRequest::Host {
+        host: args.host.clone(),
+        event: if fail {
+            mcfed_node::admin::HostEvent::Fail
+        } else {
+            mcfed_node::admin::HostEvent::Recover
+        },
+    };
+    match mcfed_node::client::ask_once(&args.target.target(), &request) {
+        Ok(AdminResponse::HostChanged(what)) => print(&what),
+        Ok(_) => Err(args.target.unexpected()),
+        Err(ClientError::Refused { message, .. }) => {
+            eprintln!("{message}");
+            Ok(ExitCode::from(1))
+        }
+        Err(error) => Err(error.into()),
+    }
 }

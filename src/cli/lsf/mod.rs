@@ -34,6 +34,15 @@ pub(crate) struct TargetArgs {
     /// The scenario listing the cluster's address.
     #[arg(long, env = "MCFED_SCENARIO")]
     scenario: Option<PathBuf>,
+    /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
+    /// addresses.
+    #[arg(
+        long = "hosts",
+        id = "hosts_file",
+        env = "MCFED_HOSTS",
+        requires = "scenario"
+    )]
+    hosts_file: Option<PathBuf>,
     /// The cluster's address (HOST:PORT), instead of the scenario's.
     #[arg(long)]
     address: Option<String>,
@@ -49,6 +58,7 @@ impl TargetArgs {
             cluster: self.cluster.clone(),
             address: self.address.clone(),
             scenario: self.scenario.clone(),
+            hosts: self.hosts_file.clone(),
             base_port: self.base_port,
         }
     }

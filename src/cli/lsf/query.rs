@@ -54,6 +54,14 @@ pub(crate) struct BjobsArgs {
     /// LSF 10.1's JSON (the -o fields, or the default columns).
     #[arg(long = "json")]
     json: bool,
+    /// Pending jobs with their APS values, in dispatch order (system
+    /// values in parentheses first, then calculated values, then jobs of
+    /// queues without APS).
+    #[arg(long = "aps", conflicts_with = "prio")]
+    aps: bool,
+    /// Pending jobs' APS factor and sub-factor values, in dispatch order.
+    #[arg(long = "prio")]
+    prio: bool,
 }
 
 impl BjobsArgs {
@@ -76,6 +84,9 @@ impl BjobsArgs {
 
 /// Runs `mcfed bjobs`.
 pub(crate) fn bjobs(args: BjobsArgs) -> anyhow::Result<ExitCode> {
+    if args.aps || args.prio {
+        return bjobs_aps(&args);
+    }
     let fields = match args.output.as_deref() {
         Some("json") | None => Vec::new(),
         Some(spec) => lsf::parse_fields(spec).map_err(anyhow::Error::msg)?,
@@ -124,6 +135,39 @@ pub(crate) fn bjobs(args: BjobsArgs) -> anyhow::Result<ExitCode> {
         print(&text)?;
     }
     Ok(code)
+}
+
+/// `bjobs -aps` and `bjobs -prio`: pending jobs in dispatch order, with
+/// the -u, -q and job id filters.
+fn bjobs_aps(args: &BjobsArgs) -> anyhow::Result<ExitCode> {
+    let mut rows = match args.target.ask(&AdminRequest::Aps)? {
+        AdminResponse::Aps(rows) => rows,
+        _ => return Err(args.target.unexpected()),
+    };
+    rows.retain(|row| {
+        let user_ok = args
+            .user
+            .as_deref()
+            .is_none_or(|user| user == "all" || user == row.user);
+        let queue_ok = args.queue.as_deref().is_none_or(|queue| queue == row.queue);
+        let job_ok = args.jobs.is_empty() || args.jobs.contains(&row.job_id);
+        user_ok && queue_ok && job_ok
+    });
+    let table = if args.prio {
+        lsf::prio_table(&rows)
+    } else {
+        lsf::aps_table(&rows)
+    };
+    if args.json {
+        print(&table.lsf_json())
+    } else if args.output.as_deref() == Some("json") {
+        print(&lsf::json(&rows))
+    } else if rows.is_empty() {
+        eprintln!("No pending job found");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        print(&table.text())
+    }
 }
 
 /// `bjobs -p`'s reasons, one line per pending job.

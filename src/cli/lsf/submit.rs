@@ -10,24 +10,101 @@ use mcfed_protocol::{JobOptions, JobSpec};
 
 use super::{TargetArgs, print, run_limit, user_name};
 
-/// The boolean resources of one `-R` (its own type: clap takes an
-/// `Option<Vec<_>>` field for a repeated option, and would then expect the
-/// parser to return one item, not a list).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Resources(Vec<String>);
-
-fn resources_arg(text: &str) -> Result<Resources, String> {
-    resources(text).map(Resources)
+/// What one `-R` asks for: boolean resources, and the memory and swap of
+/// its `rusage[...]` (its own type: clap takes an `Option<Vec<_>>` field
+/// for a repeated option, and would then expect the parser to return one
+/// item, not a list).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Resources {
+    names: Vec<String>,
+    mem_mb: Option<u64>,
+    swap_mb: Option<u64>,
 }
 
-/// `-R`: boolean resources, as `bigmem`, `"bigmem fast"` or
-/// `"select[bigmem && fast]"`.
-fn resources(text: &str) -> Result<Vec<String>, String> {
-    let inner = text
-        .trim()
-        .strip_prefix("select[")
-        .and_then(|rest| rest.strip_suffix(']'))
-        .unwrap_or(text);
+/// `-R`: `select[...]` (or bare names) and `rusage[mem=N:swp=N]`, in any
+/// order: `"select[bigmem] rusage[mem=4096:swp=1024]"`.
+fn resources_arg(text: &str) -> Result<Resources, String> {
+    let mut requirement = Resources::default();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix("rusage[") {
+            let (inside, left) = after
+                .split_once(']')
+                .ok_or_else(|| format!("`{text}`: rusage[ is not closed"))?;
+            usage(inside, &mut requirement)?;
+            rest = left.trim_start();
+        } else if let Some(after) = rest.strip_prefix("select[") {
+            let (inside, left) = after
+                .split_once(']')
+                .ok_or_else(|| format!("`{text}`: select[ is not closed"))?;
+            requirement.names.extend(resources(inside)?);
+            rest = left.trim_start();
+        } else {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            requirement.names.extend(resources(&rest[..end])?);
+            rest = rest[end..].trim_start();
+        }
+    }
+    Ok(requirement)
+}
+
+/// The inside of `rusage[...]`: `mem=N` and `swp=N` (MB), separated by
+/// `:` or `,`.
+fn usage(inside: &str, requirement: &mut Resources) -> Result<(), String> {
+    for part in inside
+        .split([':', ','])
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+    {
+        let (key, value) = part
+            .split_once('=')
+            .ok_or_else(|| format!("`{part}` in rusage[...]: expected mem=N or swp=N"))?;
+        let megabytes = value
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&mb| mb <= 1 << 40)
+            .ok_or_else(|| format!("`{part}` in rusage[...]: N is a number of MB"))?;
+        match key.trim() {
+            "mem" => requirement.mem_mb = Some(megabytes),
+            "swp" | "swap" => requirement.swap_mb = Some(megabytes),
+            other => {
+                return Err(format!(
+                    "`{other}` in rusage[...]: mcfed reads mem and swp (MB)"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `-n N` or `-n min,max` (a resizable job).
+fn slots_arg(text: &str) -> Result<(u32, Option<u32>), String> {
+    // Each number within mcfed's bound (mcfed_protocol::bounds::JOB_SLOTS).
+    let number = |part: &str| -> Result<u32, String> {
+        let value: i128 = part
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{part}` is not a number of slots"))?;
+        mcfed_protocol::bounds::JOB_SLOTS
+            .check_i128(value)
+            .and_then(|slots| mcfed_protocol::bounds::JOB_SLOTS.check_u32(slots))
+            .map_err(|error| error.to_string())
+    };
+    match text.split_once(',') {
+        Some((min, max)) => {
+            let (min, max) = (number(min)?, number(max)?);
+            if max < min {
+                return Err(format!("-n {text}: the max is below the min"));
+            }
+            Ok((min, Some(max)))
+        }
+        None => Ok((number(text)?, None)),
+    }
+}
+
+/// Boolean resources, as `bigmem`, `"bigmem fast"` or `bigmem && fast`.
+fn resources(inner: &str) -> Result<Vec<String>, String> {
     let words: Vec<String> = inner
         .split(|c: char| c.is_whitespace() || c == ',' || c == '&')
         .filter(|word| !word.is_empty())
@@ -58,6 +135,14 @@ fn gpus_arg(text: &str) -> Result<u32, String> {
         })
 }
 
+/// `--run-time`: a duration within mcfed's bound.
+fn run_time(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    mcfed_protocol::bounds::JOB_DURATION
+        .check_duration(duration)
+        .map_err(|error| error.to_string())
+}
+
 /// What one job asks for: `bsub`'s job options, on the command line or,
 /// with `bsub --from`, on each line of a file.
 #[derive(Debug, Clone, clap::Args)]
@@ -65,9 +150,13 @@ pub(crate) struct JobArgs {
     /// The queue (with --from: for lines that give none).
     #[arg(short = 'q')]
     pub(crate) queue: Option<String>,
-    /// Slots.
-    #[arg(short = 'n', default_value_t = 1, value_parser = slots)]
-    slots: u32,
+    /// Slots: N, or min,max for a resizable job.
+    #[arg(short = 'n', value_name = "N|MIN,MAX", value_parser = slots_arg)]
+    slots: Option<(u32, Option<u32>)>,
+    /// Autoresizable (with -n min,max): while it runs below max, a resize
+    /// allocation request for the rest pends.
+    #[arg(long = "ar")]
+    auto_resize: bool,
     /// Run limit: [hour:]minute.
     #[arg(short = 'W', value_parser = run_limit)]
     run_limit: Option<Duration>,
@@ -77,7 +166,9 @@ pub(crate) struct JobArgs {
     /// GPUs on each host of the job (`-gpu "num=N"`).
     #[arg(long = "gpu", value_parser = gpus_arg)]
     gpus: Option<u32>,
-    /// Boolean resources every host of the job must have.
+    /// Resource requirements: boolean resources every host of the job
+    /// must have (`select[...]`), memory and swap asked for
+    /// (`rusage[mem=MB:swp=MB]`).
     #[arg(short = 'R', value_parser = resources_arg)]
     resources: Option<Resources>,
     /// The submitting user.
@@ -97,26 +188,6 @@ pub(crate) struct JobArgs {
     priority: Option<u32>,
 }
 
-/// `-n`: at least one slot, and within mcfed's bound.
-fn slots(text: &str) -> Result<u32, String> {
-    let value: i128 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of slots"))?;
-    mcfed_protocol::bounds::JOB_SLOTS
-        .check_i128(value)
-        .and_then(|slots| mcfed_protocol::bounds::JOB_SLOTS.check_u32(slots))
-        .map_err(|error| error.to_string())
-}
-
-/// `--run-time`: a duration within mcfed's bound.
-fn run_time(text: &str) -> Result<Duration, String> {
-    let duration = humantime::parse_duration(text).map_err(|error| error.to_string())?;
-    mcfed_protocol::bounds::JOB_DURATION
-        .check_duration(duration)
-        .map_err(|error| error.to_string())
-}
-
 impl JobArgs {
     /// The queue and the job, with output file `output_file`; `queue` is
     /// used when no `-q` was given.
@@ -130,15 +201,20 @@ impl JobArgs {
             .as_deref()
             .or(queue)
             .ok_or_else(|| anyhow::anyhow!("give the queue (-q QUEUE)"))?;
+        let (slots, max_slots) = self.slots.unwrap_or((1, None));
+        if self.auto_resize && max_slots.is_none() {
+            anyhow::bail!("-ar makes a resizable job autoresizable: give -n min,max with it");
+        }
+        let resources = self.resources.clone().unwrap_or_default();
         let mut spec = JobSpec {
             name: self.name.as_str().into(),
             user: self.user.as_str().into(),
-            slots: self.slots,
+            slots,
             run_time: self.run_time,
             run_limit: self.run_limit,
             run_estimate: self.run_estimate,
             gpus: self.gpus.unwrap_or(0),
-            resources: self.resources.clone().map(|r| r.0).unwrap_or_default(),
+            resources: resources.names,
             cpu_utilisation: 1.0,
             memory_mb: 0,
             options: None,
@@ -147,6 +223,11 @@ impl JobArgs {
             output_file,
             error_file: self.error_file.clone(),
             user_priority: self.priority,
+            mem_request_mb: resources.mem_mb,
+            swap_request_mb: resources.swap_mb,
+            max_slots,
+            auto_resize: self.auto_resize,
+            job_priority: None,
         });
         Ok((queue.to_owned(), spec))
     }
@@ -223,9 +304,15 @@ mod tests {
     fn resource_requirements_read_as_names() {
         assert_eq!(resources("bigmem"), Ok(vec!["bigmem".to_owned()]));
         assert_eq!(
-            resources("select[bigmem && fast]"),
+            resources_arg("select[bigmem && fast]").map(|r| r.names),
             Ok(vec!["bigmem".to_owned(), "fast".to_owned()])
         );
         assert!(resources("mem>100").is_err());
+        let both = resources_arg("select[bigmem] rusage[mem=4096:swp=512]").expect("valid");
+        assert_eq!(both.names, vec!["bigmem".to_owned()]);
+        assert_eq!((both.mem_mb, both.swap_mb), (Some(4096), Some(512)));
+        assert!(resources_arg("rusage[cpu=2]").is_err());
+        assert_eq!(slots_arg("2,8"), Ok((2, Some(8))));
+        assert!(slots_arg("8,2").is_err());
     }
 }

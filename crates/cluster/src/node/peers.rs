@@ -206,6 +206,7 @@ impl ClusterNode {
                     Some((JobState::Suspended, _)) => Some(JobEvent::Suspended),
                     Some((JobState::UserSuspended, _)) => Some(JobEvent::Stopped),
                     Some((JobState::PendingSuspended, _)) => Some(JobEvent::Held),
+                    Some((JobState::ChunkWaiting, _)) => Some(JobEvent::Waiting),
                     Some((JobState::Exited, _)) => Some(JobEvent::Killed),
                     Some((JobState::Done, _)) | None => Some(JobEvent::Finished),
                 };
@@ -293,7 +294,7 @@ impl ClusterNode {
             return;
         }
         match self.cluster.job(job).map(|job| job.state) {
-            Some(JobState::Pending | JobState::PendingSuspended) => {
+            Some(JobState::Pending | JobState::PendingSuspended | JobState::ChunkWaiting) => {
                 if let Some(image) = self.cluster.take_job(job) {
                     if let Some(parked) = self.parked.get_mut(from) {
                         parked.push(image);

@@ -70,9 +70,11 @@ impl Holding {
             JobState::Running => Some(Holding::Running),
             JobState::Suspended => Some(Holding::Suspended),
             JobState::UserSuspended => Some(Holding::Stopped),
-            JobState::Pending | JobState::PendingSuspended | JobState::Done | JobState::Exited => {
-                None
-            }
+            JobState::Pending
+            | JobState::PendingSuspended
+            | JobState::ChunkWaiting
+            | JobState::Done
+            | JobState::Exited => None,
         }
     }
 
@@ -111,6 +113,10 @@ pub(crate) struct Change {
     pub(crate) occupy: i64,
     /// The queue's list of jobs to resume (suspended by preemption).
     pub(crate) resumable: i64,
+    /// A running job's slots change (a resize): it stops in the books
+    /// only to run again at once, so fairshare takes the stop as a
+    /// suspension, not the end of its run.
+    pub(crate) resizing: bool,
 }
 
 impl Change {
@@ -127,6 +133,7 @@ impl Change {
             held: to.holds() - from.holds(),
             occupy: to.occupies() - from.occupies(),
             resumable: to.resumable() - from.resumable(),
+            resizing: false,
         }
     }
 
@@ -155,10 +162,25 @@ impl Cluster {
         if from == to {
             return;
         }
+        self.apply_change(id, Change::new(from, to), now);
+    }
+
+    /// Running job `id` gives back its slots for a resize (it runs again at
+    /// once with its new slots: [`Cluster::account`] from nothing to
+    /// running).
+    pub(crate) fn account_resize_stop(&mut self, id: JobId, now: SimTime) {
+        let change = Change {
+            resizing: true,
+            ..Change::new(Holding::Running, Holding::Nothing)
+        };
+        self.apply_change(id, change, now);
+    }
+
+    /// Has every book follow `change` of job `id` at `now`.
+    fn apply_change(&mut self, id: JobId, change: Change, now: SimTime) {
         let Some(job) = self.jobs.get(id) else {
             return;
         };
-        let change = Change::new(from, to);
         let groups = &self.users[job.user].groups;
         for &place in &job.placement {
             self.hosts.account(id, place, job.spec.gpus, change);

@@ -13,11 +13,15 @@
 //! queue (absolute priority scheduling's grace periods, for one) restarts
 //! from there.
 
-use mcfed_protocol::{JobAction, JobChanges, JobEvent, SimTime};
+use mcfed_protocol::{ApsChange, JobAction, JobChanges, JobEvent, SimTime};
 
-use crate::job::{ARRIVAL_MASK, JobId, JobOrigin, JobState, PendingReason, order_key};
+use crate::aps::APS_MAX;
+use crate::job::{
+    ARRIVAL_MASK, ApsSet, JobAps, JobId, JobOrigin, JobState, PendingReason, order_key,
+};
 
 use super::accounting::Holding;
+use super::lifecycle::reset_priority;
 use super::{Cluster, Transition};
 
 /// Why a job control command was refused, in LSF's words where LSF has
@@ -55,27 +59,47 @@ impl Cluster {
     ) -> Result<(), ControlError> {
         self.cycle.now = self.cycle.now.max(now);
         let state = self.jobs.get(id).ok_or(ControlError::NoSuchJob)?.state;
+        if state == JobState::ChunkWaiting && *action != JobAction::Kill {
+            return Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "it waits in a chunk (CHUNK_JOB_SIZE) to run after the job ahead of it; only bkill applies",
+            });
+        }
         let event = match action {
             JobAction::Kill => {
                 self.kill(id, now, transitions);
                 return Ok(());
+            }
+            JobAction::Release(release) => {
+                return self.release_slots(id, release, now, transitions);
             }
             JobAction::Stop => self.stop(id, state, now)?,
             JobAction::Resume => self.resume_stopped(id, state, now)?,
             JobAction::Requeue => self.requeue(id, state, now)?,
             JobAction::Switch(queue) => self.switch(id, state, queue.as_str())?,
             JobAction::Modify(changes) => self.modify(id, state, changes)?,
+            JobAction::Migrate => self.migrate(id, state, now)?,
         };
         self.cycle.dirty = true;
         if let Some(job) = self.jobs.get(id) {
             transitions.push(Transition::of(job, event, now, None, &self.queues));
         }
+        if matches!(event, JobEvent::Requeued | JobEvent::Migrated) {
+            self.break_chunk(id, now, transitions);
+        }
         Ok(())
     }
 
     /// `bkill`: the job leaves with status EXIT, whatever its state; its
-    /// use counts in fairshare up to `now`.
+    /// use counts in fairshare up to `now`. A chunk's running job is
+    /// followed on its slot by the next job of the chunk.
     fn kill(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
+        let placement = match self.jobs.get(id) {
+            Some(job) if job.state == JobState::Running && !self.chunks.is_empty() => {
+                job.placement.clone()
+            }
+            _ => Vec::new(),
+        };
         self.release(id, now);
         if let Some(job) = self.jobs.get(id) {
             transitions.push(Transition::of(
@@ -88,6 +112,9 @@ impl Cluster {
         }
         self.jobs.remove_exited(id);
         self.cycle.dirty = true;
+        if !placement.is_empty() {
+            self.chunk_runner_gone(id, placement, now, transitions);
+        }
     }
 
     /// `bstop`: a running job is stopped (USUSP, keeping its slots), a
@@ -134,13 +161,15 @@ impl Cluster {
     ) -> Result<JobEvent, ControlError> {
         match state {
             JobState::UserSuspended => {
-                self.account(id, Holding::Stopped, Holding::Running, now);
+                // The job's new run starts now: the books (its place among
+                // victims, its fairshare account) read that.
                 let Some(job) = self.jobs.get_mut(id) else {
                     return Err(ControlError::NoSuchJob);
                 };
                 job.state = JobState::Running;
                 job.running_since = now;
                 let (queue, finish) = (job.queue, (now + job.time_to_end(), job.run_epoch));
+                self.account(id, Holding::Stopped, Holding::Running, now);
                 if !self.queues[queue].preemptors.is_empty() {
                     self.cycle.pass_again = true;
                 }
@@ -195,9 +224,68 @@ impl Cluster {
             job.reason_pass = 0;
             job.arrival = arrival;
             job.queued_at = now;
+            reset_priority(job);
         }
         self.add_pending(id);
         Ok(JobEvent::Requeued)
+    }
+
+    /// `bmig`: a running or suspended job of a RERUNNABLE queue is killed
+    /// on its hosts and pends again to run from the start, keeping its
+    /// priority — JPRIORITY, system and ADMIN values, its pending time
+    /// (seed 001, "Job migration") — and goes before the pending jobs of
+    /// its queue. With LSB_REQUEUE_TO_BOTTOM and LSB_MIG2PEND it goes to
+    /// the bottom instead, and in an APS queue competes by APS value.
+    fn migrate(
+        &mut self,
+        id: JobId,
+        state: JobState,
+        now: SimTime,
+    ) -> Result<JobEvent, ControlError> {
+        let Some(holding) = Holding::of(state) else {
+            return Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "bmig takes running or suspended jobs",
+            });
+        };
+        let Some(job) = self.jobs.get(id) else {
+            return Err(ControlError::NoSuchJob);
+        };
+        if !self.queues[job.queue].config.rerunnable {
+            return Err(ControlError::BadChange(format!(
+                "queue `{}` is not RERUNNABLE: only rerunnable jobs can be migrated (mcfed has no checkpointing)",
+                self.queues[job.queue].config.name
+            )));
+        }
+        let to_bottom = self.policy.requeue_to_bottom && self.policy.mig2pend;
+        let arrival = if to_bottom {
+            self.jobs.next_order(self.effective_priority(&job.spec))
+        } else {
+            // Ahead of every pending job of the queue, in migration order.
+            let seq = self.jobs.next_order(0) & ARRIVAL_MASK;
+            order_key(u32::from(u16::MAX), seq)
+        };
+        self.account(id, holding, Holding::Nothing, now);
+        self.drop_reservation_of(id);
+        if let Some(job) = self.jobs.get_mut(id) {
+            let seq = job.arrival & ARRIVAL_MASK;
+            job.state = JobState::Pending;
+            job.remaining = job.spec.run_time;
+            job.run_epoch += 1;
+            job.placement.clear();
+            job.pending_reason = PendingReason::NewJob;
+            job.reason_pass = 0;
+            // The APS tie-break keeps its submission order unless it goes
+            // to the bottom.
+            job.arrival = if to_bottom {
+                arrival
+            } else {
+                (arrival & !ARRIVAL_MASK) | seq
+            };
+            job.aps.get_or_insert_with(Box::default).migrated = !to_bottom;
+        }
+        self.add_pending(id);
+        Ok(JobEvent::Migrated)
     }
 
     /// `bswitch`: a pending (or held) job moves to queue `to`, keeping its
@@ -266,6 +354,9 @@ impl Cluster {
             return Err(ControlError::BadChange("nothing to change".into()));
         }
         let waiting = matches!(state, JobState::Pending | JobState::PendingSuspended);
+        if let Some(aps) = changes.aps {
+            self.check_aps_change(id, waiting, state, aps)?;
+        }
         if changes.slots.is_some() && !waiting {
             return Err(ControlError::WrongState {
                 state: state.as_str(),
@@ -306,8 +397,25 @@ impl Cluster {
         let mut new_end = None;
         if let Some(job) = self.jobs.get_mut(id) {
             job.spec = spec;
-            if waiting {
+            if waiting && changes.user_priority.is_some() {
                 job.arrival = arrival;
+            }
+            match changes.aps {
+                Some(ApsChange::System(value)) => {
+                    job.aps.get_or_insert_with(Box::default).set = Some(ApsSet::System(value.0));
+                }
+                Some(ApsChange::Admin(value)) => {
+                    job.aps.get_or_insert_with(Box::default).set = Some(ApsSet::Admin(value.0));
+                }
+                Some(ApsChange::Clear) => {
+                    if let Some(aps) = job.aps.as_mut() {
+                        aps.set = None;
+                    }
+                    if job.aps.as_deref() == Some(&JobAps::default()) {
+                        job.aps = None;
+                    }
+                }
+                None => {}
             }
             if state == JobState::Running && changes.run_limit.is_some() {
                 // A new run limit moves the running job's end (to now, if
@@ -324,5 +432,46 @@ impl Cluster {
             self.add_pending(id);
         }
         Ok(JobEvent::Modified)
+    }
+
+    /// Whether `bmod -aps` (`aps`) may be given to job `id`: a pending job
+    /// of a queue ordered by APS, with a non-zero value within
+    /// APS_PRIORITY's maximum.
+    fn check_aps_change(
+        &self,
+        id: JobId,
+        waiting: bool,
+        state: JobState,
+        aps: ApsChange,
+    ) -> Result<(), ControlError> {
+        if !waiting {
+            return Err(ControlError::WrongState {
+                state: state.as_str(),
+                why: "bmod -aps and -apsn take pending jobs",
+            });
+        }
+        let Some(job) = self.jobs.get(id) else {
+            return Err(ControlError::NoSuchJob);
+        };
+        if self.aps_group_of(job.queue).is_none() {
+            return Err(ControlError::BadChange(format!(
+                "queue `{}` has no APS_PRIORITY: bmod -aps applies to jobs of absolute priority scheduling queues",
+                self.queues[job.queue].config.name
+            )));
+        }
+        if let ApsChange::System(value) | ApsChange::Admin(value) = aps {
+            if value.0 == 0.0 {
+                return Err(ControlError::BadChange(
+                    "a bmod -aps value cannot be zero (bmod -apsn removes one)".into(),
+                ));
+            }
+            if value.0.abs() > APS_MAX {
+                return Err(ControlError::BadChange(format!(
+                    "a bmod -aps value is at most 1000000 (APS_PRIORITY's maximum), not {}",
+                    value.0
+                )));
+            }
+        }
+        Ok(())
     }
 }

@@ -25,6 +25,8 @@ pub(crate) struct Host {
     pub(crate) host_sets: Vec<usize>,
     /// Its name, shared (a journal names every running job's hosts).
     pub(crate) shared_name: std::sync::Arc<str>,
+    /// It has failed and not recovered (it is closed meanwhile).
+    pub(crate) failed: bool,
 }
 
 impl Host {
@@ -37,6 +39,7 @@ impl Host {
             used_gpus: 0,
             jobs: Vec::new(),
             host_sets: Vec::new(),
+            failed: false,
         }
     }
 
@@ -131,6 +134,29 @@ impl HostBook {
             host.jobs.push(id);
         } else if change.held < 0 {
             host.jobs.retain(|&other| other != id);
+        }
+    }
+
+    /// Open host `host`, with no job left, fails: it is closed, and its
+    /// sets no longer count its slots.
+    pub(crate) fn fail(&mut self, host: HostIndex) {
+        let state = &mut self.list[host];
+        let (slots, free) = (state.config.max_slots, state.free());
+        state.config.closed = true;
+        state.failed = true;
+        for &set in &state.host_sets {
+            self.sets[set].remove_open_host(host, slots, free);
+        }
+    }
+
+    /// Failed host `host` recovers: open again, in its sets' counts.
+    pub(crate) fn recover(&mut self, host: HostIndex) {
+        let state = &mut self.list[host];
+        state.config.closed = false;
+        state.failed = false;
+        let (slots, free) = (state.config.max_slots, state.free());
+        for &set in &state.host_sets {
+            self.sets[set].add_open_host(host, slots, free);
         }
     }
 

@@ -107,6 +107,8 @@ impl JobBook {
                 arrival,
                 queued_at: now,
                 run_epoch: 0,
+                pend_clock: 0,
+                aps: None,
             },
         );
         id

@@ -13,7 +13,7 @@ use super::{Cluster, Transition};
 
 impl Transition {
     /// `event` happened to `job` at `at`.
-    pub(super) fn of(
+    pub(crate) fn of(
         job: &Job,
         event: JobEvent,
         at: SimTime,
@@ -34,6 +34,20 @@ impl Transition {
             slots: job.spec.slots,
             first_start: false,
         }
+    }
+}
+
+/// A requeued job is a new submission for absolute priority scheduling
+/// (seed 001, "Job re-queuing"): its JPRIORITY (escalation, and the one it
+/// was forwarded with), system and ADMIN values are reset and its grace
+/// periods start again.
+pub(crate) fn reset_priority(job: &mut Job) {
+    job.aps = None;
+    job.pend_clock = 0;
+    if job.spec.carried_job_priority().is_some() {
+        let mut options = job.spec.options();
+        options.job_priority = None;
+        job.spec.set_options(options);
     }
 }
 
@@ -74,11 +88,15 @@ impl Cluster {
         id
     }
 
-    /// Puts pending job `id` in its queue's pending lists.
+    /// Puts pending job `id` in its queue's pending lists; its pending
+    /// clock runs again from what it had pended.
     pub(crate) fn add_pending(&mut self, id: JobId) {
-        let Some(job) = self.jobs.get(id) else {
+        let now = self.cycle.now.as_millis();
+        let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
+        job.pend_clock = now.saturating_sub(job.pend_clock);
+        let job = &*job;
         let queue = &mut self.queues[job.queue];
         queue.pending.insert(job.arrival, id);
         queue.pending_slots += job.spec.slots;
@@ -94,11 +112,15 @@ impl Cluster {
         }
     }
 
-    /// Takes pending job `id` out of its queue's pending lists.
+    /// Takes pending job `id` out of its queue's pending lists; its
+    /// pending clock keeps what it has pended.
     pub(crate) fn remove_pending(&mut self, id: JobId) {
-        let Some(job) = self.jobs.get(id) else {
+        let now = self.cycle.now.as_millis();
+        let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
+        job.pend_clock = now.saturating_sub(job.pend_clock);
+        let job = &*job;
         let queue = &mut self.queues[job.queue];
         queue.pending.remove(&job.arrival);
         queue.pending_slots -= job.spec.slots;
@@ -120,9 +142,24 @@ impl Cluster {
         transitions: &mut Vec<Transition>,
     ) {
         self.remove_pending(id);
+        self.start_placed(id, placement, now, transitions);
+    }
+
+    /// Starts job `id`, out of its queue's pending lists already (pending,
+    /// or waiting in a chunk), on `placement` at `now`.
+    pub(crate) fn start_placed(
+        &mut self,
+        id: JobId,
+        placement: Vec<Placement>,
+        now: SimTime,
+        transitions: &mut Vec<Transition>,
+    ) {
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
+        if let Some(aps) = job.aps.as_mut() {
+            aps.migrated = false;
+        }
         let first_start = job.started_at.is_none();
         job.state = JobState::Running;
         job.started_at = Some(now);
@@ -206,6 +243,17 @@ impl Cluster {
         now: SimTime,
         transitions: &mut Vec<Transition>,
     ) {
+        let to_bottom = self.policy.requeue_to_bottom;
+        let arrival = if to_bottom {
+            let priority = self
+                .jobs
+                .get(id)
+                .map(|job| self.effective_priority(&job.spec))
+                .unwrap_or_default();
+            Some(self.jobs.next_order(priority))
+        } else {
+            None
+        };
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
@@ -215,14 +263,20 @@ impl Cluster {
         job.placement.clear();
         job.pending_reason = PendingReason::NewJob;
         job.reason_pass = 0;
+        if let Some(arrival) = arrival {
+            job.arrival = arrival;
+        }
+        reset_priority(job);
         let transition = Transition::of(job, JobEvent::Requeued, now, Some(by), &self.queues);
         self.add_pending(id);
         self.cycle.dirty = true;
         transitions.push(transition);
+        self.break_chunk(id, now, transitions);
     }
 
     /// Job `id` has run its time, or reached its run limit first (then it
-    /// is killed: EXIT): it leaves the cluster at `at`.
+    /// is killed: EXIT): it leaves the cluster at `at` (and the next job of
+    /// its chunk, if any, starts on its slot).
     pub(crate) fn finish(&mut self, id: JobId, at: SimTime, transitions: &mut Vec<Transition>) {
         let Some(job) = self.jobs.get(id) else {
             return;
@@ -239,6 +293,11 @@ impl Cluster {
             return;
         };
         self.cycle.dirty = true;
+        let placement = if self.chunks.is_empty() {
+            Vec::new()
+        } else {
+            job.placement.clone()
+        };
         transitions.push(Transition {
             job: id,
             event: if limited {
@@ -257,6 +316,9 @@ impl Cluster {
             slots: job.spec.slots,
             first_start: false,
         });
+        if !placement.is_empty() {
+            self.chunk_runner_gone(id, placement, at, transitions);
+        }
     }
 
     /// Takes job `id` out of the cluster, whatever its state, and returns it
@@ -277,6 +339,11 @@ impl Cluster {
         let now = self.cycle.now;
         self.release(id, now);
         self.held_ends.remove(&id);
+        if !self.chunks.is_empty() {
+            // Its chunk's waiting jobs pend again (nothing reports it: the
+            // caller reports the job itself gone).
+            self.break_chunk(id, now, &mut Vec::new());
+        }
         self.cycle.dirty = true;
         self.jobs.remove(id)
     }
@@ -290,6 +357,7 @@ impl Cluster {
         match Holding::of(state) {
             Some(holding) => self.account(id, holding, Holding::Nothing, now),
             None if state == JobState::Pending => self.remove_pending(id),
+            None if state == JobState::ChunkWaiting => self.leave_chunk(id),
             None => {}
         }
         self.drop_reservation_of(id);

@@ -65,7 +65,7 @@ impl QueueFairshare {
         }
         let used = job_use(job);
         let hist_hours = self.factors.hist_hours;
-        let how = if change.held < 0 {
+        let how = if change.held < 0 && !change.resizing {
             StopKind::Ended
         } else {
             StopKind::Suspended
@@ -132,6 +132,13 @@ pub(crate) struct Queue {
     /// A job whose reservation expired, and the last pass in which it may
     /// not reserve again.
     pub(crate) reserve_cooldown: Option<(JobId, u64)>,
+    /// The APS group (in [`QueueBook::aps_groups`]) the queue's pending
+    /// jobs are ordered in: its own APS_PRIORITY's, or its QUEUE_GROUP
+    /// parent's.
+    pub(crate) aps_group: Option<usize>,
+    /// Running autoresizable jobs with a pending resize allocation request,
+    /// by arrival: (the job, when the request began pending).
+    pub(crate) resize_pending: BTreeMap<u64, (JobId, SimTime)>,
 }
 
 impl Queue {
@@ -191,10 +198,32 @@ impl Queue {
                 self.running_order.remove(&entry);
             }
         }
+        if change.run != 0 && job.spec.options.is_some() && job.spec.auto_resizes() {
+            self.note_resize_request(id, job, change.run > 0, now);
+        }
         let user = self.users.entry(job.user).or_default();
         Change::apply(change.held, &mut user.held, slots);
         if let (Some(fairshare), Some(leaf)) = (self.fairshare.as_mut(), user.leaf) {
             fairshare.account(leaf, job, change, now);
+        }
+    }
+}
+
+impl Queue {
+    /// An autoresizable job starts (`running`) or stops running: its
+    /// pending resize request (for the slots it still may take) is listed
+    /// while it runs below its maximum.
+    pub(crate) fn note_resize_request(
+        &mut self,
+        id: JobId,
+        job: &Job,
+        running: bool,
+        now: SimTime,
+    ) {
+        if running && job.spec.slots < job.spec.max_slots() {
+            self.resize_pending.entry(job.arrival).or_insert((id, now));
+        } else {
+            self.resize_pending.remove(&job.arrival);
         }
     }
 }
@@ -228,11 +257,17 @@ pub(crate) struct QueueBook {
     /// Position of each queue in `dispatch_order`.
     pub(crate) order_position: Vec<usize>,
     pub(crate) pools: Vec<Pool>,
+    /// Absolute priority scheduling's queue groups.
+    pub(crate) aps_groups: Vec<crate::aps::ApsGroup>,
 }
 
 impl QueueBook {
     /// The queues and pools, served by priority until a pass reorders them.
-    pub(crate) fn new(list: Vec<Queue>, pools: Vec<Pool>) -> Self {
+    pub(crate) fn new(
+        list: Vec<Queue>,
+        pools: Vec<Pool>,
+        aps_groups: Vec<crate::aps::ApsGroup>,
+    ) -> Self {
         let mut priority_order: Vec<QueueIndex> = (0..list.len()).collect();
         priority_order.sort_by_key(|&q| (Reverse(list[q].config.priority), q));
         let by_name = list
@@ -247,6 +282,7 @@ impl QueueBook {
             dispatch_order: Vec::new(),
             order_position: Vec::new(),
             pools,
+            aps_groups,
         };
         book.set_dispatch_order(priority_order);
         book

@@ -86,7 +86,9 @@ impl Cluster {
     pub fn job_image(&self, id: JobId) -> Option<JobImage> {
         let job = self.jobs.get(id)?;
         let state = match job.state {
-            JobState::Pending => ImageState::Pending,
+            // A job waiting in a chunk comes back pending: its chunk is
+            // not kept (it is formed again when it starts).
+            JobState::Pending | JobState::ChunkWaiting => ImageState::Pending,
             JobState::Running => ImageState::Running,
             JobState::Suspended => ImageState::Suspended,
             JobState::UserSuspended => ImageState::Stopped,

@@ -97,6 +97,14 @@ pub(super) fn check_params(params: &SchedulingParams) -> Result<(), ConfigError>
             });
         }
     }
+    if params.job_priority_over_time.is_some() && params.max_user_priority.is_none() {
+        return Err(ConfigError {
+            location: ConfigLocation::Cluster {
+                field: "JOB_PRIORITY_OVER_TIME",
+            },
+            message: "JOB_PRIORITY_OVER_TIME escalates user-assigned job priorities: it needs MAX_USER_PRIORITY".into(),
+        });
+    }
     if params.clean_period.is_some_and(|period| period.is_zero()) {
         return Err(ConfigError {
             location: ConfigLocation::Cluster {

@@ -156,5 +156,7 @@ fn queue(
         usage: DecayingTotal::default(),
         guards,
         reserve_cooldown: None,
+        aps_group: None,
+        resize_pending: BTreeMap::new(),
     }
 }

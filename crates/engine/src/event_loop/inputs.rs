@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use mcfed_federation::JobRef;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::model::Submission;
+use mcfed_scenario::model::{ActionKind, Submission};
 use mcfed_scenario::records::EventRecord;
 use mcfed_scenario::run::ActionRecord;
 
@@ -55,19 +55,23 @@ impl EventLoop<'_> {
                 .push(until, PHASE_SUBMIT, EventKind::Action(index));
             return;
         }
-        let job = JobRef::Name(action.job.clone());
-        let result = self.federation.members[member_index].control(
-            self.now,
-            &job,
-            &action.action,
-            &mut self.effects,
-        );
-        if let Err(refused) = &result {
-            tracing::info!(action = %action.origin, %refused, "action refused");
+        let member = &mut self.federation.members[member_index];
+        let record = match &action.action {
+            ActionKind::Job(job_action) => {
+                let job = JobRef::Name(action.job.clone());
+                let result = member.control(self.now, &job, job_action, &mut self.effects);
+                ActionRecord::of(action, &result)
+            }
+            ActionKind::Host(event) => {
+                let result = member.host_event(self.now, &action.job, *event, &mut self.effects);
+                ActionRecord::of_host(action, &result)
+            }
+        };
+        if !record.done {
+            tracing::info!(action = %action.origin, refused = %record.outcome, "action refused");
             self.output.stats.actions_refused += 1;
         }
         self.output.stats.actions += 1;
-        let record = ActionRecord::of(action, &result);
         if let Some(event) = record.refusal_event().filter(|_| self.events) {
             self.push_event(event);
         }

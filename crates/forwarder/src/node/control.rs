@@ -107,6 +107,12 @@ impl ForwarderNode {
                 self.session_due |= waiting;
                 JobEvent::Switched
             }
+            (JobAction::Modify(changes), _) if changes.aps.is_some() => {
+                return Err(
+                    "bmod -aps does not apply to a job of a send queue: APS there only orders forwarding (give it where the job runs, once forwarded)"
+                        .into(),
+                );
+            }
             (JobAction::Modify(changes), _) => {
                 if changes.slots == Some(0) {
                     return Err("a job needs at least one slot".into());
@@ -133,6 +139,18 @@ impl ForwarderNode {
             (JobAction::Requeue, _) => {
                 return Err(format!(
                     "the job is {}: brequeue takes running or suspended jobs",
+                    state.as_str()
+                ));
+            }
+            (JobAction::Migrate, _) => {
+                return Err(format!(
+                    "the job is {}: bmig takes running or suspended jobs",
+                    state.as_str()
+                ));
+            }
+            (JobAction::Release(_), _) => {
+                return Err(format!(
+                    "the job is {}: bresize release takes running jobs",
                     state.as_str()
                 ));
             }

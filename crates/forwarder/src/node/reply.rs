@@ -263,10 +263,15 @@ impl ForwarderNode {
             JobEvent::Suspended => self.set_state(id, SourceState::Suspended { to, dest_job }),
             JobEvent::Stopped => self.set_state(id, SourceState::Stopped { to, dest_job }),
             JobEvent::Held => self.set_state(id, SourceState::HeldThere { to, dest_job }),
-            JobEvent::Requeued | JobEvent::Released => {
+            JobEvent::Requeued
+            | JobEvent::Released
+            | JobEvent::Migrated
+            | JobEvent::Rerun
+            | JobEvent::Waiting
+            | JobEvent::Pended => {
                 self.set_state(id, SourceState::Accepted { to, dest_job });
             }
-            JobEvent::Switched | JobEvent::Modified => {}
+            JobEvent::Switched | JobEvent::Modified | JobEvent::Resized => {}
             JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
                 let Some(forward_seq) = self.jobs.get(&id).map(|job| job.forward_seq) else {
                     return;

@@ -200,3 +200,47 @@ fn every_limit_of_slots_or_jobs_becomes_a_cluster_limit() {
         ["3: Limit d: USERS and PER_USER cannot both be set (LSF refuses them in one Limit)"]
     );
 }
+
+#[test]
+fn absolute_priority_scheduling_keys_are_imported() {
+    let queues = "Begin Queue\nQUEUE_NAME = aps\nPRIORITY = 40\nAPS_PRIORITY = WEIGHT[[QPRIORITY, 10] [JPRIORITY, 1]] LIMIT[[QPRIORITY, 100]]\nQUEUE_GROUP = other\nCHUNK_JOB_SIZE = 4\nRERUNNABLE = y\nEnd Queue\n\nBegin Queue\nQUEUE_NAME = other\nPRIORITY = 30\nEnd Queue\n";
+    let params = "Begin Parameters\nMAX_USER_PRIORITY = 100\nJOB_PRIORITY_OVER_TIME = 2/10\nEnd Parameters\n";
+    let (doc, warnings) = import(&[
+        ("lsb.hosts", HOSTS),
+        ("lsb.queues", queues),
+        ("lsb.params", params),
+    ])
+    .expect("imports");
+    assert_eq!(warnings, Vec::<String>::new());
+    let aps = named(&doc.queues, "name", "aps");
+    let formula = text(aps, "APS_PRIORITY").expect("APS_PRIORITY");
+    assert!(
+        formula.contains("QPRIORITY") && formula.contains("LIMIT"),
+        "{formula}"
+    );
+    assert_eq!(text(aps, "QUEUE_GROUP"), Some("other"));
+    assert_eq!(text(aps, "RERUNNABLE"), Some("Y"));
+    assert_eq!(
+        aps.get("CHUNK_JOB_SIZE").map(|entry| &entry.value),
+        Some(&Value::Int(4))
+    );
+    assert_eq!(text(&doc.params, "JOB_PRIORITY_OVER_TIME"), Some("2/10"));
+}
+
+#[test]
+fn absolute_priority_values_lsf_refuses_are_errors_at_their_line() {
+    for (body, expected) in [
+        ("APS_PRIORITY = WEIGHT[[BOGUS, 1]]", "3: APS_PRIORITY: "),
+        (
+            "DISPATCH_ORDER = USER",
+            "3: DISPATCH_ORDER expects `QUEUE`, found `USER`",
+        ),
+    ] {
+        let queues = format!("Begin Queue\nQUEUE_NAME = a\n{body}\nEnd Queue\n");
+        let errors = import(&[("lsb.hosts", HOSTS), ("lsb.queues", &queues)]).expect_err("refused");
+        assert!(
+            errors.len() == 1 && errors[0].starts_with(expected),
+            "{body}: {errors:?}"
+        );
+    }
+}

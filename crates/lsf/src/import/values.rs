@@ -2,7 +2,9 @@
 //! [`Conv`] says, or into an error naming the parameter and what was
 //! expected.
 
-use mcfed_cluster::{MaxReserveTime, PreemptGuard, Preemption, UserShares};
+use mcfed_cluster::{
+    ApsPriority, MaxReserveTime, PreemptGuard, Preemption, PriorityEscalation, UserShares,
+};
 use mcfed_forwarder::ScheduleMode;
 use mcfed_protocol::{ClusterName, QueueName};
 
@@ -240,6 +242,18 @@ fn keywords(
             diags,
         ),
         "TERMINATE_WHEN" => filter_words(name, text, &["PREEMPT"], &["WINDOW", "LOAD"], at, diags),
+        "APS_PRIORITY" => text
+            .parse::<ApsPriority>()
+            .map(|aps| aps.to_string())
+            .map_err(|error| format!("APS_PRIORITY: {error}")),
+        "JOB_PRIORITY_OVER_TIME" => text
+            .parse::<PriorityEscalation>()
+            .map(|escalation| escalation.to_string())
+            .map_err(|error| format!("JOB_PRIORITY_OVER_TIME: {error}")),
+        "DISPATCH_ORDER" => match text.trim() {
+            "QUEUE" => Ok("QUEUE".to_owned()),
+            other => Err(format!("DISPATCH_ORDER expects `QUEUE`, found `{other}`")),
+        },
         "FAIRSHARE_ADJUSTMENT_PLUGIN" => match text.trim() {
             "memory" | "none" => Ok(text.trim().to_owned()),
             other => Err(format!(

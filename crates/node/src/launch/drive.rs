@@ -416,9 +416,15 @@ pub(super) async fn act(
     stats: &mut RunStats,
 ) -> Result<(), LaunchError> {
     let action = &scenario.actions[index];
-    let request = AdminRequest::Control {
-        job: mcfed_federation::JobRef::Name(action.job.clone()),
-        action: action.action.clone(),
+    let request = match &action.action {
+        mcfed_scenario::model::ActionKind::Job(job_action) => AdminRequest::Control {
+            job: mcfed_federation::JobRef::Name(action.job.clone()),
+            action: job_action.clone(),
+        },
+        mcfed_scenario::model::ActionKind::Host(event) => AdminRequest::Host {
+            host: action.job.clone(),
+            event: *event,
+        },
     };
     stats.actions += 1;
     match session.ask(&request).await {

@@ -11,7 +11,8 @@
 //!   are a public contract.
 //!
 //! Every table-shaped output is a [`Table`], so the columns and `-json`
-//! always agree. Jobs are in `jobs`, the cluster's queues, hosts, links and
+//! always agree. Jobs are in `jobs` (their APS values, `bjobs -aps` and
+//! `-prio`, in `aps`), the cluster's queues, hosts, links and
 //! parameters in `cluster`, the history (`bhist`, `bacct`) in `history`.
 
 use std::fmt::Write as _;
@@ -22,10 +23,12 @@ use serde_json::{Map, Value, json};
 
 use crate::admin::Submitted;
 
+mod aps;
 mod cluster;
 mod history;
 mod jobs;
 
+pub use aps::{ApsFactorRow, ApsRow, aps_rows, aps_table, prio_table};
 pub use cluster::{
     clusters, clusters_table, hosts, hosts_long, hosts_table, lsid, lsid_table, params,
     params_table, queues, queues_table,

@@ -1,19 +1,36 @@
 //! Job control commands at given times (`[[action]]`): `bkill`, `bstop`,
-//! `bresume`, `brequeue`, `bswitch` and `bmod`, each naming a job of the
-//! scenario and the cluster the command is given at. The keys a command
-//! takes are checked here; whether the job's state allows it is for the
-//! run to say (a refused command is reported, as `bkill` would print it).
+//! `bresume`, `brequeue`, `bswitch`, `bmod`, `bmig` and `bresize`, each
+//! naming a job of the scenario and the cluster the command is given at,
+//! and host failures (`host_fail`, `host_recover`), naming a host. The keys
+//! a command takes are checked here; whether the job's state allows it is
+//! for the run to say (a refused command is reported, as `bkill` would
+//! print it).
 
-use mcfed_protocol::{ClusterName, JobAction, JobChanges, QueueName, SimTime};
+use mcfed_cluster::HostEvent;
+use mcfed_protocol::{ApsChange, ClusterName, JobAction, JobChanges, QueueName, SimTime};
 
 use super::Checker;
 use crate::format::RawAction;
 use crate::locate::FieldPath;
-use crate::model::{Action, ClusterSpec};
+use crate::model::{Action, ActionKind, ClusterSpec};
 use crate::validate_expect::{JobIndex, JobRef};
 
 /// The commands an action may give.
-const COMMANDS: [&str; 6] = ["bkill", "bstop", "bresume", "brequeue", "bswitch", "bmod"];
+const COMMANDS: [&str; 10] = [
+    "bkill",
+    "bstop",
+    "bresume",
+    "brequeue",
+    "bswitch",
+    "bmod",
+    "bmig",
+    "bresize",
+    "host_fail",
+    "host_recover",
+];
+
+/// The commands that act on a host rather than a job.
+const HOST_COMMANDS: [&str; 2] = ["host_fail", "host_recover"];
 
 impl Checker<'_> {
     /// The actions of every `[[action]]`, in time order.
@@ -45,6 +62,15 @@ impl Checker<'_> {
         let at = self.needed(path, "at", raw.at.map(|at| SimTime::from(at.0)));
         let cluster = self.action_cluster(path, raw, specs);
         let command = self.needed(path, "command", raw.command.clone());
+        if let Some(command) = command.as_deref().filter(|c| HOST_COMMANDS.contains(c)) {
+            return self.host_action(path, raw, command, at, cluster);
+        }
+        if raw.host.is_some() {
+            self.problem(
+                path.key("host"),
+                "`host` belongs in a `host_fail` or `host_recover` action",
+            );
+        }
         let job = self.needed(path, "job", raw.job.clone());
         let command = command.filter(|command| {
             let known = COMMANDS.contains(&command.as_str());
@@ -67,7 +93,58 @@ impl Checker<'_> {
             at: at?,
             cluster: cluster?.config.name.clone(),
             job: job?,
-            action,
+            action: ActionKind::Job(action),
+            origin: path.to_string(),
+        })
+    }
+
+    /// A `host_fail` or `host_recover` action: a host of its cluster, and
+    /// no job keys.
+    fn host_action(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawAction,
+        command: &str,
+        at: Option<SimTime>,
+        cluster: Option<&ClusterSpec>,
+    ) -> Option<Action> {
+        for (key, set) in [
+            ("job", raw.job.is_some()),
+            ("queue", raw.queue.is_some()),
+            ("run_limit", raw.run_limit.is_some()),
+            ("no_run_limit", raw.no_run_limit.is_some()),
+            ("slots", raw.slots.is_some()),
+            ("priority", raw.priority.is_some()),
+            ("aps", raw.aps.is_some()),
+            ("apsn", raw.apsn.is_some()),
+            ("release", raw.release.is_some()),
+        ] {
+            if set {
+                self.problem(
+                    path.key(key),
+                    format!("`{key}` does not belong in a `{command}` action"),
+                );
+            }
+        }
+        let host = self.needed(path, "host", raw.host.clone())?;
+        let cluster = cluster?;
+        if !cluster.config.hosts.iter().any(|h| h.name == host) {
+            self.problem(
+                path.key("host"),
+                format!("cluster `{}` has no host `{host}`", cluster.config.name),
+            );
+            return None;
+        }
+        let event = if command == "host_fail" {
+            HostEvent::Fail
+        } else {
+            HostEvent::Recover
+        };
+        Some(Action {
+            at: at?,
+            cluster: cluster.config.name.clone(),
+            job: host,
+            action: ActionKind::Host(event),
             origin: path.to_string(),
         })
     }
@@ -123,16 +200,26 @@ impl Checker<'_> {
             ("no_run_limit", raw.no_run_limit.is_some()),
             ("slots", raw.slots.is_some()),
             ("priority", raw.priority.is_some()),
+            ("aps", raw.aps.is_some()),
+            ("apsn", raw.apsn.is_some()),
         ];
         let allowed: &[&str] = match command {
             "bswitch" => &["queue"],
-            "bmod" => &["run_limit", "no_run_limit", "slots", "priority"],
+            "bresize" => &["release"],
+            "bmod" => &[
+                "run_limit",
+                "no_run_limit",
+                "slots",
+                "priority",
+                "aps",
+                "apsn",
+            ],
             _ => &[],
         };
-        for (key, set) in modify_keys
-            .into_iter()
-            .chain([("queue", raw.queue.is_some())])
-        {
+        for (key, set) in modify_keys.into_iter().chain([
+            ("queue", raw.queue.is_some()),
+            ("release", raw.release.is_some()),
+        ]) {
             if set && !allowed.contains(&key) {
                 self.problem(
                     path.key(key),
@@ -145,6 +232,17 @@ impl Checker<'_> {
             "bstop" => Some(JobAction::Stop),
             "bresume" => Some(JobAction::Resume),
             "brequeue" => Some(JobAction::Requeue),
+            "bmig" => Some(JobAction::Migrate),
+            "bresize" => {
+                let text = self.needed(path, "release", raw.release.as_ref())?;
+                match text.parse() {
+                    Ok(release) => Some(JobAction::Release(release)),
+                    Err(error) => {
+                        self.problem(path.key("release"), error);
+                        None
+                    }
+                }
+            }
             "bswitch" => self.switch_target(path, raw, specs).map(JobAction::Switch),
             _ => self.changes(path, raw, cluster).map(JobAction::Modify),
         }
@@ -182,7 +280,24 @@ impl Checker<'_> {
             run_limit: raw.run_limit.map(|limit| Some(limit.0)),
             slots: raw.slots,
             user_priority: raw.priority,
+            aps: None,
         };
+        let mut ok = true;
+        match (&raw.aps, raw.apsn) {
+            (Some(_), Some(true)) => {
+                self.problem(path.key("apsn"), "give `aps` or `apsn`, not both");
+                ok = false;
+            }
+            (Some(text), _) => match text.parse::<ApsChange>() {
+                Ok(change) => changes.aps = Some(change),
+                Err(error) => {
+                    self.problem(path.key("aps"), error);
+                    ok = false;
+                }
+            },
+            (None, Some(true)) => changes.aps = Some(ApsChange::Clear),
+            (None, _) => {}
+        }
         if raw.no_run_limit == Some(true) {
             if raw.run_limit.is_some() {
                 self.problem(
@@ -192,14 +307,13 @@ impl Checker<'_> {
             }
             changes.run_limit = Some(None);
         }
-        if changes.is_empty() {
+        if changes.is_empty() && ok {
             self.problem(
                 path.key("command"),
-                "a `bmod` action changes `run_limit`, `no_run_limit`, `slots` or `priority`",
+                "a `bmod` action changes `run_limit`, `no_run_limit`, `slots`, `priority`, `aps` or `apsn`",
             );
             return None;
         }
-        let mut ok = true;
         if raw.run_limit.is_some_and(|limit| limit.0.is_zero()) {
             self.problem(
                 path.key("run_limit"),

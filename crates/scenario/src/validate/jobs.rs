@@ -143,6 +143,15 @@ impl Checker<'_> {
             ok = false;
         }
         ok &= self.job_values(path, raw, submitted);
+        ok &= self.job_aps_values(path, raw);
+        if let Some(priority) = raw.priority {
+            ok &= self.priority_allowed(
+                &path.key("priority"),
+                priority,
+                &cluster.config.name,
+                cluster,
+            );
+        }
         if queue.send_to.is_empty() {
             // A local queue: the job must be able to run there some day.
             ok &= self.job_resources(path, raw, cluster);
@@ -267,6 +276,29 @@ impl Checker<'_> {
         ok
     }
 
+    /// Whether a job entry's `max_slots` (at least its slots) and
+    /// `auto_resize` (with `max_slots`) are valid.
+    fn job_aps_values(&mut self, path: &FieldPath, raw: &RawJob) -> bool {
+        let mut ok = true;
+        if let Some(max) = raw.max_slots {
+            if max < raw.slots.unwrap_or(1) {
+                self.problem(
+                    path.key("max_slots"),
+                    "max_slots (bsub -n min,max's max) must be at least `slots`",
+                );
+                ok = false;
+            }
+        }
+        if raw.auto_resize == Some(true) && raw.max_slots.is_none() {
+            self.problem(
+                path.key("auto_resize"),
+                "auto_resize (bsub -ar) needs max_slots (bsub -n min,max)",
+            );
+            ok = false;
+        }
+        ok
+    }
+
     /// Whether some host of `cluster` offers every resource the job needs.
     fn job_resources(&mut self, path: &FieldPath, raw: &RawJob, cluster: &ClusterSpec) -> bool {
         let offered = |resource: &String| {
@@ -359,6 +391,15 @@ fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
         memory_mb: raw.memory_mb.unwrap_or(0),
         options: None,
     };
+    let mut base = base;
+    base.set_options(mcfed_protocol::JobOptions {
+        user_priority: raw.priority,
+        mem_request_mb: raw.mem,
+        swap_request_mb: raw.swap,
+        max_slots: raw.max_slots,
+        auto_resize: raw.auto_resize.unwrap_or(false),
+        ..mcfed_protocol::JobOptions::default()
+    });
     (1..=count)
         .map(|n| {
             *counter += 1;

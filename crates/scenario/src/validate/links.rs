@@ -77,11 +77,7 @@ impl Checker<'_> {
     /// Where the cluster's process listens, `host:port`, if given.
     pub(super) fn address(&mut self, raw: &RawCluster, path: &FieldPath) -> Option<String> {
         let address = raw.address.as_ref()?;
-        let port = address
-            .rsplit_once(':')
-            .filter(|(host, _)| !host.is_empty())
-            .and_then(|(_, port)| port.parse::<u16>().ok());
-        match port {
+        match crate::hosts::split_address(address) {
             Some(_) => Some(address.clone()),
             None => {
                 self.problem(

@@ -241,6 +241,7 @@ async fn dial(
     peer: &Peer,
     address: &str,
 ) -> Result<(quinn::Connection, quinn::SendStream, Hello), DialError> {
+    let server_name = tls::server_name(address);
     let address = tokio::net::lookup_host(address)
         .await
         .map_err(|error| DialError::Failed(format!("cannot resolve {address}: {error}")))?
@@ -248,7 +249,7 @@ async fn dial(
         .ok_or_else(|| DialError::Failed(format!("{address} resolves to no address")))?;
     let connecting = shared
         .endpoint
-        .connect_with(shared.client_config.clone(), address, tls::SERVER_NAME)
+        .connect_with(shared.client_config.clone(), address, server_name)
         .map_err(|error| match error {
             quinn::ConnectError::EndpointStopping => DialError::Shutdown,
             other => DialError::Failed(other.to_string()),

@@ -188,6 +188,29 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                 Err(error) => mailbox(error),
             }
         }
+        AdminRequest::Aps => match process
+            .local
+            .member
+            .send(Inspect(|member: &Member, now| {
+                crate::lsf::aps_rows(member.node().cluster(), now)
+            }))
+            .await
+        {
+            Ok(rows) => AdminResponse::Aps(rows),
+            Err(error) => mailbox(error),
+        },
+        AdminRequest::Host { host, event } => {
+            match process
+                .local
+                .member
+                .send(mcfed_actors::HostControl { host, event })
+                .await
+            {
+                Ok(Ok(what)) => AdminResponse::HostChanged(what),
+                Ok(Err(refused)) => AdminResponse::Error(refused),
+                Err(error) => mailbox(error),
+            }
+        }
         AdminRequest::History => match process
             .local
             .member

@@ -16,8 +16,10 @@ use mcfed_scenario::chaos::ChaosConfig;
 use mcfed_scenario::{RunOptions, RunOutput};
 use serde::{Deserialize, Serialize};
 
-use crate::input::Records;
-use crate::summary::Summary;
+pub mod batch;
+pub mod grid;
+
+pub use grid::{GridPoint, RunFigures};
 
 /// What to sweep.
 #[derive(Clone, Debug)]
@@ -93,23 +95,6 @@ pub fn variant(scenario: &Scenario, interval: Duration, mode: ScheduleMode) -> S
     variant
 }
 
-struct Job {
-    interval: Duration,
-    mode: ScheduleMode,
-    seed: u64,
-}
-
-fn summary_of(output: RunOutput) -> Summary {
-    Summary::of(&Records {
-        runs: Vec::new(),
-        decisions: output.decisions,
-        events: output.events,
-        usage: Vec::new(),
-        order: output.order,
-        summaries: Vec::new(),
-    })
-}
-
 /// Runs one variant of a scenario (an engine's `run`); the error is
 /// reported as text.
 pub type Runner = dyn Fn(&Scenario, &RunOptions) -> Result<RunOutput, String> + Sync;
@@ -125,111 +110,45 @@ pub fn run_sweep(
     if spec.intervals.is_empty() || spec.modes.is_empty() {
         return Err(SweepError::EmptyGrid);
     }
-    let seeds = spec.seeds.max(1);
-    let mut jobs = Vec::new();
-    for &interval in &spec.intervals {
-        for &mode in &spec.modes {
-            for seed in 0..seeds {
-                jobs.push(Job {
-                    interval,
-                    mode,
-                    seed,
-                });
-            }
-        }
-    }
+    let points = grid::points(&spec.intervals, &spec.modes, spec.seeds);
     let base_chaos = spec.chaos.clone().or_else(|| scenario.chaos.clone());
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Summary, SweepError>>>> =
-        Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Result<RunFigures, String>>>> =
+        Mutex::new((0..points.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..spec.threads.max(1) {
             scope.spawn(|| {
                 loop {
                     let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(index) else { break };
-                    let variant = variant(scenario, job.interval, job.mode);
-                    let chaos = base_chaos.clone().map(|mut chaos| {
-                        chaos.seed = chaos.seed.wrapping_add(job.seed);
-                        chaos
-                    });
-                    let options = RunOptions {
-                        until: None,
-                        probes: Vec::new(),
-                        chaos,
-                        oracle: true,
-                        events: true,
-                        count_only: false,
-                        drain: false,
-                        jobs_csv: None,
+                    let Some(&point) = points.get(index) else {
+                        break;
                     };
-                    let result = runner(&variant, &options)
-                        .map(summary_of)
-                        .map_err(|message| SweepError::Run {
-                            interval: job.interval,
-                            mode: job.mode,
-                            message,
-                        });
+                    let result = grid::run_point(scenario, base_chaos.as_ref(), point, runner);
                     if let Ok(mut results) = results.lock() {
                         results[index] = Some(result);
                     }
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, points.len());
                 }
             });
         }
     });
     let results = results.into_inner().unwrap_or_default();
-    let mut cells = Vec::new();
-    for (chunk, cell_jobs) in results
-        .chunks(seeds as usize)
-        .zip(jobs.chunks(seeds as usize))
-    {
-        let mut summaries = Vec::with_capacity(chunk.len());
-        for result in chunk {
-            match result {
-                Some(Ok(summary)) => summaries.push(summary),
-                Some(Err(error)) => {
-                    return Err(SweepError::Run {
-                        interval: cell_jobs[0].interval,
-                        mode: cell_jobs[0].mode,
-                        message: error.to_string(),
-                    });
-                }
-                None => {}
+    let mut figures = Vec::with_capacity(results.len());
+    for (point, result) in points.iter().zip(results) {
+        match result {
+            Some(Ok(run)) => figures.push(Some(run)),
+            Some(Err(message)) => {
+                return Err(SweepError::Run {
+                    interval: point.interval,
+                    mode: point.mode,
+                    message,
+                });
             }
+            None => figures.push(None),
         }
-        let runs = summaries.len() as f64;
-        let mean = |f: &dyn Fn(&Summary) -> f64| {
-            summaries.iter().map(|s| f(s)).sum::<f64>() / runs.max(1.0)
-        };
-        let checked: usize = summaries.iter().map(|s| s.oracle_decisions).sum();
-        let stale: usize = summaries.iter().map(|s| s.stale_decisions).sum();
-        let (wait_total, wait_jobs) = summaries
-            .iter()
-            .flat_map(|s| s.wait_per_cluster.values())
-            .fold((0.0, 0usize), |(total, jobs), spread| {
-                (
-                    total + spread.mean * spread.count as f64,
-                    jobs + spread.count,
-                )
-            });
-        cells.push(Cell {
-            interval: cell_jobs[0].interval.as_secs_f64(),
-            mode: cell_jobs[0].mode.to_string(),
-            runs: summaries.len() as u64,
-            decisions: mean(&|s| s.decisions as f64),
-            stale_decisions: mean(&|s| s.stale_decisions as f64),
-            stale_rate: if checked == 0 {
-                0.0
-            } else {
-                stale as f64 / checked as f64
-            },
-            returns: mean(&|s| s.returned as f64),
-            mean_wait: (wait_jobs > 0).then(|| wait_total / wait_jobs as f64),
-        });
     }
-    Ok(cells)
+    Ok(grid::cells_of(&points, &figures))
 }
 
 /// The cells as a Markdown table.
@@ -238,6 +157,13 @@ pub fn cells_markdown(cells: &[Cell]) -> String {
         "| interval | mode | runs | decisions | stale | stale rate | returns | mean wait |\n|---|---|---|---|---|---|---|---|\n",
     );
     for cell in cells {
+        if cell.runs == 0 {
+            out.push_str(&format!(
+                "| {}s | {} | 0 | — | — | — | — | — |\n",
+                cell.interval, cell.mode
+            ));
+            continue;
+        }
         let wait = cell
             .mean_wait
             .map_or_else(|| "—".to_owned(), |wait| format!("{wait:.1} s"));
