@@ -17,6 +17,5 @@ pub use durability::{AfterDurable, Durability};
 pub use member_actor::MemberActor;
 pub use messages::{
     Control, Deliver, FetchTruth, Happened, HostControl, Inspect, Link, NextWake, Publish, Submit,
-    SubmitMany,
-    TruthFetched,
+    SubmitMany, TruthFetched,
 };
