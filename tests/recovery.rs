@@ -14,37 +14,7 @@ use serde_json::Value;
 
 /// Cluster1 sends to `high` on Cluster2 (16 slots) and Cluster3 (5 slots),
 /// counters every 10 s, at speed 10 (one update a second).
-const SCENARIO: &str = r#"
-name = "recovery"
-[params]
-MC_PLUGIN_UPDATE_INTERVAL = "10s"
-
-[[cluster]]
-name = "Cluster1"
-params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "high@Cluster2 high@Cluster3"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "c2host"
-count = 4
-MXJ = 4
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-
-[[cluster]]
-name = "Cluster3"
-[[cluster.host]]
-name = "c3host"
-MXJ = 5
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-"#;
+const SCENARIO: &str = common::live::THREE_CLUSTERS;
 
 const CLUSTERS: [&str; 3] = ["Cluster1", "Cluster2", "Cluster3"];
 

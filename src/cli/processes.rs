@@ -373,24 +373,11 @@ pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
                     &mcfed_scenario::hosts::load_with_hosts(&path, hosts.as_deref())?,
                     &sans,
                 ),
-                None => clusters
-                    .iter()
-                    .map(|name| {
-                        let mut hosts: Vec<String> = mcfed_transport::certs::LOOPBACK
-                            .iter()
-                            .map(|&host| host.to_owned())
-                            .collect();
-                        hosts.extend(
-                            sans.iter()
-                                .filter(|(cluster, _)| cluster == name)
-                                .map(|(_, host)| host.clone()),
-                        );
-                        mcfed_transport::certs::ClusterHosts {
-                            name: name.clone(),
-                            hosts,
-                        }
-                    })
-                    .collect(),
+                None => {
+                    let named: Vec<(String, Option<&str>)> =
+                        clusters.iter().map(|name| (name.clone(), None)).collect();
+                    mcfed_node::process::hosts_of_clusters(&named, &sans)
+                }
             };
             for (cluster, _) in &sans {
                 if !clusters.iter().any(|c| &c.name == cluster) {

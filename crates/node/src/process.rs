@@ -225,28 +225,40 @@ pub fn certificate_hosts(
     scenario: &Scenario,
     extra: &[(String, String)],
 ) -> Vec<mcfed_transport::certs::ClusterHosts> {
-    scenario
+    let clusters: Vec<(String, Option<&str>)> = scenario
         .clusters
         .iter()
-        .map(|spec| {
-            let name = spec.config.name.to_string();
-            let mut hosts: Vec<String> = match spec
-                .address
-                .as_deref()
-                .and_then(mcfed_protocol::address::split_address)
-            {
-                Some(split) => vec![split.host.to_owned()],
-                None => mcfed_transport::certs::LOOPBACK
-                    .iter()
-                    .map(|&host| host.to_owned())
-                    .collect(),
-            };
+        .map(|spec| (spec.config.name.to_string(), spec.address.as_deref()))
+        .collect();
+    hosts_of_clusters(&clusters, extra)
+}
+
+/// [`certificate_hosts`] for clusters given by name and address (`None`:
+/// on this machine), e.g. `mcfed certs init --clusters`.
+pub fn hosts_of_clusters(
+    clusters: &[(String, Option<&str>)],
+    extra: &[(String, String)],
+) -> Vec<mcfed_transport::certs::ClusterHosts> {
+    clusters
+        .iter()
+        .map(|(name, address)| {
+            let mut hosts: Vec<String> =
+                match address.and_then(mcfed_protocol::address::split_address) {
+                    Some(split) => vec![split.host.to_owned()],
+                    None => mcfed_transport::certs::LOOPBACK
+                        .iter()
+                        .map(|&host| host.to_owned())
+                        .collect(),
+                };
             for (cluster, host) in extra {
-                if *cluster == name && !hosts.contains(host) {
+                if cluster == name && !hosts.contains(host) {
                     hosts.push(host.clone());
                 }
             }
-            mcfed_transport::certs::ClusterHosts { name, hosts }
+            mcfed_transport::certs::ClusterHosts {
+                name: name.clone(),
+                hosts,
+            }
         })
         .collect()
 }
