@@ -16,6 +16,7 @@ mod federation;
 mod heap;
 mod metrics;
 mod output;
+mod read_ahead;
 mod submissions;
 
 pub use event_loop::{EventLoop, run};

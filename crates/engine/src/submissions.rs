@@ -1,20 +1,22 @@
 //! The submissions of a run, in time order: the scenario's `[[submit]]`
 //! entries and its workloads' traces, read as streams — one pending
-//! submission per workload, never the whole trace.
+//! submission per workload and a few batches read ahead
+//! ([`crate::read_ahead`]), never the whole trace.
 
 use std::sync::Arc;
 
 use mcfed_scenario::Scenario;
 use mcfed_scenario::model::Submission;
 use mcfed_scenario::run::WorkloadReport;
-use mcfed_scenario::workload::{WorkloadSpec, WorkloadStream};
+use mcfed_scenario::workload::WorkloadSpec;
 
 use mcfed_trace::SwfError;
 
+use crate::read_ahead::ReadAhead;
+
 /// The workloads being read, each with its next submission.
 pub(crate) struct Streams {
-    streams: Vec<WorkloadStream>,
-    heads: Vec<Option<Submission>>,
+    streams: Vec<ReadAhead>,
     submitted: Vec<u64>,
 }
 
@@ -23,15 +25,10 @@ impl Streams {
     pub(crate) fn open(scenario: &Scenario) -> Result<Self, SwfError> {
         let mut streams = Vec::with_capacity(scenario.workloads.len());
         for spec in &scenario.workloads {
-            streams.push(WorkloadStream::open(Arc::new(WorkloadSpec::clone(spec)))?);
+            streams.push(ReadAhead::open(Arc::new(WorkloadSpec::clone(spec)))?);
         }
-        let heads = streams.iter_mut().map(Iterator::next).collect();
         let submitted = vec![0; streams.len()];
-        Ok(Streams {
-            streams,
-            heads,
-            submitted,
-        })
+        Ok(Streams { streams, submitted })
     }
 
     /// How many workloads there are.
@@ -41,15 +38,13 @@ impl Streams {
 
     /// The next submission of workload `index`, without taking it.
     pub(crate) fn peek(&self, index: usize) -> Option<&Submission> {
-        self.heads.get(index).and_then(Option::as_ref)
+        self.streams.get(index)?.peek()
     }
 
-    /// Takes the next submission of workload `index` and reads the one
-    /// after it.
+    /// Takes the next submission of workload `index`.
     pub(crate) fn take(&mut self, index: usize) -> Option<Submission> {
-        let head = self.heads.get_mut(index)?.take()?;
+        let head = self.streams.get_mut(index)?.next()?;
         self.submitted[index] += 1;
-        self.heads[index] = self.streams[index].next();
         Some(head)
     }
 
@@ -61,7 +56,7 @@ impl Streams {
             .map(|(stream, &submitted)| WorkloadReport {
                 name: stream.spec().name.clone(),
                 file: stream.spec().swf.display().to_string(),
-                header: stream.header().fields.clone(),
+                header: stream.header().to_vec(),
                 submitted,
                 skipped: stream.skipped(),
                 first_error: stream.first_error().map(str::to_owned),

@@ -78,7 +78,7 @@ impl Skipped {
 /// the member routes each job when it is submitted): yields its submissions in trace order.
 pub struct WorkloadStream {
     spec: Arc<WorkloadSpec>,
-    reader: SwfReader<Box<dyn BufRead>>,
+    reader: SwfReader<Box<dyn BufRead + Send>>,
     read: u64,
     skipped: Skipped,
     users: FxHashMap<(i64, i64), Arc<str>>,

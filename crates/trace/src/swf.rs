@@ -189,7 +189,7 @@ pub enum SwfError {
 
 /// Opens a trace file for reading: gzip when it starts with gzip's magic
 /// bytes (whatever its name), plain text otherwise.
-pub fn open(path: &Path) -> Result<SwfReader<Box<dyn BufRead>>, SwfError> {
+pub fn open(path: &Path) -> Result<SwfReader<Box<dyn BufRead + Send>>, SwfError> {
     let file_name = path.display().to_string();
     let io = |source| SwfError::Io {
         file: file_name.clone(),
@@ -197,7 +197,7 @@ pub fn open(path: &Path) -> Result<SwfReader<Box<dyn BufRead>>, SwfError> {
     };
     let mut file = BufReader::new(File::open(path).map_err(io)?);
     let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
-    let reader: Box<dyn BufRead> = if gzip {
+    let reader: Box<dyn BufRead + Send> = if gzip {
         Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(file)))
     } else {
         Box::new(file)

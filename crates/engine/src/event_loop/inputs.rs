@@ -107,6 +107,8 @@ impl EventLoop<'_> {
 
     /// When the cluster a submission goes to is down, until when.
     pub(super) fn waits_for(&self, submission: &Submission) -> Option<SimTime> {
+        // Only chaos takes clusters down: no lookup without it.
+        self.chaos.as_ref()?;
         let index = self.federation.position(&submission.cluster)?;
         self.down_until(index)
     }
