@@ -64,10 +64,18 @@ fn records(what: &str, output: &Output) -> Vec<Value> {
         "{what}: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8_lossy(&output.stdout)
+    let mut records: Vec<Value> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .map(|line| serde_json::from_str(line).expect("every line is a JSON object"))
-        .collect()
+        .collect();
+    // The decisions, then the run's summary record (as `mcfed run`).
+    let summary = records.pop().expect("a summary record");
+    assert_eq!(summary["record"], "summary", "{what}: {summary}");
+    assert!(
+        records.iter().all(|record| record["record"] == "decision"),
+        "{what}: {records:?}"
+    );
+    records
 }
 
 /// `mcfed report --format json` on a launch's output: its summary.

@@ -335,3 +335,115 @@ fn the_summary_record_reaches_mcfed_report() {
     assert!(report.contains("## Metrics"), "{report}");
     assert!(report.contains("C1           short"), "{report}");
 }
+
+/// The numbers a summary record gives of every queue: cluster, queue,
+/// submitted, started, finished, forwarded in and out.
+fn queue_counts(summary: &serde_json::Value) -> Vec<(String, String, u64, u64, u64, u64, u64)> {
+    summary["metrics"]["queues"]
+        .as_array()
+        .expect("queues")
+        .iter()
+        .map(|queue| {
+            let count = |field: &str| queue[field].as_u64().expect(field);
+            (
+                queue["cluster"].as_str().expect("cluster").to_owned(),
+                queue["queue"].as_str().expect("queue").to_owned(),
+                count("submitted"),
+                count("started"),
+                count("finished"),
+                count("forwarded_in"),
+                count("forwarded_out"),
+            )
+        })
+        .collect()
+}
+
+/// `mcfed launch` replays a workload too (it once ignored `[[workload]]`
+/// and stopped at the last scenario submission): processes get the
+/// trace's jobs at their times, the run goes on until nothing is left
+/// (`end = "drain"`), and its summary record has the same metrics and
+/// totals as an in-process run's — every job submitted, forwarded,
+/// started and finished.
+#[test]
+fn a_launched_run_replays_a_workload_to_drain_with_metrics() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let trace = dir.path().join("t.swf");
+    let trace = trace.to_str().expect("utf-8");
+    stdout(&mcfed(&[
+        "gen",
+        "swf",
+        "-o",
+        trace,
+        "--jobs",
+        "100",
+        "--processors",
+        "8",
+        "--max-width",
+        "2",
+        "--load",
+        "0.9",
+        "--seed",
+        "3",
+    ]));
+    let scenario = stdout(&mcfed(&[
+        "replay",
+        trace,
+        "--hosts",
+        "2",
+        "--mxj",
+        "2",
+        "--clusters",
+        "2",
+        "--print-scenario",
+    ]));
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, scenario).expect("write scenario");
+    let path = path.to_str().expect("utf-8");
+    let last = |output: &std::process::Output| -> serde_json::Value {
+        let records = stdout(output);
+        serde_json::from_str(records.lines().last().expect("records")).expect("JSON")
+    };
+    let launched = last(&mcfed(&[
+        "launch",
+        path,
+        "--speed",
+        "500",
+        "--base-port",
+        "0",
+        "--report",
+        "json",
+    ]));
+    let emulated = last(&mcfed(&["run", path, "--report", "json"]));
+    assert_eq!(launched["record"], "summary");
+    for field in ["submitted", "started", "finished"] {
+        assert_eq!(launched[field], 100, "{field}: {launched}");
+    }
+    assert_eq!(launched["jobs"]["finished"]["forwarded_in"], 100);
+    assert_eq!(launched["workloads"][0]["submitted"], 100, "{launched}");
+    // Where each job runs may differ (the processes' counters travel in
+    // wall time); how many each queue saw in all may not.
+    let totals = |summary: &serde_json::Value| {
+        let mut sent = (0, 0, 0);
+        let mut ran = (0, 0, 0);
+        for (cluster, _, submitted, started, finished, forwarded_in, forwarded_out) in
+            queue_counts(summary)
+        {
+            if cluster == "Sub" {
+                sent = (submitted, forwarded_out, started);
+            } else {
+                ran.0 += started;
+                ran.1 += finished;
+                ran.2 += forwarded_in;
+            }
+        }
+        (sent, ran)
+    };
+    assert_eq!(totals(&launched), ((100, 100, 0), (100, 100, 100)));
+    assert_eq!(totals(&launched), totals(&emulated));
+    let end = launched["end"].as_f64().expect("end");
+    let last_finish = launched["metrics"]["makespan"].as_f64().expect("makespan");
+    assert!(
+        end >= last_finish,
+        "ran to {end}, last job finished at {last_finish}"
+    );
+}

@@ -415,18 +415,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
     let mut federation = Federation::build(scenario)?;
     federation.prepare(None, false);
     federation.keep_history_for(scenario);
-    let bundled: Vec<(ClusterName, String)> = scenario
-        .clusters
-        .iter()
-        .flat_map(|spec| {
-            spec.initial_jobs.iter().flat_map(move |group| {
-                group
-                    .jobs
-                    .iter()
-                    .map(move |_| (spec.config.name.clone(), group.queue.clone()))
-            })
-        })
-        .collect();
+    let bundled = mcfed_scenario::metrics::MetricsRecorder::with_bundled(scenario);
     let bundled_jobs: u64 = federation.members.iter().map(Member::bundled_jobs).sum();
     let (probes, end) = plan.resolve(scenario);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -471,12 +460,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         .iter()
         .map(|spec| scenario.watched(&spec.config.name))
         .collect();
-    let longest_interval = scenario
-        .clusters
-        .iter()
-        .filter_map(|spec| spec.config.update_interval)
-        .max()
-        .unwrap_or_default();
+    let longest_interval = scenario.longest_update_interval();
     let events = plan.events;
     let drain = plan.drain || scenario.drain;
     let mut output = system.block_on(async move {
@@ -521,7 +505,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         for member in &driver.members {
             let state = member
                 .send(Inspect(|member: &Member, _| {
-                    Some(crate::metrics::end_state(member))
+                    Some(mcfed_scenario::metrics::end_state(member))
                 }))
                 .await?;
             states.extend(state);

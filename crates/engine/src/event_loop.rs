@@ -252,10 +252,10 @@ impl<'a> EventLoop<'a> {
             .federation
             .members
             .iter()
-            .map(crate::metrics::end_state)
+            .map(mcfed_scenario::metrics::end_state)
             .collect();
-        crate::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
-        self.output.metrics = Some(crate::metrics::finish(metrics, states));
+        mcfed_scenario::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
+        self.output.metrics = Some(mcfed_scenario::metrics::finish(metrics, states));
         self.output
     }
 

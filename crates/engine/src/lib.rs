@@ -14,7 +14,6 @@ pub mod actors;
 pub mod event_loop;
 mod federation;
 mod heap;
-mod metrics;
 mod output;
 mod read_ahead;
 mod submissions;

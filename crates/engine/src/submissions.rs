@@ -53,13 +53,14 @@ impl Streams {
         self.streams
             .iter()
             .zip(&self.submitted)
-            .map(|(stream, &submitted)| WorkloadReport {
-                name: stream.spec().name.clone(),
-                file: stream.spec().swf.display().to_string(),
-                header: stream.header().to_vec(),
-                submitted,
-                skipped: stream.skipped(),
-                first_error: stream.first_error().map(str::to_owned),
+            .map(|(stream, &submitted)| {
+                WorkloadReport::new(
+                    stream.spec(),
+                    stream.header(),
+                    submitted,
+                    stream.skipped(),
+                    stream.first_error(),
+                )
             })
             .collect()
     }

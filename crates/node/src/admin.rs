@@ -86,6 +86,9 @@ pub enum AdminRequest {
         /// The jobs: queue and spec.
         jobs: Vec<(String, JobSpec)>,
     },
+    /// Whether the cluster has work left (a draining `mcfed launch` asks
+    /// once nothing is left to submit).
+    Activity,
 }
 
 /// A cluster process's answer.
@@ -102,7 +105,7 @@ pub enum AdminResponse {
     /// The links.
     Clusters(Vec<LinkRow>),
     /// Decision records and initial states.
-    Records(RecordsReply),
+    Records(Box<RecordsReply>),
     /// The process's state.
     Status(StatusReply),
     /// The process is stopping.
@@ -125,6 +128,22 @@ pub enum AdminResponse {
     /// The answers to [`AdminRequest::SubmitMany`], in order: each job
     /// submitted, or why it was refused.
     SubmittedMany(Vec<Result<Submitted, String>>),
+    /// Whether the cluster has work left.
+    Activity(ActivityReply),
+}
+
+/// Whether a cluster process has work left: the answer to
+/// [`AdminRequest::Activity`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ActivityReply {
+    /// Its emulated time, in seconds.
+    pub now: f64,
+    /// When its member next needs to wake (a job's end, a timer), in
+    /// emulated seconds; none when nothing is due.
+    pub next_wake: Option<f64>,
+    /// Its forwarder holds jobs waiting for a remote queue (a counter
+    /// update may let them go).
+    pub holding: bool,
 }
 
 /// What a job control command did.
@@ -417,6 +436,18 @@ pub struct RecordsReply {
     /// of the scenario, from emulated time zero).
     #[serde(default)]
     pub usage: Vec<mcfed_scenario::records::UsageRecord>,
+    /// The scheduling metrics of the process's jobs (merged by the
+    /// launcher into the run's `summary`).
+    #[serde(default)]
+    pub metrics: Option<mcfed_scenario::metrics::MetricsRecorder>,
+    /// What the process holds now: its slots and the jobs that never
+    /// started (the end of the run's metrics and totals).
+    #[serde(default)]
+    pub end_state: Option<mcfed_scenario::metrics::EndState>,
+    /// Counts of what happened in the process (updates, job starts and
+    /// ends, decisions).
+    #[serde(default)]
+    pub stats: Option<mcfed_scenario::RunStats>,
 }
 
 /// What the live page (`mcfed launch --web`, `mcfed cluster --web`)

@@ -47,8 +47,10 @@ use crate::process::{
 use mcfed_scenario::records::{EventRecord, UsageRecord};
 
 mod commands;
+mod drain;
 mod drive;
 mod spawn;
+mod timeline;
 
 pub use commands::{PrintOptions, print_commands};
 
@@ -92,6 +94,9 @@ pub enum LaunchError {
     /// Talking to a process failed.
     #[error(transparent)]
     Client(#[from] ClientError),
+    /// A workload's trace could not be opened.
+    #[error(transparent)]
+    Trace(#[from] mcfed_trace::SwfError),
     /// Interrupted by Ctrl-C or SIGTERM.
     #[error("interrupted; every cluster process was stopped")]
     Interrupted,

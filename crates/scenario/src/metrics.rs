@@ -9,17 +9,24 @@
 //! submission — for a forwarded job, at its submission cluster, so the time
 //! it was held there and in flight counts — to its start where it runs.
 
+mod end;
+
 use mcfed_cluster::{JobOrigin, Transition};
 use mcfed_protocol::{ClusterName, JobEvent, SimTime};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
+pub use end::{EndState, add_end_totals, end_state, finish};
+
 /// τ of the bounded slowdown, in seconds: jobs shorter than this count as
 /// this long, so very short jobs do not dominate the mean.
 pub const SLOWDOWN_BOUND_SECS: f64 = 10.0;
 
-/// Collects the metrics as a run goes.
-#[derive(Debug, Default)]
+/// Collects the metrics as a run goes. A cluster process keeps one for its
+/// own jobs and sends it whole (`serde`) to the launcher, which merges
+/// them ([`MetricsRecorder::merge`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "RecorderParts", from = "RecorderParts")]
 pub struct MetricsRecorder {
     queues: Vec<Tally>,
     /// Cluster → queue → place in `queues` (looked up by reference, so
@@ -32,7 +39,34 @@ pub struct MetricsRecorder {
     last_finish: Option<SimTime>,
 }
 
-#[derive(Debug)]
+/// What a [`MetricsRecorder`] is made of, as it travels (its index is
+/// rebuilt on arrival).
+#[derive(Serialize, Deserialize)]
+struct RecorderParts {
+    queues: Vec<Tally>,
+    first_submit: Option<SimTime>,
+    last_finish: Option<SimTime>,
+}
+
+impl From<MetricsRecorder> for RecorderParts {
+    fn from(recorder: MetricsRecorder) -> Self {
+        RecorderParts {
+            queues: recorder.queues,
+            first_submit: recorder.first_submit,
+            last_finish: recorder.last_finish,
+        }
+    }
+}
+
+impl From<RecorderParts> for MetricsRecorder {
+    fn from(parts: RecorderParts) -> Self {
+        let mut recorder = MetricsRecorder::default();
+        recorder.merge_parts(parts);
+        recorder
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Tally {
     cluster: ClusterName,
     queue: String,
@@ -73,6 +107,40 @@ impl MetricsRecorder {
         &mut self.queues[index]
     }
 
+    /// A recorder with the jobs present at start (each cluster's initial
+    /// job groups) counted as submitted at time zero, as every driver
+    /// counts them.
+    pub fn with_bundled(scenario: &crate::Scenario) -> Self {
+        let mut recorder = MetricsRecorder::default();
+        for spec in &scenario.clusters {
+            for group in &spec.initial_jobs {
+                for _ in &group.jobs {
+                    recorder.submitted(&spec.config.name, &group.queue, SimTime::ZERO);
+                }
+            }
+        }
+        recorder
+    }
+
+    /// Adds what `other` recorded (another process's jobs, or the same
+    /// cluster's before it restarted).
+    pub fn merge(&mut self, other: MetricsRecorder) {
+        self.merge_parts(other.into());
+    }
+
+    fn merge_parts(&mut self, other: RecorderParts) {
+        for mut tally in other.queues {
+            let cluster = tally.cluster.clone();
+            let queue = std::mem::take(&mut tally.queue);
+            self.tally(&cluster, &queue).absorb(&mut tally);
+        }
+        self.first_submit = match (self.first_submit, other.first_submit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last_finish = self.last_finish.max(other.last_finish);
+    }
+
     /// A job was submitted to `queue` of `cluster` at `at`.
     pub fn submitted(&mut self, cluster: &ClusterName, queue: &str, at: SimTime) {
         self.first_submit = Some(self.first_submit.map_or(at, |first| first.min(at)));
@@ -83,6 +151,23 @@ impl MetricsRecorder {
     /// a job.
     pub fn forwarded(&mut self, cluster: &ClusterName, queue: &str) {
         self.tally(cluster, queue).forwarded_out += 1;
+    }
+
+    /// What a member of `cluster` reported at one instant: its jobs'
+    /// transitions and its forwarding decisions (every driver's collector
+    /// calls this).
+    pub fn happened(
+        &mut self,
+        cluster: &ClusterName,
+        transitions: &[Transition],
+        decisions: &[mcfed_forwarder::DecisionRecord],
+    ) {
+        for transition in transitions {
+            self.transition(cluster, transition);
+        }
+        for decision in decisions.iter().filter(|d| d.target.is_some()) {
+            self.forwarded(cluster, &decision.send_queue);
+        }
     }
 
     /// A job changed state in `cluster`.
@@ -349,5 +434,44 @@ mod tests {
         assert_eq!(stats.max, Some(100.0));
         assert_eq!(stats.mean, Some(50.5));
         assert_eq!(WaitStats::of(&mut []), WaitStats::default());
+    }
+
+    fn cluster(name: &str) -> ClusterName {
+        ClusterName::new(name).unwrap()
+    }
+
+    /// What a launcher does: each process's recorder, sent whole and
+    /// merged, gives what one recorder of everything gives.
+    #[test]
+    fn recorders_sent_and_merged_equal_one_recorder() {
+        let (c1, c2) = (cluster("C1"), cluster("C2"));
+        let mut whole = MetricsRecorder::default();
+        let mut first = MetricsRecorder::default();
+        let mut second = MetricsRecorder::default();
+        for (at, cluster, queue, in_first) in [
+            (5, &c1, "normal", true),
+            (3, &c2, "short", false),
+            (9, &c1, "normal", false),
+            (7, &c1, "send", true),
+        ] {
+            let at = SimTime::from_millis(at * 1000);
+            whole.submitted(cluster, queue, at);
+            let part = if in_first { &mut first } else { &mut second };
+            part.submitted(cluster, queue, at);
+        }
+        whole.forwarded(&c1, "send");
+        first.forwarded(&c1, "send");
+        let travelled = |recorder: &MetricsRecorder| -> MetricsRecorder {
+            serde_json::from_str(&serde_json::to_string(recorder).unwrap()).unwrap()
+        };
+        let mut merged = MetricsRecorder::default();
+        merged.merge(travelled(&first));
+        merged.merge(travelled(&second));
+        let slots = [(c1.clone(), 8), (c2.clone(), 4)];
+        let pending = [(c1, "normal".to_owned(), 1)];
+        assert_eq!(
+            merged.finish(&slots, &pending),
+            whole.finish(&slots, &pending)
+        );
     }
 }

@@ -44,6 +44,17 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The longest counter update interval of the federation (zero when no
+    /// cluster sends counters): a draining run waits that long for a
+    /// forwarder holding jobs before it counts the run as drained.
+    pub fn longest_update_interval(&self) -> Duration {
+        self.clusters
+            .iter()
+            .filter_map(|spec| spec.config.update_interval)
+            .max()
+            .unwrap_or_default()
+    }
+
     /// How often slot usage is sampled: the shortest update interval of
     /// the federation, or [`crate::validate::QUIET_INTERVAL`] when no
     /// cluster sends counters.

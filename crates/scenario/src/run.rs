@@ -135,6 +135,27 @@ pub struct WorkloadReport {
     pub first_error: Option<String>,
 }
 
+impl WorkloadReport {
+    /// The report of workload `spec`: its trace's header comments, the jobs
+    /// submitted and skipped, the first malformed line.
+    pub fn new(
+        spec: &crate::workload::WorkloadSpec,
+        header: &[(String, String)],
+        submitted: u64,
+        skipped: crate::workload::Skipped,
+        first_error: Option<&str>,
+    ) -> Self {
+        WorkloadReport {
+            name: spec.name.clone(),
+            file: spec.swf.display().to_string(),
+            header: header.to_vec(),
+            submitted,
+            skipped,
+            first_error: first_error.map(str::to_owned),
+        }
+    }
+}
+
 impl RunOutput {
     /// The snapshot taken at `at`.
     pub fn snapshot_at(&self, at: SimTime) -> Option<&Snapshot> {
@@ -192,7 +213,7 @@ impl RunOptions {
 }
 
 /// Counts of what happened in a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RunStats {
     /// Events handled.
     pub events: u64,
@@ -243,6 +264,42 @@ pub struct RunStats {
 }
 
 impl RunStats {
+    /// Counts what a member reported at one instant: counter updates, its
+    /// jobs' transitions (each with its origin) and its forwarding
+    /// decisions. Every driver's collector counts with this.
+    pub fn count_instant(
+        &mut self,
+        updates: mcfed_federation::UpdateTally,
+        transitions: &[Transition],
+        origins: &[Origin],
+        decisions: &[mcfed_forwarder::DecisionRecord],
+    ) {
+        self.updates += updates.sent;
+        self.updates_ignored += updates.ignored;
+        self.update_regressions += updates.regressions;
+        for (transition, origin) in transitions.iter().zip(origins) {
+            self.count_transition(*origin, transition);
+        }
+        self.decisions += decisions.len() as u64;
+        self.forwarded += decisions.iter().filter(|d| d.target.is_some()).count() as u64;
+    }
+
+    /// Adds the counts a cluster process kept with
+    /// [`RunStats::count_instant`] (a launcher gathering its processes).
+    pub fn add_member_counts(&mut self, member: &RunStats) {
+        self.updates += member.updates;
+        self.updates_ignored += member.updates_ignored;
+        self.update_regressions += member.update_regressions;
+        self.decisions += member.decisions;
+        self.forwarded += member.forwarded;
+        self.started += member.started;
+        self.finished += member.finished;
+        self.restarts += member.restarts;
+        self.jobs.started += member.jobs.started;
+        self.jobs.finished += member.jobs.finished;
+        self.jobs.killed += member.jobs.killed;
+    }
+
     /// Counts a job transition of a job that came from `origin`: starts
     /// (first starts, or restarts), ends (DONE, EXIT). Both engines count
     /// with this, so `started`, `finished` and the totals by origin have

@@ -5,7 +5,7 @@
 
 use actix::prelude::*;
 use mcfed_actors::Happened;
-use mcfed_protocol::{ClusterName, SimTime};
+use mcfed_protocol::SimTime;
 use mcfed_scenario::RunOutput;
 use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::probe::PreemptionRecord;
@@ -35,21 +35,14 @@ impl Collector {
 impl Handler<Happened> for Collector {
     type Result = ();
     fn handle(&mut self, made: Happened, _: &mut Self::Context) {
-        let stats = &mut self.output.stats;
-        stats.updates += made.updates.sent;
-        stats.updates_ignored += made.updates.ignored;
-        stats.update_regressions += made.updates.regressions;
-        for (transition, origin) in made.transitions.iter().zip(&made.origins) {
-            stats.count_transition(*origin, transition);
-        }
-        for transition in &made.transitions {
-            self.metrics.transition(&made.cluster, transition);
-        }
-        for decision in made.decisions.iter().filter(|d| d.target.is_some()) {
-            self.metrics.forwarded(&made.cluster, &decision.send_queue);
-        }
-        stats.decisions += made.decisions.len() as u64;
-        stats.forwarded += made.decisions.iter().filter(|d| d.target.is_some()).count() as u64;
+        self.output.stats.count_instant(
+            made.updates,
+            &made.transitions,
+            &made.origins,
+            &made.decisions,
+        );
+        self.metrics
+            .happened(&made.cluster, &made.transitions, &made.decisions);
         let cluster = made.cluster.as_str();
         self.output.preemptions.extend(
             made.preemptions
@@ -99,32 +92,30 @@ impl Handler<Record> for Collector {
     }
 }
 
-/// The jobs present at start, as submissions at time zero (cluster,
-/// queue), for the metrics.
+/// The jobs present at start, counted as submissions at time zero, for
+/// the metrics ([`MetricsRecorder::with_bundled`]).
 #[derive(Message)]
 #[rtype(result = "()")]
-pub(super) struct Bundled(pub(super) Vec<(ClusterName, String)>);
+pub(super) struct Bundled(pub(super) MetricsRecorder);
 
 impl Handler<Bundled> for Collector {
     type Result = ();
     fn handle(&mut self, Bundled(jobs): Bundled, _: &mut Self::Context) {
-        for (cluster, queue) in jobs {
-            self.metrics.submitted(&cluster, &queue, SimTime::ZERO);
-        }
+        self.metrics.merge(jobs);
     }
 }
 
 /// Takes the output, its metrics finished with the members' end states.
 #[derive(Message)]
 #[rtype(result = "RunOutput")]
-pub(super) struct TakeOutput(pub(super) Vec<crate::metrics::EndState>);
+pub(super) struct TakeOutput(pub(super) Vec<mcfed_scenario::metrics::EndState>);
 
 impl Handler<TakeOutput> for Collector {
     type Result = MessageResult<TakeOutput>;
     fn handle(&mut self, TakeOutput(states): TakeOutput, _: &mut Self::Context) -> Self::Result {
         let metrics = std::mem::take(&mut self.metrics);
-        crate::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
-        self.output.metrics = Some(crate::metrics::finish(metrics, states));
+        mcfed_scenario::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
+        self.output.metrics = Some(mcfed_scenario::metrics::finish(metrics, states));
         MessageResult(std::mem::take(&mut self.output))
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use mcfed_federation::JobRef;
 use mcfed_protocol::SimTime;
+use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::model::{ActionKind, Submission};
 use mcfed_scenario::records::EventRecord;
 use mcfed_scenario::run::ActionRecord;
@@ -17,13 +18,9 @@ impl EventLoop<'_> {
     /// Counts and records the jobs present at start and what the first
     /// dispatch pass did with them, as any other submission and start.
     pub(super) fn take_start(&mut self) {
-        for (index, spec) in self.scenario.clusters.iter().enumerate() {
-            for group in &spec.initial_jobs {
-                for _ in &group.jobs {
-                    self.metrics
-                        .submitted(&spec.config.name, &group.queue, SimTime::ZERO);
-                }
-            }
+        self.metrics
+            .merge(MetricsRecorder::with_bundled(self.scenario));
+        for index in 0..self.scenario.clusters.len() {
             self.output.stats.bundled += self.federation.members[index].bundled_jobs();
             self.federation.members[index].take_start(&mut self.effects);
             self.absorb(index);

@@ -2,6 +2,10 @@
 //! scenario's submissions and outages at their emulated times, and
 //! gathering every process's records.
 
+use mcfed_scenario::metrics::{EndState, MetricsRecorder};
+use mcfed_scenario::model::Submission;
+
+use super::timeline::{Next, Plan, Step};
 use super::*;
 
 pub(super) fn wall_time_of(epoch: SystemTime, at: SimTime, speed: f64) -> tokio::time::Instant {
@@ -81,57 +85,6 @@ pub(super) async fn connect_all(
     }
 }
 
-/// What the launcher does, in emulated-time order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Step {
-    /// A cluster comes back (first, at an instant: it may get submissions).
-    Up(usize),
-    /// A cluster goes down.
-    Down(usize),
-    /// A submission.
-    Submit(usize),
-    /// A job control command (`[[action]]`), after the submissions of
-    /// its instant.
-    Action(usize),
-}
-
-/// Everything the launcher does, in order: the submissions and the
-/// outages' kills and restarts.
-pub(super) fn timeline(scenario: &Scenario, outages: &[Outage]) -> Vec<(SimTime, Step)> {
-    let mut steps: Vec<(SimTime, Step)> = scenario
-        .submissions
-        .iter()
-        .enumerate()
-        .take_while(|(_, submission)| submission.at <= scenario.end)
-        .map(|(index, submission)| (submission.at, Step::Submit(index)))
-        .collect();
-    steps.extend(
-        scenario
-            .actions
-            .iter()
-            .enumerate()
-            .filter(|(_, action)| action.at <= scenario.end)
-            .map(|(index, action)| (action.at, Step::Action(index))),
-    );
-    for outage in outages {
-        let Some(index) = scenario
-            .clusters
-            .iter()
-            .position(|spec| spec.config.name == outage.cluster)
-        else {
-            continue;
-        };
-        if outage.at <= scenario.end {
-            steps.push((outage.at, Step::Down(index)));
-            if outage.until <= scenario.end {
-                steps.push((outage.until, Step::Up(index)));
-            }
-        }
-    }
-    steps.sort();
-    steps
-}
-
 /// The launcher's admin connection to one cluster's process.
 pub(super) enum Link {
     /// Connected.
@@ -165,21 +118,61 @@ impl Link {
     }
 }
 
-/// Per cluster, the decision records and initial states of the processes
-/// the launcher killed (outages), kept before each kill.
+/// Per cluster, what the processes the launcher killed (outages) had
+/// recorded, kept before each kill.
 #[derive(Default)]
 pub(super) struct Gathered {
     records: Vec<DecisionRecord>,
     events: Vec<EventRecord>,
     usage: Vec<UsageRecord>,
     initial_states: Option<Vec<GroupState>>,
+    metrics: MetricsRecorder,
+    end_state: Option<EndState>,
+    stats: RunStats,
+}
+
+impl Gathered {
+    /// Keeps what a process answered.
+    fn keep(&mut self, reply: RecordsReply) {
+        self.records.extend(reply.records);
+        self.events.extend(reply.events);
+        self.usage.extend(reply.usage);
+        self.initial_states.get_or_insert(reply.initial_states);
+        if let Some(metrics) = reply.metrics {
+            self.metrics.merge(metrics);
+        }
+        if reply.end_state.is_some() {
+            self.end_state = reply.end_state;
+        }
+        if let Some(stats) = &reply.stats {
+            self.stats.add_member_counts(stats);
+        }
+    }
 }
 
 pub(super) async fn records_of(session: &Session) -> Result<RecordsReply, LaunchError> {
     match session.ask(&AdminRequest::Records { from: 0 }).await? {
-        AdminResponse::Records(reply) => Ok(reply),
+        AdminResponse::Records(reply) => Ok(*reply),
         _ => Err(ClientError::Unexpected(session.cluster().to_owned()).into()),
     }
+}
+
+/// A launched federation being driven: the launcher's connections to the
+/// processes and what it has gathered so far.
+pub(super) struct Drive<'a> {
+    pub(super) options: &'a LaunchOptions,
+    pub(super) scenario: &'a Scenario,
+    pub(super) tls: &'a FederationTls,
+    /// Each cluster's name and address.
+    pub(super) targets: Vec<(String, String)>,
+    pub(super) sessions: Vec<Link>,
+    gathered: Vec<Gathered>,
+    /// Submissions to a cluster that is down wait until it is back.
+    waiting: Vec<Vec<Submission>>,
+    events: Vec<EventRecord>,
+    stats: RunStats,
+    /// The submissions' part of the metrics (the processes count the rest).
+    metrics: MetricsRecorder,
 }
 
 pub(super) async fn drive(
@@ -190,159 +183,208 @@ pub(super) async fn drive(
     outages: &[Outage],
     epoch: SystemTime,
 ) -> Result<RunOutput, LaunchError> {
+    let mut plan = Plan::open(scenario, outages)?;
     let targets: Vec<(String, String)> = running
         .borrow()
         .iter()
         .map(|process| (process.cluster.clone(), process.address.clone()))
         .collect();
-    let mut sessions: Vec<Link> = connect_all(tls, &targets, options.connect_timeout)
+    let sessions: Vec<Link> = connect_all(tls, &targets, options.connect_timeout)
         .await?
         .into_iter()
         .map(Link::Connected)
         .collect();
     tracing::info!(clusters = sessions.len(), "every cluster is connected");
-    let mut events: Vec<EventRecord> = Vec::new();
-    let mut stats = RunStats {
-        end: scenario.end,
-        ..RunStats::default()
+    let mut drive = Drive {
+        options,
+        scenario,
+        tls,
+        gathered: targets.iter().map(|_| Gathered::default()).collect(),
+        waiting: targets.iter().map(|_| Vec::new()).collect(),
+        targets,
+        sessions,
+        events: Vec::new(),
+        stats: RunStats::default(),
+        metrics: MetricsRecorder::with_bundled(scenario),
     };
-    let mut gathered: Vec<Gathered> = targets.iter().map(|_| Gathered::default()).collect();
-    // Submissions to a cluster that is down wait until it is back.
-    let mut waiting: Vec<Vec<usize>> = targets.iter().map(|_| Vec::new()).collect();
-    for (at, step) in timeline(scenario, outages) {
+    while let Some((at, next)) = plan.next() {
         tokio::time::sleep_until(wall_time_of(epoch, at, options.speed)).await;
-        match step {
-            Step::Submit(index) => {
-                let submission = &scenario.submissions[index];
-                let Some(cluster) = targets
-                    .iter()
-                    .position(|(name, _)| name == submission.cluster.as_str())
-                else {
-                    continue;
-                };
-                let (name, address) = &targets[cluster];
-                match sessions[cluster]
-                    .session(tls, name, address, options)
-                    .await?
-                {
-                    Some(session) => {
-                        submit(session, scenario, index, &mut stats, &mut events).await?
-                    }
-                    None => waiting[cluster].push(index),
-                }
+        match next {
+            Next::Workload(submission) => drive.submit(submission).await?,
+            Next::Step(Step::Submit(index)) => {
+                drive.submit(scenario.submissions[index].clone()).await?;
             }
-            Step::Action(index) => {
-                let action = &scenario.actions[index];
-                let Some(cluster) = targets
-                    .iter()
-                    .position(|(name, _)| name == action.cluster.as_str())
-                else {
-                    continue;
-                };
-                let (name, address) = &targets[cluster];
-                if let Some(session) = sessions[cluster]
-                    .session(tls, name, address, options)
-                    .await?
-                {
-                    act(session, scenario, index, &mut stats).await?;
-                }
-            }
-            Step::Down(cluster) => {
-                let (name, address) = &targets[cluster];
-                if sessions[cluster]
-                    .session(tls, name, address, options)
-                    .await?
-                    .is_none()
-                {
-                    continue;
-                }
-                let Link::Connected(session) =
-                    std::mem::replace(&mut sessions[cluster], Link::Down)
-                else {
-                    continue;
-                };
-                // Keep what it decided: the killed process takes it along.
-                let reply = records_of(&session).await?;
-                session.close().await;
-                let kept = &mut gathered[cluster];
-                kept.records.extend(reply.records);
-                kept.events.extend(reply.events);
-                kept.usage.extend(reply.usage);
-                kept.initial_states.get_or_insert(reply.initial_states);
-                tracing::info!(cluster = %name, at = %at, "outage: killing the process");
-                let mut processes = running.borrow_mut();
-                let process = &mut processes[cluster];
-                process.down = true;
-                let _ = process.child.start_kill();
-            }
-            Step::Up(cluster) => {
-                if !matches!(sessions[cluster], Link::Down) {
-                    continue;
-                }
-                // Reap the killed process, then start the same command.
-                loop {
-                    let exited = {
-                        let mut processes = running.borrow_mut();
-                        !matches!(processes[cluster].child.try_wait(), Ok(None))
-                    };
-                    if exited {
-                        break;
-                    }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-                {
-                    let mut processes = running.borrow_mut();
-                    let process = &mut processes[cluster];
-                    process.child = spawn(&options.binary, &process.cluster, &process.args)?;
-                    forward_stderr(stderr_lines(&mut process.child));
-                    process.down = false;
-                }
-                tracing::info!(cluster = %targets[cluster].0, at = %at, "outage over: the process is started again");
-                // Connect when needed, so that the other clusters'
-                // submissions are not held up by its start.
-                sessions[cluster] = Link::Starting;
-                let (name, address) = &targets[cluster];
-                for index in std::mem::take(&mut waiting[cluster]) {
-                    if let Some(session) = sessions[cluster]
-                        .session(tls, name, address, options)
-                        .await?
-                    {
-                        submit(session, scenario, index, &mut stats, &mut events).await?;
-                    }
-                }
-            }
+            Next::Step(Step::Action(index)) => drive.act(index).await?,
+            Next::Step(Step::Down(cluster)) => drive.kill(cluster, at, running).await?,
+            Next::Step(Step::Up(cluster)) => drive.restart(cluster, at, running).await?,
         }
     }
-    tokio::time::sleep_until(wall_time_of(epoch, scenario.end, options.speed)).await;
+    let end = if scenario.drain {
+        drive.until_drained().await?
+    } else {
+        tokio::time::sleep_until(wall_time_of(epoch, scenario.end, options.speed)).await;
+        scenario.end
+    };
     // Let what was sent at the last instant arrive.
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut decisions: Vec<(usize, DecisionRecord)> = Vec::new();
-    let mut usage: Vec<UsageRecord> = Vec::new();
-    let mut initial_states = Vec::new();
-    for (index, (link, kept)) in sessions.iter_mut().zip(gathered).enumerate() {
-        decisions.extend(kept.records.into_iter().map(|record| (index, record)));
-        events.extend(kept.events);
-        usage.extend(kept.usage);
-        let mut states = kept.initial_states;
-        let (name, address) = &targets[index];
-        if let Some(session) = link.session(tls, name, address, options).await? {
-            let reply = records_of(session).await?;
-            decisions.extend(reply.records.into_iter().map(|record| (index, record)));
-            events.extend(reply.events);
-            usage.extend(reply.usage);
-            states.get_or_insert(reply.initial_states);
-        }
-        initial_states.push(states.unwrap_or_default());
-    }
-    for link in sessions {
-        if let Link::Connected(session) = link {
-            session.close().await;
-        }
-    }
-    let mut output = in_time_order(decisions, events, usage, scenario.end);
-    output.initial_states = initial_states;
-    output.stats = stats;
+    let mut output = drive.gather(end).await?;
+    output.workloads = plan.reports();
     Ok(output)
+}
+
+impl Drive<'_> {
+    /// The session to cluster `index`, connecting first if its process was
+    /// started again; none while it is down.
+    pub(super) async fn session(&mut self, index: usize) -> Result<Option<&Session>, LaunchError> {
+        let (name, address) = &self.targets[index];
+        self.sessions[index]
+            .session(self.tls, name, address, self.options)
+            .await
+    }
+
+    async fn submit(&mut self, submission: Submission) -> Result<(), LaunchError> {
+        let Some(cluster) = self
+            .targets
+            .iter()
+            .position(|(name, _)| name == submission.cluster.as_str())
+        else {
+            self.stats.refused += 1;
+            tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, "submission to an unknown cluster refused");
+            return Ok(());
+        };
+        if self.session(cluster).await?.is_none() {
+            self.waiting[cluster].push(submission);
+            return Ok(());
+        }
+        let Drive {
+            sessions,
+            stats,
+            events,
+            metrics,
+            ..
+        } = self;
+        let Link::Connected(session) = &sessions[cluster] else {
+            return Ok(());
+        };
+        submit(session, &submission, stats, events, metrics).await
+    }
+
+    async fn act(&mut self, index: usize) -> Result<(), LaunchError> {
+        let Some(cluster) = self
+            .targets
+            .iter()
+            .position(|(name, _)| name == self.scenario.actions[index].cluster.as_str())
+        else {
+            return Ok(());
+        };
+        if self.session(cluster).await?.is_none() {
+            return Ok(());
+        }
+        let Link::Connected(session) = &self.sessions[cluster] else {
+            return Ok(());
+        };
+        act(session, self.scenario, index, &mut self.stats).await
+    }
+
+    /// An outage begins: keeps what the process decided, then kills it.
+    async fn kill(
+        &mut self,
+        cluster: usize,
+        at: SimTime,
+        running: &RefCell<Vec<Running>>,
+    ) -> Result<(), LaunchError> {
+        if self.session(cluster).await?.is_none() {
+            return Ok(());
+        }
+        let Link::Connected(session) = std::mem::replace(&mut self.sessions[cluster], Link::Down)
+        else {
+            return Ok(());
+        };
+        // Keep what it decided: the killed process takes it along.
+        let reply = records_of(&session).await?;
+        session.close().await;
+        self.gathered[cluster].keep(reply);
+        tracing::info!(cluster = %self.targets[cluster].0, at = %at, "outage: killing the process");
+        let mut processes = running.borrow_mut();
+        let process = &mut processes[cluster];
+        process.down = true;
+        let _ = process.child.start_kill();
+        Ok(())
+    }
+
+    /// An outage ends: starts the same command again, then plays the
+    /// submissions that waited for it.
+    async fn restart(
+        &mut self,
+        cluster: usize,
+        at: SimTime,
+        running: &RefCell<Vec<Running>>,
+    ) -> Result<(), LaunchError> {
+        if !matches!(self.sessions[cluster], Link::Down) {
+            return Ok(());
+        }
+        // Reap the killed process, then start the same command.
+        loop {
+            let exited = {
+                let mut processes = running.borrow_mut();
+                !matches!(processes[cluster].child.try_wait(), Ok(None))
+            };
+            if exited {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        {
+            let mut processes = running.borrow_mut();
+            let process = &mut processes[cluster];
+            process.child = spawn(&self.options.binary, &process.cluster, &process.args)?;
+            forward_stderr(stderr_lines(&mut process.child));
+            process.down = false;
+        }
+        tracing::info!(cluster = %self.targets[cluster].0, at = %at, "outage over: the process is started again");
+        // Connect when needed, so that the other clusters' submissions are
+        // not held up by its start.
+        self.sessions[cluster] = Link::Starting;
+        for submission in std::mem::take(&mut self.waiting[cluster]) {
+            self.submit(submission).await?;
+        }
+        Ok(())
+    }
+
+    /// Asks every process for what it recorded, adds what was kept of
+    /// killed ones, and closes the sessions: the run's output, ended at
+    /// `end`.
+    async fn gather(mut self, end: SimTime) -> Result<RunOutput, LaunchError> {
+        let mut decisions: Vec<(usize, DecisionRecord)> = Vec::new();
+        let mut usage: Vec<UsageRecord> = Vec::new();
+        let mut initial_states = Vec::new();
+        let mut end_states = Vec::new();
+        let gathered = std::mem::take(&mut self.gathered);
+        for (index, mut kept) in gathered.into_iter().enumerate() {
+            if let Some(session) = self.session(index).await? {
+                kept.keep(records_of(session).await?);
+            }
+            decisions.extend(kept.records.into_iter().map(|record| (index, record)));
+            self.events.extend(kept.events);
+            usage.extend(kept.usage);
+            initial_states.push(kept.initial_states.unwrap_or_default());
+            self.metrics.merge(kept.metrics);
+            self.stats.add_member_counts(&kept.stats);
+            end_states.extend(kept.end_state);
+        }
+        for link in self.sessions {
+            if let Link::Connected(session) = link {
+                session.close().await;
+            }
+        }
+        let mut output = in_time_order(decisions, self.events, usage, end);
+        output.initial_states = initial_states;
+        output.stats = self.stats;
+        output.stats.end = end;
+        mcfed_scenario::metrics::add_end_totals(&mut output.stats.jobs, &end_states);
+        output.metrics = Some(mcfed_scenario::metrics::finish(self.metrics, end_states));
+        Ok(output)
+    }
 }
 
 /// The records gathered from the processes (decisions with their
@@ -438,15 +480,15 @@ pub(super) async fn act(
     Ok(())
 }
 
-/// Plays submission `index` through `session`.
+/// Plays `submission` through `session`, counting it in the stats and
+/// the metrics and recording its event.
 pub(super) async fn submit(
     session: &Session,
-    scenario: &Scenario,
-    index: usize,
+    submission: &Submission,
     stats: &mut RunStats,
     events: &mut Vec<EventRecord>,
+    metrics: &mut MetricsRecorder,
 ) -> Result<(), LaunchError> {
-    let submission = &scenario.submissions[index];
     let request = AdminRequest::Submit {
         queue: submission.queue.to_string(),
         spec: submission.spec.clone(),
@@ -454,6 +496,7 @@ pub(super) async fn submit(
     match session.ask(&request).await {
         Ok(AdminResponse::Submitted(submitted)) => {
             stats.submitted += 1;
+            metrics.submitted(&submission.cluster, &submission.queue, submission.at);
             // The job's submission, as the event loop records it.
             let mut event = EventRecord::new(
                 submission.at.as_secs_f64(),

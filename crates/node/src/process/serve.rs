@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{Control, EmulatedClock, Inspect, Link, MemberActor, Submit, SubmitMany};
+use mcfed_actors::{
+    Control, EmulatedClock, Inspect, Link, MemberActor, NextWake, Submit, SubmitMany,
+};
 use mcfed_federation::{GroupState, Member};
 use mcfed_protocol::{ClusterName, Envelope, Message, Resume};
 use mcfed_scenario::chaos::ChaosConfig;
@@ -28,8 +30,8 @@ use super::shell::{Collector, DecisionsFrom, Local, Outbox, RecordsFrom, SetLoca
 use super::state::Prepared;
 use super::{ClusterOptions, EPOCH_WAIT, NodeError, origin};
 use crate::admin::{
-    self, AdminRequest, AdminResponse, Controlled, HistoryReply, ParamsReply, PeerRow,
-    RecordsReply, StatusReply, Submitted, WatchReply,
+    self, ActivityReply, AdminRequest, AdminResponse, Controlled, HistoryReply, ParamsReply,
+    PeerRow, RecordsReply, StatusReply, Submitted, WatchReply,
 };
 use crate::faults::{ChaosFaults, skewed_origin};
 use crate::rows;
@@ -156,6 +158,8 @@ pub(super) async fn serve(
         events: Vec::new(),
         usage: Vec::new(),
         report: options.report,
+        metrics: Default::default(),
+        stats: Default::default(),
     }
     .start();
     let oracle = truth_client.clone().map(|client| {

@@ -8,6 +8,8 @@ use actix::prelude::*;
 use mcfed_actors::{Deliver, Happened, MemberActor};
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{ClusterName, Envelope};
+use mcfed_scenario::RunStats;
+use mcfed_scenario::metrics::MetricsRecorder;
 use mcfed_scenario::records::{EventRecord, UsageRecord};
 use mcfed_scenario::render;
 use mcfed_transport::Transport;
@@ -79,6 +81,11 @@ pub(super) struct Collector {
     pub(super) events: Vec<EventRecord>,
     pub(super) usage: Vec<UsageRecord>,
     pub(super) report: LiveReport,
+    /// The scheduling metrics of this cluster's jobs (submissions are
+    /// counted by whoever submits: the launcher).
+    pub(super) metrics: MetricsRecorder,
+    /// Counts of what happened (updates, starts and ends, decisions).
+    pub(super) stats: RunStats,
 }
 
 impl Actor for Collector {
@@ -110,6 +117,14 @@ impl Handler<Happened> for Collector {
                 EventRecord::of_transition(cluster, transition, &made.preemptions)
             }),
         );
+        self.metrics
+            .happened(&made.cluster, &made.transitions, &made.decisions);
+        self.stats.count_instant(
+            made.updates,
+            &made.transitions,
+            &made.origins,
+            &made.decisions,
+        );
         let records = made.decisions;
         if self.report != LiveReport::None {
             let mut out = std::io::stdout().lock();
@@ -126,18 +141,29 @@ impl Handler<Happened> for Collector {
     }
 }
 
+/// What the collector holds, from decision record `from` on.
+pub(super) struct Collected {
+    pub(super) records: Vec<DecisionRecord>,
+    pub(super) events: Vec<EventRecord>,
+    pub(super) usage: Vec<UsageRecord>,
+    pub(super) metrics: MetricsRecorder,
+    pub(super) stats: RunStats,
+}
+
 #[derive(Message)]
-#[rtype(result = "(Vec<DecisionRecord>, Vec<EventRecord>, Vec<UsageRecord>)")]
+#[rtype(result = "Collected")]
 pub(super) struct RecordsFrom(pub(super) usize);
 
 impl Handler<RecordsFrom> for Collector {
     type Result = MessageResult<RecordsFrom>;
     fn handle(&mut self, RecordsFrom(from): RecordsFrom, _: &mut Self::Context) -> Self::Result {
-        MessageResult((
-            self.records_from(from),
-            self.events.clone(),
-            self.usage.clone(),
-        ))
+        MessageResult(Collected {
+            records: self.records_from(from),
+            events: self.events.clone(),
+            usage: self.usage.clone(),
+            metrics: self.metrics.clone(),
+            stats: self.stats,
+        })
     }
 }
 

@@ -105,15 +105,49 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
             ))
         }
         AdminRequest::Records { from } => {
-            let total_and_records = process.collector.send(RecordsFrom(from)).await;
-            match total_and_records {
-                Ok((records, events, usage)) => AdminResponse::Records(RecordsReply {
+            let end_state = match process
+                .local
+                .member
+                .send(Inspect(|member: &Member, _| {
+                    Some(mcfed_scenario::metrics::end_state(member))
+                }))
+                .await
+            {
+                Ok(state) => state,
+                Err(error) => return mailbox(error),
+            };
+            match process.collector.send(RecordsFrom(from)).await {
+                Ok(collected) => AdminResponse::Records(Box::new(RecordsReply {
                     cluster: process.name.to_string(),
-                    total: from + records.len(),
-                    records,
+                    total: from + collected.records.len(),
+                    records: collected.records,
                     initial_states: process.initial_states.as_ref().clone(),
-                    events,
-                    usage,
+                    events: collected.events,
+                    usage: collected.usage,
+                    metrics: Some(collected.metrics),
+                    stats: Some(collected.stats),
+                    end_state,
+                })),
+                Err(error) => mailbox(error),
+            }
+        }
+        AdminRequest::Activity => {
+            let next_wake = match process.local.member.send(NextWake).await {
+                Ok(next) => next,
+                Err(error) => return mailbox(error),
+            };
+            let holding = process
+                .local
+                .member
+                .send(Inspect(|member: &Member, _| {
+                    member.forwarder().is_some_and(|f| f.waiting_jobs() > 0)
+                }))
+                .await;
+            match holding {
+                Ok(holding) => AdminResponse::Activity(ActivityReply {
+                    now: process.clock.now().as_secs_f64(),
+                    next_wake: next_wake.map(|at| at.as_secs_f64()),
+                    holding,
                 }),
                 Err(error) => mailbox(error),
             }

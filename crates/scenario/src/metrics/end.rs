@@ -1,18 +1,21 @@
 //! The end of a run's metrics: each cluster's slots, and the jobs that
-//! never started (still pending in a queue, or held by a forwarder).
+//! never started (still pending in a queue, or held by a forwarder). Every
+//! driver uses it: the event loop and the actor engine with their members
+//! at hand, the launcher with each process's [`EndState`] sent to it.
 
 use mcfed_federation::Member;
 use mcfed_forwarder::SourceState;
 use mcfed_protocol::ClusterName;
-use mcfed_scenario::metrics::{
-    MAX_LISTED_NEVER_STARTED, MetricsRecorder, NeverStarted, RunMetrics,
-};
-use mcfed_scenario::run::JobTotals;
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use super::{MAX_LISTED_NEVER_STARTED, MetricsRecorder, NeverStarted, RunMetrics};
+use crate::run::JobTotals;
 
 /// What one member holds at the end of a run: its name, its slots, and its
 /// jobs still pending, per queue.
-pub(crate) struct EndState {
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EndState {
     name: ClusterName,
     slots: u64,
     pending: FxHashMap<String, u64>,
@@ -21,8 +24,15 @@ pub(crate) struct EndState {
     jobs: JobTotals,
 }
 
+impl EndState {
+    /// The member's cluster.
+    pub fn cluster(&self) -> &ClusterName {
+        &self.name
+    }
+}
+
 /// `member`'s [`EndState`].
-pub(crate) fn end_state(member: &Member) -> EndState {
+pub fn end_state(member: &Member) -> EndState {
     let cluster = member.cluster();
     let name = member.name().to_string();
     let mut pending: FxHashMap<String, u64> = FxHashMap::default();
@@ -85,7 +95,7 @@ pub(crate) fn end_state(member: &Member) -> EndState {
 }
 
 /// Adds where the members' jobs stand to the run's totals.
-pub(crate) fn add_end_totals(totals: &mut JobTotals, states: &[EndState]) {
+pub fn add_end_totals(totals: &mut JobTotals, states: &[EndState]) {
     for state in states {
         totals.running += state.jobs.running;
         totals.suspended += state.jobs.suspended;
@@ -96,7 +106,7 @@ pub(crate) fn add_end_totals(totals: &mut JobTotals, states: &[EndState]) {
 }
 
 /// Finishes `metrics` with the members' end states.
-pub(crate) fn finish(metrics: MetricsRecorder, states: Vec<EndState>) -> RunMetrics {
+pub fn finish(metrics: MetricsRecorder, states: Vec<EndState>) -> RunMetrics {
     let slots: Vec<(ClusterName, u64)> = states
         .iter()
         .map(|state| (state.name.clone(), state.slots))
