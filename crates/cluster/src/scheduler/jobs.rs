@@ -1,6 +1,11 @@
 //! The job book: every job that has not finished, by id, the numbering of
 //! jobs and of their arrivals, the jobs' finish events and the counts of
 //! finished and killed jobs.
+//!
+//! Jobs live in slots of one vector (a finished job's slot is reused), found
+//! by id through a small map: the book's memory follows the most jobs held
+//! at once, with no table of whole jobs to rehash (a replay with half a
+//! million jobs pending once held two such tables while one grew).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -13,7 +18,12 @@ use crate::job::{Job, JobId, JobOrigin, JobState, PendingReason, QueueIndex, Use
 /// The cluster's jobs.
 #[derive(Clone, Debug)]
 pub(crate) struct JobBook {
-    map: FxHashMap<JobId, Job>,
+    /// The jobs, each in a slot; `None` for a free slot.
+    slots: Vec<Option<Job>>,
+    /// Free slots, reused last freed first.
+    free: Vec<u32>,
+    /// Each job's slot.
+    slot_of: FxHashMap<JobId, u32>,
     next_id: u64,
     next_arrival: u64,
     /// When running jobs finish: (time, job, the run it is for). A job that
@@ -27,7 +37,9 @@ pub(crate) struct JobBook {
 impl Default for JobBook {
     fn default() -> Self {
         JobBook {
-            map: FxHashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            slot_of: FxHashMap::default(),
             next_id: 1,
             next_arrival: 0,
             finish_events: BinaryHeap::new(),
@@ -40,22 +52,50 @@ impl Default for JobBook {
 impl JobBook {
     /// The job with id `id`, unless it has finished.
     pub(crate) fn get(&self, id: JobId) -> Option<&Job> {
-        self.map.get(&id)
+        let slot = *self.slot_of.get(&id)?;
+        self.slots[slot as usize].as_ref()
     }
 
     /// The job with id `id`, to change its own fields.
     pub(crate) fn get_mut(&mut self, id: JobId) -> Option<&mut Job> {
-        self.map.get_mut(&id)
+        let slot = *self.slot_of.get(&id)?;
+        self.slots[slot as usize].as_mut()
     }
 
     /// Every job that has not finished, in no particular order.
     pub(crate) fn values(&self) -> impl Iterator<Item = &Job> {
-        self.map.values()
+        self.slots.iter().flatten()
     }
 
     /// Every job with its id.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&JobId, &Job)> {
-        self.map.iter()
+        self.values().map(|job| (&job.id, job))
+    }
+
+    /// A free slot for job `id` (its job is written in place by the
+    /// caller).
+    fn slot_for(&mut self, id: JobId) -> usize {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(None);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        if let Some(old) = self.slot_of.insert(id, slot) {
+            // An id filed twice replaces the job it named.
+            self.slots[old as usize] = None;
+            self.free.push(old);
+        }
+        slot as usize
+    }
+
+    /// Takes job `id` out of its slot.
+    fn take(&mut self, id: JobId) -> Option<Job> {
+        let slot = self.slot_of.remove(&id)?;
+        let job = self.slots[slot as usize].take();
+        self.free.push(slot);
+        job
     }
 
     /// The next job id, taken (the forwarder numbers the jobs of send
@@ -87,30 +127,28 @@ impl JobBook {
         let id = self.take_id();
         let arrival = self.next_order(priority);
         let remaining = spec.run_time;
-        self.map.insert(
+        let slot = self.slot_for(id);
+        self.slots[slot] = Some(Job {
             id,
-            Job {
-                id,
-                queue,
-                spec,
-                origin,
-                user,
-                state: JobState::Pending,
-                submitted_at: now,
-                first_submitted_at: now,
-                started_at: None,
-                remaining,
-                running_since: now,
-                placement: Vec::new(),
-                pending_reason: PendingReason::NewJob,
-                reason_pass: 0,
-                arrival,
-                queued_at: now,
-                run_epoch: 0,
-                pend_clock: 0,
-                aps: None,
-            },
-        );
+            queue,
+            spec,
+            origin,
+            user,
+            state: JobState::Pending,
+            submitted_at: now,
+            first_submitted_at: now,
+            started_at: None,
+            remaining,
+            running_since: now,
+            placement: Vec::new(),
+            pending_reason: PendingReason::NewJob,
+            reason_pass: 0,
+            arrival,
+            queued_at: now,
+            run_epoch: 0,
+            pend_clock: 0,
+            aps: None,
+        });
         id
     }
 
@@ -142,19 +180,19 @@ impl JobBook {
 
     /// Takes job `id` out of the book.
     pub(crate) fn remove(&mut self, id: JobId) -> Option<Job> {
-        self.map.remove(&id)
+        self.take(id)
     }
 
     /// Takes finished job `id` out of the book, counting it.
     pub(crate) fn remove_finished(&mut self, id: JobId) -> Option<Job> {
-        let job = self.map.remove(&id)?;
+        let job = self.take(id)?;
         self.finished += 1;
         Some(job)
     }
 
     /// Takes killed job `id` out of the book, counting it.
     pub(crate) fn remove_exited(&mut self, id: JobId) -> Option<Job> {
-        let job = self.map.remove(&id)?;
+        let job = self.take(id)?;
         self.exited += 1;
         Some(job)
     }
@@ -201,8 +239,7 @@ impl JobBook {
     }
 
     fn is_current_finish(&self, job: JobId, epoch: u32) -> bool {
-        self.map
-            .get(&job)
+        self.get(job)
             .is_some_and(|job| job.state == JobState::Running && job.run_epoch == epoch)
     }
 }
