@@ -379,6 +379,10 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::Run(&["run scenarios/aps/formula-limits-grace.toml --check"]),
     ),
     (
+        "mcfed run scenarios/aps/send-queue-aps-order.toml --check --engine actors",
+        Plan::Run(&["run scenarios/aps/send-queue-aps-order.toml --check --engine actors"]),
+    ),
+    (
         "mcfed validate scenarios/aps/refused-dispatch-order-queue.toml --check",
         Plan::Run(&["validate scenarios/aps/refused-dispatch-order-queue.toml --check"]),
     ),

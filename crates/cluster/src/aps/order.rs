@@ -98,6 +98,15 @@ pub struct ApsEntry {
     pub resize: bool,
 }
 
+/// A job's tier in its group's order (1: a system value, 2: a calculated
+/// one; migrated jobs, tier 0, are the caller's) and its value as shown.
+pub(super) fn shown_of(set: Option<ApsSet>, breakdown: &ApsBreakdown) -> (u8, ApsShown) {
+    match set {
+        Some(ApsSet::System(value)) => (1, ApsShown::System(value)),
+        _ => (2, ApsShown::Calculated(breakdown.value)),
+    }
+}
+
 /// The FS figures already read in one pass: (queue, user) → priority.
 pub(crate) type FsCache = FxHashMap<(QueueIndex, UserId), Option<f64>>;
 
@@ -175,19 +184,49 @@ impl Cluster {
         let fs = if group.aps.counts_fairshare() {
             self.fs_figure(job.queue, job.user, now, cache)
         } else {
-            self.queues[job.queue].fairshare.as_ref().map(|_| 0.0)
+            None
         };
-        let admin = match job.aps_set() {
+        let proc = resize.map_or_else(|| job.spec.max_slots(), |(slots, _)| slots);
+        self.inputs_of(
+            &job.spec,
+            job.queue,
+            group,
+            (pended, proc),
+            fs,
+            job.aps_set(),
+        )
+    }
+
+    /// What the formula reads of a job with `spec` in `queue` of `group`
+    /// that has pended `pended` and asks for `proc` slots, given its user's
+    /// dynamic priority `fs` (read only where FS counts) and the value
+    /// `bmod -aps` set: one rule for the pending jobs here and for the jobs
+    /// waiting in a send queue (`send`).
+    pub(super) fn inputs_of(
+        &self,
+        spec: &JobSpec,
+        queue: QueueIndex,
+        group: &ApsGroup,
+        (pended, proc): (Duration, u32),
+        fs: Option<f64>,
+        set: Option<ApsSet>,
+    ) -> ApsInputs {
+        let fs = if group.aps.counts_fairshare() {
+            fs
+        } else {
+            self.queues[queue].fairshare.as_ref().map(|_| 0.0)
+        };
+        let admin = match set {
             Some(ApsSet::Admin(value)) => value,
             _ => 0.0,
         };
         ApsInputs {
             fs,
-            proc: f64::from(resize.map_or_else(|| job.spec.max_slots(), |(slots, _)| slots)),
-            mem: job.spec.mem_request_mb() as f64,
-            swap: job.spec.swap_request_mb() as f64,
-            jpriority: f64::from(self.escalated(self.base_job_priority(&job.spec), pended)),
-            qpriority: f64::from(self.queues[job.queue].config.priority),
+            proc: f64::from(proc),
+            mem: spec.mem_request_mb() as f64,
+            swap: spec.swap_request_mb() as f64,
+            jpriority: f64::from(self.escalated(self.base_job_priority(spec), pended)),
+            qpriority: f64::from(self.queues[queue].config.priority),
             pended,
             admin,
         }
@@ -204,10 +243,7 @@ impl Cluster {
     ) -> (ApsKey, ApsShown, ApsBreakdown) {
         let breakdown = aps_value(&group.aps, &self.aps_inputs(job, group, now, cache, resize));
         let migrated = job.migrated() && !(self.policy.requeue_to_bottom && self.policy.mig2pend);
-        let (tier, shown) = match job.aps_set() {
-            Some(ApsSet::System(value)) => (1, ApsShown::System(value)),
-            _ => (2, ApsShown::Calculated(breakdown.value)),
-        };
+        let (tier, shown) = shown_of(job.aps_set(), &breakdown);
         let key = ApsKey {
             tier: if migrated { 0 } else { tier },
             value: shown.value().unwrap_or(0.0),
