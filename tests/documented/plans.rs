@@ -525,6 +525,18 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::NotRun(BENCH),
     ),
     (
+        "cargo bench -p mcfed-cluster --bench aps",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo build --release -p mcfed-cluster --example aps_pass",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_pass*' target/release/examples/aps_pass aps 5",
+        Plan::NotRun(BENCH),
+    ),
+    (
         "mcfed import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o federation.toml",
         Plan::Run(&[
             "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o {tmp}/federation.toml",

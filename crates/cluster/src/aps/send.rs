@@ -57,7 +57,7 @@ impl Cluster {
             job.set,
         );
         let breakdown = aps_value(&group.aps, &inputs);
-        let (_, shown) = shown_of(job.set, &breakdown);
+        let (_, shown) = shown_of(job.set, breakdown.value);
         Some(ApsEntry {
             job: JobId(job.id),
             queue: index,
