@@ -537,6 +537,16 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::NotRun(BENCH),
     ),
     (
+        "mcfed gen swf -o fed.swf --jobs 20000 --processors 320 --max-width 1 --load 0.74",
+        Plan::Run(&[
+            "gen swf -o {tmp}/fed.swf --jobs 2000 --processors 320 --max-width 1 --load 0.74",
+        ]),
+    ),
+    (
+        "valgrind --tool=callgrind target/release/mcfed replay fed.swf --hosts 32 --clusters 10",
+        Plan::NotRun(BENCH),
+    ),
+    (
         "mcfed import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o federation.toml",
         Plan::Run(&[
             "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o {tmp}/federation.toml",
