@@ -27,7 +27,9 @@ use super::order::{ApsQuery, ApsStanding, ApsValue, SendOrder};
 /// One waiting job of an APS group.
 struct Ranked {
     value: Option<ApsValue>,
-    /// Its place in the group by submission (submitted at, id).
+    /// When it was submitted, with its id: what ties go by.
+    submitted: (SimTime, u64),
+    /// Its place in the group by submission.
     place: usize,
     key: u64,
     id: u64,
@@ -56,7 +58,7 @@ impl ApsOrder {
         order: &dyn SendOrder,
         now: SimTime,
     ) -> Self {
-        let mut groups: FxHashMap<usize, Vec<(Ranked, (SimTime, u64))>> = FxHashMap::default();
+        let mut groups: FxHashMap<usize, Vec<Ranked>> = FxHashMap::default();
         if !node.any_aps {
             return ApsOrder {
                 groups: FxHashMap::default(),
@@ -87,16 +89,13 @@ impl ApsOrder {
                 fs,
                 set: job.aps,
             });
-            let ranked = Ranked {
+            groups.entry(group).or_default().push(Ranked {
                 value,
+                submitted: (job.submitted_at, id),
                 place: 0,
                 key,
                 id,
-            };
-            groups
-                .entry(group)
-                .or_default()
-                .push((ranked, (job.submitted_at, id)));
+            });
         }
         let groups = groups
             .into_iter()
@@ -174,13 +173,13 @@ impl ForwarderNode {
 }
 
 impl GroupOrder {
-    /// `jobs` (with their submission, for places and ties), ranked.
-    fn new(mut jobs: Vec<(Ranked, (SimTime, u64))>) -> Self {
-        jobs.sort_by_key(|(_, submitted)| *submitted);
-        for (place, (ranked, _)) in jobs.iter_mut().enumerate() {
-            ranked.place = place;
+    /// `ranked`, given their places by submission, in the order they are
+    /// handed out.
+    fn new(mut ranked: Vec<Ranked>) -> Self {
+        ranked.sort_by_key(|job| job.submitted);
+        for (place, job) in ranked.iter_mut().enumerate() {
+            job.place = place;
         }
-        let mut ranked: Vec<Ranked> = jobs.into_iter().map(|(ranked, _)| ranked).collect();
         // Worst first, so that the best is popped first.
         ranked.sort_by(|a, b| decide_before(b, a));
         let remaining = Fenwick::full(ranked.len());
