@@ -198,3 +198,65 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
         || state_of(&fed, 4).as_deref() == Some("RUN"),
     );
 }
+
+/// Cluster1 sends from `send` (APS by JPRIORITY) to Cluster2, which is
+/// not started: the jobs wait at Cluster1.
+const SEND_QUEUE: &str = r#"
+name = "aps send queue live"
+[params]
+MAX_USER_PRIORITY = 100
+
+[[cluster]]
+name = "Cluster1"
+[[cluster.host]]
+name = "a"
+MXJ = 1
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = "normal@Cluster2"
+APS_PRIORITY = "WEIGHT[[JPRIORITY, 1]]"
+
+[[cluster]]
+name = "Cluster2"
+[[cluster.host]]
+name = "b"
+MXJ = 1
+[[cluster.queue]]
+name = "normal"
+RCVJOBS_FROM = "Cluster1"
+"#;
+
+#[test]
+fn bjobs_aps_and_bmod_aps_on_a_live_send_queue() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fed = federation_of(dir.path(), SEND_QUEUE);
+    let _one = fed.start("Cluster1", None);
+    for (name, priority) in [("low", "10"), ("high", "90")] {
+        ok(run(
+            &fed,
+            &["bsub", "-q", "send", "-J", name, "-sp", priority],
+        ));
+    }
+    eventually(Duration::from_secs(20), "both jobs wait", || {
+        aps_order(&fed).len() == 2
+    });
+    assert_eq!(
+        aps_order(&fed),
+        vec![
+            (2, "90.00".to_owned(), "calculated".to_owned()),
+            (1, "10.00".to_owned(), "calculated".to_owned()),
+        ],
+        "the send queue's forwarding order"
+    );
+    ok(run(&fed, &["bmod", "-aps", "system=3", "1"]));
+    assert_eq!(
+        aps_order(&fed),
+        vec![
+            (1, "(3)".to_owned(), "system".to_owned()),
+            (2, "90.00".to_owned(), "calculated".to_owned()),
+        ]
+    );
+    let zero = run(&fed, &["bmod", "-aps", "admin=0", "2"]);
+    assert_eq!(zero.status.code(), Some(1), "{zero:?}");
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("cannot be zero"));
+}

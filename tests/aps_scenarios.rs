@@ -45,3 +45,70 @@ fn aps_changes_the_dispatch_order_but_not_the_victim() {
     assert!(held.contains("5 of 5 expectations held"), "{held}");
     assert!(held.contains("job young is preempted by h-first"), "{held}");
 }
+
+const SEND_QUEUE: &str = "scenarios/aps/send-queue-aps-order.toml";
+
+/// The decision records `mcfed run --report json` prints for `path`.
+fn decisions(args: &[&str]) -> Vec<serde_json::Value> {
+    let output = common::mcfed(args);
+    common::succeeded(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every line is a JSON object"))
+        .filter(|record: &serde_json::Value| record["record"] == "decision")
+        .collect()
+}
+
+/// The first job each run forwards, with its record.
+fn first_forward(records: &[serde_json::Value]) -> &serde_json::Value {
+    records
+        .iter()
+        .find(|record| record["outcome"] == "forwarded")
+        .expect("a job is forwarded")
+}
+
+#[test]
+fn a_send_queue_with_aps_forwards_by_value_and_the_record_cites_it() {
+    // Both engines check the scenario's expectations.
+    for engine in ["events", "actors"] {
+        let output = common::mcfed(&["run", SEND_QUEUE, "--check", "--engine", engine]);
+        let held = common::succeeded(&output);
+        assert!(
+            held.contains("11 of 11 expectations held"),
+            "{engine}: {held}"
+        );
+    }
+    let records = decisions(&["run", SEND_QUEUE, "--report", "json"]);
+    let first = first_forward(&records);
+    assert_eq!(first["job"], "high");
+    assert_eq!(first["aps_value"], 90.0);
+    assert_eq!(first["aps_kind"], "calculated");
+    assert_eq!(first["aps_ahead_of"], 2);
+    assert!(
+        records.iter().all(|record| record["aps_value"].is_number()),
+        "every decision of the APS send queue cites its value"
+    );
+
+    // Without APS_PRIORITY the same queue goes first come, first served:
+    // low takes the slot, and no record cites a value.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(SEND_QUEUE)).expect("scenario");
+    let plain_text: String = text
+        .lines()
+        .filter(|line| !line.starts_with("APS_PRIORITY"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plain = dir.path().join("fcfs.toml");
+    std::fs::write(&plain, plain_text).expect("write");
+    let path = plain.to_str().expect("utf-8");
+    let records = decisions(&["run", path, "--report", "json"]);
+    let first = first_forward(&records);
+    assert_eq!(first["job"], "low", "first come, first served");
+    assert!(records.iter().all(|record| record["aps_value"].is_null()));
+    let output = common::mcfed(&["run", path, "--check"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("FAIL expect[3]: job high is forwarded"),
+        "the scenario's checks see the difference: {text}"
+    );
+}

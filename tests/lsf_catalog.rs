@@ -34,15 +34,6 @@ type ScenarioTable = (
 /// a parameter the catalogue says mcfed models (in full or in part), and
 /// the other keys are listed with why: a key added to the scenario format
 /// and not to the importer makes this fail.
-/// Scenario `[params]` keys that LSF keeps in lsf.conf, which `mcfed
-/// import lsf` does not read (it reads lsf.shared, lsf.cluster.NAME and the
-/// lsb.* files): set them in the scenario after importing. Remove an entry
-/// when the importer reads lsf.conf.
-const APS_NOT_YET_IMPORTED: &[(&str, &str)] = &[
-    ("params", "LSB_REQUEUE_TO_BOTTOM"),
-    ("params", "LSB_MIG2PEND"),
-];
-
 #[test]
 fn the_catalogue_imports_every_key_the_scenario_format_has() {
     use mcfed_lsf::catalog::{self, Status};
@@ -53,7 +44,10 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
             "[params]\nBOGUS = 1\n".to_owned(),
             catalog::LSB_PARAMS,
             "Parameters",
-            &[],
+            &[
+                ("LSB_REQUEUE_TO_BOTTOM", "lsf.conf LSB_REQUEUE_TO_BOTTOM"),
+                ("LSB_MIG2PEND", "lsf.conf LSB_MIG2PEND"),
+            ],
         ),
         (
             "host",
@@ -121,13 +115,11 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
         let keys = scenario_keys(&toml);
         assert!(!keys.is_empty(), "{table}");
         for key in keys {
-            if APS_NOT_YET_IMPORTED.contains(&(table, key.as_str())) {
-                continue;
-            }
             let (file, section, param) = match exceptions.iter().find(|(k, _)| *k == key) {
                 Some((_, "")) => continue,
                 Some((_, from)) => match from.split_once(' ') {
                     Some(("lsf.cluster.NAME", param)) => (catalog::LSF_CLUSTER, "Host", param),
+                    Some(("lsf.conf", param)) => (catalog::LSF_CONF, catalog::NO_SECTION, param),
                     _ => (file, section, *from),
                 },
                 None => (file, section, key.as_str()),

@@ -122,13 +122,18 @@ fn processors_counted(config: &mcfed_cluster::ClusterConfig) -> mcfed_cluster::C
 }
 
 /// The warnings of the template site, as `file:line: message`.
-const TEMPLATE_WARNINGS: [&str; 22] = [
+const TEMPLATE_WARNINGS: [&str; 27] = [
     "lsf.shared:12: section HostType is not modelled; ignored",
     "lsf.shared:17: section HostModel is not modelled; ignored",
     "lsf.shared:23: column INTERVAL is not modelled; ignored",
     "lsf.shared:23: column INCREASING is not modelled; ignored",
     "lsf.shared:23: column DESCRIPTION is not modelled; ignored",
     "lsf.shared:27: Numeric resource `scratch` is not modelled; ignored",
+    "lsf.conf:4: LSF_TOP is not modelled; ignored",
+    "lsf.conf:5: LSF_ENVDIR is not modelled; ignored",
+    "lsf.conf:6: LSF_LOGDIR is not modelled; ignored",
+    "lsf.conf:8: LSF_MASTER_LIST is not modelled; ignored",
+    "lsf.conf:9: LSB_SHAREDIR is not modelled; ignored",
     "site/lsb.params:7: DEFAULT_QUEUE is not modelled; ignored",
     "site/lsb.params:9: SBD_SLEEP_TIME is not modelled; ignored",
     "site/lsb.params:10: JOB_ACCEPT_INTERVAL is not modelled; ignored",
@@ -187,6 +192,8 @@ fn the_template_site_imports_with_exactly_its_warnings() {
         "RUN_TIME_DECAY = \"Y\"  # lsb.params:17",
         "CLEAN_PERIOD = \"7200s\"  # lsb.params:19",
         "MAX_USER_PRIORITY = 100  # lsb.params:20",
+        "LSB_MIG2PEND = \"Y\"  # lsf.conf:12",
+        "LSB_REQUEUE_TO_BOTTOM = \"Y\"  # lsf.conf:13",
         "GROUP_MEMBER = \"group_a group_b\"  # lsb.users:7",
         "USER_SHARES = \"[group_a, 3] [group_b, 1]\"  # lsb.users:7",
         "[[cluster.limit]]\nNAME = \"short_cap\"  # lsb.resources:5\nQUEUES = \"short\"  # lsb.resources:6\nSLOTS = 6  # lsb.resources:7",
@@ -267,6 +274,11 @@ fn malformed_configurations_are_errors_at_file_line_and_column() {
             "unlimited-slots",
             "",
             "lsb.hosts:4:12: host hostA: MXJ is `!`, which needs the host's processors",
+        ),
+        (
+            "bad-lsf-conf",
+            "",
+            "lsf.conf:2:1: LSB_MIG2PEND expects 1 or 0 (or Y or N), found `yes please`",
         ),
     ];
     let dir = tempfile::tempdir().expect("temp dir");

@@ -142,7 +142,7 @@ fn most_generated_federations_are_valid_and_reach_every_feature() {
             .flat_map(|shares| shares.entries.iter().map(|entry| &entry.target))
     };
     use mcfed_cluster::fairshare::ShareTarget;
-    let features: [(&str, bool); 16] = [
+    let features: [(&str, bool); 17] = [
         (
             "GPUs",
             configs.iter().any(|c| c.hosts.iter().any(|h| h.gpus > 0)),
@@ -201,6 +201,12 @@ fn most_generated_federations_are_valid_and_reach_every_feature() {
             configs
                 .iter()
                 .any(|c| c.params.clean_period.is_some() && c.params.max_user_priority.is_some()),
+        ),
+        (
+            "lsf.conf's LSB_REQUEUE_TO_BOTTOM and LSB_MIG2PEND",
+            configs
+                .iter()
+                .any(|c| c.params.requeue_to_bottom && c.params.mig2pend),
         ),
         (
             "the switches",

@@ -379,6 +379,10 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::Run(&["run scenarios/aps/formula-limits-grace.toml --check"]),
     ),
     (
+        "mcfed run scenarios/aps/send-queue-aps-order.toml --check --engine actors",
+        Plan::Run(&["run scenarios/aps/send-queue-aps-order.toml --check --engine actors"]),
+    ),
+    (
         "mcfed validate scenarios/aps/refused-dispatch-order-queue.toml --check",
         Plan::Run(&["validate scenarios/aps/refused-dispatch-order-queue.toml --check"]),
     ),
@@ -518,6 +522,28 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
     ),
     (
         "cargo bench -p mcfed-engine --bench replay",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo bench -p mcfed-cluster --bench aps",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo build --release -p mcfed-cluster --example aps_pass",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_pass*' target/release/examples/aps_pass aps 5",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "mcfed gen swf -o fed.swf --jobs 20000 --processors 320 --max-width 1 --load 0.74",
+        Plan::Run(&[
+            "gen swf -o {tmp}/fed.swf --jobs 2000 --processors 320 --max-width 1 --load 0.74",
+        ]),
+    ),
+    (
+        "valgrind --tool=callgrind target/release/mcfed replay fed.swf --hosts 32 --clusters 10",
         Plan::NotRun(BENCH),
     ),
     (

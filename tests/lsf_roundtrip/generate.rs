@@ -2,7 +2,7 @@
 //! cluster `S` forwarding to one or two execution clusters `C1`, `C2`,
 //! drawing every part of a cluster mcfed models from LSF configuration —
 //! lsb.params (factors, the switches of the optional terms, CLEAN_PERIOD,
-//! MAX_USER_PRIORITY, …), hosts (MXJ, JL/U, ncpus, GPUs, memory), queues
+//! MAX_USER_PRIORITY, …), lsf.conf (LSB_REQUEUE_TO_BOTTOM, LSB_MIG2PEND), hosts (MXJ, JL/U, ncpus, GPUs, memory), queues
 //! (limits, preemption, FAIRSHARE with users, groups, `group@`, `others`
 //! and `default`, slot pools, RUNLIMIT and RUNTIME, …), user groups
 //! (nested, `all`, their own USER_SHARES) and lsb.resources' Limits.
@@ -97,6 +97,12 @@ fn cluster_params(draw: &mut Draw<'_>) -> String {
     text.push_str(&draw.maybe(20, |draw| {
         format!("MAX_USER_PRIORITY = {}\n", draw.range(1, 1000))
     }));
+    // lsf.conf's keys (an off switch is LSF's default, not written back).
+    for key in ["LSB_REQUEUE_TO_BOTTOM", "LSB_MIG2PEND"] {
+        text.push_str(&draw.maybe(30, |draw| {
+            format!("{key} = \"{}\"\n", draw.pick(&["Y", "Y", "N"]))
+        }));
+    }
     text
 }
 

@@ -119,6 +119,7 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
             ],
             max_rsched_time: None,
             fairshare: false,
+            aps_group: None,
         }],
         max_forwards: 3,
         reachability: Default::default(),

@@ -8,7 +8,10 @@
 //! - `formula`: the value of one job from its figures (pure);
 //! - `order`: the figures of a cluster's jobs, their values and ranks,
 //!   `bjobs -aps`'s listing; the dispatch turn of an APS queue group is in
-//!   `dispatch::aps_turn`.
+//!   `dispatch::aps_turn`;
+//! - `send`: the value of a job waiting in a send queue, which its
+//!   forwarder decides in APS order, and the JPRIORITY a forwarded job
+//!   carries.
 //!
 //! docs/scheduling.md, "Absolute priority scheduling", has the formula
 //! with a worked example and every choice made where LSF is silent.
@@ -16,8 +19,10 @@
 mod config;
 mod formula;
 mod order;
+mod send;
 
 pub use config::{APS_MAX, ApsParseError, ApsPriority, ApsSection, ApsTerm, ResolvedAps};
 pub use formula::{ApsBreakdown, ApsInputs, aps_value};
 pub use order::{ApsEntry, ApsShown};
 pub(crate) use order::{ApsGroup, order_cache};
+pub use send::WaitingJob;

@@ -36,7 +36,7 @@ mod victims;
 
 pub use aps::{
     APS_MAX, ApsBreakdown, ApsEntry, ApsInputs, ApsParseError, ApsPriority, ApsShown, ApsTerm,
-    ResolvedAps,
+    ResolvedAps, WaitingJob,
 };
 pub use config::{
     ClusterConfig, ConfigError, ConfigLocation, ConfigWarning, Consumers, DEFAULT_CLEAN_PERIOD,

@@ -121,6 +121,7 @@ fn a_deep_queue_of_wide_jobs_drains_without_observers() {
                 forwarded: false,
             })
             .collect(),
+        aps: false,
     };
     let output = drained(&generated, RunOptions::default());
     assert_every_job_ran(&generated, &output, "events");

@@ -142,6 +142,7 @@ impl Member {
             });
         };
         let local = self.local_time(now);
+        self.check_send_queue_aps(id, action)?;
         if let Some(forwarder) = self.forwarder.as_mut().filter(|f| f.job(id).is_some()) {
             let name = forwarder.job(id).map(|job| job.spec.name.clone());
             let controlled = forwarder
@@ -201,6 +202,31 @@ impl Member {
             self.record_transitions(&effects.transitions[first..]);
         }
         Ok(ControlOutcome::Done { job: id })
+    }
+
+    /// `bmod -aps` on job `id` of a send queue while it waits here: the
+    /// scheduler, which holds the send queue's APS_PRIORITY, checks it as
+    /// it checks one given a pending job of its own (the queue is ordered
+    /// by APS; the value is non-zero and within APS_PRIORITY's maximum).
+    /// A forwarded job's is the execution cluster's to check.
+    fn check_send_queue_aps(&self, id: u64, action: &JobAction) -> Result<(), ControlRefused> {
+        let JobAction::Modify(changes) = action else {
+            return Ok(());
+        };
+        let (Some(change), Some(forwarder)) = (changes.aps, self.forwarder.as_ref()) else {
+            return Ok(());
+        };
+        let Some(job) = forwarder.job(id).filter(|job| job.remote_queue().is_none()) else {
+            return Ok(());
+        };
+        let queue = forwarder.send_queue_name(job.send_queue_index());
+        self.node
+            .cluster()
+            .check_queue_aps_change(queue.as_str(), change)
+            .map_err(|error| ControlRefused::Refused {
+                job: id,
+                reason: error.to_string(),
+            })
     }
 
     /// `event` happens to host `host` of this cluster at `now` (a

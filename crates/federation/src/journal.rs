@@ -25,8 +25,10 @@ use mcfed_protocol::ClusterName;
 use serde::{Deserialize, Serialize};
 
 /// The version of the journal's records; a journal of another version is
-/// refused rather than misread.
-pub const JOURNAL_FORMAT: u32 = 1;
+/// refused rather than misread. Version 2: a send queue's job keeps the
+/// `bmod -aps` value given it at the submission cluster
+/// (`SourceImage::aps`).
+pub const JOURNAL_FORMAT: u32 = 2;
 
 /// What the process that writes a journal is, beyond its member: the
 /// lineage of its state and its emulated time zero.

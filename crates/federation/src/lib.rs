@@ -27,6 +27,7 @@ pub mod history;
 pub mod journal;
 mod member;
 mod observe;
+mod order;
 mod wake;
 
 pub use build::{BuildError, GroupState, InitialJobs, MemberSpec, connect_in_process};

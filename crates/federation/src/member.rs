@@ -4,12 +4,8 @@
 use std::time::Duration;
 
 use mcfed_cluster::{Cluster, ClusterNode, JobOrigin, Transition};
-use mcfed_forwarder::{
-    DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled, ShareOrder,
-};
-use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, QueueName, SimTime,
-};
+use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
+use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, SimTime};
 
 use crate::effects::{Effects, JobNotice, NoticeKind};
 use crate::history::{History, RecordOrigin};
@@ -51,20 +47,6 @@ pub enum Origin {
     Submitted,
     /// Forwarded here from a submission cluster.
     ForwardedIn,
-}
-
-/// A submission cluster's scheduler, giving the dynamic priorities of
-/// its FAIRSHARE send queues' users to its forwarder.
-struct ClusterOrder<'a> {
-    cluster: &'a Cluster,
-    now: SimTime,
-}
-
-impl ShareOrder for ClusterOrder<'_> {
-    fn priority(&self, queue: &QueueName, user: &str, fwd_job_slots: u32) -> Option<f64> {
-        self.cluster
-            .forwarding_priority(queue.as_str(), user, fwd_job_slots, self.now)
-    }
 }
 
 /// Where a submission to a queue goes.
@@ -509,12 +491,15 @@ impl Member {
     /// forwards, recalls and replies, and records the decisions. A
     /// FAIRSHARE send queue's jobs go in the order of their users' dynamic
     /// priorities, which the scheduler computes from the send queue's
-    /// shares and factors and the forwarder's forwarded slots.
+    /// shares and factors and the forwarder's forwarded slots; an APS send
+    /// queue's in the order of their APS values, which the scheduler
+    /// computes by the send queue's APS_PRIORITY; a forwarded job carries
+    /// its JPRIORITY here (`order`).
     pub fn session(&mut self, now: SimTime, effects: &mut Effects) {
         let local = self.local_time(now);
         if let Some(forwarder) = &mut self.forwarder {
             let first = effects.decisions.len();
-            let order = ClusterOrder {
+            let order = crate::order::ClusterOrder {
                 cluster: self.node.cluster(),
                 now,
             };

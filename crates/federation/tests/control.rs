@@ -39,6 +39,7 @@ fn federation() -> Vec<Member> {
             send_to: vec!["high@C2".parse().expect("valid")],
             max_rsched_time: None,
             fairshare: false,
+            aps_group: None,
         }],
         max_forwards: 3,
         reachability: Default::default(),

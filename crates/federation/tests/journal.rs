@@ -58,6 +58,7 @@ fn submission() -> (ClusterConfig, ForwarderConfig) {
             ],
             max_rsched_time: None,
             fairshare: false,
+            aps_group: None,
         }],
         max_forwards: 1000,
         reachability: Reachability {

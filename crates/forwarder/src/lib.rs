@@ -17,10 +17,10 @@ pub mod view;
 
 pub use mode::{ModeParseError, ScheduleMode};
 pub use node::{
-    CameBack, Controlled, DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES,
-    ForwardSubmitError, ForwarderConfig, ForwarderNode, Handled, LeftBehind, Reachability,
-    RemoteImage, RestoredForwarder, SendQueueConfig, ShareOrder, SourceImage, SourceImageState,
-    SourceState, SubmissionOrder,
+    ApsQuery, ApsStanding, ApsValue, CameBack, Controlled, DEFAULT_MAX_FORWARDS,
+    DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES, ForwardSubmitError, ForwarderConfig,
+    ForwarderNode, Handled, LeftBehind, Reachability, RemoteImage, RestoredForwarder, SendOrder,
+    SendQueueConfig, SourceImage, SourceImageState, SourceState, SubmissionOrder,
 };
 pub use policy::{
     Candidate, Decision, JobRequest, Outcome, PendReason, Standing, decide, decide_into,

@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use mcfed_protocol::SimTime;
 
+mod aps;
+mod oracle;
+
+pub use oracle::{FigureDifference, OracleVerdict};
+
 use crate::mode::ScheduleMode;
 use crate::policy::{Candidate, Decision, Eligibility, LostOn, Outcome, PendReason, Tier, Verdict};
 use crate::view::RemoteView;
@@ -113,88 +118,20 @@ pub struct DecisionRecord {
     /// (`queue@cluster`), so a job going back and forth shows its loop.
     #[serde(default)]
     pub forwarded_before: Vec<String>,
-}
-
-/// The oracle's view of a decision.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct OracleVerdict {
-    /// `queue@cluster` the true counters pick, or null if they pend the job.
-    pub target: Option<String>,
-    /// Whether the real decision differs from the oracle's (a stale
-    /// decision).
-    pub stale: bool,
-    /// The figures the decision saw that differ from the true ones.
-    pub differences: Vec<FigureDifference>,
-}
-
-/// One figure of one candidate that differed from the truth.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FigureDifference {
-    /// `queue@cluster`.
-    pub queue: String,
-    /// The figure (`available`, `pending`, ...).
-    pub field: String,
-    /// What the decision saw (null: unknown).
-    pub seen: Option<i64>,
-    /// The true value (null: unknown).
-    pub actual: Option<i64>,
-}
-
-impl OracleVerdict {
-    /// Compares `decision` (made from `view`) with `truth` (made from the
-    /// oracle's view of the true counters).
-    pub fn compare(
-        decision: &Decision,
-        view: &RemoteView,
-        truth: &Decision,
-        oracle: &RemoteView,
-    ) -> Self {
-        let name = |target: Option<crate::view::RemoteQueueId>, view: &RemoteView| {
-            target.map(|id| view.queue_ref(id).to_string())
-        };
-        let target = name(truth.target(), oracle);
-        let stale = name(decision.target(), view) != target;
-        let mut differences = Vec::new();
-        if stale {
-            for (seen, actual) in decision.candidates.iter().zip(&truth.candidates) {
-                let queue = view.queue_ref(seen.queue).to_string();
-                let fields =
-                    |figures: Option<crate::view::Figures>| -> [(&'static str, Option<i64>); 6] {
-                        [
-                            ("total", figures.map(|f| i64::from(f.total))),
-                            ("available", figures.map(|f| i64::from(f.available))),
-                            ("running", figures.map(|f| i64::from(f.running))),
-                            ("pending", figures.map(|f| i64::from(f.pending))),
-                            (
-                                "preemptable_available",
-                                figures.map(|f| i64::from(f.preemptable_available)),
-                            ),
-                            (
-                                "imported_pending",
-                                figures.map(|f| i64::from(f.imported_pending)),
-                            ),
-                        ]
-                    };
-                for ((field, seen_value), (_, actual_value)) in
-                    fields(seen.figures).into_iter().zip(fields(actual.figures))
-                {
-                    if seen_value != actual_value {
-                        differences.push(FigureDifference {
-                            queue: queue.clone(),
-                            field: field.to_owned(),
-                            seen: seen_value,
-                            actual: actual_value,
-                        });
-                    }
-                }
-            }
-        }
-        OracleVerdict {
-            target,
-            stale,
-            differences,
-        }
-    }
+    /// The job's APS value in its send queue's order when it was decided
+    /// (a send queue with APS_PRIORITY, or one of its QUEUE_GROUP; null
+    /// elsewhere): the value that put it where it was decided.
+    #[serde(default)]
+    pub aps_value: Option<f64>,
+    /// `system` (`bmod -aps "system=V"`, ahead of every calculated value)
+    /// or `calculated`; null outside APS send queues.
+    #[serde(default)]
+    pub aps_kind: Option<String>,
+    /// How many jobs of its APS group submitted before it were still
+    /// waiting for their turn: those its APS value put it ahead of (null
+    /// outside APS send queues).
+    #[serde(default)]
+    pub aps_ahead_of: Option<u32>,
 }
 
 /// A decision as the forwarder keeps it until someone reads it: the
@@ -222,6 +159,8 @@ pub struct DecisionEntry {
     pub oracle: Option<OracleVerdict>,
     /// Where the job was forwarded before.
     pub forwarded_before: Vec<crate::view::RemoteQueueId>,
+    /// Where its send queue's APS order put it (APS send queues only).
+    pub aps: Option<crate::node::ApsStanding>,
 }
 
 impl DecisionEntry {
@@ -491,6 +430,9 @@ impl DecisionRecord {
             .iter()
             .map(|&queue| view.queue_ref(queue).to_string())
             .collect();
+        if let Some(standing) = entry.aps {
+            record.cite_aps(standing);
+        }
         record
     }
 
@@ -570,6 +512,9 @@ impl DecisionRecord {
             note: None,
             oracle: None,
             forwarded_before: Vec::new(),
+            aps_value: None,
+            aps_kind: None,
+            aps_ahead_of: None,
         }
     }
 }

@@ -27,6 +27,9 @@ pub enum Conv {
     Keywords,
     /// `Y` or `N`.
     YesNo,
+    /// lsf.conf's `1` or `0` (`Y`/`N` and `yes`/`no` are taken too),
+    /// written as `Y` or `N`.
+    Flag,
     /// A number of jobs or `infinit`.
     Backlog,
     /// A name.
@@ -213,8 +216,19 @@ pub const LSF_SHARED: FileSpec = FileSpec {
     ],
 };
 
+/// The name of lsf.conf's one pseudo-section: the file has none, only
+/// `KEY=value` lines.
+pub const NO_SECTION: &str = "";
+
+/// lsf.conf: `KEY=value` lines, no sections; mcfed reads the keys it
+/// models and warns about every other.
+pub const LSF_CONF: FileSpec = FileSpec {
+    name: "lsf.conf",
+    sections: &[read(NO_SECTION, LSF_CONF_KEYS)],
+};
+
 /// Every file, in the order the docs list them.
-pub const FILES: [FileSpec; 7] = [
+pub const FILES: [FileSpec; 8] = [
     LSB_PARAMS,
     LSB_QUEUES,
     LSB_HOSTS,
@@ -222,6 +236,7 @@ pub const FILES: [FileSpec; 7] = [
     LSB_RESOURCES,
     LSF_CLUSTER,
     LSF_SHARED,
+    LSF_CONF,
 ];
 
 #[cfg(test)]

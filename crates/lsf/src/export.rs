@@ -1,6 +1,8 @@
 //! Writing a federation's clusters as LSF configuration: per cluster a
 //! directory with lsb.params, lsb.queues, lsb.hosts, lsb.users,
-//! lsf.cluster.NAME and (when it has limits) lsb.resources, and one lsf.shared naming every cluster, such that
+//! lsf.cluster.NAME, (when it has limits) lsb.resources and (when it sets
+//! LSB_REQUEUE_TO_BOTTOM or LSB_MIG2PEND) lsf.conf, and one lsf.shared
+//! naming every cluster, such that
 //! importing them gives the same clusters back (the round-trip tests
 //! check it). What LSF cannot say (a 90-second NO_PREEMPT_RUN_TIME: LSF
 //! counts minutes) is an error naming the cluster and parameter.
@@ -74,6 +76,12 @@ pub fn export(clusters: &[ExportCluster<'_>]) -> Result<Vec<ExportedFile>, Expor
             files.push(ExportedFile {
                 path: dir.join("lsb.resources"),
                 text: resources(cluster.config),
+            });
+        }
+        if let Some(text) = lsf_conf(cluster.config) {
+            files.push(ExportedFile {
+                path: dir.join("lsf.conf"),
+                text,
             });
         }
     }
@@ -232,6 +240,29 @@ fn params(cluster: &ExportCluster<'_>) -> Result<String, String> {
         "{HEADER}\nBegin Parameters\n{}End Parameters\n",
         keys.0
     ))
+}
+
+/// lsf.conf, when the cluster sets one of its keys mcfed models
+/// (LSB_REQUEUE_TO_BOTTOM, LSB_MIG2PEND: `1` when on; off is LSF's
+/// default, left out).
+fn lsf_conf(config: &ClusterConfig) -> Option<String> {
+    let params = &config.params;
+    let keys: Vec<&str> = [
+        ("LSB_REQUEUE_TO_BOTTOM", params.requeue_to_bottom),
+        ("LSB_MIG2PEND", params.mig2pend),
+    ]
+    .into_iter()
+    .filter(|(_, on)| *on)
+    .map(|(key, _)| key)
+    .collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let mut text = format!("{HEADER}\n");
+    for key in keys {
+        let _ = writeln!(text, "{key}=1");
+    }
+    Some(text)
 }
 
 fn queues(cluster: &ExportCluster<'_>, sleep: Option<Duration>) -> Result<String, String> {

@@ -4,8 +4,8 @@
 //! functions here, so their outputs compare equal.
 
 use mcfed_cluster::{ClusterReport, JobState, PreemptionNote};
-use mcfed_federation::Member;
 use mcfed_federation::history::{GONE, RecordOrigin};
+use mcfed_federation::{Member, Route};
 use mcfed_protocol::{ClusterName, SimTime};
 use serde::Serialize;
 
@@ -57,8 +57,10 @@ pub struct ClusterSnapshot {
 pub struct QueueOrder {
     /// The queue.
     pub queue: String,
-    /// Its pending jobs (and running jobs' resize requests), by name;
-    /// `None` for a fairshare queue without APS (it picks as it goes).
+    /// Its pending jobs (and running jobs' resize requests), by name; for
+    /// a send queue, its waiting jobs in the order the next forwarding
+    /// session decides them; `None` for a fairshare queue without APS (it
+    /// picks as it goes).
     pub jobs: Option<Vec<String>>,
 }
 
@@ -86,7 +88,8 @@ pub struct JobSnapshot {
     /// Why it pends, if it does.
     pub reason: Option<String>,
     /// Its APS value, if it pends (or is running with a resize request)
-    /// in this cluster's scheduler.
+    /// in an APS queue of this cluster's scheduler, or waits here in an
+    /// APS send queue.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aps: Option<ApsSnapshot>,
 }
@@ -140,6 +143,31 @@ impl PreemptionRecord {
     }
 }
 
+/// The order in which `member` would next try the pending jobs of
+/// `queue` at `at`, by name: its scheduler's dispatch order, or for a send
+/// queue its forwarder's (the order the next session decides its waiting
+/// jobs in).
+fn queue_order(member: &Member, queue: &str, at: SimTime) -> Option<Vec<String>> {
+    if member.route(queue) == Route::Forward {
+        let forwarder = member.forwarder()?;
+        let order = member.forwarding_order(queue, at)?;
+        return Some(
+            order
+                .into_iter()
+                .filter_map(|id| forwarder.job(id).map(|job| job.spec.name.to_string()))
+                .collect(),
+        );
+    }
+    let cluster = member.cluster();
+    let order = cluster.dispatch_order(cluster.queue_index(queue)?, at)?;
+    Some(
+        order
+            .into_iter()
+            .filter_map(|id| cluster.job(id).map(|job| job.spec.name.to_string()))
+            .collect(),
+    )
+}
+
 /// `member`'s cluster at `at`, with the state of the jobs named in
 /// `watched`: those its scheduler holds, then those of its send queues it
 /// still holds, then — when it keeps a history — those that ended (DONE,
@@ -152,15 +180,7 @@ pub fn snapshot(member: &Member, at: SimTime, watched: &Watched) -> ClusterSnaps
         .iter()
         .map(|queue| QueueOrder {
             queue: queue.clone(),
-            jobs: cluster
-                .queue_index(queue)
-                .and_then(|index| cluster.dispatch_order(index, at))
-                .map(|order| {
-                    order
-                        .into_iter()
-                        .filter_map(|id| cluster.job(id).map(|job| job.spec.name.to_string()))
-                        .collect()
-                }),
+            jobs: queue_order(member, queue, at),
         })
         .collect();
     let watched = &watched.jobs;
@@ -186,7 +206,10 @@ pub fn snapshot(member: &Member, at: SimTime, watched: &Watched) -> ClusterSnaps
                         name: job.spec.name.to_string(),
                         state: job.state.as_str().to_owned(),
                         reason: None,
-                        aps: None,
+                        aps: member
+                            .send_queue_aps(job.id, at)
+                            .as_ref()
+                            .map(ApsSnapshot::of),
                     });
                 }
             }

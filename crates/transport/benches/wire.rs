@@ -77,6 +77,7 @@ fn submission_side() -> ForwarderNode {
             send_to: vec!["high@Cluster2".parse().expect("queue@cluster")],
             max_rsched_time: None,
             fairshare: false,
+            aps_group: None,
         }],
         max_forwards: 8,
         reachability: Default::default(),

@@ -84,6 +84,9 @@ fn decision(job_id: u64, time: f64, stale: Option<bool>) -> DecisionRecord {
             differences: Vec::new(),
         }),
         forwarded_before: Vec::new(),
+        aps_value: None,
+        aps_kind: None,
+        aps_ahead_of: None,
     }
 }
 

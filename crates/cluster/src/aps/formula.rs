@@ -88,7 +88,7 @@ fn weighted(weight: f64, figure: f64, limit: f64, grace: Duration, pended: Durat
     }
 }
 
-/// The APS value of a job with `inputs` under `aps`.
+/// The APS value of a job with `inputs` under `aps`, with its parts.
 pub fn aps_value(aps: &ResolvedAps, inputs: &ApsInputs) -> ApsBreakdown {
     let mut breakdown = ApsBreakdown {
         admin: inputs.admin,
@@ -97,6 +97,21 @@ pub fn aps_value(aps: &ResolvedAps, inputs: &ApsInputs) -> ApsBreakdown {
     for term in ApsTerm::ALL {
         breakdown.figures[term.index()] = inputs.figure(term);
     }
+    let terms = &mut breakdown.terms;
+    breakdown.value = evaluate(aps, inputs, |at, value| terms[at] = value);
+    breakdown
+}
+
+/// The APS value alone: what a dispatch pass ranks by, without the
+/// parts `bjobs -prio` shows (the same evaluation as [`aps_value`]).
+pub(crate) fn aps_value_only(aps: &ResolvedAps, inputs: &ApsInputs) -> f64 {
+    evaluate(aps, inputs, |_, _| {})
+}
+
+/// The formula, telling `note` what each term (by [`ApsTerm::index`])
+/// contributes.
+#[inline]
+fn evaluate(aps: &ResolvedAps, inputs: &ApsInputs, mut note: impl FnMut(usize, f64)) -> f64 {
     let mut total = 0.0;
     for factor in ApsTerm::FACTORS {
         let index = factor.index();
@@ -116,7 +131,7 @@ pub fn aps_value(aps: &ResolvedAps, inputs: &ApsInputs) -> ApsBreakdown {
                         aps.grace[at],
                         inputs.pended,
                     );
-                    breakdown.terms[at] = value;
+                    note(at, value);
                     sum += value;
                 }
                 sum
@@ -129,16 +144,15 @@ pub fn aps_value(aps: &ResolvedAps, inputs: &ApsInputs) -> ApsBreakdown {
             aps.grace[index],
             inputs.pended,
         );
-        breakdown.terms[index] = value;
+        note(index, value);
         total += value;
     }
     let value = total + inputs.admin;
-    breakdown.value = if value.is_nan() {
+    if value.is_nan() {
         0.0
     } else {
         value.clamp(-APS_MAX, APS_MAX)
-    };
-    breakdown
+    }
 }
 
 #[cfg(test)]
@@ -148,6 +162,33 @@ mod tests {
 
     fn resolved(text: &str) -> ResolvedAps {
         text.parse::<ApsPriority>().expect("valid").resolve()
+    }
+
+    #[test]
+    fn the_value_alone_is_the_breakdowns() {
+        let aps = resolved(
+            "WEIGHT[[FS, 3] [RSRC, 2] [PROC, 10] [JPRIORITY, 1]] LIMIT[[PROC, 30]] GRACE_PERIOD[[JPRIORITY, 5m]]",
+        );
+        for (pended, fs) in [
+            (0, None),
+            (299, Some(0.25)),
+            (300, Some(-4.0)),
+            (900, Some(f64::NAN)),
+        ] {
+            let inputs = ApsInputs {
+                fs,
+                proc: 4.0,
+                jpriority: 70.0,
+                admin: 1.5,
+                pended: Duration::from_secs(pended),
+                ..ApsInputs::default()
+            };
+            assert_eq!(
+                aps_value_only(&aps, &inputs).to_bits(),
+                aps_value(&aps, &inputs).value.to_bits(),
+                "pended {pended}s"
+            );
+        }
     }
 
     #[test]

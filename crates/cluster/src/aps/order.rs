@@ -10,7 +10,7 @@ use mcfed_protocol::{JobSpec, SimTime};
 use rustc_hash::FxHashMap;
 
 use super::config::ResolvedAps;
-use super::formula::{ApsBreakdown, ApsInputs, aps_value};
+use super::formula::{ApsBreakdown, ApsInputs, aps_value, aps_value_only};
 use crate::job::{ARRIVAL_MASK, ApsSet, Job, JobId, JobState, QueueIndex, UserId};
 use crate::scheduler::Cluster;
 
@@ -29,21 +29,33 @@ pub(crate) struct ApsGroup {
 /// Where a pending job (or a running job's resize request) stands in its
 /// group's order: migrated jobs first, then jobs with a system value, then
 /// calculated values, each highest first; ties go to the earlier
-/// submission.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ApsKey {
-    tier: u8,
-    value: f64,
-    seq: u64,
-}
+/// submission. Kept as one integer in that order (smaller goes first):
+/// the tier, then the value descending (its bits in `f64::total_cmp`'s
+/// order, inverted), then the submission — one comparison instead of a
+/// chain, which is what sorting a deep queue's jobs every pass costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ApsKey(u128);
 
 impl ApsKey {
+    /// The key of tier `tier`, value `value` and submission `seq` (the
+    /// job's arrival sequence, within [`ARRIVAL_MASK`]).
+    pub(crate) fn new(tier: u8, value: f64, seq: u64) -> Self {
+        let bits = value.to_bits();
+        let ascending = if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | (1 << 63)
+        };
+        ApsKey(
+            (u128::from(tier) << 112)
+                | (u128::from(!ascending) << 48)
+                | u128::from(seq & ARRIVAL_MASK),
+        )
+    }
+
     /// The order of dispatch: `Less` goes first.
     pub(crate) fn dispatch_cmp(&self, other: &Self) -> Ordering {
-        self.tier
-            .cmp(&other.tier)
-            .then_with(|| other.value.total_cmp(&self.value))
-            .then_with(|| self.seq.cmp(&other.seq))
+        self.0.cmp(&other.0)
     }
 }
 
@@ -98,6 +110,16 @@ pub struct ApsEntry {
     pub resize: bool,
 }
 
+/// A job's tier in its group's order (1: a system value, 2: a calculated
+/// one; migrated jobs, tier 0, are the caller's) and its value as shown,
+/// given its `calculated` value.
+pub(super) fn shown_of(set: Option<ApsSet>, calculated: f64) -> (u8, ApsShown) {
+    match set {
+        Some(ApsSet::System(value)) => (1, ApsShown::System(value)),
+        _ => (2, ApsShown::Calculated(calculated)),
+    }
+}
+
 /// The FS figures already read in one pass: (queue, user) → priority.
 pub(crate) type FsCache = FxHashMap<(QueueIndex, UserId), Option<f64>>;
 
@@ -130,9 +152,11 @@ impl Cluster {
         let Some(escalation) = self.policy.priority_over_time else {
             return base;
         };
-        let steps = pended.as_millis() / escalation.interval.as_millis().max(1);
-        let raised = u128::from(base) + steps * u128::from(escalation.increment);
-        u32::try_from(raised.min(u128::from(MAX_JOB_PRIORITY))).unwrap_or(u32::MAX)
+        let millis = |time: Duration| u64::try_from(time.as_millis()).unwrap_or(u64::MAX);
+        let steps = millis(pended) / millis(escalation.interval).max(1);
+        let raised =
+            u64::from(base).saturating_add(steps.saturating_mul(u64::from(escalation.increment)));
+        u32::try_from(raised.min(MAX_JOB_PRIORITY)).unwrap_or(u32::MAX)
     }
 
     /// The APS group a queue's jobs are ordered in, if any.
@@ -175,19 +199,49 @@ impl Cluster {
         let fs = if group.aps.counts_fairshare() {
             self.fs_figure(job.queue, job.user, now, cache)
         } else {
-            self.queues[job.queue].fairshare.as_ref().map(|_| 0.0)
+            None
         };
-        let admin = match job.aps_set() {
+        let proc = resize.map_or_else(|| job.spec.max_slots(), |(slots, _)| slots);
+        self.inputs_of(
+            &job.spec,
+            job.queue,
+            group,
+            (pended, proc),
+            fs,
+            job.aps_set(),
+        )
+    }
+
+    /// What the formula reads of a job with `spec` in `queue` of `group`
+    /// that has pended `pended` and asks for `proc` slots, given its user's
+    /// dynamic priority `fs` (read only where FS counts) and the value
+    /// `bmod -aps` set: one rule for the pending jobs here and for the jobs
+    /// waiting in a send queue (`send`).
+    pub(super) fn inputs_of(
+        &self,
+        spec: &JobSpec,
+        queue: QueueIndex,
+        group: &ApsGroup,
+        (pended, proc): (Duration, u32),
+        fs: Option<f64>,
+        set: Option<ApsSet>,
+    ) -> ApsInputs {
+        let fs = if group.aps.counts_fairshare() {
+            fs
+        } else {
+            self.queues[queue].fairshare.as_ref().map(|_| 0.0)
+        };
+        let admin = match set {
             Some(ApsSet::Admin(value)) => value,
             _ => 0.0,
         };
         ApsInputs {
             fs,
-            proc: f64::from(resize.map_or_else(|| job.spec.max_slots(), |(slots, _)| slots)),
-            mem: job.spec.mem_request_mb() as f64,
-            swap: job.spec.swap_request_mb() as f64,
-            jpriority: f64::from(self.escalated(self.base_job_priority(&job.spec), pended)),
-            qpriority: f64::from(self.queues[job.queue].config.priority),
+            proc: f64::from(proc),
+            mem: spec.mem_request_mb() as f64,
+            swap: spec.swap_request_mb() as f64,
+            jpriority: f64::from(self.escalated(self.base_job_priority(spec), pended)),
+            qpriority: f64::from(self.queues[queue].config.priority),
             pended,
             admin,
         }
@@ -203,17 +257,38 @@ impl Cluster {
         resize: Option<(u32, SimTime)>,
     ) -> (ApsKey, ApsShown, ApsBreakdown) {
         let breakdown = aps_value(&group.aps, &self.aps_inputs(job, group, now, cache, resize));
-        let migrated = job.migrated() && !(self.policy.requeue_to_bottom && self.policy.mig2pend);
-        let (tier, shown) = match job.aps_set() {
-            Some(ApsSet::System(value)) => (1, ApsShown::System(value)),
-            _ => (2, ApsShown::Calculated(breakdown.value)),
-        };
-        let key = ApsKey {
-            tier: if migrated { 0 } else { tier },
-            value: shown.value().unwrap_or(0.0),
-            seq: job.arrival & ARRIVAL_MASK,
-        };
+        let (key, shown) = self.key_of(job, breakdown.value);
         (key, shown, breakdown)
+    }
+
+    /// `job`'s rank in `group` at `now` alone: what a dispatch pass sorts
+    /// by (the same inputs and formula as [`Cluster::aps_rank`], without
+    /// the parts).
+    fn aps_key(
+        &self,
+        job: &Job,
+        group: &ApsGroup,
+        now: SimTime,
+        cache: &mut FsCache,
+        resize: Option<(u32, SimTime)>,
+    ) -> ApsKey {
+        if let Some(ApsSet::System(_)) = job.aps_set() {
+            // A system value stands for the calculated one.
+            return self.key_of(job, 0.0).0;
+        }
+        let inputs = self.aps_inputs(job, group, now, cache, resize);
+        self.key_of(job, aps_value_only(&group.aps, &inputs)).0
+    }
+
+    /// `job`'s key and shown value given its `calculated` value: migrated
+    /// jobs first (unless LSB_REQUEUE_TO_BOTTOM and LSB_MIG2PEND make
+    /// them compete), then system values, then calculated values.
+    fn key_of(&self, job: &Job, calculated: f64) -> (ApsKey, ApsShown) {
+        let migrated = job.migrated() && !(self.policy.requeue_to_bottom && self.policy.mig2pend);
+        let (tier, shown) = shown_of(job.aps_set(), calculated);
+        let tier = if migrated { 0 } else { tier };
+        let key = ApsKey::new(tier, shown.value().unwrap_or(0.0), job.arrival);
+        (key, shown)
     }
 
     /// The entry of pending job `id` (or of its resize request, if it is
@@ -317,7 +392,9 @@ impl Cluster {
     }
 
     /// The pending jobs and resize requests of `group`'s queues whose
-    /// `open` flag is set, each with its rank at `now` (unsorted).
+    /// `open` flag is set, each with its rank at `now`, in dispatch order
+    /// (so that sorting them again by [`ApsKey::dispatch_cmp`] only finds
+    /// them in order).
     pub(crate) fn aps_candidates(
         &self,
         group: &ApsGroup,
@@ -325,22 +402,33 @@ impl Cluster {
         now: SimTime,
     ) -> Vec<(ApsKey, JobId)> {
         let mut cache = FsCache::default();
-        let mut candidates = Vec::new();
-        for (&queue, _) in group.members.iter().zip(open).filter(|(_, open)| **open) {
-            let state = &self.queues[queue];
+        let members = || {
+            group
+                .members
+                .iter()
+                .zip(open)
+                .filter(|(_, open)| **open)
+                .map(|(&queue, _)| &self.queues[queue])
+        };
+        let count = members()
+            .map(|state| state.pending.len() + state.resize_pending.len())
+            .sum();
+        let mut candidates = Vec::with_capacity(count);
+        for state in members() {
             for &id in state.pending.values() {
                 if let Some(job) = self.jobs.get(id) {
-                    candidates.push((self.aps_rank(job, group, now, &mut cache, None).0, id));
+                    candidates.push((self.aps_key(job, group, now, &mut cache, None), id));
                 }
             }
             for &(id, since) in state.resize_pending.values() {
                 if let Some(job) = self.jobs.get(id) {
                     let wanted = job.spec.max_slots().saturating_sub(job.spec.slots);
-                    let rank = self.aps_rank(job, group, now, &mut cache, Some((wanted, since)));
-                    candidates.push((rank.0, id));
+                    let key = self.aps_key(job, group, now, &mut cache, Some((wanted, since)));
+                    candidates.push((key, id));
                 }
             }
         }
+        candidates.sort_unstable_by_key(|(key, _)| *key);
         candidates
     }
 
@@ -352,5 +440,46 @@ impl Cluster {
         }
         let (_, since) = self.queues[job.queue].resize_pending.get(&job.arrival)?;
         Some((job.spec.max_slots().saturating_sub(job.spec.slots), *since))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ApsKey;
+
+    #[test]
+    fn the_key_sorts_tier_then_value_highest_first_then_submission() {
+        // The order spelt out as a chain of comparisons.
+        let reference = |a: &(u8, f64, u64), b: &(u8, f64, u64)| {
+            a.0.cmp(&b.0)
+                .then_with(|| b.1.total_cmp(&a.1))
+                .then_with(|| a.2.cmp(&b.2))
+        };
+        let values = [
+            -1_000_000.0,
+            -350.5,
+            -1.0,
+            -0.0,
+            0.0,
+            1e-9,
+            1.0,
+            90.0,
+            350.25,
+            1_000_000.0,
+        ];
+        let mut keys = Vec::new();
+        for tier in 0..3 {
+            for &value in &values {
+                for seq in [0, 7, (1 << 48) - 1] {
+                    keys.push((tier, value, seq));
+                }
+            }
+        }
+        for a in &keys {
+            for b in &keys {
+                let (x, y) = (ApsKey::new(a.0, a.1, a.2), ApsKey::new(b.0, b.1, b.2));
+                assert_eq!(x.dispatch_cmp(&y), reference(a, b), "{a:?} against {b:?}");
+            }
+        }
     }
 }

@@ -15,7 +15,6 @@
 
 use mcfed_protocol::{ApsChange, JobAction, JobChanges, JobEvent, SimTime};
 
-use crate::aps::APS_MAX;
 use crate::job::{
     ARRIVAL_MASK, ApsSet, JobAps, JobId, JobOrigin, JobState, PendingReason, order_key,
 };
@@ -453,25 +452,6 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return Err(ControlError::NoSuchJob);
         };
-        if self.aps_group_of(job.queue).is_none() {
-            return Err(ControlError::BadChange(format!(
-                "queue `{}` has no APS_PRIORITY: bmod -aps applies to jobs of absolute priority scheduling queues",
-                self.queues[job.queue].config.name
-            )));
-        }
-        if let ApsChange::System(value) | ApsChange::Admin(value) = aps {
-            if value.0 == 0.0 {
-                return Err(ControlError::BadChange(
-                    "a bmod -aps value cannot be zero (bmod -apsn removes one)".into(),
-                ));
-            }
-            if value.0.abs() > APS_MAX {
-                return Err(ControlError::BadChange(format!(
-                    "a bmod -aps value is at most 1000000 (APS_PRIORITY's maximum), not {}",
-                    value.0
-                )));
-            }
-        }
-        Ok(())
+        self.check_aps_change_in(job.queue, aps)
     }
 }

@@ -1,6 +1,7 @@
 //! Generated federations of realistic shape for the engines' property
 //! tests: mixed job widths up to a host's size, overload, queues many jobs
-//! deep, with and without forwarding to several clusters.
+//! deep, with and without forwarding to several clusters, with and
+//! without absolute priority scheduling (send queues included).
 
 #![allow(dead_code, unreachable_pub)]
 
@@ -40,6 +41,10 @@ pub struct GenFederation {
     pub interval_s: u64,
     /// The jobs.
     pub jobs: Vec<GenJob>,
+    /// Absolute priority scheduling: every queue (the send queue too)
+    /// orders its jobs by `WEIGHT[[JPRIORITY, 1] [PROC, 1]]`, and jobs get
+    /// a `-sp` (MAX_USER_PRIORITY = 100), which forwarded jobs carry.
+    pub aps: bool,
 }
 
 const MODES: [&str; 5] = [
@@ -60,8 +65,9 @@ pub fn federation(max_execution: usize, max_jobs: usize) -> impl Strategy<Value 
         prop::sample::select(vec![0u64, 10, 30, 60]),
         1usize..=max_jobs,
         any::<u64>(),
+        any::<bool>(),
     )
-        .prop_map(|(execution, local, mode, interval_s, count, seed)| {
+        .prop_map(|(execution, local, mode, interval_s, count, seed, aps)| {
             let widest = execution
                 .iter()
                 .map(|&(_, mxj)| mxj)
@@ -75,9 +81,13 @@ pub fn federation(max_execution: usize, max_jobs: usize) -> impl Strategy<Value 
                 mode: MODES[mode],
                 interval_s,
                 jobs,
+                aps,
             }
         })
 }
+
+/// The APS_PRIORITY line of every generated queue, when on.
+const APS: &str = "APS_PRIORITY = \"WEIGHT[[JPRIORITY, 1] [PROC, 1]]\"\n";
 
 /// `count` jobs from a small deterministic generator (proptest shrinks
 /// the count and the shape; the seed keeps the jobs varied).
@@ -116,6 +126,10 @@ impl GenFederation {
         if self.interval_s > 0 {
             let _ = writeln!(text, "MC_PLUGIN_UPDATE_INTERVAL = \"{}s\"", self.interval_s);
         }
+        let aps = if self.aps { APS } else { "" };
+        if self.aps {
+            text.push_str("MAX_USER_PRIORITY = 100\n");
+        }
         text.push_str("\n[[cluster]]\nname = \"Sub\"\n");
         if !self.mode.is_empty() {
             let _ = writeln!(
@@ -130,14 +144,14 @@ impl GenFederation {
             "[[cluster.host]]\nname = \"s\"\ncount = {}\nMXJ = {}\n",
             self.local.0, self.local.1
         );
-        text.push_str("[[cluster.queue]]\nname = \"local\"\n\n");
+        let _ = writeln!(text, "[[cluster.queue]]\nname = \"local\"\n{aps}");
         if !self.execution.is_empty() {
             let targets: Vec<String> = (1..=self.execution.len())
                 .map(|index| format!("normal@E{index}"))
                 .collect();
             let _ = writeln!(
                 text,
-                "[[cluster.queue]]\nname = \"send\"\nSNDJOBS_TO = \"{}\"\n",
+                "[[cluster.queue]]\nname = \"send\"\nSNDJOBS_TO = \"{}\"\n{aps}",
                 targets.join(" ")
             );
         }
@@ -145,16 +159,20 @@ impl GenFederation {
             let number = index + 1;
             let _ = writeln!(
                 text,
-                "[[cluster]]\nname = \"E{number}\"\n\n[[cluster.host]]\nname = \"e{number}h\"\ncount = {hosts}\nMXJ = {mxj}\n\n[[cluster.queue]]\nname = \"normal\"\nRCVJOBS_FROM = \"Sub\"\n"
+                "[[cluster]]\nname = \"E{number}\"\n\n[[cluster.host]]\nname = \"e{number}h\"\ncount = {hosts}\nMXJ = {mxj}\n\n[[cluster.queue]]\nname = \"normal\"\nRCVJOBS_FROM = \"Sub\"\n{aps}"
             );
         }
         for (index, job) in self.jobs.iter().enumerate() {
             let queue = if job.forwarded { "send" } else { "local" };
             let _ = writeln!(
                 text,
-                "[[submit]]\nat = \"{}ms\"\ncluster = \"Sub\"\nqueue = \"{queue}\"\nname = \"j{index}\"\nslots = {}\nrun_time = \"{}ms\"\n",
+                "[[submit]]\nat = \"{}ms\"\ncluster = \"Sub\"\nqueue = \"{queue}\"\nname = \"j{index}\"\nslots = {}\nrun_time = \"{}ms\"",
                 job.at_ms, job.slots, job.run_ms
             );
+            if self.aps {
+                let _ = writeln!(text, "priority = {}", 1 + (index * 37) % 100);
+            }
+            text.push('\n');
         }
         text
     }

@@ -25,6 +25,12 @@ pub struct SendQueueConfig {
     /// of their users' dynamic priorities, which count the slots of each
     /// user's jobs forwarded and not finished (seed 002's fwd_job_slots).
     pub fairshare: bool,
+    /// APS_PRIORITY: the send queue whose APS_PRIORITY orders this one's
+    /// waiting jobs — itself, or the send queue whose QUEUE_GROUP names it
+    /// (`None`: no APS). Its waiting jobs are decided in the order of
+    /// their APS values, which the scheduler computes
+    /// ([`crate::SendOrder::aps_value`]).
+    pub aps_group: Option<QueueName>,
 }
 
 /// The submission side's configuration.

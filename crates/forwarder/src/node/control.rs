@@ -2,9 +2,15 @@
 //! ([`ForwarderNode::control`]): a job still here (waiting to be decided,
 //! held, or given up on) is acted on here; a job at an execution cluster
 //! is acted on there, through a [`JobControl`] message, as LSF does for a
-//! command given at the submission cluster.
+//! command given at the submission cluster. `bmod -aps` on a job still
+//! here sets the system or ADMIN value its APS send queue orders it by
+//! (the value's bounds are the scheduler's to check: the member asks it
+//! first); on a forwarded job it goes to the execution cluster, whose
+//! queue's APS it then concerns.
 
-use mcfed_protocol::{ClusterName, Envelope, JobAction, JobControl, JobEvent, Message, SimTime};
+use mcfed_protocol::{
+    ApsChange, ClusterName, Envelope, JobAction, JobControl, JobEvent, Message, SimTime,
+};
 
 use super::{ForwarderNode, SourceState};
 
@@ -107,18 +113,23 @@ impl ForwarderNode {
                 self.session_due |= waiting;
                 JobEvent::Switched
             }
-            (JobAction::Modify(changes), _) if changes.aps.is_some() => {
-                return Err(
-                    "bmod -aps does not apply to a job of a send queue: APS there only orders forwarding (give it where the job runs, once forwarded)"
-                        .into(),
-                );
-            }
             (JobAction::Modify(changes), _) => {
                 if changes.slots == Some(0) {
                     return Err("a job needs at least one slot".into());
                 }
                 let job = self.jobs.get_mut(&id).ok_or("no matching job found")?;
+                if changes.aps.is_some() && self.send_queues[job.send_queue].aps_group.is_none() {
+                    return Err(format!(
+                        "send queue `{}` is ordered by no APS_PRIORITY",
+                        self.send_queues[job.send_queue].name
+                    ));
+                }
                 changes.apply_to(&mut job.spec);
+                match changes.aps {
+                    Some(ApsChange::Clear) => job.aps = None,
+                    Some(set) => job.aps = Some(set),
+                    None => {}
+                }
                 job.request.slots = job.spec.slots;
                 job.last_pend = None;
                 self.session_due |= waiting;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use super::{ForwarderNode, ShareOrder};
+use super::{ForwarderNode, SendOrder};
 
 /// A user of a fairshare send queue with jobs waiting.
 struct FairUser {
@@ -61,17 +61,15 @@ pub(super) struct FairOrder {
 impl FairOrder {
     /// The orders of `node`'s fairshare send queues over `waiting` (waiting
     /// key, job id), by `order`'s priorities.
-    pub(super) fn new(
-        node: &ForwarderNode,
-        waiting: &[(u64, u64)],
-        order: &dyn ShareOrder,
-    ) -> Self {
+    pub(super) fn new(node: &ForwarderNode, waiting: &[(u64, u64)], order: &dyn SendOrder) -> Self {
         let mut queues: FxHashMap<usize, FairQueue> = FxHashMap::default();
         for &(key, id) in waiting {
             let Some(job) = node.jobs.get(&id) else {
                 continue;
             };
-            if node.send_queues[job.send_queue].forwarded_slots.is_none() {
+            let send_queue = &node.send_queues[job.send_queue];
+            // APS orders a FAIRSHARE send queue of an APS group (`aps`).
+            if send_queue.forwarded_slots.is_none() || send_queue.aps_group.is_some() {
                 continue;
             }
             queues
@@ -103,7 +101,7 @@ impl FairOrder {
         &mut self,
         node: &ForwarderNode,
         queue: usize,
-        order: &dyn ShareOrder,
+        order: &dyn SendOrder,
     ) -> Option<(u64, u64)> {
         let fair = self.queues.get_mut(&queue)?;
         if let Some(user) = fair.last.take() {
@@ -125,7 +123,7 @@ impl FairQueue {
         node: &ForwarderNode,
         queue: usize,
         user: &Arc<str>,
-        order: &dyn ShareOrder,
+        order: &dyn SendOrder,
     ) -> Option<FairUser> {
         let &(first, _) = self.jobs.get(user)?.front()?;
         let forwarded = node.forwarded_slots(queue, user);

@@ -1,7 +1,7 @@
 //! A job submitted to one of this cluster's send queues, and where it
 //! stands ([`SourceState`]).
 
-use mcfed_protocol::{JobSpec, SimTime};
+use mcfed_protocol::{ApsChange, JobSpec, SimTime};
 
 use crate::policy::{JobRequest, PendReason};
 use crate::view::RemoteQueueId;
@@ -111,6 +111,10 @@ pub struct SourceJob {
     /// A copy left at a cluster that was unreachable when the job was
     /// taken back, until it is known whether that copy started.
     pub left_behind: Option<LeftBehind>,
+    /// The system or ADMIN value `bmod -aps` gave it while it waited here
+    /// (never [`ApsChange::Clear`]): its send queue's APS order reads it;
+    /// it does not travel with the job.
+    pub aps: Option<ApsChange>,
 }
 
 /// A copy of a job left at a remote queue whose cluster was unreachable

@@ -7,7 +7,10 @@
 //! what each one changed, as a [`Handled`]), and
 //! [`ForwarderNode::schedule`] once per instant in which anything changed.
 //! A session decides every job waiting at the submission cluster, in
-//! submission order. A job that stays pending is decided again in the next
+//! submission order (a FAIRSHARE send queue's jobs by their users' dynamic
+//! priorities, an APS send queue's by their APS values, in the places its
+//! jobs take in that order: `fair`, `aps`, asked of the scheduler through
+//! [`SendOrder`]). A job that stays pending is decided again in the next
 //! session (after a counter update or a returned job); a record is written
 //! for its first decision and whenever its outcome or reason changes.
 //!
@@ -32,6 +35,7 @@
 //! its accessors and [`ForwarderNode::submit`]; `config` its configuration;
 //! `job` the jobs submitted here; `handle` the messages from execution
 //! clusters; `reply` the reconciliation of replies about forwarded jobs;
+//! `order` what the scheduler says of the waiting jobs' order;
 //! `session` the forwarding sessions and MAX_RSCHED_TIME recalls; `records`
 //! the decision records and the oracle; `reach` unreachable clusters and
 //! the settling of copies; `restore` what a journal keeps and puts back.
@@ -41,11 +45,13 @@
 //! [`Message::JobLost`]: mcfed_protocol::Message::JobLost
 //! [`JobSync`]: mcfed_protocol::JobSync
 
+mod aps;
 mod config;
 mod control;
 mod fair;
 mod handle;
 mod job;
+mod order;
 mod reach;
 mod records;
 mod reply;
@@ -68,6 +74,7 @@ pub use config::{
 pub use control::Controlled;
 pub use handle::{CameBack, Handled};
 pub use job::{LeftBehind, SourceJob, SourceState};
+pub use order::{ApsQuery, ApsStanding, ApsValue, SendOrder, SubmissionOrder};
 pub use restore::{RemoteImage, RestoredForwarder, SourceImage, SourceImageState};
 
 use crate::mode::ScheduleMode;
@@ -83,25 +90,9 @@ struct SendQueue {
     /// FAIRSHARE: the slots of each user's jobs forwarded and not finished
     /// (kept only for fairshare send queues).
     forwarded_slots: Option<FxHashMap<Arc<str>, u32>>,
-}
-
-/// The dynamic priority of a user in a FAIRSHARE send queue, given the
-/// slots of the user's jobs forwarded and not finished (the submission
-/// cluster's scheduler knows the shares and factors; the forwarder knows
-/// what it forwarded).
-pub trait ShareOrder {
-    /// `user`'s dynamic priority in send queue `queue` with
-    /// `fwd_job_slots` forwarded slots; `None` when the user has no shares.
-    fn priority(&self, queue: &QueueName, user: &str, fwd_job_slots: u32) -> Option<f64>;
-}
-
-/// No fairshare ordering: every waiting job in submission order.
-pub struct SubmissionOrder;
-
-impl ShareOrder for SubmissionOrder {
-    fn priority(&self, _: &QueueName, _: &str, _: u32) -> Option<f64> {
-        None
-    }
+    /// APS_PRIORITY: the send queue whose APS_PRIORITY orders this one's
+    /// waiting jobs (itself, or the one whose QUEUE_GROUP names it).
+    aps_group: Option<usize>,
 }
 
 /// The submission side of one cluster.
@@ -113,6 +104,8 @@ pub struct ForwarderNode {
     view: RemoteView,
     send_queues: Vec<SendQueue>,
     send_queue_by_name: FxHashMap<QueueName, usize>,
+    /// Whether some send queue is ordered by APS.
+    any_aps: bool,
     jobs: FxHashMap<u64, SourceJob>,
     waiting: BTreeMap<u64, u64>,
     next_job_id: u64,
@@ -147,19 +140,29 @@ impl ForwarderNode {
     pub fn new(config: ForwarderConfig) -> Self {
         let mut view = RemoteView::new();
         let mut send_queues = Vec::new();
-        let mut send_queue_by_name = FxHashMap::default();
-        for send_queue in config.send_queues {
+        let send_queue_by_name: FxHashMap<QueueName, usize> = config
+            .send_queues
+            .iter()
+            .enumerate()
+            .map(|(index, queue)| (queue.name.clone(), index))
+            .collect();
+        for (index, send_queue) in config.send_queues.into_iter().enumerate() {
             let targets = send_queue
                 .send_to
                 .iter()
                 .map(|at| view.add_queue(at))
                 .collect();
-            send_queue_by_name.insert(send_queue.name.clone(), send_queues.len());
+            // A group named after no send queue is the queue's own.
+            let aps_group = send_queue
+                .aps_group
+                .as_ref()
+                .map(|group| send_queue_by_name.get(group).copied().unwrap_or(index));
             send_queues.push(SendQueue {
                 name: send_queue.name,
                 targets,
                 max_rsched_time: send_queue.max_rsched_time,
                 forwarded_slots: send_queue.fairshare.then(FxHashMap::default),
+                aps_group,
             });
         }
         ForwarderNode {
@@ -167,6 +170,7 @@ impl ForwarderNode {
             mode: config.mode,
             max_forwards: config.max_forwards,
             view,
+            any_aps: send_queues.iter().any(|queue| queue.aps_group.is_some()),
             send_queues,
             send_queue_by_name,
             jobs: FxHashMap::default(),
@@ -328,6 +332,7 @@ impl ForwarderNode {
                 recalled: false,
                 previous_targets: Vec::new(),
                 left_behind: None,
+                aps: None,
             },
         );
         self.enqueue_waiting(id);

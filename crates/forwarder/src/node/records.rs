@@ -4,14 +4,21 @@
 
 use mcfed_protocol::{CounterUpdate, SimTime};
 
-use super::ForwarderNode;
+use super::{ApsStanding, ForwarderNode};
 use crate::policy::{Decision, decide};
 use crate::record::{DecisionEntry, DecisionRecord, OracleVerdict};
 
 impl ForwarderNode {
     /// Records `decision`, made at `now` for job `id` (with the oracle's
-    /// verdict, if it is on).
-    pub(super) fn record(&mut self, now: SimTime, id: u64, decision: &Decision) {
+    /// verdict, if it is on), and where its send queue's APS order put
+    /// it, if it has one.
+    pub(super) fn record(
+        &mut self,
+        now: SimTime,
+        id: u64,
+        decision: &Decision,
+        aps: Option<ApsStanding>,
+    ) {
         let Some(job) = self.jobs.get(&id) else {
             return;
         };
@@ -34,6 +41,7 @@ impl ForwarderNode {
             note: job.note.clone(),
             oracle,
             forwarded_before: job.previous_targets.clone(),
+            aps,
         });
     }
 

@@ -5,7 +5,7 @@
 //! state changed are noted for the journal when asked
 //! ([`ForwarderNode::track_changes`]).
 
-use mcfed_protocol::{ClusterName, JobSpec, QueueName, QueueRef, SimTime};
+use mcfed_protocol::{ApsChange, ClusterName, JobSpec, QueueName, QueueRef, SimTime};
 use serde::{Deserialize, Serialize};
 
 use super::{ForwarderNode, LeftBehind, SourceJob, SourceState};
@@ -93,6 +93,8 @@ pub struct SourceImage {
     /// A copy left at a cluster that was unreachable when it was taken
     /// back: the queue, the forward, its id there if known.
     pub left_behind: Option<(QueueRef, u64, Option<u64>)>,
+    /// The system or ADMIN value `bmod -aps` gave it while it waited here.
+    pub aps: Option<ApsChange>,
 }
 
 /// What a journal keeps of one remote cluster.
@@ -191,6 +193,7 @@ impl ForwarderNode {
             left_behind: job
                 .left_behind
                 .map(|left| (at(left.queue), left.forward_seq, left.dest_job)),
+            aps: job.aps,
         })
     }
 
@@ -279,6 +282,7 @@ impl ForwarderNode {
                 recalled: image.recalled,
                 previous_targets,
                 left_behind,
+                aps: image.aps.filter(|change| *change != ApsChange::Clear),
             },
         );
         let located = |to: &QueueRef| {

@@ -7,8 +7,9 @@ use std::time::Duration;
 use mcfed_protocol::{Envelope, JobForward, JobRecall, Message, SimTime};
 use rustc_hash::FxHashMap;
 
+use super::aps::ApsOrder;
 use super::fair::FairOrder;
-use super::{ForwarderNode, ShareOrder, SourceState, SubmissionOrder};
+use super::{ForwarderNode, SendOrder, SourceState, SubmissionOrder};
 use crate::policy::{Decision, Outcome, PendReason, decide_into};
 use crate::view::{RemoteQueueId, ResourceId};
 
@@ -18,15 +19,17 @@ type Shape = (usize, u32, Vec<ResourceId>);
 impl ForwarderNode {
     /// Runs a forwarding session at `now` if one is due: decides every
     /// waiting job, appends the forwards to `out` and records decisions.
-    /// FAIRSHARE send queues are ordered as if no user had shares; see
-    /// [`ForwarderNode::schedule_with`].
+    /// With no scheduler to ask, FAIRSHARE send queues are ordered as if no
+    /// user had shares and APS send queues by submission, and forwarded
+    /// jobs carry no JPRIORITY; see [`ForwarderNode::schedule_with`].
     pub fn schedule(&mut self, now: SimTime, out: &mut Vec<Envelope>) {
         self.schedule_with(now, out, &SubmissionOrder);
     }
 
     /// [`ForwarderNode::schedule`], with `order` giving the dynamic
-    /// priorities of the users of FAIRSHARE send queues.
-    pub fn schedule_with(&mut self, now: SimTime, out: &mut Vec<Envelope>, order: &dyn ShareOrder) {
+    /// priorities of the users of FAIRSHARE send queues, the APS values of
+    /// the jobs of APS send queues and the JPRIORITY forwarded jobs carry.
+    pub fn schedule_with(&mut self, now: SimTime, out: &mut Vec<Envelope>, order: &dyn SendOrder) {
         self.mark_unreachable(now);
         self.reclaim(now);
         out.append(&mut self.outgoing);
@@ -38,7 +41,7 @@ impl ForwarderNode {
                     cap: self.max_forwards,
                 },
             );
-            self.record(now, id, &decision);
+            self.record(now, id, &decision, None);
         }
         if !self.session_due {
             return;
@@ -49,16 +52,28 @@ impl ForwarderNode {
 
     /// Decides every waiting job, in submission order; the places of a
     /// FAIRSHARE send queue's jobs go to its users in the order of their
-    /// dynamic priorities, recomputed after each forward.
-    fn decide_waiting(&mut self, now: SimTime, out: &mut Vec<Envelope>, order: &dyn ShareOrder) {
+    /// dynamic priorities, recomputed after each forward; those of an APS
+    /// group's jobs to its jobs in the order of their APS values.
+    fn decide_waiting(&mut self, now: SimTime, out: &mut Vec<Envelope>, order: &dyn SendOrder) {
         // Within a session views only lose slots, so a job shaped like one
         // that just pended pends too: reuse that decision.
         let mut pended: FxHashMap<Shape, Decision> = FxHashMap::default();
         let waiting: Vec<(u64, u64)> = self.waiting.iter().map(|(&k, &v)| (k, v)).collect();
         let mut fair = FairOrder::new(self, &waiting, order);
+        let mut aps = ApsOrder::new(self, &waiting, order, now);
         for (key, id) in waiting {
-            let (key, id) = match self.jobs.get(&id).map(|job| job.send_queue) {
-                Some(queue) if fair.orders(queue) => match fair.next(self, queue, order) {
+            let queue = self.jobs.get(&id).map(|job| job.send_queue);
+            let group = queue.and_then(|queue| self.send_queues[queue].aps_group);
+            let mut standing = None;
+            let (key, id) = match (queue, group) {
+                (_, Some(group)) if aps.orders(group) => match aps.next(group) {
+                    Some((next, at)) => {
+                        standing = at;
+                        next
+                    }
+                    None => continue,
+                },
+                (Some(queue), _) if fair.orders(queue) => match fair.next(self, queue, order) {
                     Some(next) => next,
                     None => continue,
                 },
@@ -95,15 +110,15 @@ impl ForwarderNode {
             };
             match decision.outcome {
                 Outcome::Forward(target) => {
-                    self.record(now, id, &decision);
+                    self.record(now, id, &decision, standing);
                     self.scratch = decision;
                     self.waiting.remove(&key);
-                    self.forward(now, id, target, out);
+                    self.forward(now, id, target, out, order);
                 }
                 Outcome::Pend(ref reason) => {
                     let changed = job.last_pend.as_ref() != Some(reason);
                     if changed {
-                        self.record(now, id, &decision);
+                        self.record(now, id, &decision, standing);
                         if let Some(job) = self.jobs.get_mut(&id) {
                             job.last_pend = Some(reason.clone());
                         }
@@ -114,10 +129,25 @@ impl ForwarderNode {
         }
     }
 
-    fn forward(&mut self, now: SimTime, id: u64, target: RemoteQueueId, out: &mut Vec<Envelope>) {
+    /// Forwards job `id` to `target`, carrying the JPRIORITY `order` gives
+    /// it now (so it keeps it at the execution cluster).
+    fn forward(
+        &mut self,
+        now: SimTime,
+        id: u64,
+        target: RemoteQueueId,
+        out: &mut Vec<Envelope>,
+        order: &dyn SendOrder,
+    ) {
         let Some(job) = self.jobs.get_mut(&id) else {
             return;
         };
+        let mut spec = job.spec.clone();
+        if let Some(priority) = order.job_priority(&spec, now.saturating_since(job.submitted_at)) {
+            let mut options = spec.options();
+            options.job_priority = Some(priority);
+            spec.set_options(options);
+        }
         let forward_seq = self.view.record_forward(target, job.request.slots);
         if let Some(oracle) = &mut self.oracle {
             oracle.record_forward(target, job.request.slots);
@@ -139,7 +169,7 @@ impl ForwarderNode {
                 forward_seq,
                 source_job: id,
                 queue: at.queue.clone(),
-                spec: job.spec.clone(),
+                spec,
                 submitted_at: job.submitted_at,
                 attempt,
             }),

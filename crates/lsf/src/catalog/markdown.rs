@@ -9,10 +9,14 @@ pub fn markdown() -> String {
     for file in FILES {
         text.push_str(&format!("### {}\n\n", file.name));
         for section in file.sections.iter().filter(|section| section.read) {
-            text.push_str(&format!(
-                "Section `{}`:\n\n| parameter | mcfed | how |\n|---|---|---|\n",
-                section.name
-            ));
+            if section.name == super::NO_SECTION {
+                text.push_str(
+                    "No sections: `KEY=value` lines. Every key not listed is a warning at its line.\n\n",
+                );
+            } else {
+                text.push_str(&format!("Section `{}`:\n\n", section.name));
+            }
+            text.push_str("| parameter | mcfed | how |\n|---|---|---|\n");
             for param in section.params {
                 let (status, how) = match param.status {
                     Status::Modelled(_) => ("modelled", ""),

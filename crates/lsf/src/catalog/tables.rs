@@ -534,3 +534,8 @@ pub(super) const RESOURCE_COLUMNS: &[Param] = &[
     i("RELEASE"),
     i("CONSUMABLE"),
 ];
+
+/// lsf.conf's keys mcfed models (it has no sections; every other key is a
+/// warning at its line).
+pub(super) const LSF_CONF_KEYS: &[Param] =
+    &[m("LSB_REQUEUE_TO_BOTTOM", Flag), m("LSB_MIG2PEND", Flag)];

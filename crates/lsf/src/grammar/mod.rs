@@ -5,7 +5,7 @@
 //! in `cells`. Everything parsed keeps where it was read.
 
 mod cells;
-mod lines;
+pub(crate) mod lines;
 
 use std::path::Path;
 

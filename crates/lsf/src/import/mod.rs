@@ -1,7 +1,8 @@
 //! Importing a site's LSF configuration: each cluster's directory
 //! (`lsb.params`, `lsb.queues`, `lsb.hosts`, `lsb.users`, optional
-//! `lsb.resources` and `lsf.cluster.NAME`) and the shared `lsf.shared`,
-//! into the tables of a scenario's clusters ([`crate::doc`]).
+//! `lsb.resources` and `lsf.cluster.NAME`), the shared `lsf.shared` and
+//! `lsf.conf` (the directory's own or its parent's), into the tables of a
+//! scenario's clusters ([`crate::doc`]).
 //!
 //! Nothing is dropped silently: a parameter mcfed does not model is a
 //! warning at its line, an unknown one a warning with "did you mean",
@@ -9,6 +10,7 @@
 //! `strict`, warnings are errors too. One module per file reads it;
 //! this one walks files and sections the same way for all of them.
 
+mod conf;
 mod hosts;
 mod params;
 mod queues;
@@ -127,6 +129,7 @@ pub fn import(
         )));
     }
     let mut shared_files: BTreeMap<PathBuf, Shared> = BTreeMap::new();
+    let mut conf_files: BTreeMap<PathBuf, conf::Conf> = BTreeMap::new();
     let mut clusters = Vec::new();
     for source in sources.iter().take(MAX_CLUSTERS) {
         if clusters
@@ -145,7 +148,13 @@ pub fn import(
                 .or_insert_with(|| Shared::read(&path, &mut diags))
                 .clone()
         });
-        clusters.push(cluster(source, shared.as_ref(), &mut diags));
+        let conf = conf::conf_path(&source.dir).map(|path| {
+            conf_files
+                .entry(path.clone())
+                .or_insert_with(|| conf::Conf::read(&path, &mut diags))
+                .clone()
+        });
+        clusters.push(cluster(source, shared.as_ref(), conf.as_ref(), &mut diags));
     }
     queues::check_send_targets(&clusters, &mut diags);
     let (mut federation, warnings) = diags.finish(
@@ -168,11 +177,12 @@ pub fn import_cluster(
 ) -> Result<(ClusterDoc, Vec<Diagnostic>), ImportError> {
     let mut diags = Diags::default();
     let shared = shared_path(dir, shared).map(|path| Shared::read(&path, &mut diags));
+    let conf = conf::conf_path(dir).map(|path| conf::Conf::read(&path, &mut diags));
     let source = ClusterSource {
         name: name.to_owned(),
         dir: dir.to_path_buf(),
     };
-    let doc = cluster(&source, shared.as_ref(), &mut diags);
+    let doc = cluster(&source, shared.as_ref(), conf.as_ref(), &mut diags);
     diags.finish(doc, false)
 }
 
@@ -189,8 +199,14 @@ fn shared_path(dir: &Path, given: Option<&Path>) -> Option<PathBuf> {
     parent.is_file().then_some(parent)
 }
 
-/// Reads one cluster's directory.
-fn cluster(source: &ClusterSource, shared: Option<&Shared>, diags: &mut Diags) -> ClusterDoc {
+/// Reads one cluster's directory (with its lsf.shared and lsf.conf, read
+/// already).
+fn cluster(
+    source: &ClusterSource,
+    shared: Option<&Shared>,
+    conf: Option<&conf::Conf>,
+    diags: &mut Diags,
+) -> ClusterDoc {
     let mut doc = ClusterDoc {
         name: source.name.clone(),
         dir: source.dir.display().to_string(),
@@ -225,6 +241,9 @@ fn cluster(source: &ClusterSource, shared: Option<&Shared>, diags: &mut Diags) -
         return doc;
     }
     let sleep = params::read(files.params.as_ref(), &mut doc, diags);
+    if let Some(conf) = conf {
+        conf.apply(&mut doc);
+    }
     let host_book = hosts::read(&files, shared, &mut doc, diags);
     let user_book = users::read(files.users.as_ref(), &mut doc, diags);
     let context = queues::Context {

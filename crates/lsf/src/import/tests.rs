@@ -1,7 +1,7 @@
 //! The mappings of issue 13's features, on small configuration
 //! directories: run limits and estimates, user groups with their own
-//! shares, and lsb.resources' Limits, with the warnings and errors each
-//! gives.
+//! shares, lsb.resources' Limits, and lsf.conf's keys, with the warnings
+//! and errors each gives.
 
 use super::import_cluster;
 use crate::doc::{ClusterDoc, Table, Value};
@@ -243,4 +243,64 @@ fn absolute_priority_values_lsf_refuses_are_errors_at_their_line() {
             "{body}: {errors:?}"
         );
     }
+}
+
+#[test]
+fn lsf_conf_gives_its_modelled_keys_and_warns_about_the_others() {
+    let conf = "# site\nLSF_LOGDIR=/var/log/lsf\nLSB_REQUEUE_TO_BOTTOM = 1\nLSB_MIG2PND=1\n\nLSB_MIG2PEND=\"y\"  # quoted\n";
+    let (doc, warnings) = import(&[("lsb.hosts", HOSTS), ("lsf.conf", conf)]).expect("imports");
+    assert_eq!(text(&doc.params, "LSB_REQUEUE_TO_BOTTOM"), Some("Y"));
+    assert_eq!(text(&doc.params, "LSB_MIG2PEND"), Some("Y"));
+    assert_eq!(
+        warnings,
+        [
+            "2: LSF_LOGDIR is not modelled; ignored",
+            "4: unknown parameter `LSB_MIG2PND` in lsf.conf (did you mean `LSB_MIG2PEND`?); ignored",
+        ]
+    );
+    let (doc, _) =
+        import(&[("lsb.hosts", HOSTS), ("lsf.conf", "LSB_MIG2PEND=0\n")]).expect("imports");
+    assert_eq!(text(&doc.params, "LSB_MIG2PEND"), Some("N"));
+}
+
+#[test]
+fn lsf_conf_lines_lsf_would_not_take_are_errors_at_their_line() {
+    for (conf, expected) in [
+        (
+            "LSB_MIG2PEND=2\n",
+            "1: LSB_MIG2PEND expects 1 or 0 (or Y or N), found `2`",
+        ),
+        (
+            "\nLSB_MIG2PEND\n",
+            "2: expected `KEY=value`, found `LSB_MIG2PEND`",
+        ),
+        (
+            "LSB_MIG2PEND=1\nLSB_MIG2PEND=0\n",
+            "2: LSB_MIG2PEND is set twice in lsf.conf (first at line 1)",
+        ),
+        (
+            "1ABC=1\n",
+            "1: expected a parameter name before `=`, found `1ABC`",
+        ),
+    ] {
+        let errors = import(&[("lsb.hosts", HOSTS), ("lsf.conf", conf)])
+            .err()
+            .unwrap_or_else(|| panic!("`{conf}` is refused"));
+        assert_eq!(errors, [expected], "{conf}");
+    }
+}
+
+#[test]
+fn a_clusters_lsf_conf_is_its_directorys_or_its_parents() {
+    let parent = tempfile::tempdir().expect("temp dir");
+    let dir = parent.path().join("C1");
+    std::fs::create_dir(&dir).expect("dir");
+    std::fs::write(dir.join("lsb.hosts"), HOSTS).expect("write");
+    std::fs::write(parent.path().join("lsf.conf"), "LSB_MIG2PEND=1\n").expect("write");
+    let (doc, _) = import_cluster("C1", &dir, None).expect("imports");
+    assert_eq!(text(&doc.params, "LSB_MIG2PEND"), Some("Y"), "the parent's");
+    std::fs::write(dir.join("lsf.conf"), "LSB_REQUEUE_TO_BOTTOM=1\n").expect("write");
+    let (doc, _) = import_cluster("C1", &dir, None).expect("imports");
+    assert_eq!(text(&doc.params, "LSB_MIG2PEND"), None, "its own, only");
+    assert_eq!(text(&doc.params, "LSB_REQUEUE_TO_BOTTOM"), Some("Y"));
 }

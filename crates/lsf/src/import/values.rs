@@ -32,6 +32,9 @@ pub(crate) fn convert(
         Conv::Words => words(name, text).map(|words| (Value::Text(words.join(" ")), None)),
         Conv::YesNo => yes_no(name, text)
             .map(|yes| (Value::Text(if yes { "Y" } else { "N" }.to_owned()), None)),
+        Conv::Flag => {
+            flag(name, text).map(|yes| (Value::Text(if yes { "Y" } else { "N" }.to_owned()), None))
+        }
         Conv::Backlog => backlog(text),
         Conv::Name => name_word(name, text).map(|word| (Value::Text(word), None)),
         Conv::Keywords => return keywords(name, text, at, diags),
@@ -160,6 +163,16 @@ fn yes_no(name: &str, text: &str) -> Result<bool, String> {
         "Y" | "y" | "YES" | "yes" | "Yes" => Ok(true),
         "N" | "n" | "NO" | "no" | "No" => Ok(false),
         other => Err(format!("{name} expects Y or N, found `{other}`")),
+    }
+}
+
+/// An lsf.conf switch: `1` or `0` as LSF documents it, or Y/N.
+fn flag(name: &str, text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "1" => Ok(true),
+        "0" => Ok(false),
+        other => yes_no(name, other)
+            .map_err(|_| format!("{name} expects 1 or 0 (or Y or N), found `{other}`")),
     }
 }
 

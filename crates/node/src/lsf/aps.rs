@@ -1,11 +1,14 @@
 //! `bjobs -aps` and `bjobs -prio`: a cluster's pending jobs (and running
 //! jobs' pending resize requests) with their absolute priority scheduling
 //! values, in dispatch order — system values first, then calculated
-//! values, then jobs of queues without APS — built from the cluster
-//! ([`aps_rows`], run inside the actor) and printed as LSF prints them.
+//! values, then jobs of queues without APS — followed by the jobs waiting
+//! in the cluster's APS send queues in forwarding order, built from the
+//! member ([`aps_rows`], run inside the actor) and printed as LSF prints
+//! them.
 
-use mcfed_cluster::{ApsShown, ApsTerm, Cluster};
-use mcfed_protocol::SimTime;
+use mcfed_cluster::{ApsEntry, ApsShown, ApsTerm};
+use mcfed_federation::Member;
+use mcfed_protocol::{JobSpec, SimTime};
 use serde::{Deserialize, Serialize};
 
 use super::Table;
@@ -59,48 +62,85 @@ pub struct ApsFactorRow {
     pub value: f64,
 }
 
-/// The rows of `bjobs -aps` for `cluster` at `now`, in dispatch order.
-pub fn aps_rows(cluster: &Cluster, now: SimTime) -> Vec<ApsRow> {
-    cluster
+/// The rows of `bjobs -aps` for `member` at `now`: its scheduler's jobs in
+/// dispatch order, then the jobs waiting at this cluster in its APS send
+/// queues, each group in the order its next forwarding session decides
+/// them.
+pub fn aps_rows(member: &Member, now: SimTime) -> Vec<ApsRow> {
+    let cluster = member.cluster();
+    let mut rows: Vec<ApsRow> = cluster
         .aps_listing(now)
         .into_iter()
         .filter_map(|entry| {
             let job = cluster.job(entry.job)?;
-            let (kind, value) = match entry.shown {
-                ApsShown::System(value) => ("system", Some(value)),
-                ApsShown::Calculated(value) => ("calculated", Some(value)),
-                ApsShown::None => ("none", None),
-            };
-            let factors = entry
-                .breakdown
-                .map(|breakdown| {
-                    ApsTerm::ALL
-                        .iter()
-                        .map(|term| ApsFactorRow {
-                            name: term.name().to_owned(),
-                            figure: breakdown.figures[term.index()],
-                            value: breakdown.terms[term.index()],
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            Some(ApsRow {
-                job_id: job.id.0,
-                user: job.spec.user.to_string(),
-                stat: job.state.as_str().to_owned(),
-                queue: cluster.queue_config(job.queue).name.to_string(),
-                job_name: job.spec.name.to_string(),
-                aps: entry.shown.render(),
-                aps_kind: kind.to_owned(),
-                aps_value: value,
-                jpriority: entry.jpriority,
-                migrated: entry.migrated,
-                resize: entry.resize,
-                factors,
-                admin: entry.breakdown.map_or(0.0, |breakdown| breakdown.admin),
-            })
+            let queue = cluster.queue_config(job.queue).name.as_str();
+            Some(row(&entry, &job.spec, job.state.as_str(), queue))
         })
-        .collect()
+        .collect();
+    rows.extend(send_queue_rows(member, now));
+    rows
+}
+
+/// The rows of the jobs waiting in `member`'s APS send queues.
+fn send_queue_rows(member: &Member, now: SimTime) -> Vec<ApsRow> {
+    let Some(forwarder) = member.forwarder() else {
+        return Vec::new();
+    };
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut rows = Vec::new();
+    for (queue, _) in forwarder.send_queues() {
+        for id in member
+            .forwarding_order(queue.as_str(), now)
+            .unwrap_or_default()
+        {
+            let (Some(job), true) = (forwarder.job(id), seen.insert(id)) else {
+                continue;
+            };
+            let Some(entry) = member.send_queue_aps(id, now) else {
+                continue;
+            };
+            let queue = forwarder.send_queue_name(job.send_queue_index());
+            rows.push(row(&entry, &job.spec, job.state.as_str(), queue.as_str()));
+        }
+    }
+    rows
+}
+
+/// The row of `entry`, a job with `spec` in `state` in `queue`.
+fn row(entry: &ApsEntry, spec: &JobSpec, state: &str, queue: &str) -> ApsRow {
+    let (kind, value) = match entry.shown {
+        ApsShown::System(value) => ("system", Some(value)),
+        ApsShown::Calculated(value) => ("calculated", Some(value)),
+        ApsShown::None => ("none", None),
+    };
+    let factors = entry
+        .breakdown
+        .map(|breakdown| {
+            ApsTerm::ALL
+                .iter()
+                .map(|term| ApsFactorRow {
+                    name: term.name().to_owned(),
+                    figure: breakdown.figures[term.index()],
+                    value: breakdown.terms[term.index()],
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ApsRow {
+        job_id: entry.job.0,
+        user: spec.user.to_string(),
+        stat: state.to_owned(),
+        queue: queue.to_owned(),
+        job_name: spec.name.to_string(),
+        aps: entry.shown.render(),
+        aps_kind: kind.to_owned(),
+        aps_value: value,
+        jpriority: entry.jpriority,
+        migrated: entry.migrated,
+        resize: entry.resize,
+        factors,
+        admin: entry.breakdown.map_or(0.0, |breakdown| breakdown.admin),
+    }
 }
 
 /// `bjobs -aps`: one line per job in dispatch order, its APS value last.

@@ -5,7 +5,7 @@
 
 use mcfed_cluster::{QueueConfig, ReceiveFrom};
 use mcfed_forwarder::{ForwarderConfig, Reachability, ScheduleMode, SendQueueConfig};
-use mcfed_protocol::{ClusterName, QueueRef};
+use mcfed_protocol::{ClusterName, QueueName, QueueRef};
 use rustc_hash::FxHashSet;
 
 use super::Checker;
@@ -243,6 +243,19 @@ fn forwarding_cycle(drafts: &[ClusterDraft], start: &QueueRef) -> Option<Vec<Que
     walk(drafts, start, &mut path, &mut seen).then_some(path)
 }
 
+/// The queue whose APS_PRIORITY orders `queue`'s jobs: itself, or the
+/// APS queue whose QUEUE_GROUP names it (the cluster's setup checks that
+/// a group's queues are all send queues or all local ones).
+fn aps_group(queues: &[QueueConfig], queue: &QueueConfig) -> Option<QueueName> {
+    if queue.aps_priority.is_some() {
+        return Some(queue.name.clone());
+    }
+    queues
+        .iter()
+        .find(|parent| parent.aps_priority.is_some() && parent.queue_group.contains(&queue.name))
+        .map(|parent| parent.name.clone())
+}
+
 /// The forwarder of a cluster with send queues; `None` without. A remote
 /// cluster is unreachable once its last update is older than
 /// MC_UNREACHABLE_UPDATES of its own MC_PLUGIN_UPDATE_INTERVAL.
@@ -257,6 +270,7 @@ pub(super) fn forwarder(draft: &ClusterDraft, drafts: &[ClusterDraft]) -> Option
             send_to: queue.send_to.clone(),
             max_rsched_time: draft.max_rsched_time.get(&queue.name).copied(),
             fairshare: queue.fairshare.is_some(),
+            aps_group: aps_group(&draft.config.queues, queue),
         })
         .collect();
     // Counters go stale only where they come: to a submission cluster

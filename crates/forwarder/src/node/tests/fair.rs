@@ -7,13 +7,13 @@ use mcfed_protocol::{JobSpec, Message, QueueName, SimTime};
 
 use super::{name, update};
 use crate::mode::ScheduleMode;
-use crate::node::{ForwarderConfig, ForwarderNode, SendQueueConfig, ShareOrder};
+use crate::node::{ForwarderConfig, ForwarderNode, SendOrder, SendQueueConfig};
 
 /// Every user has one share, RUN_JOB_FACTOR 3 and FWD_JOB_FACTOR 1:
 /// 1 / (3 + 1 + fwd_job_slots).
 struct OneShareEach;
 
-impl ShareOrder for OneShareEach {
+impl SendOrder for OneShareEach {
     fn priority(&self, _: &QueueName, _: &str, fwd_job_slots: u32) -> Option<f64> {
         Some(1.0 / (4.0 + f64::from(fwd_job_slots)))
     }
@@ -30,6 +30,7 @@ fn fair_forwarder() -> ForwarderNode {
             send_to: vec!["high@C2".parse().expect("valid")],
             max_rsched_time: None,
             fairshare: true,
+            aps_group: None,
         }],
         max_forwards: 3,
         reachability: Default::default(),

@@ -2,6 +2,7 @@
 //! recalls, and which messages about a job are believed; `handled` checks
 //! what [`ForwarderNode::handle`] says each message changed.
 
+mod aps;
 mod control;
 mod fair;
 mod handled;
@@ -37,6 +38,7 @@ fn config(max_rsched_time: Option<Duration>) -> ForwarderConfig {
             ],
             max_rsched_time,
             fairshare: false,
+            aps_group: None,
         }],
         max_forwards: 3,
         reachability: Default::default(),

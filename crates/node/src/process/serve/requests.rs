@@ -226,7 +226,7 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
             .local
             .member
             .send(Inspect(|member: &Member, now| {
-                crate::lsf::aps_rows(member.node().cluster(), now)
+                crate::lsf::aps_rows(member, now)
             }))
             .await
         {
