@@ -1,7 +1,8 @@
 //! End-to-end: what turning absolute priority scheduling on changes
-//! (seed 001, "Preemption"): the same federation with and without
-//! APS_PRIORITY dispatches its high jobs in a different order, but the
-//! preemption picks the same victim.
+//! (seed 001, "Preemption", "Resource reservation", "Backfill
+//! scheduling"): the same federation with and without APS_PRIORITY
+//! dispatches its jobs in a different order, but the preemption picks the
+//! same victim, and the reservation and backfill act the same.
 
 mod common;
 
@@ -44,6 +45,37 @@ fn aps_changes_the_dispatch_order_but_not_the_victim() {
     let held = common::succeeded(&output);
     assert!(held.contains("5 of 5 expectations held"), "{held}");
     assert!(held.contains("job young is preempted by h-first"), "{held}");
+}
+
+const RESERVATION: &str = "scenarios/aps/reservation-backfill-unaffected.toml";
+
+#[test]
+fn aps_changes_which_job_backfills_first_but_not_the_reservation() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join(RESERVATION)).expect("scenario");
+    let held = common::succeeded(&common::mcfed(&["run", RESERVATION, "--check"]));
+    assert!(held.contains("9 of 9 expectations held"), "{held}");
+
+    // Without APS, first come, first served: bf-first backfills first;
+    // wide still reserves and starts at 200s, long still waits for it.
+    let changed: String = text
+        .lines()
+        .filter(|line| !line.starts_with("APS_PRIORITY"))
+        .map(|line| match line {
+            "job = \"bf-second\"" => "job = \"bf-first\"",
+            "job = \"bf-first\"" => "job = \"bf-second\"",
+            other => other,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(changed, text);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plain = dir.path().join("no-aps.toml");
+    std::fs::write(&plain, &changed).expect("write");
+    let output = common::mcfed(&["run", plain.to_str().expect("utf-8"), "--check"]);
+    let held = common::succeeded(&output);
+    assert!(held.contains("9 of 9 expectations held"), "{held}");
+    assert!(held.contains("job bf-first is RUN"), "{held}");
 }
 
 const SEND_QUEUE: &str = "scenarios/aps/send-queue-aps-order.toml";
