@@ -259,7 +259,7 @@ pub struct Job {
 }
 
 /// A job's absolute priority scheduling state beyond what its spec says.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JobAps {
     /// `bmod -aps`: a system or an admin value.
     pub set: Option<ApsSet>,
@@ -270,7 +270,7 @@ pub struct JobAps {
 }
 
 /// A value `bmod -aps` set for a job.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ApsSet {
     /// `system=V`: ahead of every calculated value.
     System(f64),

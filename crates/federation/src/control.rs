@@ -198,6 +198,10 @@ impl Member {
                 job: id,
                 reason: error.to_string(),
             })?;
+        // The job as the command left it goes to the journal (a pending
+        // job's bmod, bswitch or bstop changes no running state a later
+        // step would write).
+        self.note_changes(&effects.transitions[first..]);
         if self.history.is_some() {
             self.record_transitions(&effects.transitions[first..]);
         }
@@ -321,6 +325,7 @@ impl Member {
             &mut effects.envelopes,
             &mut effects.transitions,
         );
+        self.note_changes(&effects.transitions[first..]);
         if self.history.is_some() {
             self.record_transitions(&effects.transitions[first..]);
         }

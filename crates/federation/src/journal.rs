@@ -27,8 +27,10 @@ use serde::{Deserialize, Serialize};
 /// The version of the journal's records; a journal of another version is
 /// refused rather than misread. Version 2: a send queue's job keeps the
 /// `bmod -aps` value given it at the submission cluster
-/// (`SourceImage::aps`).
-pub const JOURNAL_FORMAT: u32 = 2;
+/// (`SourceImage::aps`). Version 3: a scheduler's job keeps its `bmod -aps`
+/// value, its migration mark and its APS pending clock (`JobImage::aps`,
+/// `JobImage::pend_clock`).
+pub const JOURNAL_FORMAT: u32 = 3;
 
 /// What the process that writes a journal is, beyond its member: the
 /// lineage of its state and its emulated time zero.

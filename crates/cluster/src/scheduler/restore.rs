@@ -18,7 +18,7 @@ use mcfed_protocol::{ClusterName, JobSpec, QueueName, SimTime};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::job::{JobId, JobOrigin, JobState, Placement};
+use crate::job::{JobAps, JobId, JobOrigin, JobState, Placement};
 
 use super::Cluster;
 use super::accounting::Holding;
@@ -67,6 +67,13 @@ pub struct JobImage {
     pub running_since: SimTime,
     /// Its hosts (by name) and slots on each, while running or suspended.
     pub placement: Vec<(Arc<str>, u32)>,
+    /// Its pending clock for absolute priority scheduling, as the job
+    /// keeps it: while it pends, when its pending time began counting
+    /// (emulated ms); otherwise how long it has pended. Grace periods and
+    /// JOB_PRIORITY_OVER_TIME go on where they were.
+    pub pend_clock: u64,
+    /// What `bmod -aps` set for it, and whether it was migrated.
+    pub aps: Option<JobAps>,
 }
 
 /// What [`Cluster::restore_jobs`] could not put back as it was.
@@ -115,6 +122,8 @@ impl Cluster {
                 .iter()
                 .map(|place| (self.hosts[place.host].shared_name.clone(), place.slots))
                 .collect(),
+            pend_clock: job.pend_clock,
+            aps: job.aps.as_deref().copied(),
         })
     }
 
@@ -188,6 +197,11 @@ impl Cluster {
         job.started_at = image.started_at;
         job.remaining = image.remaining;
         job.running_since = image.running_since;
+        job.aps = image.aps.map(Box::new);
+        // Out of the pending lists a job keeps how long it pended; a pending
+        // one gets its start time back once it is filed pending below.
+        job.pend_clock = image.pend_clock;
+        let pend_clock = image.pend_clock;
         let holding = match (image.state, placement) {
             (ImageState::Pending, _) => Holding::Nothing,
             (ImageState::Held, _) => {
@@ -219,7 +233,12 @@ impl Cluster {
             }
         };
         match holding {
-            Holding::Nothing => self.requeue_restored(id),
+            Holding::Nothing => {
+                self.requeue_restored(id);
+                if let Some(job) = self.jobs.get_mut(id) {
+                    job.pend_clock = pend_clock;
+                }
+            }
             Holding::Running => {
                 let finish = job.running_since + job.time_to_end();
                 let epoch = job.run_epoch;
