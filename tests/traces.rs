@@ -203,6 +203,16 @@ fn the_documented_trace_commands_run() {
     assert!(std::path::Path::new(csv_out).exists(), "jobs.csv written");
 }
 
+/// A trace `mcfed gen swf FLAGS` writes in `dir`, and its path.
+fn generated(dir: &tempfile::TempDir, flags: &[&str]) -> String {
+    let trace = dir.path().join("t.swf");
+    let trace = trace.to_str().expect("utf-8").to_owned();
+    let mut args = vec!["gen", "swf", "-o", trace.as_str()];
+    args.extend_from_slice(flags);
+    stdout(&mcfed(&args));
+    trace
+}
+
 /// The slot numbers of an interval set such as `0-3 8`.
 fn slots(set: &str) -> Vec<u64> {
     set.split_whitespace()
@@ -222,24 +232,22 @@ fn slots(set: &str) -> Vec<u64> {
 #[test]
 fn jobs_csv_rows_add_up_and_slots_never_overlap() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let trace = dir.path().join("t.swf");
-    let trace = trace.to_str().expect("utf-8");
-    stdout(&mcfed(&[
-        "gen",
-        "swf",
-        "-o",
-        trace,
-        "--jobs",
-        "2000",
-        "--processors",
-        "16",
-        "--max-width",
-        "4",
-        "--load",
-        "1.2",
-        "--seed",
-        "3",
-    ]));
+    let trace = generated(
+        &dir,
+        &[
+            "--jobs",
+            "2000",
+            "--processors",
+            "16",
+            "--max-width",
+            "4",
+            "--load",
+            "1.2",
+            "--seed",
+            "3",
+        ],
+    );
+    let trace = trace.as_str();
     let csv_path = dir.path().join("jobs.csv");
     let csv_text = csv_path.to_str().expect("utf-8");
     stdout(&mcfed(&[
@@ -367,24 +375,22 @@ fn queue_counts(summary: &serde_json::Value) -> Vec<(String, String, u64, u64, u
 #[test]
 fn a_launched_run_replays_a_workload_to_drain_with_metrics() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let trace = dir.path().join("t.swf");
-    let trace = trace.to_str().expect("utf-8");
-    stdout(&mcfed(&[
-        "gen",
-        "swf",
-        "-o",
-        trace,
-        "--jobs",
-        "100",
-        "--processors",
-        "8",
-        "--max-width",
-        "2",
-        "--load",
-        "0.9",
-        "--seed",
-        "3",
-    ]));
+    let trace = generated(
+        &dir,
+        &[
+            "--jobs",
+            "100",
+            "--processors",
+            "8",
+            "--max-width",
+            "2",
+            "--load",
+            "0.9",
+            "--seed",
+            "3",
+        ],
+    );
+    let trace = trace.as_str();
     let scenario = stdout(&mcfed(&[
         "replay",
         trace,
