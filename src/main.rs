@@ -9,9 +9,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
+use mcfed_chaos::ChaosConfig;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::chaos::ChaosConfig;
-use mcfed_scenario::{RunOptions, RunOutput, Scenario, ScenarioError, inspect};
+use mcfed_run::{RunOptions, RunOutput, inspect};
+use mcfed_scenario::{Scenario, ScenarioError};
 
 use crate::cli::report::Report;
 
@@ -220,7 +221,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
             print_warnings(&scenario, &loaded);
             if check && !loaded.expectations.is_empty() {
                 let output = RunOutput::default();
-                let results: Vec<_> = mcfed_scenario::check(&loaded, &output)
+                let results: Vec<_> = mcfed_run::check(&loaded, &output)
                     .into_iter()
                     .filter(|result| {
                         loaded.expectations.iter().any(|expectation| {
@@ -303,23 +304,23 @@ fn print_warnings(file: &std::path::Path, scenario: &Scenario) {
 /// refused (`refused = "..."`), its refusal is checked against them.
 fn refusal_checks(path: &std::path::Path, error: ScenarioError) -> anyhow::Result<ExitCode> {
     let source = std::fs::read_to_string(path).unwrap_or_default();
-    let expected = mcfed_scenario::refusal::expected_refusals(&source);
+    let expected = mcfed_run::refusal::expected_refusals(&source);
     if expected.is_empty() {
         return Err(error.into());
     }
     eprintln!("{error}");
-    print_checks(&mcfed_scenario::refusal::check_refusals(&expected, &error))
+    print_checks(&mcfed_run::refusal::check_refusals(&expected, &error))
 }
 
 /// Prints check results as `run --check` does; exit status 1 if one
 /// failed.
-fn print_checks(results: &[mcfed_scenario::CheckResult]) -> anyhow::Result<ExitCode> {
+fn print_checks(results: &[mcfed_run::CheckResult]) -> anyhow::Result<ExitCode> {
     let failed = results.iter().filter(|result| !result.held).count();
     let mut out = io::stdout().lock();
     writeln!(
         out,
         "{}{} of {} expectations held",
-        mcfed_scenario::render::checks_text(results),
+        mcfed_run::render::checks_text(results),
         results.len() - failed,
         results.len()
     )?;

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::ValueEnum;
-use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides};
+use mcfed_chaos::{ChaosConfig, ChaosOverrides};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
@@ -101,7 +101,8 @@ impl ChaosArgs {
 
     /// The scenario's faults with these flags applied to every link.
     pub(crate) fn apply(&self, scenario: &mcfed_scenario::Scenario) -> Option<ChaosConfig> {
-        self.overrides().apply(scenario)
+        self.overrides()
+            .apply(scenario.chaos.as_ref(), scenario.seed)
     }
 }
 
@@ -202,7 +203,7 @@ pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
                 writeln!(
                     out,
                     "\n## Metrics\n\n```\n{}```",
-                    mcfed_scenario::render::metrics_text(&run.metrics)
+                    mcfed_run::render::metrics_text(&run.metrics)
                 )?;
             }
             if !plots.is_empty() || !left_out.is_empty() {

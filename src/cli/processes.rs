@@ -265,7 +265,7 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     }
     let faulty = options
         .chaos
-        .apply(&scenario)
+        .apply(scenario.chaos.as_ref(), scenario.seed)
         .is_some_and(|chaos| chaos.is_active());
     let report = match args.report {
         LaunchReport::Json => super::report::Report::Json,

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mcfed_engine::{EngineError, EventLoop, Progress};
-use mcfed_scenario::{RunOptions, RunOutput, Scenario};
+use mcfed_run::{RunOptions, RunOutput};
+use mcfed_scenario::Scenario;
 
 /// Runs `scenario` with the event loop, with a progress bar unless `quiet`.
 pub(crate) fn run(

@@ -6,7 +6,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
-use mcfed_scenario::{RunOutput, Scenario, render};
+use mcfed_run::{RunOutput, render};
+use mcfed_scenario::Scenario;
 
 /// How to print a run's decisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -106,7 +107,7 @@ fn summary(
 
 fn workload_summary(
     out: &mut impl Write,
-    workload: &mcfed_scenario::run::WorkloadReport,
+    workload: &mcfed_run::output::WorkloadReport,
 ) -> io::Result<()> {
     let skipped = &workload.skipped;
     writeln!(
@@ -138,7 +139,7 @@ fn workload_summary(
 
 /// Every decision and job event of `output`, in the order they happened.
 fn decisions_and_events(out: &mut impl Write, output: &RunOutput) -> io::Result<()> {
-    use mcfed_scenario::records::RecordRef;
+    use mcfed_run::records::RecordRef;
     for reference in &output.order {
         match *reference {
             RecordRef::Decision(index) => {
@@ -163,7 +164,10 @@ pub(crate) fn print(
     let mut out = BufWriter::new(io::stdout().lock());
     match printing.report {
         Report::Json if printing.events => {
-            for line in render::run_json_lines(&scenario.run_record(printing.faulty), output)? {
+            for line in render::run_json_lines(
+                &mcfed_run::records::RunRecord::of(scenario, printing.faulty),
+                output,
+            )? {
                 writeln!(out, "{line}")?;
             }
         }
@@ -171,7 +175,7 @@ pub(crate) fn print(
             for record in &output.decisions {
                 writeln!(out, "{}", render::decision_json(record)?)?;
             }
-            if let Some(summary) = mcfed_scenario::records::SummaryRecord::of(output) {
+            if let Some(summary) = mcfed_run::records::SummaryRecord::of(output) {
                 writeln!(out, "{}", serde_json::to_string(&summary)?)?;
             }
         }
@@ -218,7 +222,7 @@ pub(crate) fn print(
     if !printing.check {
         return Ok(ExitCode::SUCCESS);
     }
-    let results = mcfed_scenario::check(scenario, output);
+    let results = mcfed_run::check(scenario, output);
     let failed = results.iter().filter(|result| !result.held).count();
     let summary = format!(
         "{}{} of {} expectations held",

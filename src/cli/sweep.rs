@@ -286,7 +286,7 @@ fn print_table(
 /// Runs one sweep variant with the event loop.
 fn run_with_event_loop(
     scenario: &mcfed_scenario::Scenario,
-    options: &mcfed_scenario::RunOptions,
-) -> Result<mcfed_scenario::RunOutput, String> {
+    options: &mcfed_run::RunOptions,
+) -> Result<mcfed_run::RunOutput, String> {
     mcfed_engine::run(scenario, options).map_err(|error| error.to_string())
 }

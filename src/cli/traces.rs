@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use mcfed_scenario::RunOptions;
+use mcfed_run::RunOptions;
 use mcfed_trace::SyntheticTrace;
 
 use crate::cli::report::{Printing, Report};

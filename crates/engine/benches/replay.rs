@@ -13,7 +13,7 @@
 
 use divan::{Bencher, black_box};
 use mcfed_engine::run;
-use mcfed_scenario::RunOptions;
+use mcfed_run::RunOptions;
 
 fn main() {
     divan::main();

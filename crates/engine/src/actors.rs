@@ -16,11 +16,12 @@ use mcfed_actors::{
 };
 use mcfed_federation::{JobRef, Member};
 use mcfed_protocol::{ClusterName, SimTime};
+use mcfed_run::output::ActionRecord;
+use mcfed_run::probe::{ClusterSnapshot, Snapshot, snapshot};
+use mcfed_run::records::EventRecord;
+use mcfed_run::{RunOptions, RunOutput};
+use mcfed_scenario::Scenario;
 use mcfed_scenario::model::{ActionKind, Submission};
-use mcfed_scenario::probe::{ClusterSnapshot, Snapshot, snapshot};
-use mcfed_scenario::records::EventRecord;
-use mcfed_scenario::run::ActionRecord;
-use mcfed_scenario::{RunOptions, RunOutput, Scenario};
 use rustc_hash::FxHashMap;
 
 use crate::federation::{BuildError, Federation};
@@ -171,7 +172,7 @@ struct Driver<'a> {
     members: Vec<Addr<MemberActor>>,
     by_name: FxHashMap<ClusterName, Addr<MemberActor>>,
     collector: Addr<Collector>,
-    watched: Vec<mcfed_scenario::probe::Watched>,
+    watched: Vec<mcfed_run::probe::Watched>,
     snapshots: Vec<Snapshot>,
     submitted: u64,
     refused: u64,
@@ -415,7 +416,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
     let mut federation = Federation::build(scenario)?;
     federation.prepare(None, false);
     federation.keep_history_for(scenario);
-    let bundled = mcfed_scenario::metrics::MetricsRecorder::with_bundled(scenario);
+    let bundled = mcfed_run::metrics::MetricsRecorder::with_bundled(scenario);
     let bundled_jobs: u64 = federation.members.iter().map(Member::bundled_jobs).sum();
     let (probes, end) = plan.resolve(scenario);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -455,10 +456,10 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         streams: Streams::open(scenario)?,
         publishes,
     };
-    let watched: Vec<mcfed_scenario::probe::Watched> = scenario
+    let watched: Vec<mcfed_run::probe::Watched> = scenario
         .clusters
         .iter()
-        .map(|spec| scenario.watched(&spec.config.name))
+        .map(|spec| mcfed_run::probe::Watched::of(scenario, &spec.config.name))
         .collect();
     let longest_interval = scenario.longest_update_interval();
     let events = plan.events;
@@ -505,7 +506,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         for member in &driver.members {
             let state = member
                 .send(Inspect(|member: &Member, _| {
-                    Some(mcfed_scenario::metrics::end_state(member))
+                    Some(mcfed_run::metrics::end_state(member))
                 }))
                 .await?;
             states.extend(state);

@@ -14,7 +14,7 @@
 //! actors, runs `mcfed run` by default.
 //!
 //! With [`RunOptions::chaos`] every message passes through the seeded fault
-//! generator of [`mcfed_scenario::chaos`]; with [`RunOptions::oracle`] every
+//! generator of [`mcfed_chaos`]; with [`RunOptions::oracle`] every
 //! recorded decision is compared with the one the true counters would have
 //! given.
 
@@ -22,14 +22,15 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::time::Duration;
 
+use mcfed_chaos::{Chaos, ChaosConfig, Fate};
 use mcfed_federation::Effects;
 use mcfed_protocol::{ClusterName, Envelope, Message, SimTime};
-use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
-use mcfed_scenario::jobs_csv::JobsCsv;
-use mcfed_scenario::metrics::MetricsRecorder;
-use mcfed_scenario::probe::{PreemptionRecord, Snapshot, snapshot};
-use mcfed_scenario::records::{EventRecord, RecordRef, UsageRecord};
-use mcfed_scenario::{RunOptions, RunOutput, Scenario};
+use mcfed_run::jobs_csv::JobsCsv;
+use mcfed_run::metrics::MetricsRecorder;
+use mcfed_run::probe::{PreemptionRecord, Snapshot, snapshot};
+use mcfed_run::records::{EventRecord, RecordRef, UsageRecord};
+use mcfed_run::{RunOptions, RunOutput};
+use mcfed_scenario::Scenario;
 
 use crate::federation::Federation;
 use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT};
@@ -72,7 +73,7 @@ pub struct EventLoop<'a> {
     jobs_csv: Option<JobsCsv<BufWriter<File>>>,
     end: SimTime,
     /// Per cluster, the jobs expectations watch.
-    watched: Vec<mcfed_scenario::probe::Watched>,
+    watched: Vec<mcfed_run::probe::Watched>,
 }
 
 impl<'a> EventLoop<'a> {
@@ -86,7 +87,7 @@ impl<'a> EventLoop<'a> {
         let watched = scenario
             .clusters
             .iter()
-            .map(|spec| scenario.watched(&spec.config.name))
+            .map(|spec| mcfed_run::probe::Watched::of(scenario, &spec.config.name))
             .collect();
         let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
         let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);
@@ -252,10 +253,10 @@ impl<'a> EventLoop<'a> {
             .federation
             .members
             .iter()
-            .map(mcfed_scenario::metrics::end_state)
+            .map(mcfed_run::metrics::end_state)
             .collect();
-        mcfed_scenario::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
-        self.output.metrics = Some(mcfed_scenario::metrics::finish(metrics, states));
+        mcfed_run::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
+        self.output.metrics = Some(mcfed_run::metrics::finish(metrics, states));
         self.output
     }
 

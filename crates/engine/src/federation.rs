@@ -1,10 +1,10 @@
 //! A scenario's federation: one [`Member`] per cluster, built at time zero,
 //! as the in-process engines run it.
 
+use mcfed_chaos::ChaosConfig;
 use mcfed_federation::{GroupState, Member};
 use mcfed_protocol::ClusterName;
 use mcfed_scenario::Scenario;
-use mcfed_scenario::chaos::ChaosConfig;
 use rustc_hash::FxHashMap;
 
 pub use mcfed_federation::BuildError;

@@ -1,6 +1,6 @@
 //! The in-process simulation engines of mcfed. Both run a scenario's
 //! federation of [`mcfed_federation::Member`]s in emulated time and
-//! produce a [`mcfed_scenario::RunOutput`]:
+//! produce a [`mcfed_run::RunOutput`]:
 //!
 //! - [`event_loop`]: one thread, one binary heap of events; the default,
 //!   built for million-job replays;
@@ -15,7 +15,6 @@ pub mod event_loop;
 mod federation;
 mod heap;
 mod output;
-mod read_ahead;
 mod submissions;
 
 pub use event_loop::{EventLoop, run};

@@ -6,8 +6,8 @@ use std::io::BufWriter;
 
 use mcfed_federation::{Effects, Member};
 use mcfed_protocol::SimTime;
+use mcfed_run::jobs_csv::JobsCsv;
 use mcfed_scenario::Scenario;
-use mcfed_scenario::jobs_csv::JobsCsv;
 
 use crate::federation::{BuildError, Federation};
 
@@ -26,7 +26,7 @@ pub struct Progress {
 }
 
 /// Adds what `effects` of `member` did to the run's counts.
-pub(crate) fn count(stats: &mut mcfed_scenario::RunStats, member: &Member, effects: &Effects) {
+pub(crate) fn count(stats: &mut mcfed_run::RunStats, member: &Member, effects: &Effects) {
     stats.updates += effects.updates.sent;
     stats.updates_ignored += effects.updates.ignored;
     stats.update_regressions += effects.updates.regressions;

@@ -1,18 +1,18 @@
 //! The submissions of a run, in time order: the scenario's `[[submit]]`
 //! entries and its workloads' traces, read as streams — one pending
 //! submission per workload and a few batches read ahead
-//! ([`crate::read_ahead`]), never the whole trace.
+//! ([`mcfed_trace::read_ahead`]), never the whole trace.
 
 use std::sync::Arc;
 
+use mcfed_run::output::WorkloadReport;
 use mcfed_scenario::Scenario;
 use mcfed_scenario::model::Submission;
-use mcfed_scenario::run::WorkloadReport;
-use mcfed_scenario::workload::WorkloadSpec;
+use mcfed_trace::workload::WorkloadSpec;
 
 use mcfed_trace::SwfError;
 
-use crate::read_ahead::ReadAhead;
+use mcfed_trace::ReadAhead;
 
 /// The workloads being read, each with its next submission.
 pub(crate) struct Streams {

@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{decision_lines, timelines};
-use mcfed_scenario::RunOptions;
+use mcfed_run::RunOptions;
 
 /// The scenario at `file`, or `None` for one meant to be refused (its
 /// `[[expect]]` entries say `refused`); any other refusal fails the test.
@@ -16,7 +16,7 @@ fn load(file: &Path) -> Option<mcfed_scenario::Scenario> {
         Err(error) => {
             let source = std::fs::read_to_string(file).expect("readable");
             assert!(
-                !mcfed_scenario::refusal::expected_refusals(&source).is_empty(),
+                !mcfed_run::refusal::expected_refusals(&source).is_empty(),
                 "{}: {error}",
                 file.display()
             );
@@ -73,7 +73,7 @@ fn both_engines_give_the_same_decisions_and_timelines() {
                 .map(|(job, timeline)| format!("{job:?}: {timeline:?} vs {:?}", theirs.get(job)));
             differences.push(format!("{name}: job timelines differ, first {first:?}"));
         }
-        let counts = |output: &mcfed_scenario::RunOutput| {
+        let counts = |output: &mcfed_run::RunOutput| {
             let stats = &output.stats;
             (
                 stats.submitted,

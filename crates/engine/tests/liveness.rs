@@ -14,7 +14,7 @@ mod common;
 
 use common::{GenFederation, decision_lines, federation, timelines};
 use mcfed_protocol::SimTime;
-use mcfed_scenario::{RunOptions, RunOutput};
+use mcfed_run::{RunOptions, RunOutput};
 use proptest::prelude::*;
 
 fn drained(generated: &GenFederation, options: RunOptions) -> RunOutput {

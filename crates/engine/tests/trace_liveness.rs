@@ -17,7 +17,8 @@ use std::path::Path;
 
 use common::decision_lines;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::{RunOptions, RunOutput, Scenario};
+use mcfed_run::{RunOptions, RunOutput};
+use mcfed_scenario::Scenario;
 use mcfed_trace::SyntheticTrace;
 use proptest::prelude::*;
 

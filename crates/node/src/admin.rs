@@ -431,23 +431,23 @@ pub struct RecordsReply {
     /// Every job event of the process (jobs started, suspended, finished,
     /// ...), for `mcfed launch --events`.
     #[serde(default)]
-    pub events: Vec<mcfed_scenario::records::EventRecord>,
+    pub events: Vec<mcfed_run::records::EventRecord>,
     /// The process's slot-usage samples (every shortest update interval
     /// of the scenario, from emulated time zero).
     #[serde(default)]
-    pub usage: Vec<mcfed_scenario::records::UsageRecord>,
+    pub usage: Vec<mcfed_run::records::UsageRecord>,
     /// The scheduling metrics of the process's jobs (merged by the
     /// launcher into the run's `summary`).
     #[serde(default)]
-    pub metrics: Option<mcfed_scenario::metrics::MetricsRecorder>,
+    pub metrics: Option<mcfed_run::metrics::MetricsRecorder>,
     /// What the process holds now: its slots and the jobs that never
     /// started (the end of the run's metrics and totals).
     #[serde(default)]
-    pub end_state: Option<mcfed_scenario::metrics::EndState>,
+    pub end_state: Option<mcfed_run::metrics::EndState>,
     /// Counts of what happened in the process (updates, job starts and
     /// ends, decisions).
     #[serde(default)]
-    pub stats: Option<mcfed_scenario::RunStats>,
+    pub stats: Option<mcfed_run::RunStats>,
 }
 
 /// What the live page (`mcfed launch --web`, `mcfed cluster --web`)

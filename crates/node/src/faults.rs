@@ -19,8 +19,8 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use mcfed_chaos::{Chaos, ChaosConfig, Fate};
 use mcfed_protocol::{ClusterName, SimTime};
-use mcfed_scenario::chaos::{Chaos, ChaosConfig, Fate};
 use mcfed_transport::{DatagramFate, DatagramFaults, Timeouts};
 use tokio::time::Instant;
 
@@ -125,7 +125,7 @@ pub fn skewed_origin(
 
 #[cfg(test)]
 mod tests {
-    use mcfed_scenario::chaos::{LinkFaults, Partition};
+    use mcfed_chaos::{LinkFaults, Partition};
 
     use super::*;
 

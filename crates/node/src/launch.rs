@@ -30,12 +30,12 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcfed_chaos::{ChaosConfig, ChaosOverrides, Outage};
 use mcfed_federation::GroupState;
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides, Outage};
+use mcfed_run::{RunOutput, RunStats};
 use mcfed_scenario::model::Scenario;
-use mcfed_scenario::{RunOutput, RunStats};
 use mcfed_transport::FederationTls;
 use tokio::process::{Child, Command};
 
@@ -44,7 +44,7 @@ use crate::client::{ClientError, Session, admin_tls};
 use crate::process::{
     DEFAULT_BASE_PORT, certificate_hosts, known_address, parse_listening_line, peers_of,
 };
-use mcfed_scenario::records::{EventRecord, UsageRecord};
+use mcfed_run::records::{EventRecord, UsageRecord};
 
 mod commands;
 mod drain;
@@ -258,7 +258,10 @@ async fn run(
     certs: &Path,
 ) -> Result<RunOutput, LaunchFailure> {
     let tls = std::sync::Arc::new(admin_tls(certs).map_err(LaunchError::from)?);
-    let chaos = options.chaos.apply(scenario).filter(ChaosConfig::is_active);
+    let chaos = options
+        .chaos
+        .apply(scenario.chaos.as_ref(), scenario.seed)
+        .filter(ChaosConfig::is_active);
     // With faults, give the processes time to connect before the clock
     // starts: the faults act from emulated time zero on.
     let startup = match &chaos {

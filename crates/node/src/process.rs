@@ -28,10 +28,10 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mcfed_chaos::{ChaosConfig, ChaosOverrides};
 use mcfed_federation::BuildError;
 use mcfed_protocol::{ClusterName, MAX_FRAME_SIZE};
 use mcfed_scenario::ScenarioError;
-use mcfed_scenario::chaos::{ChaosConfig, ChaosOverrides};
 use mcfed_scenario::model::{ClusterSpec, Scenario};
 use mcfed_transport::{
     FederationTls, Peer, Role, Timeouts, TlsError, TransportConfig, TransportError, TruthError,
@@ -389,7 +389,7 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     );
     let chaos = options
         .chaos
-        .apply(&scenario)
+        .apply(scenario.chaos.as_ref(), scenario.seed)
         .filter(ChaosConfig::is_active);
     let oracle = options.oracle || chaos.is_some() || scenario.wants_oracle();
     if oracle {

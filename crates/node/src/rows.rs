@@ -358,8 +358,8 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use mcfed_federation::Member;
-    use mcfed_scenario::inspect::queues_json;
-    use mcfed_scenario::probe::{Snapshot, snapshot};
+    use mcfed_run::inspect::queues_json;
+    use mcfed_run::probe::{Snapshot, snapshot};
     use serde_json::Value;
 
     use super::*;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use mcfed_forwarder::DecisionRecord;
-use mcfed_scenario::render;
+use mcfed_run::render;
 
 use crate::input::Records;
 use crate::plots::Plot;

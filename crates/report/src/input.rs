@@ -8,7 +8,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use mcfed_forwarder::DecisionRecord;
-use mcfed_scenario::records::{EventRecord, RecordRef, RunRecord, SummaryRecord, UsageRecord};
+use mcfed_run::records::{EventRecord, RecordRef, RunRecord, SummaryRecord, UsageRecord};
 use serde::Deserialize;
 
 /// Why records could not be read.

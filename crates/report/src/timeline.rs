@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use mcfed_forwarder::{DecisionRecord, OutcomeKind};
-use mcfed_scenario::records::{EventRecord, RecordRef};
+use mcfed_run::records::{EventRecord, RecordRef};
 use serde::{Deserialize, Serialize};
 
 use crate::input::Records;

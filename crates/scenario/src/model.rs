@@ -1,12 +1,11 @@
 //! A validated scenario: typed configurations ready to build clusters from,
 //! the submissions in time order, and the expectations to check.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_cluster::{ClusterConfig, JobState};
 use mcfed_forwarder::ForwarderConfig;
-use mcfed_protocol::{ClusterName, JobSpec, QueueName, QueueRef, SimTime};
+use mcfed_protocol::{ClusterName, QueueName, QueueRef, SimTime};
 
 use crate::locate::Problem;
 
@@ -29,14 +28,14 @@ pub struct Scenario {
     /// Submissions during the run, in time order.
     pub submissions: Vec<Submission>,
     /// Workloads read from trace files during the run (`[[workload]]`).
-    pub workloads: Vec<crate::workload::WorkloadSpec>,
+    pub workloads: Vec<mcfed_trace::WorkloadSpec>,
     /// Job control commands given during the run (`[[action]]`), in time
     /// order.
     pub actions: Vec<Action>,
     /// Expected outcomes.
     pub expectations: Vec<Expectation>,
     /// Faults to inject (`[chaos]`), if any.
-    pub chaos: Option<crate::chaos::ChaosConfig>,
+    pub chaos: Option<mcfed_chaos::ChaosConfig>,
     /// Settings the clusters accept with a warning, located in the file.
     pub warnings: Vec<Problem>,
     /// What it holds once built, and about how much memory that takes.
@@ -66,29 +65,6 @@ impl Scenario {
             .unwrap_or(crate::validate::QUIET_INTERVAL)
     }
 
-    /// The record that heads this scenario's JSON lines.
-    pub fn run_record(&self, chaos: bool) -> crate::records::RunRecord {
-        let update_interval = self
-            .clusters
-            .iter()
-            .filter_map(|spec| spec.config.update_interval)
-            .max()
-            .unwrap_or_default();
-        crate::records::RunRecord {
-            record: "run".to_owned(),
-            scenario: self.name.clone(),
-            seed: self.seed,
-            update_interval: update_interval.as_secs_f64(),
-            modes: self
-                .clusters
-                .iter()
-                .filter_map(|spec| spec.forwarder.as_ref())
-                .map(|forwarder| forwarder.mode.to_string())
-                .collect(),
-            chaos,
-        }
-    }
-
     /// Whether runs of this scenario should compare decisions with the
     /// oracle: it has a `[chaos]` table, or expects something of stale
     /// decisions.
@@ -116,27 +92,6 @@ impl Scenario {
         times.sort_unstable();
         times.dedup();
         times
-    }
-
-    /// The jobs of `cluster` whose state or APS value expectations look
-    /// at, and the queues whose dispatch order they look at.
-    pub fn watched(&self, cluster: &ClusterName) -> crate::probe::Watched {
-        let mut watched = crate::probe::Watched::default();
-        for expectation in &self.expectations {
-            match &expectation.kind {
-                ExpectKind::JobState {
-                    cluster: at, job, ..
-                }
-                | ExpectKind::JobAps {
-                    cluster: at, job, ..
-                } if at == cluster => watched.jobs.push(job.clone()),
-                ExpectKind::DispatchOrder {
-                    cluster: at, queue, ..
-                } if at == cluster => watched.queues.push(queue.to_string()),
-                _ => {}
-            }
-        }
-        watched
     }
 }
 
@@ -207,22 +162,7 @@ impl std::fmt::Display for ActionKind {
     }
 }
 
-/// A job submitted during the run.
-#[derive(Clone, Debug)]
-pub struct Submission {
-    /// When.
-    pub at: SimTime,
-    /// To which cluster.
-    pub cluster: ClusterName,
-    /// To which queue (shared: a workload's jobs all name a few queues).
-    pub queue: Arc<str>,
-    /// Whether the queue is a send queue of the cluster (its
-    /// [`mcfed_federation::MemberSpec::route`]), known at validation for
-    /// the expectations about the job.
-    pub forwarded: bool,
-    /// The job.
-    pub spec: JobSpec,
-}
+pub use mcfed_trace::Submission;
 
 /// What an expectation checks.
 #[derive(Clone, Debug, PartialEq)]

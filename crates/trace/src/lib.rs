@@ -4,13 +4,18 @@
 //!   Archive, read as a stream of [`SwfRecord`]s (plain text or gzip), with
 //!   its header comments, and errors that name the line and field;
 //! - [`generate`]: a seeded generator of synthetic SWF traces (job widths,
-//!   run times, a target load) for tests and benchmarks.
-//!
-//! Nothing here knows about clusters or scenarios: mapping records to jobs
-//! is the scenario's business.
+//!   run times, a target load) for tests and benchmarks;
+//! - [`workload`]: a trace mapped onto a federation's clusters and queues
+//!   (a scenario's `[[workload]]`), one [`Submission`] at a time, and
+//!   [`read_ahead`]: the same stream read, parsed and mapped on a thread of
+//!   its own.
 
 pub mod generate;
+pub mod read_ahead;
 pub mod swf;
+pub mod workload;
 
 pub use generate::{GenerateError, SyntheticTrace};
+pub use read_ahead::ReadAhead;
 pub use swf::{Header, SwfError, SwfReader, SwfRecord, open};
+pub use workload::{QueueTarget, Skipped, Submission, WorkloadSpec, WorkloadStream};

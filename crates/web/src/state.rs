@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use mcfed_forwarder::{DecisionRecord, OutcomeKind};
 use mcfed_node::admin::{CountersRow, HostRow, WatchReply};
-use mcfed_scenario::render;
+use mcfed_run::render;
 use serde::Serialize;
 
 /// The most points a series keeps; past it, every other point is dropped

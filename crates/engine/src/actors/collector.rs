@@ -6,10 +6,10 @@
 use actix::prelude::*;
 use mcfed_actors::Happened;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::RunOutput;
-use mcfed_scenario::metrics::MetricsRecorder;
-use mcfed_scenario::probe::PreemptionRecord;
-use mcfed_scenario::records::{EventRecord, RecordRef};
+use mcfed_run::RunOutput;
+use mcfed_run::metrics::MetricsRecorder;
+use mcfed_run::probe::PreemptionRecord;
+use mcfed_run::records::{EventRecord, RecordRef};
 
 /// Collects what the actors report: decisions, preemptions, job events
 /// and counts, in the order they arrive.
@@ -108,14 +108,14 @@ impl Handler<Bundled> for Collector {
 /// Takes the output, its metrics finished with the members' end states.
 #[derive(Message)]
 #[rtype(result = "RunOutput")]
-pub(super) struct TakeOutput(pub(super) Vec<mcfed_scenario::metrics::EndState>);
+pub(super) struct TakeOutput(pub(super) Vec<mcfed_run::metrics::EndState>);
 
 impl Handler<TakeOutput> for Collector {
     type Result = MessageResult<TakeOutput>;
     fn handle(&mut self, TakeOutput(states): TakeOutput, _: &mut Self::Context) -> Self::Result {
         let metrics = std::mem::take(&mut self.metrics);
-        mcfed_scenario::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
-        self.output.metrics = Some(mcfed_scenario::metrics::finish(metrics, states));
+        mcfed_run::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
+        self.output.metrics = Some(mcfed_run::metrics::finish(metrics, states));
         MessageResult(std::mem::take(&mut self.output))
     }
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use mcfed_federation::JobRef;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::metrics::MetricsRecorder;
+use mcfed_run::metrics::MetricsRecorder;
+use mcfed_run::output::ActionRecord;
+use mcfed_run::records::EventRecord;
 use mcfed_scenario::model::{ActionKind, Submission};
-use mcfed_scenario::records::EventRecord;
-use mcfed_scenario::run::ActionRecord;
 
 use super::EventLoop;
 use crate::heap::{EventKind, PHASE_SUBMIT};

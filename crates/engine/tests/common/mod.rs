@@ -8,9 +8,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use mcfed_scenario::records::EventRecord;
-use mcfed_scenario::render::decision_json;
-use mcfed_scenario::{RunOutput, Scenario};
+use mcfed_run::RunOutput;
+use mcfed_run::records::EventRecord;
+use mcfed_run::render::decision_json;
+use mcfed_scenario::Scenario;
 use proptest::prelude::*;
 
 /// One generated job.

@@ -2,7 +2,7 @@
 //! scenario's submissions and outages at their emulated times, and
 //! gathering every process's records.
 
-use mcfed_scenario::metrics::{EndState, MetricsRecorder};
+use mcfed_run::metrics::{EndState, MetricsRecorder};
 use mcfed_scenario::model::Submission;
 
 use super::timeline::{Next, Plan, Step};
@@ -381,8 +381,8 @@ impl Drive<'_> {
         output.initial_states = initial_states;
         output.stats = self.stats;
         output.stats.end = end;
-        mcfed_scenario::metrics::add_end_totals(&mut output.stats.jobs, &end_states);
-        output.metrics = Some(mcfed_scenario::metrics::finish(self.metrics, end_states));
+        mcfed_run::metrics::add_end_totals(&mut output.stats.jobs, &end_states);
+        output.metrics = Some(mcfed_run::metrics::finish(self.metrics, end_states));
         Ok(output)
     }
 }

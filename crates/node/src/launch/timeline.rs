@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
+use mcfed_chaos::Outage;
 use mcfed_protocol::SimTime;
-use mcfed_scenario::chaos::Outage;
+use mcfed_run::output::WorkloadReport;
 use mcfed_scenario::model::{Scenario, Submission};
-use mcfed_scenario::run::WorkloadReport;
-use mcfed_scenario::workload::{WorkloadSpec, WorkloadStream};
 use mcfed_trace::SwfError;
+use mcfed_trace::workload::{WorkloadSpec, WorkloadStream};
 
 /// What the launcher does, in emulated-time order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

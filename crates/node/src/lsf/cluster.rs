@@ -47,10 +47,10 @@ pub fn queues_table(rows: &[QueueReport]) -> Table {
 }
 
 /// `bqueues`, or `bqueues -l` (the block `mcfed run --show queues` prints,
-/// [`mcfed_scenario::inspect::queues_long`]).
+/// [`mcfed_run::inspect::queues_long`]).
 pub fn queues(rows: &[QueueReport], long: bool) -> String {
     if long {
-        return mcfed_scenario::inspect::queues_long(rows);
+        return mcfed_run::inspect::queues_long(rows);
     }
     queues_table(rows).text()
 }

@@ -13,9 +13,9 @@ use actix::prelude::*;
 use mcfed_actors::{
     Control, EmulatedClock, Inspect, Link, MemberActor, NextWake, Submit, SubmitMany,
 };
+use mcfed_chaos::ChaosConfig;
 use mcfed_federation::{GroupState, Member};
 use mcfed_protocol::{ClusterName, Envelope, Message, Resume};
-use mcfed_scenario::chaos::ChaosConfig;
 use mcfed_scenario::model::ClusterSpec;
 use mcfed_transport::{Event, Peer, Transport, TransportConfig, TruthCall, TruthClient};
 use rustc_hash::FxHashMap;

@@ -8,10 +8,10 @@ use actix::prelude::*;
 use mcfed_actors::{Deliver, Happened, MemberActor};
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{ClusterName, Envelope};
-use mcfed_scenario::RunStats;
-use mcfed_scenario::metrics::MetricsRecorder;
-use mcfed_scenario::records::{EventRecord, UsageRecord};
-use mcfed_scenario::render;
+use mcfed_run::RunStats;
+use mcfed_run::metrics::MetricsRecorder;
+use mcfed_run::records::{EventRecord, UsageRecord};
+use mcfed_run::render;
 use mcfed_transport::Transport;
 
 use super::LiveReport;

@@ -13,8 +13,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcfed_chaos::ChaosOverrides;
 use mcfed_forwarder::ScheduleMode;
-use mcfed_scenario::chaos::ChaosOverrides;
 use serde::{Deserialize, Serialize};
 
 use super::grid::{self, GridPoint, RunFigures};
@@ -514,7 +514,7 @@ pub fn run_cell(
             path: dir.join(MANIFEST),
             message,
         })?;
-    let chaos = overrides.apply(&scenario);
+    let chaos = overrides.apply(scenario.chaos.as_ref(), scenario.seed);
     let result = grid::run_point(&scenario, chaos.as_ref(), point, runner);
     let record = CellRecord::of(index, point, result.clone());
     let path = cell_path(dir, index);

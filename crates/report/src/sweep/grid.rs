@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
+use mcfed_chaos::ChaosConfig;
 use mcfed_forwarder::ScheduleMode;
-use mcfed_scenario::chaos::ChaosConfig;
-use mcfed_scenario::{RunOptions, RunOutput, Scenario};
+use mcfed_run::{RunOptions, RunOutput};
+use mcfed_scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 use super::{Cell, Runner, variant};

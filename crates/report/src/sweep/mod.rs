@@ -10,10 +10,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use mcfed_chaos::ChaosConfig;
 use mcfed_forwarder::ScheduleMode;
+use mcfed_run::{RunOptions, RunOutput};
 use mcfed_scenario::Scenario;
-use mcfed_scenario::chaos::ChaosConfig;
-use mcfed_scenario::{RunOptions, RunOutput};
 use serde::{Deserialize, Serialize};
 
 pub mod batch;

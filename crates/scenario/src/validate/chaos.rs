@@ -6,9 +6,9 @@ use std::time::Duration;
 use mcfed_protocol::{ClusterName, SimTime};
 
 use super::Checker;
-use crate::chaos::{ChaosConfig, DEFAULT_RETRANSMIT, LinkFaults, Outage, Partition};
 use crate::format::{RawChaos, RawLink};
 use crate::locate::FieldPath;
+use mcfed_chaos::{ChaosConfig, DEFAULT_RETRANSMIT, LinkFaults, Outage, Partition};
 
 impl Checker<'_> {
     /// The faults of `[chaos]`, at `path`; `seed` is the scenario's, used

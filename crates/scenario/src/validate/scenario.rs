@@ -8,7 +8,7 @@ use crate::format::{EndValue, RawScenario};
 use crate::locate::FieldPath;
 use crate::model::{Action, ClusterSpec, Scenario, Submission};
 use crate::validate_expect::{JobIndex, WorkloadJobs};
-use crate::workload::WorkloadSpec;
+use mcfed_trace::workload::WorkloadSpec;
 
 impl Checker<'_> {
     /// Checks every part of `raw`; the scenario returned is meaningful only

@@ -8,7 +8,7 @@ use super::Checker;
 use crate::format::RawWorkload;
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;
-use crate::workload::{QueueTarget, WorkloadSpec};
+use mcfed_trace::workload::{QueueTarget, WorkloadSpec};
 
 /// The most jobs one workload may read.
 pub(super) const MAX_WORKLOAD_JOBS: u64 = 1_000_000_000;

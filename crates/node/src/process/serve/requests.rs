@@ -109,7 +109,7 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                 .local
                 .member
                 .send(Inspect(|member: &Member, _| {
-                    Some(mcfed_scenario::metrics::end_state(member))
+                    Some(mcfed_run::metrics::end_state(member))
                 }))
                 .await
             {

@@ -21,7 +21,7 @@
 //!
 //! Cluster processes (`mcfed cluster`, `mcfed launch`) use the same
 //! configuration and generator one level lower: on the UDP datagrams
-//! between processes, below QUIC (`mcfed-node`'s `faults` module).
+//! between processes, below QUIC (the process crate's `faults` module).
 //! [`ChaosOverrides`] are the command-line flags every command shares.
 
 use std::time::Duration;
@@ -320,14 +320,15 @@ impl ChaosOverrides {
             || self.seed.is_some()
     }
 
-    /// The scenario's faults with these flags applied to every link (the
-    /// scenario's own when no flag is given).
-    pub fn apply(&self, scenario: &crate::Scenario) -> Option<ChaosConfig> {
+    /// A scenario's faults (`own`, its `[chaos]`, and `seed`, its seed)
+    /// with these flags applied to every link (its own when no flag is
+    /// given).
+    pub fn apply(&self, own: Option<&ChaosConfig>, seed: u64) -> Option<ChaosConfig> {
         if !self.is_set() {
-            return scenario.chaos.clone();
+            return own.cloned();
         }
-        let mut config = scenario.chaos.clone().unwrap_or(ChaosConfig {
-            seed: scenario.seed,
+        let mut config = own.cloned().unwrap_or(ChaosConfig {
+            seed,
             ..ChaosConfig::default()
         });
         let link = &mut config.default_link;

@@ -339,7 +339,7 @@ pub fn event_text(event: &crate::records::EventRecord) -> String {
 
 /// One `[[action]]` as a line of the text output:
 /// `00:05:00  bstop long at Cluster1: Job <1> is being stopped`.
-pub fn action_text(action: &crate::run::ActionRecord) -> String {
+pub fn action_text(action: &crate::output::ActionRecord) -> String {
     let refused = if action.done { "" } else { "refused: " };
     format!(
         "{}  {} {} at {}: {refused}{}",
@@ -372,12 +372,12 @@ pub fn totals_text(stats: &crate::RunStats) -> String {
         "  {:<13} {:>9} {:>9} {:>7} {:>9} {:>10} {:>8}",
         "origin", "started", "finished", "killed", "running", "suspended", "pending"
     );
-    type Pick = fn(&crate::run::ByOrigin) -> u64;
+    type Pick = fn(&crate::output::ByOrigin) -> u64;
     let rows: [(&str, Pick); 4] = [
         ("bundled", |c| c.bundled),
         ("submitted", |c| c.submitted),
         ("forwarded in", |c| c.forwarded_in),
-        ("all", crate::run::ByOrigin::total),
+        ("all", crate::output::ByOrigin::total),
     ];
     for (name, pick) in rows {
         let _ = writeln!(

@@ -110,7 +110,7 @@ impl MetricsRecorder {
     /// A recorder with the jobs present at start (each cluster's initial
     /// job groups) counted as submitted at time zero, as every driver
     /// counts them.
-    pub fn with_bundled(scenario: &crate::Scenario) -> Self {
+    pub fn with_bundled(scenario: &mcfed_scenario::Scenario) -> Self {
         let mut recorder = MetricsRecorder::default();
         for spec in &scenario.clusters {
             for group in &spec.initial_jobs {

@@ -6,6 +6,7 @@
 //! ([`EventRecord`]) or `usage` ([`UsageRecord`]). The field names are a
 //! public contract: add fields, never rename them.
 
+use mcfed_scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 /// The last line of a run's JSON records (when the run measured them):
@@ -31,16 +32,16 @@ pub struct SummaryRecord {
     /// Starts of jobs that had started before.
     #[serde(default)]
     pub restarts: u64,
-    /// Every job counted once, by origin (see [`crate::run::JobTotals`]).
+    /// Every job counted once, by origin (see [`crate::output::JobTotals`]).
     #[serde(default)]
-    pub jobs: crate::run::JobTotals,
+    pub jobs: crate::output::JobTotals,
     /// What each `[[action]]` did.
     #[serde(default)]
-    pub actions: Vec<crate::run::ActionRecord>,
+    pub actions: Vec<crate::output::ActionRecord>,
     /// Metrics per cluster and queue.
     pub metrics: crate::metrics::RunMetrics,
     /// What each workload read and skipped.
-    pub workloads: Vec<crate::run::WorkloadReport>,
+    pub workloads: Vec<crate::output::WorkloadReport>,
 }
 
 impl SummaryRecord {
@@ -80,6 +81,31 @@ pub struct RunRecord {
     pub modes: Vec<String>,
     /// Whether faults were injected.
     pub chaos: bool,
+}
+
+impl RunRecord {
+    /// The record that heads this scenario's JSON lines.
+    pub fn of(scenario: &Scenario, chaos: bool) -> RunRecord {
+        let update_interval = scenario
+            .clusters
+            .iter()
+            .filter_map(|spec| spec.config.update_interval)
+            .max()
+            .unwrap_or_default();
+        RunRecord {
+            record: "run".to_owned(),
+            scenario: scenario.name.clone(),
+            seed: scenario.seed,
+            update_interval: update_interval.as_secs_f64(),
+            modes: scenario
+                .clusters
+                .iter()
+                .filter_map(|spec| spec.forwarder.as_ref())
+                .map(|forwarder| forwarder.mode.to_string())
+                .collect(),
+            chaos,
+        }
+    }
 }
 
 /// Something that happened to a job.

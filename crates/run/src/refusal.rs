@@ -7,7 +7,7 @@
 //! run --check` report them as they report any expectation.
 
 use crate::expect::CheckResult;
-use crate::locate::ScenarioError;
+use mcfed_scenario::ScenarioError;
 
 /// One `[[expect]]` with `refused`.
 #[derive(Clone, Debug, PartialEq, Eq)]

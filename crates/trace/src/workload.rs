@@ -15,10 +15,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, JobSpec, SimTime};
-use mcfed_trace::{Header, SwfError, SwfReader, SwfRecord};
 use rustc_hash::FxHashMap;
 
-use crate::model::Submission;
+use crate::swf::{Header, SwfError, SwfReader, SwfRecord};
+
+/// A job submitted during the run.
+#[derive(Clone, Debug)]
+pub struct Submission {
+    /// When.
+    pub at: SimTime,
+    /// To which cluster.
+    pub cluster: ClusterName,
+    /// To which queue (shared: a workload's jobs all name a few queues).
+    pub queue: Arc<str>,
+    /// Whether the queue is a send queue of the cluster (its member's
+    /// route), known at validation for the expectations about the job;
+    /// a workload's jobs leave it `false` (the member routes each job
+    /// when it is submitted).
+    pub forwarded: bool,
+    /// The job.
+    pub spec: JobSpec,
+}
 
 /// Where a mapped job goes: a queue, at a given cluster or the workload's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,7 +110,7 @@ pub struct WorkloadStream {
 impl WorkloadStream {
     /// Opens the workload's trace.
     pub fn open(spec: Arc<WorkloadSpec>) -> Result<Self, SwfError> {
-        let reader = mcfed_trace::open(&spec.swf)?;
+        let reader = crate::swf::open(&spec.swf)?;
         let queue_map = spec
             .queue_map
             .iter()

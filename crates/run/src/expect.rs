@@ -5,9 +5,9 @@ mod aps;
 use mcfed_forwarder::{DecisionRecord, OutcomeKind};
 use mcfed_protocol::SimTime;
 
-use crate::model::{ExpectKind, Expectation, Metric, QueueFigures, Scenario};
+use crate::output::RunOutput;
 use crate::probe::ClusterSnapshot;
-use crate::run::RunOutput;
+use mcfed_scenario::model::{ExpectKind, Expectation, Metric, QueueFigures, Scenario};
 
 /// Whether one expectation held.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,9 +10,8 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread;
 
-use mcfed_scenario::model::Submission;
-use mcfed_scenario::workload::{Skipped, WorkloadSpec, WorkloadStream};
-use mcfed_trace::SwfError;
+use crate::swf::SwfError;
+use crate::workload::{Skipped, Submission, WorkloadSpec, WorkloadStream};
 
 /// Submissions per batch: large enough that handing a batch over costs
 /// nothing per job, small enough that a short run reads little past its end.
@@ -40,7 +39,7 @@ enum Source {
 }
 
 /// A workload's submissions, read by a thread of its own.
-pub(crate) struct ReadAhead {
+pub struct ReadAhead {
     spec: Arc<WorkloadSpec>,
     source: Source,
     current: std::vec::IntoIter<Submission>,
@@ -52,7 +51,7 @@ pub(crate) struct ReadAhead {
 impl ReadAhead {
     /// Opens `spec`'s trace (errors now, on this thread) and starts reading
     /// it.
-    pub(crate) fn open(spec: Arc<WorkloadSpec>) -> Result<Self, SwfError> {
+    pub fn open(spec: Arc<WorkloadSpec>) -> Result<Self, SwfError> {
         let stream = WorkloadStream::open(Arc::clone(&spec))?;
         let (sender, batches) = sync_channel(BATCHES_AHEAD);
         let source = match thread::Builder::new()
@@ -91,7 +90,7 @@ impl ReadAhead {
     }
 
     /// The next submission, without taking it.
-    pub(crate) fn peek(&self) -> Option<&Submission> {
+    pub fn peek(&self) -> Option<&Submission> {
         self.current.as_slice().first()
     }
 
@@ -114,22 +113,22 @@ impl ReadAhead {
     }
 
     /// The workload's specification.
-    pub(crate) fn spec(&self) -> &WorkloadSpec {
+    pub fn spec(&self) -> &WorkloadSpec {
         &self.spec
     }
 
     /// Jobs skipped, as of the batch being taken.
-    pub(crate) fn skipped(&self) -> Skipped {
+    pub fn skipped(&self) -> Skipped {
         self.skipped
     }
 
     /// The trace's header comments.
-    pub(crate) fn header(&self) -> &[(String, String)] {
+    pub fn header(&self) -> &[(String, String)] {
         &self.header
     }
 
     /// The first malformed line, if any.
-    pub(crate) fn first_error(&self) -> Option<&str> {
+    pub fn first_error(&self) -> Option<&str> {
         self.first_error.as_deref()
     }
 

@@ -4,7 +4,7 @@
 use mcfed_protocol::SimTime;
 
 use super::cluster_at;
-use crate::run::RunOutput;
+use crate::output::RunOutput;
 
 /// What one check found: what was expected, whether it held, what was.
 pub(super) type Found = (String, bool, String);

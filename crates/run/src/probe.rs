@@ -7,6 +7,8 @@ use mcfed_cluster::{ClusterReport, JobState, PreemptionNote};
 use mcfed_federation::history::{GONE, RecordOrigin};
 use mcfed_federation::{Member, Route};
 use mcfed_protocol::{ClusterName, SimTime};
+use mcfed_scenario::Scenario;
+use mcfed_scenario::model::ExpectKind;
 use serde::Serialize;
 
 /// Every cluster at one time, after everything that happened at that
@@ -37,6 +39,29 @@ pub struct Watched {
     pub jobs: Vec<String>,
     /// Queue names.
     pub queues: Vec<String>,
+}
+
+impl Watched {
+    /// The jobs of `cluster` whose state or APS value expectations look
+    /// at, and the queues whose dispatch order they look at.
+    pub fn of(scenario: &Scenario, cluster: &ClusterName) -> Watched {
+        let mut watched = Watched::default();
+        for expectation in &scenario.expectations {
+            match &expectation.kind {
+                ExpectKind::JobState {
+                    cluster: at, job, ..
+                }
+                | ExpectKind::JobAps {
+                    cluster: at, job, ..
+                } if at == cluster => watched.jobs.push(job.clone()),
+                ExpectKind::DispatchOrder {
+                    cluster: at, queue, ..
+                } if at == cluster => watched.queues.push(queue.to_string()),
+                _ => {}
+            }
+        }
+        watched
+    }
 }
 
 /// One cluster at one time.

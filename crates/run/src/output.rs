@@ -7,10 +7,10 @@ use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::JobEvent;
 use mcfed_protocol::SimTime;
 
-use crate::chaos::ChaosConfig;
-use crate::model::Scenario;
 use crate::probe::{PreemptionRecord, Snapshot};
 use crate::records::{EventRecord, RecordRef, UsageRecord};
+use mcfed_chaos::ChaosConfig;
+use mcfed_scenario::Scenario;
 
 /// What a run produced.
 #[derive(Clone, Debug, Default)]
@@ -45,28 +45,31 @@ pub struct RunOutput {
 impl ActionRecord {
     /// The record of job control `action`, given at `at`, and what it did.
     pub fn of(
-        action: &crate::model::Action,
+        action: &mcfed_scenario::model::Action,
         result: &Result<mcfed_federation::ControlOutcome, mcfed_federation::ControlRefused>,
     ) -> Self {
         let (done, outcome) = match (result, &action.action) {
-            (Ok(outcome), crate::model::ActionKind::Job(job_action)) => {
+            (Ok(outcome), mcfed_scenario::model::ActionKind::Job(job_action)) => {
                 (true, outcome.message(job_action))
             }
-            (Ok(_), crate::model::ActionKind::Host(_)) => (true, String::new()),
+            (Ok(_), mcfed_scenario::model::ActionKind::Host(_)) => (true, String::new()),
             (Err(refused), _) => (false, refused.to_string()),
         };
         Self::with(action, done, outcome)
     }
 
     /// The record of host `action` and what it did (`Ok`: in words).
-    pub fn of_host(action: &crate::model::Action, result: &Result<String, String>) -> Self {
+    pub fn of_host(
+        action: &mcfed_scenario::model::Action,
+        result: &Result<String, String>,
+    ) -> Self {
         match result {
             Ok(what) => Self::with(action, true, what.clone()),
             Err(why) => Self::with(action, false, format!("Host <{}>: {why}", action.job)),
         }
     }
 
-    fn with(action: &crate::model::Action, done: bool, outcome: String) -> Self {
+    fn with(action: &mcfed_scenario::model::Action, done: bool, outcome: String) -> Self {
         ActionRecord {
             record: "action".to_owned(),
             time: action.at.as_secs_f64(),
@@ -130,7 +133,7 @@ pub struct WorkloadReport {
     /// Jobs submitted.
     pub submitted: u64,
     /// Jobs skipped.
-    pub skipped: crate::workload::Skipped,
+    pub skipped: mcfed_trace::workload::Skipped,
     /// The first malformed line, if any.
     pub first_error: Option<String>,
 }
@@ -139,10 +142,10 @@ impl WorkloadReport {
     /// The report of workload `spec`: its trace's header comments, the jobs
     /// submitted and skipped, the first malformed line.
     pub fn new(
-        spec: &crate::workload::WorkloadSpec,
+        spec: &mcfed_trace::workload::WorkloadSpec,
         header: &[(String, String)],
         submitted: u64,
-        skipped: crate::workload::Skipped,
+        skipped: mcfed_trace::workload::Skipped,
         first_error: Option<&str>,
     ) -> Self {
         WorkloadReport {
