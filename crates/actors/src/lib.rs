@@ -16,6 +16,6 @@ pub use clock::EmulatedClock;
 pub use durability::{AfterDurable, Durability};
 pub use member_actor::MemberActor;
 pub use messages::{
-    Control, Deliver, FetchTruth, Happened, HostControl, Inspect, Link, NextWake, Publish, Submit,
-    SubmitMany, TruthFetched,
+    AskActivity, Control, Deliver, FetchTruth, HostControl, Inspect, Link, MemberActivity, Publish,
+    Submit, SubmitMany, TruthFetched,
 };

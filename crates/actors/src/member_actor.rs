@@ -4,9 +4,11 @@
 //! every envelope and submission that arrives and steps it once the mailbox
 //! has been drained (a self-notification), so everything that arrived at
 //! one instant is handled together, as in the event loop; it wakes itself
-//! when the member asks ([`Member::next_wake`]) and publishes counters
-//! every MC_PLUGIN_UPDATE_INTERVAL. What the member sends goes to
-//! `outbox`: a router in-process, the QUIC transport in a process.
+//! when the member asks ([`Member::next_wake`]) and publishes counters when
+//! the member's schedule says ([`Member::next_publish`]). What the member
+//! sends goes to `outbox`: a router in-process, the QUIC transport in a
+//! process; what its inputs produced goes to its observer (a run's
+//! recorder), called in place.
 //!
 //! With a truth source ([`MemberActor::with_truth`]: a cluster process with
 //! the oracle on), a due forwarding session first asks it for the true
@@ -18,14 +20,16 @@
 use std::sync::Arc;
 
 use actix::prelude::*;
-use mcfed_federation::{ControlOutcome, ControlRefused, Effects, Member, SubmitError, Submitted};
+use mcfed_federation::{
+    ControlOutcome, ControlRefused, Effects, Member, Observer, SubmitError, Submitted,
+};
 use mcfed_protocol::SimTime;
 
 use crate::clock::EmulatedClock;
 use crate::durability::Durability;
 use crate::messages::{
-    Control, Deliver, FetchTruth, Happened, HostControl, Inspect, Link, NextWake, Publish, Submit,
-    SubmitMany,
+    AskActivity, Control, Deliver, FetchTruth, HostControl, Inspect, Link, MemberActivity, Publish,
+    Submit, SubmitMany,
 };
 
 #[derive(Message)]
@@ -37,7 +41,7 @@ pub struct MemberActor {
     member: Member,
     clock: EmulatedClock,
     outbox: Recipient<Deliver>,
-    observer: Option<Recipient<Happened>>,
+    observer: Option<Box<dyn Observer + Send>>,
     truth: Option<Recipient<FetchTruth>>,
     step_queued: bool,
     wakeup: Option<(SimTime, SpawnHandle)>,
@@ -45,7 +49,7 @@ pub struct MemberActor {
     /// Whether the actor publishes on its own timer (a process) or when a
     /// driver sends [`Publish`] (the in-process actor engine, which keeps
     /// the event loop's order within an instant: updates after everything
-    /// else at their instant).
+    /// else at their instant). Either way the member's schedule says when.
     own_timer: bool,
     /// How often to report slot usage to the observer, if at all.
     usage_every: Option<std::time::Duration>,
@@ -121,18 +125,8 @@ impl MemberActor {
     }
 
     fn sample_usage(&mut self) {
-        if let Some(observer) = &self.observer {
-            observer.do_send(Happened {
-                cluster: self.member.name().clone(),
-                transitions: Vec::new(),
-                origins: Vec::new(),
-                preemptions: Vec::new(),
-                decisions: Vec::new(),
-                notices: Vec::new(),
-                updates: mcfed_federation::UpdateTally::default(),
-                usage: Some(self.member.cluster().slot_usage()),
-                at: self.clock.now(),
-            });
+        if let Some(observer) = &mut self.observer {
+            observer.sample(&self.member, self.clock.now());
         }
     }
 
@@ -142,9 +136,9 @@ impl MemberActor {
         self
     }
 
-    /// Reports what every step produced to `observer`.
-    pub fn with_observer(mut self, observer: Recipient<Happened>) -> Self {
-        self.observer = Some(observer);
+    /// Reports what every input produced to `observer`.
+    pub fn with_observer(mut self, observer: impl Observer + Send + 'static) -> Self {
+        self.observer = Some(Box::new(observer));
         self
     }
 
@@ -173,45 +167,37 @@ impl MemberActor {
                 }
             });
         }
-        for envelope in self.effects.envelopes.drain(..) {
-            self.outbox.do_send(Deliver(envelope));
-        }
-        if let Some(observer) = &self.observer {
-            let mut decisions = self.member.render(&self.effects.decisions);
-            if !judged && !decisions.is_empty() {
-                tracing::warn!(cluster = %self.member.name(), decisions = decisions.len(), "the true counters did not all come in time: these decisions are not judged by the oracle");
-                for record in &mut decisions {
-                    record.oracle = None;
+        if let Some(observer) = &mut self.observer {
+            if !judged && !self.effects.decisions.is_empty() {
+                tracing::warn!(cluster = %self.member.name(), decisions = self.effects.decisions.len(), "the true counters did not all come in time: these decisions are not judged by the oracle");
+                for entry in &mut self.effects.decisions {
+                    entry.oracle = None;
                 }
             }
-            let origins = self
-                .effects
-                .transitions
-                .iter()
-                .map(|transition| self.member.origin_of(transition))
-                .collect();
-            let happened = Happened {
-                cluster: self.member.name().clone(),
-                transitions: std::mem::take(&mut self.effects.transitions),
-                origins,
-                preemptions: std::mem::take(&mut self.effects.preemptions),
-                decisions,
-                notices: std::mem::take(&mut self.effects.notices),
-                updates: self.effects.updates,
-                usage: None,
-                at: self.clock.now(),
-            };
-            if !happened.is_empty() {
-                observer.do_send(happened);
-            }
+            observer.observe(&self.member, self.clock.now(), &self.effects);
+        }
+        for envelope in self.effects.envelopes.drain(..) {
+            self.outbox.do_send(Deliver(envelope));
         }
         self.effects.clear();
     }
 
+    /// Publishes the counters if the member's schedule has a round due.
     fn publish(&mut self) {
         let now = self.clock.now();
-        self.member.publish(now, &mut self.effects);
-        self.flush(true);
+        if self.member.publish_due(now, &mut self.effects) {
+            self.flush(true);
+        }
+    }
+
+    /// Arms the actor's own publish timer at the member's next round.
+    fn arm_publish(&mut self, ctx: &mut Context<Self>) {
+        if let Some(at) = self.member.next_publish() {
+            ctx.run_later(self.clock.real_delay_until(at), |actor, ctx| {
+                actor.publish();
+                actor.arm_publish(ctx);
+            });
+        }
     }
 
     /// Advances the scheduler; runs a due session, after fetching the
@@ -283,15 +269,11 @@ impl Actor for MemberActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        if let Some(interval) = self.member.update_interval().filter(|_| self.own_timer) {
-            // The first update comes one interval after emulated time zero
-            // (not after the actor started), so processes sharing a clock
-            // origin publish at the same emulated instants.
-            let first = self.clock.real_delay_until(SimTime::ZERO + interval);
-            ctx.run_later(first, move |actor, ctx| {
-                actor.publish();
-                ctx.run_interval(actor.clock.real_delay(interval), |actor, _| actor.publish());
-            });
+        if self.own_timer {
+            // On the member's grid from emulated time zero (not from when
+            // the actor started), so processes sharing a clock origin
+            // publish at the same emulated instants.
+            self.arm_publish(ctx);
         }
         if let Some(every) = self.usage_every {
             let first = self.clock.real_delay_until(SimTime::ZERO);
@@ -331,7 +313,9 @@ impl Handler<Submit> for MemberActor {
     type Result = ResponseFuture<Result<Submitted, SubmitError>>;
     fn handle(&mut self, submit: Submit, ctx: &mut Self::Context) -> Self::Result {
         let now = self.clock.now();
-        let submitted = self.member.submit(now, &submit.queue, submit.spec);
+        let submitted = self
+            .member
+            .submit(now, &submit.queue, submit.spec, &mut self.effects);
         self.queue_step(ctx);
         let (durable, wait) = tokio::sync::oneshot::channel();
         self.acknowledge_with_next_step(move || {
@@ -353,7 +337,7 @@ impl Handler<SubmitMany> for MemberActor {
             .into_iter()
             .map(|(queue, spec)| {
                 self.member
-                    .submit(now, &queue, spec)
+                    .submit(now, &queue, spec, &mut self.effects)
                     .map_err(|error| error.to_string())
             })
             .collect();
@@ -421,17 +405,21 @@ impl Handler<HostControl> for MemberActor {
 }
 
 impl Handler<Publish> for MemberActor {
-    type Result = ();
-    fn handle(&mut self, _: Publish, _: &mut Self::Context) {
+    type Result = Option<SimTime>;
+    fn handle(&mut self, _: Publish, _: &mut Self::Context) -> Option<SimTime> {
         self.publish();
+        self.member.next_publish()
     }
 }
 
-impl Handler<NextWake> for MemberActor {
-    type Result = Option<SimTime>;
-    fn handle(&mut self, _: NextWake, _: &mut Self::Context) -> Option<SimTime> {
+impl Handler<AskActivity> for MemberActor {
+    type Result = MessageResult<AskActivity>;
+    fn handle(&mut self, _: AskActivity, _: &mut Self::Context) -> Self::Result {
         let now = self.clock.now();
-        self.member.next_wake(now)
+        MessageResult(MemberActivity {
+            next_wake: self.member.next_wake(now),
+            activity: self.member.activity(now),
+        })
     }
 }
 

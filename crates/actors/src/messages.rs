@@ -1,12 +1,7 @@
 //! The messages a [`crate::MemberActor`] takes and sends.
 
 use actix::prelude::*;
-use mcfed_cluster::{PreemptionNote, Transition};
-use mcfed_federation::{
-    ControlOutcome, ControlRefused, JobNotice, JobRef, Member, Origin, SubmitError, Submitted,
-    UpdateTally,
-};
-use mcfed_forwarder::DecisionRecord;
+use mcfed_federation::{ControlOutcome, ControlRefused, JobRef, Member, SubmitError, Submitted};
 use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobAction, JobSpec, SimTime};
 
 /// An envelope to deliver: to a member actor from its peers, or from a
@@ -66,43 +61,6 @@ pub struct HostControl {
     pub event: mcfed_cluster::HostEvent,
 }
 
-/// What a member's step produced, for an observer (reports, a process's
-/// collector).
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct Happened {
-    /// The member's cluster.
-    pub cluster: ClusterName,
-    /// Job transitions at its scheduler.
-    pub transitions: Vec<Transition>,
-    /// Where the job of each transition came from (same order).
-    pub origins: Vec<Origin>,
-    /// The preemptions among them.
-    pub preemptions: Vec<PreemptionNote>,
-    /// Forwarding decisions, rendered.
-    pub decisions: Vec<DecisionRecord>,
-    /// What its forwarder heard about its jobs, at `at`.
-    pub notices: Vec<JobNotice>,
-    /// Counter updates sent and received.
-    pub updates: UpdateTally,
-    /// A slot-usage sample (slots running jobs, slots in all), on the
-    /// sampling timer ([`crate::MemberActor::with_usage_samples`]).
-    pub usage: Option<(u64, u64)>,
-    /// When, in emulated time.
-    pub at: SimTime,
-}
-
-impl Happened {
-    /// Whether there is nothing in it.
-    pub fn is_empty(&self) -> bool {
-        self.transitions.is_empty()
-            && self.decisions.is_empty()
-            && self.notices.is_empty()
-            && self.updates == UpdateTally::default()
-            && self.usage.is_none()
-    }
-}
-
 /// Runs `f` with the member and the current emulated time (inspection
 /// commands, the oracle's truth).
 #[derive(Message)]
@@ -127,14 +85,27 @@ pub struct TruthFetched {
     pub complete: bool,
 }
 
-/// Asks when the member next needs to be woken ([`Member::next_wake`]), in
-/// emulated time; a driver that runs until no work is left asks it.
+/// Asks what the member has left to do: when it next needs to be woken
+/// ([`Member::next_wake`]), in emulated time, and its
+/// [`Member::activity`] (a driver that runs until no work is left asks
+/// it).
+#[derive(Debug, Message)]
+#[rtype(result = "MemberActivity")]
+pub struct AskActivity;
+
+/// The answer to [`AskActivity`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberActivity {
+    /// When the member next needs to be woken.
+    pub next_wake: Option<SimTime>,
+    /// What it has left to do.
+    pub activity: mcfed_federation::Activity,
+}
+
+/// Publishes the member's counters if its schedule has a round due now,
+/// for a driver that decides when within an instant
+/// ([`crate::MemberActor::with_driven_updates`]); answers when the next
+/// round is due.
 #[derive(Debug, Message)]
 #[rtype(result = "Option<SimTime>")]
-pub struct NextWake;
-
-/// Publishes the member's counters now (for a driver that keeps the
-/// publishing schedule itself: [`crate::MemberActor::with_driven_updates`]).
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
 pub struct Publish;

@@ -7,11 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{
-    Deliver, EmulatedClock, FetchTruth, Happened, MemberActor, Submit, TruthFetched,
-};
+use mcfed_actors::{Deliver, EmulatedClock, FetchTruth, MemberActor, Submit, TruthFetched};
 use mcfed_cluster::{ClusterConfig, ClusterNode};
-use mcfed_federation::Member;
+use mcfed_federation::{Effects, Member, Observer};
 use mcfed_forwarder::{
     DecisionRecord, ForwarderConfig, ForwarderNode, ScheduleMode, SendQueueConfig,
 };
@@ -80,15 +78,10 @@ impl Handler<FetchTruth> for Truth {
 
 struct Collect(Arc<Mutex<Vec<DecisionRecord>>>);
 
-impl Actor for Collect {
-    type Context = Context<Self>;
-}
-
-impl Handler<Happened> for Collect {
-    type Result = ();
-    fn handle(&mut self, happened: Happened, _: &mut Self::Context) {
+impl Observer for Collect {
+    fn observe(&mut self, member: &Member, _: SimTime, effects: &Effects) {
         if let Ok(mut kept) = self.0.lock() {
-            kept.extend(happened.decisions);
+            kept.extend(member.render(&effects.decisions));
         }
     }
 }
@@ -135,7 +128,7 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
     }
     .start();
     let actor = MemberActor::new(member, EmulatedClock::start(1.0), Sink.start().recipient())
-        .with_observer(Collect(records.clone()).start().recipient())
+        .with_observer(Collect(records.clone()))
         .with_truth(truth.recipient())
         .start();
     for (cluster, available) in [("C2", 3), ("C3", 2)] {

@@ -8,28 +8,23 @@
 //! the QUIC transport); `mcfed run --engine actors` runs it in-process so the
 //! actor shells are exercised and can be compared with the event loop.
 
-use std::time::Duration;
-
 use actix::prelude::*;
 use mcfed_actors::{
-    Control, Deliver, EmulatedClock, HostControl, Inspect, MemberActor, NextWake, Publish, Submit,
+    AskActivity, Control, Deliver, EmulatedClock, HostControl, Inspect, MemberActor, Publish,
+    Submit,
 };
-use mcfed_federation::{JobRef, Member};
+use mcfed_federation::{Activity, JobRef, Member, Quiescence};
 use mcfed_protocol::{ClusterName, SimTime};
 use mcfed_run::output::ActionRecord;
 use mcfed_run::probe::{ClusterSnapshot, Snapshot, snapshot};
-use mcfed_run::records::EventRecord;
+use mcfed_run::recorder::{Recorder, Recording, SharedRecorder};
 use mcfed_run::{RunOptions, RunOutput};
 use mcfed_scenario::Scenario;
 use mcfed_scenario::model::{ActionKind, Submission};
 use rustc_hash::FxHashMap;
 
 use crate::federation::{BuildError, Federation};
-
-mod collector;
-
 use crate::submissions::Streams;
-use collector::{Bundled, Collector, Record, TakeOutput};
 
 /// Why the actor engine could not run.
 #[derive(Debug, thiserror::Error)]
@@ -106,8 +101,8 @@ struct Schedule {
     steps: Vec<(SimTime, Step)>,
     /// The workloads' traces.
     streams: Streams,
-    /// Per member, its next update and interval.
-    publishes: Vec<Option<(SimTime, Duration)>>,
+    /// Per member, its next update, as its schedule says.
+    publishes: Vec<Option<SimTime>>,
 }
 
 impl Schedule {
@@ -117,7 +112,7 @@ impl Schedule {
             .publishes
             .iter()
             .enumerate()
-            .filter_map(|(index, next)| next.map(|(at, _)| (at, Step::Publish(index))));
+            .filter_map(|(index, next)| next.map(|at| (at, Step::Publish(index))));
         let streams = (0..self.streams.len()).filter_map(|index| {
             let next = self.streams.peek(index)?;
             Some((next.at, Step::Stream(index)))
@@ -131,14 +126,11 @@ impl Schedule {
             .min()
     }
 
-    /// Takes `step` (the one [`Schedule::peek`] gave).
+    /// Takes `step` (the one [`Schedule::peek`] gave); a publish is
+    /// scheduled again with what its member answers.
     fn take(&mut self, step: Step) {
         match step {
-            Step::Publish(index) => {
-                if let Some((at, interval)) = &mut self.publishes[index] {
-                    *at += *interval;
-                }
-            }
+            Step::Publish(index) => self.publishes[index] = None,
             Step::Stream(_) => {}
             _ => {
                 self.steps.pop();
@@ -171,12 +163,9 @@ struct Driver<'a> {
     origin: tokio::time::Instant,
     members: Vec<Addr<MemberActor>>,
     by_name: FxHashMap<ClusterName, Addr<MemberActor>>,
-    collector: Addr<Collector>,
+    /// The run's recorder, shared with every member actor.
+    recorder: SharedRecorder,
     watched: Vec<mcfed_run::probe::Watched>,
-    snapshots: Vec<Snapshot>,
-    submitted: u64,
-    refused: u64,
-    actions: Vec<ActionRecord>,
 }
 
 impl Driver<'_> {
@@ -189,79 +178,44 @@ impl Driver<'_> {
     /// each reaches its member's mailbox before any member runs, as the
     /// event loop submits all of an instant before it delivers anything —
     /// so a member numbers its submissions before the forwards that arrive
-    /// at the same instant, in both engines.
-    async fn submit_all(&mut self, indexes: &[usize], at: SimTime) -> Result<(), ActorEngineError> {
+    /// at the same instant, in both engines. Members count and record
+    /// them.
+    async fn submit_all(&mut self, indexes: &[usize]) -> Result<(), ActorEngineError> {
         let scenario = self.scenario;
         let requests: Vec<_> = indexes
             .iter()
-            .map(|&index| {
-                let submission = &scenario.submissions[index];
-                let request = self.by_name.get(&submission.cluster).map(|member| {
-                    member.send(Submit {
-                        queue: submission.queue.to_string(),
-                        spec: submission.spec.clone(),
-                    })
-                });
-                (submission, request)
-            })
+            .filter_map(|&index| self.request(&scenario.submissions[index]))
             .collect();
-        for (submission, request) in requests {
-            match request {
-                Some(request) => self.submitted(submission, at, request.await?).await?,
-                None => self.refused += 1,
-            }
+        for request in requests {
+            // Refusals are counted by the member that refused.
+            let _ = request.await?;
         }
         Ok(())
     }
 
-    async fn submit(
+    async fn submit(&mut self, submission: &Submission) -> Result<(), ActorEngineError> {
+        if let Some(request) = self.request(submission) {
+            let _ = request.await?;
+        }
+        Ok(())
+    }
+
+    /// Sends `submission` to its member (a submission to a cluster the run
+    /// does not have is refused here).
+    fn request(
         &mut self,
         submission: &Submission,
-        at: SimTime,
-    ) -> Result<(), ActorEngineError> {
+    ) -> Option<actix::dev::Request<MemberActor, Submit>> {
         let Some(member) = self.by_name.get(&submission.cluster) else {
-            self.refused += 1;
-            return Ok(());
+            self.recorder
+                .lock()
+                .refused_unknown_cluster(&submission.spec.name, &submission.cluster);
+            return None;
         };
-        let result = member
-            .send(Submit {
-                queue: submission.queue.to_string(),
-                spec: submission.spec.clone(),
-            })
-            .await?;
-        self.submitted(submission, at, result).await
-    }
-
-    /// Counts and records what submitting `submission` at `at` gave.
-    async fn submitted(
-        &mut self,
-        submission: &Submission,
-        at: SimTime,
-        result: Result<mcfed_federation::Submitted, mcfed_federation::SubmitError>,
-    ) -> Result<(), ActorEngineError> {
-        match result {
-            Ok(submitted) => {
-                self.submitted += 1;
-                let mut event = EventRecord::new(
-                    at.as_secs_f64(),
-                    submission.cluster.as_str(),
-                    &submission.spec.name,
-                    submitted.job_id,
-                    "submitted",
-                );
-                event.queue = Some(submission.queue.to_string());
-                if submitted.forwarded {
-                    event.source_cluster = Some(event.cluster.clone());
-                    event.source_job_id = Some(submitted.job_id);
-                }
-                self.collector.send(Record(event)).await?;
-            }
-            Err(error) => {
-                self.refused += 1;
-                tracing::warn!(job = %submission.spec.name, %error, "submission refused");
-            }
-        }
-        Ok(())
+        Some(member.send(Submit {
+            queue: submission.queue.to_string(),
+            spec: submission.spec.clone(),
+        }))
     }
 
     async fn probe(&mut self, at: SimTime) -> Result<(), ActorEngineError> {
@@ -276,7 +230,7 @@ impl Driver<'_> {
                 .await?;
             clusters.extend(taken);
         }
-        self.snapshots.push(Snapshot {
+        self.recorder.lock().snapshot(Snapshot {
             time: at.as_secs_f64(),
             clusters,
         });
@@ -309,34 +263,29 @@ impl Driver<'_> {
                 ActionRecord::of_host(action, &result)
             }
         };
-        if let Some(event) = record.refusal_event() {
-            self.collector.send(Record(event)).await?;
-        }
-        self.actions.push(record);
+        self.recorder.lock().action(record);
         Ok(())
     }
 
-    /// When the next member wakes, and whether a forwarder holds jobs.
-    async fn work(&self) -> Result<(Option<SimTime>, bool), ActorEngineError> {
+    /// When the next member wakes, and what the members have left to do.
+    async fn work(&self) -> Result<(Option<SimTime>, Activity), ActorEngineError> {
         let mut next: Option<SimTime> = None;
-        let mut holding = false;
+        let mut activity = Activity::default();
         for member in &self.members {
-            if let Some(at) = member.send(NextWake).await? {
+            let asked = member.send(AskActivity).await?;
+            if let Some(at) = asked.next_wake {
                 next = Some(next.map_or(at, |next| next.min(at)));
             }
-            holding |= member
-                .send(Inspect(|member: &Member, _| {
-                    member.forwarder().is_some_and(|f| f.waiting_jobs() > 0)
-                }))
-                .await?;
+            activity = activity.and(asked.activity);
         }
-        Ok((next, holding))
+        Ok((next, activity))
     }
 
-    async fn publish(&self, index: usize) -> Result<(), ActorEngineError> {
+    /// Member `index` publishes if its round is due; the schedule takes
+    /// its next round.
+    async fn publish(&self, index: usize) -> Result<Option<SimTime>, ActorEngineError> {
         settle_instant().await;
-        self.members[index].send(Publish).await?;
-        Ok(())
+        Ok(self.members[index].send(Publish).await?)
     }
 
     /// Runs the schedule to `end`; when draining, stops earlier once no
@@ -346,36 +295,25 @@ impl Driver<'_> {
         &mut self,
         schedule: &mut Schedule,
         end: SimTime,
-        drain: bool,
-        longest_interval: Duration,
+        mut drain: Option<Quiescence>,
     ) -> Result<SimTime, ActorEngineError> {
-        let mut idle_since: Option<SimTime> = None;
         loop {
             let next = schedule.peek();
-            if drain && schedule.only_updates_left() {
+            if let Some(rule) = drain.as_mut().filter(|_| schedule.only_updates_left()) {
                 settle_instant().await;
                 let now = self.clock.now();
-                let (wake, holding) = self.work().await?;
+                let (wake, activity) = self.work().await?;
                 let step_at = next.map_or(SimTime::MAX, |(at, _)| at);
-                match wake {
-                    Some(at) if at.max(now) < step_at => {
-                        idle_since = None;
-                        let target = at.max(now);
-                        if target > end {
-                            return Ok(end);
-                        }
-                        self.sleep_until(target).await;
-                        tokio::task::yield_now().await;
-                        continue;
+                if let Some(target) = wake.map(|at| at.max(now)).filter(|&at| at < step_at) {
+                    if target > end {
+                        return Ok(end);
                     }
-                    Some(_) => idle_since = None,
-                    None if holding => {
-                        let since = *idle_since.get_or_insert(now);
-                        if step_at > since + longest_interval {
-                            return Ok(now);
-                        }
-                    }
-                    None => return Ok(now),
+                    self.sleep_until(target).await;
+                    tokio::task::yield_now().await;
+                    continue;
+                }
+                if rule.drained(now, step_at, activity) {
+                    return Ok(now);
                 }
             }
             let Some((at, step)) = next.filter(|&(at, _)| at <= end) else {
@@ -394,15 +332,17 @@ impl Driver<'_> {
                         schedule.take(Step::Submit(next));
                         batch.push(next);
                     }
-                    self.submit_all(&batch, at).await?;
+                    self.submit_all(&batch).await?;
                 }
                 Step::Stream(index) => {
                     if let Some(submission) = schedule.streams.take(index) {
-                        self.submit(&submission, at).await?;
+                        self.submit(&submission).await?;
                     }
                 }
                 Step::Action(index) => self.act(index).await?,
-                Step::Publish(index) => self.publish(index).await?,
+                Step::Publish(index) => {
+                    schedule.publishes[index] = self.publish(index).await?;
+                }
                 Step::Probe => self.probe(at).await?,
             }
         }
@@ -416,8 +356,6 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
     let mut federation = Federation::build(scenario)?;
     federation.prepare(None, false);
     federation.keep_history_for(scenario);
-    let bundled = mcfed_run::metrics::MetricsRecorder::with_bundled(scenario);
-    let bundled_jobs: u64 = federation.members.iter().map(Member::bundled_jobs).sum();
     let (probes, end) = plan.resolve(scenario);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -445,11 +383,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
     let publishes = federation
         .members
         .iter()
-        .map(|member| {
-            member
-                .update_interval()
-                .map(|every| (SimTime::ZERO + every, every))
-        })
+        .map(Member::next_publish)
         .collect();
     let schedule = Schedule {
         steps,
@@ -461,35 +395,28 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
         .iter()
         .map(|spec| mcfed_run::probe::Watched::of(scenario, &spec.config.name))
         .collect();
-    let longest_interval = scenario.longest_update_interval();
-    let events = plan.events;
-    let drain = plan.drain || scenario.drain;
-    let mut output = system.block_on(async move {
+    let drain = (plan.drain || scenario.drain).then(|| Quiescence::of(&federation.members));
+    let recorder = SharedRecorder::new(Recorder::new(Recording {
+        events: plan.events,
+        count_only: plan.count_only,
+    }));
+    let shared = recorder.clone();
+    let output = system.block_on(async move {
         let clock = EmulatedClock::start(1.0);
         let router = Router::default().start();
-        let collector = Collector {
-            events,
-            ..Collector::default()
-        }
-        .start();
         let mut driver = Driver {
             scenario,
             clock,
             origin: tokio::time::Instant::now(),
             members: Vec::new(),
             by_name: FxHashMap::default(),
-            collector: collector.clone(),
+            recorder: recorder.clone(),
             watched,
-            snapshots: Vec::new(),
-            submitted: 0,
-            refused: 0,
-            actions: Vec::new(),
         };
-        collector.send(Bundled(bundled)).await?;
         for member in federation.members {
             let name = member.name().clone();
             let actor = MemberActor::new(member, clock, router.clone().recipient())
-                .with_observer(collector.clone().recipient())
+                .with_observer(recorder.clone())
                 .with_driven_updates()
                 .start();
             router.send(Register(name.clone(), actor.clone())).await?;
@@ -497,9 +424,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
             driver.by_name.insert(name, actor);
         }
         let mut schedule = schedule;
-        let stopped = driver
-            .run(&mut schedule, end, drain, longest_interval)
-            .await?;
+        let stopped = driver.run(&mut schedule, end, drain).await?;
         // Let every message sent at the last instant be handled.
         settle_instant().await;
         let mut states = Vec::with_capacity(driver.members.len());
@@ -511,19 +436,12 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
                 .await?;
             states.extend(state);
         }
-        let mut output = collector.send(TakeOutput(states)).await?;
-        output.snapshots = std::mem::take(&mut driver.snapshots);
-        output.stats.submitted = driver.submitted;
-        output.stats.refused = driver.refused;
-        output.stats.bundled = bundled_jobs;
-        output.stats.actions = driver.actions.len() as u64;
-        output.stats.actions_refused = driver.actions.iter().filter(|a| !a.done).count() as u64;
-        output.actions = std::mem::take(&mut driver.actions);
-        output.stats.end = stopped;
-        output.workloads = schedule.streams.reports();
+        let workloads = schedule.streams.reports();
         System::current().stop();
-        Ok::<_, ActorEngineError>(output)
-    })?;
+        Ok::<_, ActorEngineError>((states, stopped, workloads))
+    });
+    let (states, stopped, workloads) = output?;
+    let mut output = shared.take().finish(states, stopped, workloads);
     output.initial_states = initial_states;
     Ok(output)
 }

@@ -18,23 +18,19 @@
 //! recorded decision is compared with the one the true counters would have
 //! given.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::time::Duration;
 
 use mcfed_chaos::{Chaos, ChaosConfig, Fate};
-use mcfed_federation::Effects;
-use mcfed_protocol::{ClusterName, Envelope, Message, SimTime};
-use mcfed_run::jobs_csv::JobsCsv;
-use mcfed_run::metrics::MetricsRecorder;
-use mcfed_run::probe::{PreemptionRecord, Snapshot, snapshot};
-use mcfed_run::records::{EventRecord, RecordRef, UsageRecord};
+use mcfed_federation::{Activity, Effects, Observer, Quiescence};
+use mcfed_protocol::{Envelope, Message, SimTime};
+use mcfed_run::probe::{Snapshot, snapshot};
+use mcfed_run::recorder::Recorder;
 use mcfed_run::{RunOptions, RunOutput};
 use mcfed_scenario::Scenario;
 
 use crate::federation::Federation;
 use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT};
-use crate::output::{EngineError, PROGRESS_EVERY, Progress, count, open_jobs_csv};
+use crate::output::{EngineError, PROGRESS_EVERY, Progress, recorder_for};
 use crate::submissions::Streams;
 
 mod inputs;
@@ -50,27 +46,19 @@ pub struct EventLoop<'a> {
     dirty: Vec<bool>,
     dirty_list: Vec<usize>,
     wake_at: Vec<Option<SimTime>>,
-    /// Where members write what they produce; absorbed into the records.
+    /// Where members write what they produce; handed to the recorder.
     effects: Box<Effects>,
     /// An emptied box swapped in while `effects` is absorbed.
     spare_effects: Option<Box<Effects>>,
     chaos: Option<Chaos>,
     oracle_seq: u64,
-    events: bool,
-    /// Whether to count decisions without rendering them.
-    count_only: bool,
-    /// Run until no work is left rather than to a fixed end.
-    drain: bool,
-    /// The longest update interval (how long an idle federation waits
-    /// for one more round of updates before it counts as drained).
-    longest_interval: Duration,
-    /// How often slot usage is sampled (the shortest update interval).
+    /// Run until no work is left rather than to a fixed end, by this rule.
+    drain: Option<Quiescence>,
+    /// How often slot usage is sampled (the shortest update interval), if
+    /// it is.
     sample_interval: Option<Duration>,
-    output: RunOutput,
-    /// Scheduling metrics, collected as the run goes.
-    metrics: MetricsRecorder,
-    /// `jobs.csv`, written as jobs finish.
-    jobs_csv: Option<JobsCsv<BufWriter<File>>>,
+    /// Counts, metrics and records of the run.
+    recorder: Recorder,
     end: SimTime,
     /// Per cluster, the jobs expectations watch.
     watched: Vec<mcfed_run::probe::Watched>,
@@ -93,6 +81,8 @@ impl<'a> EventLoop<'a> {
         let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);
         federation.prepare(chaos.as_ref().map(Chaos::config), options.oracle);
         federation.keep_history_for(scenario);
+        let recorder = recorder_for(options, scenario, &federation)?;
+        let drain = (options.drain || scenario.drain).then(|| Quiescence::of(&federation.members));
         let mut engine = EventLoop {
             scenario,
             heap: EventHeap::default(),
@@ -105,24 +95,13 @@ impl<'a> EventLoop<'a> {
             spare_effects: None,
             chaos,
             oracle_seq: 0,
-            events: options.events,
-            count_only: options.count_only,
-            drain: options.drain || scenario.drain,
-            longest_interval: Duration::ZERO,
-            sample_interval: None,
-            output: RunOutput {
-                initial_states: federation.initial_states.clone(),
-                ..RunOutput::default()
-            },
+            drain,
+            sample_interval: options.events.then(|| scenario.sample_interval()),
             federation,
-            metrics: MetricsRecorder::default(),
-            jobs_csv: None,
+            recorder,
             end,
             watched,
         };
-        if let Some(path) = &options.jobs_csv {
-            engine.jobs_csv = Some(open_jobs_csv(path, scenario, &engine.federation)?);
-        }
         engine.take_start();
         engine.schedule_start(probes);
         Ok(engine)
@@ -146,21 +125,12 @@ impl<'a> EventLoop<'a> {
             self.schedule_stream(index);
         }
         for index in 0..self.federation.members.len() {
-            let cluster = self.federation.members[index].cluster();
-            if let Some(interval) = cluster.update_interval() {
-                self.longest_interval = self.longest_interval.max(interval);
-            }
-            if let Some(interval) = self.federation.members[index].update_interval() {
-                let first = SimTime::ZERO + interval;
-                self.heap
-                    .push(first, PHASE_PUBLISH, EventKind::Publish(index));
-            }
+            self.schedule_publish(index);
             self.reschedule_wake(index);
         }
-        if self.events {
+        if self.sample_interval.is_some() {
             self.heap
                 .push(SimTime::ZERO, PHASE_PUBLISH, EventKind::Sample);
-            self.sample_interval = Some(self.scenario.sample_interval());
         }
         let edges = self
             .chaos
@@ -171,6 +141,14 @@ impl<'a> EventLoop<'a> {
             if let Some(index) = self.federation.position(&cluster) {
                 self.heap.push(at, PHASE_EVENTS, EventKind::Wake(index));
             }
+        }
+    }
+
+    /// Schedules member `index`'s next counter update, when its schedule
+    /// has one.
+    fn schedule_publish(&mut self, index: usize) {
+        if let Some(at) = self.federation.members[index].next_publish() {
+            self.heap.push(at, PHASE_PUBLISH, EventKind::Publish(index));
         }
     }
 
@@ -211,7 +189,6 @@ impl<'a> EventLoop<'a> {
         observe: &mut dyn FnMut(&Progress),
     ) -> RunOutput {
         let end = until.map_or(self.end, |until| until.min(self.end));
-        let mut idle_since: Option<SimTime> = None;
         loop {
             let next = self.heap.peek();
             let instant_over = next.is_none_or(|(at, phase)| at > self.now || phase > PHASE_EVENTS);
@@ -220,65 +197,58 @@ impl<'a> EventLoop<'a> {
                 continue;
             }
             let Some((at, _)) = next else { break };
-            if at > end || self.drained(at, &mut idle_since) {
+            if at > end || self.drained(at) {
                 break;
             }
             let Some((at, kind)) = self.heap.pop() else {
                 break;
             };
             self.now = at;
-            self.output.stats.events += 1;
+            self.recorder.event_handled();
             self.handle(kind);
-            if self.output.stats.events % PROGRESS_EVERY == 0 {
+            let stats = self.recorder.stats();
+            if stats.events % PROGRESS_EVERY == 0 {
                 observe(&Progress {
                     now: self.now,
-                    submitted: self.output.stats.submitted,
-                    finished: self.output.stats.finished,
+                    submitted: stats.submitted,
+                    finished: stats.finished,
                 });
             }
         }
-        self.output.stats.end = if self.drain && self.now < end {
+        let stopped = if self.drain.is_some() && self.now < end {
             self.now
         } else {
             end
         };
-        self.output.workloads = self.streams.reports();
-        if let Some(mut csv) = self.jobs_csv.take() {
-            if let Err(error) = csv.flush() {
-                self.output.jobs_csv_error = Some(error.to_string());
-            }
-        }
-        let metrics = std::mem::take(&mut self.metrics);
-        let states: Vec<_> = self
+        let states = self
             .federation
             .members
             .iter()
             .map(mcfed_run::metrics::end_state)
             .collect();
-        mcfed_run::metrics::add_end_totals(&mut self.output.stats.jobs, &states);
-        self.output.metrics = Some(mcfed_run::metrics::finish(metrics, states));
-        self.output
+        let mut output = self
+            .recorder
+            .finish(states, stopped, self.streams.reports());
+        output.initial_states = self.federation.initial_states.clone();
+        output
     }
 
-    /// Whether a draining run is over before the event at `next`: no work
-    /// is left, and a whole round of counter updates has passed since
-    /// without bringing any (a forwarder holding jobs may forward them on
-    /// an update).
-    fn drained(&self, next: SimTime, idle_since: &mut Option<SimTime>) -> bool {
-        if !self.drain {
+    /// Whether a draining run is over before the event at `next`, by the
+    /// drain rule ([`Quiescence`]): the heap's work (submissions,
+    /// deliveries, wake-ups) keeps it busy.
+    fn drained(&mut self, next: SimTime) -> bool {
+        let Some(rule) = &mut self.drain else {
             return false;
-        }
-        if self.heap.has_work() {
-            *idle_since = None;
-            return false;
-        }
-        let since = *idle_since.get_or_insert(self.now);
-        let holding = self.federation.members.iter().any(|member| {
-            member
-                .forwarder()
-                .is_some_and(|forwarder| forwarder.waiting_jobs() > 0)
-        });
-        !holding || next > since + self.longest_interval
+        };
+        let activity = if self.heap.has_work() {
+            Activity {
+                busy: true,
+                holding: false,
+            }
+        } else {
+            self.federation.activity(self.now)
+        };
+        rule.drained(self.now, next, activity)
     }
 
     fn handle(&mut self, kind: EventKind) {
@@ -307,7 +277,7 @@ impl<'a> EventLoop<'a> {
             .zip(&self.watched)
             .map(|(member, watched)| snapshot(member, self.now, watched))
             .collect();
-        self.output.snapshots.push(Snapshot {
+        self.recorder.snapshot(Snapshot {
             time: self.now.as_secs_f64(),
             clusters,
         });
@@ -320,34 +290,29 @@ impl<'a> EventLoop<'a> {
         };
         if let Some(until) = self.down_until(member_index) {
             if matches!(envelope.message, Message::CounterUpdate(_)) {
-                self.output.stats.updates_lost += 1;
+                self.recorder.update_lost();
             } else {
                 self.heap
                     .push(until, PHASE_EVENTS, EventKind::Deliver(envelope));
             }
             return;
         }
-        self.output.stats.messages += 1;
+        self.recorder.message_delivered();
         self.federation.members[member_index].receive(self.now, envelope, &mut self.effects);
         self.absorb(member_index);
         self.touch(member_index);
     }
 
+    /// Member `index`'s counter update is due: published (or lost, while
+    /// it is down), and the next one scheduled.
     fn publish(&mut self, index: usize) {
-        if let Some(interval) = self.federation.members[index].update_interval() {
-            self.heap.push(
-                self.now + interval,
-                PHASE_PUBLISH,
-                EventKind::Publish(index),
-            );
-        }
-        let overflows = self.federation.members[index].cluster().backlog_overflows();
-        self.output.stats.backlog_overflows += overflows as u64;
         if self.down_until(index).is_some() {
-            return;
+            self.federation.members[index].skip_publish(self.now);
+        } else {
+            self.federation.members[index].publish_due(self.now, &mut self.effects);
+            self.absorb(index);
         }
-        self.federation.members[index].publish(self.now, &mut self.effects);
-        self.absorb(index);
+        self.schedule_publish(index);
     }
 
     /// Advances every touched member's scheduler, then runs the forwarding
@@ -410,73 +375,18 @@ impl<'a> EventLoop<'a> {
         }
     }
 
-    /// Takes what member `index` produced: counts it, records it and
+    /// Takes what member `index` produced: hands it to the recorder and
     /// schedules its envelopes.
     fn absorb(&mut self, index: usize) {
         // Swap boxes, not the effects themselves (absorbed several times
         // per job).
         let spare = self.spare_effects.take().unwrap_or_default();
         let mut effects = std::mem::replace(&mut self.effects, spare);
-        count(
-            &mut self.output.stats,
-            &self.federation.members[index],
-            &effects,
-        );
-        let name = self.federation.name(index).clone();
-        for transition in &effects.transitions {
-            self.metrics.transition(&name, transition);
-        }
-        for entry in effects.decisions.iter().filter(|e| e.forwarded()) {
-            self.metrics.forwarded(&name, entry.send_queue.as_str());
-        }
-        self.write_jobs(index, &effects);
-        self.output.preemptions.extend(
-            effects
-                .preemptions
-                .iter()
-                .map(|note| PreemptionRecord::new(&name, note)),
-        );
-        if self.events {
-            self.record_events(&name, &effects);
-        }
-        if !self.count_only && !effects.decisions.is_empty() {
-            let records = self.federation.members[index].render(&effects.decisions);
-            self.push_decisions(records);
-        }
+        self.recorder
+            .observe(&self.federation.members[index], self.now, &effects);
         self.deliver_out(&mut effects.envelopes);
         effects.clear();
         self.spare_effects = Some(effects);
-    }
-
-    /// Rows of `jobs.csv` for the jobs that finished; the first write error
-    /// stops the file and is reported with the run's output.
-    fn write_jobs(&mut self, index: usize, effects: &Effects) {
-        let Some(csv) = &mut self.jobs_csv else {
-            return;
-        };
-        let cluster = self.federation.members[index].cluster();
-        for transition in &effects.transitions {
-            if let Err(error) = csv.transition(index, cluster, transition) {
-                self.output.jobs_csv_error = Some(error.to_string());
-                self.jobs_csv = None;
-                return;
-            }
-        }
-    }
-
-    /// Event records for what the forwarder heard and the scheduler did.
-    fn record_events(&mut self, cluster: &ClusterName, effects: &Effects) {
-        let time = self.now.as_secs_f64();
-        for notice in &effects.notices {
-            self.push_event(EventRecord::of_notice(time, cluster.as_str(), notice));
-        }
-        for transition in &effects.transitions {
-            self.push_event(EventRecord::of_transition(
-                cluster.as_str(),
-                transition,
-                &effects.preemptions,
-            ));
-        }
     }
 
     /// Schedules delivery of `envelopes`, through the faults if any.
@@ -496,7 +406,7 @@ impl<'a> EventLoop<'a> {
                 }
             };
             match fate {
-                Fate::Lost => self.output.stats.updates_lost += 1,
+                Fate::Lost => self.recorder.update_lost(),
                 Fate::Deliver(times) => {
                     if let Some((&last, copies)) = times.split_last() {
                         for &at in copies {
@@ -511,39 +421,9 @@ impl<'a> EventLoop<'a> {
         }
     }
 
-    fn push_event(&mut self, record: EventRecord) {
-        self.output
-            .order
-            .push(RecordRef::Event(self.output.events.len()));
-        self.output.events.push(record);
-    }
-
-    fn push_decisions(&mut self, records: Vec<mcfed_forwarder::DecisionRecord>) {
-        if self.events {
-            let start = self.output.decisions.len();
-            self.output
-                .order
-                .extend((start..start + records.len()).map(RecordRef::Decision));
-        }
-        self.output.decisions.extend(records);
-    }
-
     fn sample(&mut self) {
-        for index in 0..self.federation.members.len() {
-            let (slots_in_use, total_slots) = self.federation.members[index].cluster().slot_usage();
-            if total_slots == 0 {
-                continue;
-            }
-            self.output
-                .order
-                .push(RecordRef::Usage(self.output.usage.len()));
-            self.output.usage.push(UsageRecord {
-                record: "usage".to_owned(),
-                time: self.now.as_secs_f64(),
-                cluster: self.federation.name(index).to_string(),
-                slots_in_use,
-                total_slots,
-            });
+        for member in &self.federation.members {
+            self.recorder.sample(member, self.now);
         }
         if let Some(interval) = self.sample_interval {
             self.heap

@@ -77,6 +77,15 @@ impl Federation {
         }
     }
 
+    /// What the members have left to do at `now`, together.
+    pub fn activity(&mut self, now: mcfed_protocol::SimTime) -> mcfed_federation::Activity {
+        self.members
+            .iter_mut()
+            .fold(mcfed_federation::Activity::default(), |all, member| {
+                all.and(member.activity(now))
+            })
+    }
+
     /// The position of cluster `name`.
     pub fn position(&self, name: &ClusterName) -> Option<usize> {
         self.index.get(name).copied()

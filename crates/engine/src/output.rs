@@ -1,12 +1,14 @@
-//! What the event loop produces besides its own state: the run's counts,
-//! `jobs.csv`, progress for a progress bar, and why a run could not start.
+//! What the engines produce besides their own state: the run's recorder
+//! (with `jobs.csv`), progress for a progress bar, and why a run could not
+//! start.
 
 use std::fs::File;
 use std::io::BufWriter;
 
-use mcfed_federation::{Effects, Member};
 use mcfed_protocol::SimTime;
+use mcfed_run::RunOptions;
 use mcfed_run::jobs_csv::JobsCsv;
+use mcfed_run::recorder::{Recorder, Recording};
 use mcfed_scenario::Scenario;
 
 use crate::federation::{BuildError, Federation};
@@ -25,25 +27,21 @@ pub struct Progress {
     pub finished: u64,
 }
 
-/// Adds what `effects` of `member` did to the run's counts.
-pub(crate) fn count(stats: &mut mcfed_run::RunStats, member: &Member, effects: &Effects) {
-    stats.updates += effects.updates.sent;
-    stats.updates_ignored += effects.updates.ignored;
-    stats.update_regressions += effects.updates.regressions;
-    for transition in &effects.transitions {
-        stats.count_transition(member.origin_of(transition), transition);
-    }
-    stats.decisions += effects.decisions.len() as u64;
-    stats.forwarded += effects.decisions.iter().filter(|e| e.forwarded()).count() as u64;
-    stats.stale_decisions += effects.decisions.iter().filter(|e| e.stale()).count() as u64;
-}
-
-/// Creates `jobs.csv` at `path`, its slots numbered over `federation`.
-pub(crate) fn open_jobs_csv(
-    path: &std::path::Path,
+/// The recorder of a run of `scenario` on `federation` under `options`:
+/// what it records, and `jobs.csv` when asked (its slots numbered over the
+/// federation, in scenario order).
+pub(crate) fn recorder_for(
+    options: &RunOptions,
     scenario: &Scenario,
     federation: &Federation,
-) -> Result<JobsCsv<BufWriter<File>>, EngineError> {
+) -> Result<Recorder, EngineError> {
+    let recorder = Recorder::new(Recording {
+        events: options.events,
+        count_only: options.count_only,
+    });
+    let Some(path) = &options.jobs_csv else {
+        return Ok(recorder);
+    };
     let io = |source| EngineError::Output {
         path: path.display().to_string(),
         source,
@@ -54,8 +52,13 @@ pub(crate) fn open_jobs_csv(
         .first()
         .map_or(scenario.name.as_str(), |workload| workload.name.as_str());
     let clusters = federation.members.iter().map(|member| member.cluster());
-    JobsCsv::new(BufWriter::new(file), clusters, name)
-        .map_err(|error| io(std::io::Error::other(error.to_string())))
+    let csv = JobsCsv::new(BufWriter::new(file), clusters, name)
+        .map_err(|error| io(std::io::Error::other(error.to_string())))?;
+    let names = federation
+        .members
+        .iter()
+        .map(|member| member.name().clone());
+    Ok(recorder.with_jobs_csv(csv, names))
 }
 
 /// Why a run could not start.

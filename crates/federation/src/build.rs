@@ -5,7 +5,8 @@ use mcfed_cluster::{Cluster, ClusterConfig, ClusterNode, JobId, JobState};
 use mcfed_forwarder::{ForwarderConfig, ForwarderNode};
 use mcfed_protocol::{ClusterName, Hello, JobSpec, SimTime};
 
-use crate::member::{Member, Route};
+use crate::effects::SubmissionNote;
+use crate::member::{Member, Route, Submitted};
 
 /// Why a member could not be built (a scenario's validation normally
 /// catches all of these first).
@@ -122,8 +123,10 @@ impl Member {
         let mut node = ClusterNode::new(cluster, spec.subscribers.iter().cloned())
             .collected_by(spec.collectors);
         let mut groups: Vec<Vec<JobId>> = Vec::with_capacity(spec.initial_jobs.len());
+        let mut submissions = Vec::new();
         for group in spec.initial_jobs {
             let mut ids = Vec::with_capacity(group.jobs.len());
+            let queue: std::sync::Arc<str> = group.queue.as_str().into();
             for job in &group.jobs {
                 let id = node
                     .submit(SimTime::ZERO, &group.queue, job.clone())
@@ -132,6 +135,15 @@ impl Member {
                         job: job.name.to_string(),
                         source,
                     })?;
+                submissions.push(SubmissionNote {
+                    name: std::sync::Arc::clone(&job.name),
+                    queue: std::sync::Arc::clone(&queue),
+                    bundled: true,
+                    outcome: Ok(Submitted {
+                        job_id: id.0,
+                        forwarded: false,
+                    }),
+                });
                 ids.push(id);
             }
             groups.push(ids);
@@ -146,6 +158,7 @@ impl Member {
         let mut member = Member::new(node, forwarder);
         member.bundled = groups.iter().map(|ids| ids.len() as u64).sum();
         member.start = start;
+        member.start_submissions = submissions;
         Ok((member, states))
     }
 }

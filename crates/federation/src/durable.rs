@@ -229,6 +229,7 @@ impl Member {
                 tracing::warn!(cluster = %name, job, %why, "a job of a send queue restored differently");
             }
         }
+        member.publish_clock = crate::publish::PublishClock::after(now);
         member.enable_journal();
         Ok(member)
     }

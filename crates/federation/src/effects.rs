@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use mcfed_cluster::{PreemptionNote, Transition};
 use mcfed_forwarder::{CameBack, DecisionEntry};
-use mcfed_protocol::{ClusterName, Envelope, JobEvent};
+use mcfed_protocol::{ClusterName, Envelope, JobEvent, SimTime};
+
+use crate::{Member, Submitted};
 
 /// Everything a member's inputs produced, for the driver to act on. A
 /// driver keeps one and calls [`Effects::clear`] (or takes the parts it
@@ -14,6 +16,9 @@ pub struct Effects {
     /// Envelopes to send (a member may send to itself: a cluster that is
     /// both submission and execution cluster).
     pub envelopes: Vec<Envelope>,
+    /// Submissions taken or refused (and, at start, the jobs present at
+    /// start), in order.
+    pub submissions: Vec<SubmissionNote>,
     /// Job transitions at the scheduler, in order.
     pub transitions: Vec<Transition>,
     /// The preemptions among the transitions, with the jobs' names.
@@ -31,6 +36,7 @@ impl Effects {
     /// Empties every part, keeping the allocations.
     pub fn clear(&mut self) {
         self.envelopes.clear();
+        self.submissions.clear();
         self.transitions.clear();
         self.preemptions.clear();
         self.decisions.clear();
@@ -41,12 +47,42 @@ impl Effects {
     /// Whether nothing was produced.
     pub fn is_empty(&self) -> bool {
         self.envelopes.is_empty()
+            && self.submissions.is_empty()
             && self.transitions.is_empty()
             && self.preemptions.is_empty()
             && self.decisions.is_empty()
             && self.notices.is_empty()
             && self.updates == UpdateTally::default()
     }
+}
+
+/// Whatever a driver reports a member's effects to (a run's recorder):
+/// every driver calls it with the member, the time and what one input
+/// produced, before it sends the envelopes on, so that statistics and
+/// records are made in one place whichever driver runs the member.
+pub trait Observer {
+    /// What `member`'s input at `at` produced.
+    fn observe(&mut self, member: &Member, at: SimTime, effects: &Effects);
+
+    /// The driver's sampling timer: `member` as it stands at `at` (the
+    /// slots it has in use, for a run's usage plot).
+    fn sample(&mut self, member: &Member, at: SimTime) {
+        let _ = (member, at);
+    }
+}
+
+/// A submission to a member: taken or refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubmissionNote {
+    /// The job's name.
+    pub name: Arc<str>,
+    /// The queue it was submitted to.
+    pub queue: Arc<str>,
+    /// Whether it is a job present at start (submitted at time zero when
+    /// the member was built).
+    pub bundled: bool,
+    /// Its id and route, or why it was refused.
+    pub outcome: Result<Submitted, String>,
 }
 
 /// Counts of counter updates.
@@ -61,6 +97,9 @@ pub struct UpdateTally {
     /// Updates received and applied although older than one already
     /// applied (checked independently of the view; must stay zero).
     pub regressions: u64,
+    /// Receive queues holding more imported pending jobs than their
+    /// IMPT_JOBBKLG when an update was sent (must stay zero).
+    pub backlog_overflows: u64,
 }
 
 impl std::ops::AddAssign for UpdateTally {
@@ -69,6 +108,7 @@ impl std::ops::AddAssign for UpdateTally {
         self.applied += other.applied;
         self.ignored += other.ignored;
         self.regressions += other.regressions;
+        self.backlog_overflows += other.backlog_overflows;
     }
 }
 

@@ -28,11 +28,14 @@ pub mod journal;
 mod member;
 mod observe;
 mod order;
+pub mod publish;
+mod quiescence;
 mod wake;
 
 pub use build::{BuildError, GroupState, InitialJobs, MemberSpec, connect_in_process};
 pub use control::{ControlOutcome, ControlRefused, JobRef};
-pub use effects::{Effects, JobNotice, NoticeKind, UpdateTally};
+pub use effects::{Effects, JobNotice, NoticeKind, Observer, SubmissionNote, UpdateTally};
 pub use journal::{DurableState, JOURNAL_FORMAT, JournalRecord, ProcessFacts};
 pub use member::{Member, Origin, Route, SubmitError, Submitted};
+pub use quiescence::{Activity, Quiescence};
 pub use wake::{Pending, next_wake};

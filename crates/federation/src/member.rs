@@ -7,8 +7,9 @@ use mcfed_cluster::{Cluster, ClusterNode, JobOrigin, Transition};
 use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
 use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, SimTime};
 
-use crate::effects::{Effects, JobNotice, NoticeKind};
+use crate::effects::{Effects, JobNotice, NoticeKind, SubmissionNote};
 use crate::history::{History, RecordOrigin};
+use crate::publish::PublishClock;
 use crate::wake::{Pending, next_wake};
 
 /// One cluster of a federation: its scheduler (the execution side) and,
@@ -33,6 +34,11 @@ pub struct Member {
     /// What the first dispatch pass at time zero did, until a driver takes
     /// it ([`Member::take_start`]).
     pub(crate) start: Vec<Transition>,
+    /// The jobs present at start, as submissions, until a driver takes
+    /// them with the start.
+    pub(crate) start_submissions: Vec<SubmissionNote>,
+    /// When counters are next published.
+    pub(crate) publish_clock: PublishClock,
     /// The job history, when kept ([`Member::keep_history`]).
     pub(crate) history: Option<History>,
 }
@@ -105,6 +111,8 @@ impl Member {
             journal: None,
             bundled: 0,
             start: Vec::new(),
+            start_submissions: Vec::new(),
+            publish_clock: PublishClock::default(),
             history: None,
         }
     }
@@ -163,6 +171,7 @@ impl Member {
     /// once; drivers take it before anything else, so that every job start
     /// is counted and recorded.
     pub fn take_start(&mut self, effects: &mut Effects) {
+        effects.submissions.append(&mut self.start_submissions);
         let start = std::mem::take(&mut self.start);
         if start
             .iter()
@@ -257,8 +266,30 @@ impl Member {
         }
     }
 
-    /// Submits a job to `queue` (a local queue or a send queue).
+    /// Submits a job to `queue` (a local queue or a send queue); the
+    /// submission, taken or refused, is noted in `effects`.
     pub fn submit(
+        &mut self,
+        now: SimTime,
+        queue: &str,
+        spec: JobSpec,
+        effects: &mut Effects,
+    ) -> Result<Submitted, SubmitError> {
+        let name = std::sync::Arc::clone(&spec.name);
+        let submitted = self.submit_spec(now, queue, spec);
+        effects.submissions.push(SubmissionNote {
+            name,
+            queue: queue.into(),
+            bundled: false,
+            outcome: match &submitted {
+                Ok(submitted) => Ok(*submitted),
+                Err(error) => Err(error.to_string()),
+            },
+        });
+        submitted
+    }
+
+    fn submit_spec(
         &mut self,
         now: SimTime,
         queue: &str,
@@ -546,8 +577,38 @@ impl Member {
             .filter(|_| self.node.has_collectors())
     }
 
-    /// Sends a counter update to every subscribing submission cluster.
+    /// When this member next publishes its counters, in federation time
+    /// (`None`: it publishes none). Drivers publish with
+    /// [`Member::publish_due`] at this time, after everything else that
+    /// happens at the same instant, so an update reflects the instant.
+    pub fn next_publish(&self) -> Option<SimTime> {
+        self.publish_clock.next(self.update_interval()?)
+    }
+
+    /// Publishes the counters if a round is due at `now` (the schedule of
+    /// [`crate::publish`]); whether it did.
+    pub fn publish_due(&mut self, now: SimTime, effects: &mut Effects) -> bool {
+        let due = self
+            .update_interval()
+            .is_some_and(|interval| self.publish_clock.take(now, interval));
+        if due {
+            self.publish(now, effects);
+        }
+        due
+    }
+
+    /// Lets the round due at `now` pass unsent (the cluster is down: it
+    /// sends nothing, and its schedule goes on).
+    pub fn skip_publish(&mut self, now: SimTime) {
+        if let Some(interval) = self.update_interval() {
+            self.publish_clock.take(now, interval);
+        }
+    }
+
+    /// Sends a counter update to every subscribing submission cluster now,
+    /// outside the schedule (drivers use [`Member::publish_due`]).
     pub fn publish(&mut self, now: SimTime, effects: &mut Effects) {
+        effects.updates.backlog_overflows += self.node.cluster().backlog_overflows() as u64;
         let first = effects.envelopes.len();
         self.node
             .publish_counters(now, self.local_time(now), &mut effects.envelopes);

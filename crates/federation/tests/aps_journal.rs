@@ -45,7 +45,12 @@ fn bmod_aps_values_and_pending_clocks_survive_a_restart() {
     let submit = |member: &mut Member, at: u64, name: &str, run: u64| {
         let job = mcfed_protocol::JobSpec::simple(name, "alice", Duration::from_secs(run));
         member
-            .submit(SimTime::from_secs(at), "normal", job)
+            .submit(
+                SimTime::from_secs(at),
+                "normal",
+                job,
+                &mut Effects::default(),
+            )
             .expect("submitted")
             .job_id
     };

@@ -90,15 +90,15 @@ fn bmod_aps_orders_a_send_queue_and_survives_a_restart() {
     let snapshot = member.durable_state();
     let now = SimTime::from_secs(60);
     let low = member
-        .submit(now, "send", job("low", 10))
+        .submit(now, "send", job("low", 10), &mut Effects::default())
         .expect("submitted")
         .job_id;
     let high = member
-        .submit(now, "send", job("high", 90))
+        .submit(now, "send", job("high", 90), &mut Effects::default())
         .expect("submitted")
         .job_id;
     let plain = member
-        .submit(now, "plain", job("p", 50))
+        .submit(now, "plain", job("p", 50), &mut Effects::default())
         .expect("submitted")
         .job_id;
     assert_eq!(member.forwarding_order("send", now), Some(vec![high, low]));

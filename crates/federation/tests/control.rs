@@ -127,7 +127,9 @@ fn a_command_at_the_submission_cluster_reaches_the_execution_cluster() {
     publish(&mut members, SimTime::from_secs(10), &mut effects);
     let t = SimTime::from_secs(20);
     let spec = JobSpec::simple("away", "bob", Duration::from_secs(3600));
-    let sent = members[0].submit(t, "send", spec).expect("submitted");
+    let sent = members[0]
+        .submit(t, "send", spec, &mut Effects::default())
+        .expect("submitted");
     // Ids continue after the job present at start (id 1).
     assert_eq!(sent.job_id, 2);
     let local = members[0]
@@ -135,6 +137,7 @@ fn a_command_at_the_submission_cluster_reaches_the_execution_cluster() {
             t,
             "normal",
             JobSpec::simple("here", "bob", Duration::from_secs(60)),
+            &mut Effects::default(),
         )
         .expect("submitted");
     assert_eq!(local.job_id, 3);

@@ -244,7 +244,7 @@ impl Federation {
         let spec = JobSpec::simple("j", "u", Duration::from_secs(run_secs));
         let submitted = self.processes[0]
             .member
-            .submit(self.now, "send", spec)
+            .submit(self.now, "send", spec, &mut Effects::default())
             .expect("accepted");
         // Acknowledged once its record is durable.
         self.processes[0].journal();

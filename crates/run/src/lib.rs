@@ -14,6 +14,7 @@ pub mod jobs_csv;
 pub mod metrics;
 pub mod output;
 pub mod probe;
+pub mod recorder;
 pub mod records;
 pub mod refusal;
 pub mod render;

@@ -107,21 +107,6 @@ impl MetricsRecorder {
         &mut self.queues[index]
     }
 
-    /// A recorder with the jobs present at start (each cluster's initial
-    /// job groups) counted as submitted at time zero, as every driver
-    /// counts them.
-    pub fn with_bundled(scenario: &mcfed_scenario::Scenario) -> Self {
-        let mut recorder = MetricsRecorder::default();
-        for spec in &scenario.clusters {
-            for group in &spec.initial_jobs {
-                for _ in &group.jobs {
-                    recorder.submitted(&spec.config.name, &group.queue, SimTime::ZERO);
-                }
-            }
-        }
-        recorder
-    }
-
     /// Adds what `other` recorded (another process's jobs, or the same
     /// cluster's before it restarted).
     pub fn merge(&mut self, other: MetricsRecorder) {
@@ -151,23 +136,6 @@ impl MetricsRecorder {
     /// a job.
     pub fn forwarded(&mut self, cluster: &ClusterName, queue: &str) {
         self.tally(cluster, queue).forwarded_out += 1;
-    }
-
-    /// What a member of `cluster` reported at one instant: its jobs'
-    /// transitions and its forwarding decisions (every driver's collector
-    /// calls this).
-    pub fn happened(
-        &mut self,
-        cluster: &ClusterName,
-        transitions: &[Transition],
-        decisions: &[mcfed_forwarder::DecisionRecord],
-    ) {
-        for transition in transitions {
-            self.transition(cluster, transition);
-        }
-        for decision in decisions.iter().filter(|d| d.target.is_some()) {
-            self.forwarded(cluster, &decision.send_queue);
-        }
     }
 
     /// A job changed state in `cluster`.
@@ -437,7 +405,7 @@ mod tests {
     }
 
     fn cluster(name: &str) -> ClusterName {
-        ClusterName::new(name).unwrap()
+        ClusterName::new(name).expect("a valid name")
     }
 
     /// What a launcher does: each process's recorder, sent whole and
@@ -462,7 +430,7 @@ mod tests {
         whole.forwarded(&c1, "send");
         first.forwarded(&c1, "send");
         let travelled = |recorder: &MetricsRecorder| -> MetricsRecorder {
-            serde_json::from_str(&serde_json::to_string(recorder).unwrap()).unwrap()
+            serde_json::from_str(&serde_json::to_string(recorder).expect("serializes")).expect("deserializes")
         };
         let mut merged = MetricsRecorder::default();
         merged.merge(travelled(&first));

@@ -48,14 +48,15 @@ impl ActionRecord {
         action: &mcfed_scenario::model::Action,
         result: &Result<mcfed_federation::ControlOutcome, mcfed_federation::ControlRefused>,
     ) -> Self {
-        let (done, outcome) = match (result, &action.action) {
+        match (result, &action.action) {
             (Ok(outcome), mcfed_scenario::model::ActionKind::Job(job_action)) => {
-                (true, outcome.message(job_action))
+                Self::done(action, outcome.message(job_action))
             }
-            (Ok(_), mcfed_scenario::model::ActionKind::Host(_)) => (true, String::new()),
-            (Err(refused), _) => (false, refused.to_string()),
-        };
-        Self::with(action, done, outcome)
+            (Ok(_), mcfed_scenario::model::ActionKind::Host(_)) => {
+                Self::done(action, String::new())
+            }
+            (Err(refused), _) => Self::refused(action, refused.to_string()),
+        }
     }
 
     /// The record of host `action` and what it did (`Ok`: in words).
@@ -64,9 +65,24 @@ impl ActionRecord {
         result: &Result<String, String>,
     ) -> Self {
         match result {
-            Ok(what) => Self::with(action, true, what.clone()),
-            Err(why) => Self::with(action, false, format!("Host <{}>: {why}", action.job)),
+            Ok(what) => Self::done(action, what.clone()),
+            Err(why) => Self::refused(action, why.clone()),
         }
+    }
+
+    /// `action` done: what it printed.
+    pub fn done(action: &mcfed_scenario::model::Action, outcome: String) -> Self {
+        Self::with(action, true, outcome)
+    }
+
+    /// `action` refused: why (a host action's reason is given with its
+    /// host, as `bhosts` commands print it).
+    pub fn refused(action: &mcfed_scenario::model::Action, why: String) -> Self {
+        let outcome = match &action.action {
+            mcfed_scenario::model::ActionKind::Host(_) => format!("Host <{}>: {why}", action.job),
+            mcfed_scenario::model::ActionKind::Job(_) => why,
+        };
+        Self::with(action, false, outcome)
     }
 
     fn with(action: &mcfed_scenario::model::Action, done: bool, outcome: String) -> Self {
@@ -267,44 +283,58 @@ pub struct RunStats {
 }
 
 impl RunStats {
-    /// Counts what a member reported at one instant: counter updates, its
-    /// jobs' transitions (each with its origin) and its forwarding
-    /// decisions. Every driver's collector counts with this.
-    pub fn count_instant(
-        &mut self,
-        updates: mcfed_federation::UpdateTally,
-        transitions: &[Transition],
-        origins: &[Origin],
-        decisions: &[mcfed_forwarder::DecisionRecord],
-    ) {
-        self.updates += updates.sent;
-        self.updates_ignored += updates.ignored;
-        self.update_regressions += updates.regressions;
-        for (transition, origin) in transitions.iter().zip(origins) {
-            self.count_transition(*origin, transition);
-        }
-        self.decisions += decisions.len() as u64;
-        self.forwarded += decisions.iter().filter(|d| d.target.is_some()).count() as u64;
-    }
-
-    /// Adds the counts a cluster process kept with
-    /// [`RunStats::count_instant`] (a launcher gathering its processes).
-    pub fn add_member_counts(&mut self, member: &RunStats) {
-        self.updates += member.updates;
-        self.updates_ignored += member.updates_ignored;
-        self.update_regressions += member.update_regressions;
-        self.decisions += member.decisions;
-        self.forwarded += member.forwarded;
-        self.started += member.started;
-        self.finished += member.finished;
-        self.restarts += member.restarts;
-        self.jobs.started += member.jobs.started;
-        self.jobs.finished += member.jobs.finished;
-        self.jobs.killed += member.jobs.killed;
+    /// Adds the counts another recorder made (a launcher gathering its
+    /// processes'): every count, each counted once where it happened. The
+    /// end-of-run parts of the totals (running, suspended, pending, waiting,
+    /// in flight) and `end` are not counts: they come from the end states.
+    pub fn merge(&mut self, other: &RunStats) {
+        let RunStats {
+            events,
+            submitted,
+            refused,
+            messages,
+            updates,
+            updates_lost,
+            updates_ignored,
+            update_regressions,
+            backlog_overflows,
+            decisions,
+            forwarded,
+            stale_decisions,
+            started,
+            finished,
+            restarts,
+            bundled,
+            jobs,
+            actions,
+            actions_refused,
+            end: _,
+        } = *other;
+        self.events += events;
+        self.submitted += submitted;
+        self.refused += refused;
+        self.messages += messages;
+        self.updates += updates;
+        self.updates_lost += updates_lost;
+        self.updates_ignored += updates_ignored;
+        self.update_regressions += update_regressions;
+        self.backlog_overflows += backlog_overflows;
+        self.decisions += decisions;
+        self.forwarded += forwarded;
+        self.stale_decisions += stale_decisions;
+        self.started += started;
+        self.finished += finished;
+        self.restarts += restarts;
+        self.bundled += bundled;
+        self.jobs.started += jobs.started;
+        self.jobs.finished += jobs.finished;
+        self.jobs.killed += jobs.killed;
+        self.actions += actions;
+        self.actions_refused += actions_refused;
     }
 
     /// Counts a job transition of a job that came from `origin`: starts
-    /// (first starts, or restarts), ends (DONE, EXIT). Both engines count
+    /// (first starts, or restarts), ends (DONE, EXIT). The recorder counts
     /// with this, so `started`, `finished` and the totals by origin have
     /// one definition.
     pub fn count_transition(&mut self, origin: Origin, transition: &Transition) {

@@ -32,6 +32,15 @@ pub struct SummaryRecord {
     /// Starts of jobs that had started before.
     #[serde(default)]
     pub restarts: u64,
+    /// Forwarding decisions made.
+    #[serde(default)]
+    pub decisions: u64,
+    /// Decisions that forwarded a job.
+    #[serde(default)]
+    pub forwarded: u64,
+    /// Decisions the oracle marked stale.
+    #[serde(default)]
+    pub stale_decisions: u64,
     /// Every job counted once, by origin (see [`crate::output::JobTotals`]).
     #[serde(default)]
     pub jobs: crate::output::JobTotals,
@@ -58,6 +67,9 @@ impl SummaryRecord {
             finished: stats.finished,
             bundled: stats.bundled,
             restarts: stats.restarts,
+            decisions: stats.decisions,
+            forwarded: stats.forwarded,
+            stale_decisions: stats.stale_decisions,
             jobs: stats.jobs,
             actions: output.actions.clone(),
             metrics,

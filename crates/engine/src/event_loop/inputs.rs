@@ -2,13 +2,9 @@
 //! submissions and workloads, and its `[[action]]`s — each handed to its
 //! member at its time, counted and recorded.
 
-use std::sync::Arc;
-
 use mcfed_federation::JobRef;
 use mcfed_protocol::SimTime;
-use mcfed_run::metrics::MetricsRecorder;
 use mcfed_run::output::ActionRecord;
-use mcfed_run::records::EventRecord;
 use mcfed_scenario::model::{ActionKind, Submission};
 
 use super::EventLoop;
@@ -18,10 +14,7 @@ impl EventLoop<'_> {
     /// Counts and records the jobs present at start and what the first
     /// dispatch pass did with them, as any other submission and start.
     pub(super) fn take_start(&mut self) {
-        self.metrics
-            .merge(MetricsRecorder::with_bundled(self.scenario));
         for index in 0..self.scenario.clusters.len() {
-            self.output.stats.bundled += self.federation.members[index].bundled_jobs();
             self.federation.members[index].take_start(&mut self.effects);
             self.absorb(index);
         }
@@ -66,13 +59,8 @@ impl EventLoop<'_> {
         };
         if !record.done {
             tracing::info!(action = %action.origin, refused = %record.outcome, "action refused");
-            self.output.stats.actions_refused += 1;
         }
-        self.output.stats.actions += 1;
-        if let Some(event) = record.refusal_event().filter(|_| self.events) {
-            self.push_event(event);
-        }
-        self.output.actions.push(record);
+        self.recorder.action(record);
         self.absorb(member_index);
         self.touch(member_index);
     }
@@ -118,38 +106,13 @@ impl EventLoop<'_> {
             ..
         } = submission;
         let Some(member_index) = self.federation.position(&cluster) else {
-            self.output.stats.refused += 1;
-            tracing::warn!(job = %spec.name, %cluster, "submission to an unknown cluster refused");
+            self.recorder.refused_unknown_cluster(&spec.name, &cluster);
             return;
         };
         let member = &mut self.federation.members[member_index];
-        let name = Arc::clone(&spec.name);
-        match member.submit(self.now, &queue, spec) {
-            Ok(submitted) => {
-                self.output.stats.submitted += 1;
-                self.metrics.submitted(&cluster, &queue, self.now);
-                if self.events {
-                    let mut event = EventRecord::new(
-                        self.now.as_secs_f64(),
-                        member.name().as_str(),
-                        &name,
-                        submitted.job_id,
-                        "submitted",
-                    );
-                    event.queue = Some(queue.to_string());
-                    if submitted.forwarded {
-                        // A job of a send queue is its own source.
-                        event.source_cluster = Some(event.cluster.clone());
-                        event.source_job_id = Some(submitted.job_id);
-                    }
-                    self.push_event(event);
-                }
-            }
-            Err(error) => {
-                self.output.stats.refused += 1;
-                tracing::warn!(job = %name, %cluster, %error, "submission refused");
-            }
-        }
+        // Counted and recorded with the effects, refused or not.
+        let _ = member.submit(self.now, &queue, spec, &mut self.effects);
+        self.absorb(member_index);
         self.touch(member_index);
     }
 }

@@ -1,11 +1,14 @@
 //! When a launched run that drains (`end = "drain"`, the default with a
 //! workload) is over: once everything has been played, the launcher asks
 //! every process whether it has work left ([`AdminRequest::Activity`]),
-//! by the same rule as the in-process engines: nothing is due at any
-//! member (no job running, no timer), and a forwarder still holding jobs
-//! has had a whole round of counter updates to let them go. Because
-//! messages between processes may be on their way when they are asked,
-//! the run only counts as drained after two such answers in a row.
+//! and applies the federation's drain rule ([`Quiescence`], as the
+//! in-process engines do): nothing is due at any member (no job running,
+//! no timer), and a forwarder still holding jobs has had a whole round of
+//! counter updates to let them go. Because messages between processes may
+//! be on their way when they are asked, the run only counts as drained
+//! after two quiet answers in a row.
+
+use mcfed_federation::{Activity, Quiescence};
 
 use super::drive::Drive;
 use super::*;
@@ -38,34 +41,33 @@ impl Federation {
     }
 }
 
-/// Whether the run is over, poll after poll.
+/// Whether the run is over, poll after poll: the federation's drain rule
+/// ([`Quiescence`]), and the launcher's allowance for messages in flight
+/// between processes (two quiet answers in a row).
 #[derive(Debug)]
 struct DrainRule {
-    longest_interval: f64,
+    rule: Quiescence,
     quiet: u32,
-    idle_since: Option<f64>,
 }
 
 impl DrainRule {
     fn new(longest_interval: Duration) -> Self {
         DrainRule {
-            longest_interval: longest_interval.as_secs_f64(),
+            rule: Quiescence::new(longest_interval),
             quiet: 0,
-            idle_since: None,
         }
     }
 
     /// Takes one poll's answers; whether the run is over.
     fn drained(&mut self, federation: Federation) -> bool {
-        if federation.busy {
-            self.quiet = 0;
-            self.idle_since = None;
-            return false;
-        }
-        self.quiet += 1;
-        let since = *self.idle_since.get_or_insert(federation.now);
-        self.quiet >= QUIET_ROUNDS
-            && (!federation.holding || federation.now > since + self.longest_interval)
+        let now = SimTime::from_millis((federation.now * 1000.0).round() as u64);
+        let activity = Activity {
+            busy: federation.busy,
+            holding: federation.holding,
+        };
+        let drained = self.rule.drained(now, now, activity);
+        self.quiet = if federation.busy { 0 } else { self.quiet + 1 };
+        drained && self.quiet >= QUIET_ROUNDS
     }
 }
 

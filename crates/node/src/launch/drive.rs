@@ -3,6 +3,8 @@
 //! gathering every process's records.
 
 use mcfed_run::metrics::{EndState, MetricsRecorder};
+use mcfed_run::output::ActionRecord;
+use mcfed_run::recorder::{Recorder, Recording};
 use mcfed_scenario::model::Submission;
 
 use super::timeline::{Next, Plan, Step};
@@ -145,7 +147,7 @@ impl Gathered {
             self.end_state = reply.end_state;
         }
         if let Some(stats) = &reply.stats {
-            self.stats.add_member_counts(stats);
+            self.stats.merge(stats);
         }
     }
 }
@@ -169,10 +171,10 @@ pub(super) struct Drive<'a> {
     gathered: Vec<Gathered>,
     /// Submissions to a cluster that is down wait until it is back.
     waiting: Vec<Vec<Submission>>,
-    events: Vec<EventRecord>,
-    stats: RunStats,
-    /// The submissions' part of the metrics (the processes count the rest).
-    metrics: MetricsRecorder,
+    /// What only the launcher sees: the `[[action]]`s it played, and
+    /// submissions to a cluster the federation does not have (the
+    /// processes record everything else).
+    recorder: Recorder,
 }
 
 pub(super) async fn drive(
@@ -203,9 +205,10 @@ pub(super) async fn drive(
         waiting: targets.iter().map(|_| Vec::new()).collect(),
         targets,
         sessions,
-        events: Vec::new(),
-        stats: RunStats::default(),
-        metrics: MetricsRecorder::with_bundled(scenario),
+        recorder: Recorder::new(Recording {
+            events: true,
+            count_only: false,
+        }),
     };
     while let Some((at, next)) = plan.next() {
         tokio::time::sleep_until(wall_time_of(epoch, at, options.speed)).await;
@@ -248,25 +251,18 @@ impl Drive<'_> {
             .iter()
             .position(|(name, _)| name == submission.cluster.as_str())
         else {
-            self.stats.refused += 1;
-            tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, "submission to an unknown cluster refused");
+            self.recorder
+                .refused_unknown_cluster(&submission.spec.name, &submission.cluster);
             return Ok(());
         };
         if self.session(cluster).await?.is_none() {
             self.waiting[cluster].push(submission);
             return Ok(());
         }
-        let Drive {
-            sessions,
-            stats,
-            events,
-            metrics,
-            ..
-        } = self;
-        let Link::Connected(session) = &sessions[cluster] else {
+        let Link::Connected(session) = &self.sessions[cluster] else {
             return Ok(());
         };
-        submit(session, &submission, stats, events, metrics).await
+        submit(session, &submission).await
     }
 
     async fn act(&mut self, index: usize) -> Result<(), LaunchError> {
@@ -283,7 +279,9 @@ impl Drive<'_> {
         let Link::Connected(session) = &self.sessions[cluster] else {
             return Ok(());
         };
-        act(session, self.scenario, index, &mut self.stats).await
+        let record = act(session, self.scenario, index).await?;
+        self.recorder.action(record);
+        Ok(())
     }
 
     /// An outage begins: keeps what the process decided, then kills it.
@@ -357,19 +355,22 @@ impl Drive<'_> {
     async fn gather(mut self, end: SimTime) -> Result<RunOutput, LaunchError> {
         let mut decisions: Vec<(usize, DecisionRecord)> = Vec::new();
         let mut usage: Vec<UsageRecord> = Vec::new();
+        let mut events: Vec<EventRecord> = self.recorder.output().events.clone();
         let mut initial_states = Vec::new();
         let mut end_states = Vec::new();
+        let mut stats = *self.recorder.stats();
+        let mut metrics = MetricsRecorder::default();
         let gathered = std::mem::take(&mut self.gathered);
         for (index, mut kept) in gathered.into_iter().enumerate() {
             if let Some(session) = self.session(index).await? {
                 kept.keep(records_of(session).await?);
             }
             decisions.extend(kept.records.into_iter().map(|record| (index, record)));
-            self.events.extend(kept.events);
+            events.extend(kept.events);
             usage.extend(kept.usage);
             initial_states.push(kept.initial_states.unwrap_or_default());
-            self.metrics.merge(kept.metrics);
-            self.stats.add_member_counts(&kept.stats);
+            metrics.merge(kept.metrics);
+            stats.merge(&kept.stats);
             end_states.extend(kept.end_state);
         }
         for link in self.sessions {
@@ -377,12 +378,13 @@ impl Drive<'_> {
                 session.close().await;
             }
         }
-        let mut output = in_time_order(decisions, self.events, usage, end);
+        let mut output = in_time_order(decisions, events, usage, end);
         output.initial_states = initial_states;
-        output.stats = self.stats;
+        output.actions = self.recorder.output().actions.clone();
+        output.stats = stats;
         output.stats.end = end;
         mcfed_run::metrics::add_end_totals(&mut output.stats.jobs, &end_states);
-        output.metrics = Some(mcfed_run::metrics::finish(self.metrics, end_states));
+        output.metrics = Some(mcfed_run::metrics::finish(metrics, end_states));
         Ok(output)
     }
 }
@@ -449,14 +451,13 @@ pub(super) async fn gather_partial(
         .then(|| in_time_order(decisions, events, usage, end))
 }
 
-/// Gives `[[action]]` `index` through `session` (a refusal is counted,
-/// as the in-process engines count it).
+/// Gives `[[action]]` `index` through `session`: what it did, as the
+/// in-process engines record it.
 pub(super) async fn act(
     session: &Session,
     scenario: &Scenario,
     index: usize,
-    stats: &mut RunStats,
-) -> Result<(), LaunchError> {
+) -> Result<ActionRecord, LaunchError> {
     let action = &scenario.actions[index];
     let request = match &action.action {
         mcfed_scenario::model::ActionKind::Job(job_action) => AdminRequest::Control {
@@ -468,56 +469,32 @@ pub(super) async fn act(
             event: *event,
         },
     };
-    stats.actions += 1;
-    match session.ask(&request).await {
-        Ok(_) => {}
+    let record = match session.ask(&request).await {
+        Ok(AdminResponse::Controlled(controlled)) => ActionRecord::done(action, controlled.message),
+        Ok(AdminResponse::HostChanged(what)) => ActionRecord::done(action, what),
+        Ok(_) => ActionRecord::done(action, String::new()),
         Err(ClientError::Refused { message, .. }) => {
-            stats.actions_refused += 1;
             tracing::info!(action = %action.origin, %message, "action refused");
+            ActionRecord::refused(action, message)
         }
         Err(error) => return Err(error.into()),
-    }
-    Ok(())
+    };
+    Ok(record)
 }
 
-/// Plays `submission` through `session`, counting it in the stats and
-/// the metrics and recording its event.
-pub(super) async fn submit(
-    session: &Session,
-    submission: &Submission,
-    stats: &mut RunStats,
-    events: &mut Vec<EventRecord>,
-    metrics: &mut MetricsRecorder,
-) -> Result<(), LaunchError> {
+/// Plays `submission` through `session` (its process counts and records
+/// it, taken or refused).
+pub(super) async fn submit(session: &Session, submission: &Submission) -> Result<(), LaunchError> {
     let request = AdminRequest::Submit {
         queue: submission.queue.to_string(),
         spec: submission.spec.clone(),
     };
     match session.ask(&request).await {
-        Ok(AdminResponse::Submitted(submitted)) => {
-            stats.submitted += 1;
-            metrics.submitted(&submission.cluster, &submission.queue, submission.at);
-            // The job's submission, as the event loop records it.
-            let mut event = EventRecord::new(
-                submission.at.as_secs_f64(),
-                &submitted.cluster,
-                &submission.spec.name,
-                submitted.job_id,
-                "submitted",
-            );
-            event.queue = Some(submitted.queue.clone());
-            if submitted.forwarded {
-                event.source_cluster = Some(submitted.cluster);
-                event.source_job_id = Some(submitted.job_id);
-            }
-            events.push(event);
-        }
-        Ok(_) => stats.submitted += 1,
+        Ok(_) => Ok(()),
         Err(ClientError::Refused { message, .. }) => {
-            stats.refused += 1;
-            tracing::warn!(job = %submission.spec.name, cluster = %submission.cluster, %message, "submission refused");
+            tracing::debug!(job = %submission.spec.name, cluster = %submission.cluster, %message, "submission refused");
+            Ok(())
         }
-        Err(error) => return Err(error.into()),
+        Err(error) => Err(error.into()),
     }
-    Ok(())
 }

@@ -1,5 +1,5 @@
-//! A running cluster process: starts the member actor, the outbox, the
-//! collector and the oracle beside the transport, hands the member what
+//! A running cluster process: starts the member actor (with its recorder),
+//! the outbox and the oracle beside the transport, hands the member what
 //! arrives (and when a link goes down or comes up), and answers admin
 //! requests and peers' oracle queries. A process whose emulated time zero
 //! is not settled takes the first peer's that answers in
@@ -11,11 +11,12 @@ use std::time::Duration;
 
 use actix::prelude::*;
 use mcfed_actors::{
-    Control, EmulatedClock, Inspect, Link, MemberActor, NextWake, Submit, SubmitMany,
+    AskActivity, Control, EmulatedClock, Inspect, Link, MemberActor, Submit, SubmitMany,
 };
 use mcfed_chaos::ChaosConfig;
 use mcfed_federation::{GroupState, Member};
 use mcfed_protocol::{ClusterName, Envelope, Message, Resume};
+use mcfed_run::recorder::{Recorder, Recording, SharedRecorder};
 use mcfed_scenario::model::ClusterSpec;
 use mcfed_transport::{Event, Peer, Transport, TransportConfig, TruthCall, TruthClient};
 use rustc_hash::FxHashMap;
@@ -26,7 +27,7 @@ mod requests;
 use requests::answer;
 
 use super::oracle::{Oracle, PeerHello};
-use super::shell::{Collector, DecisionsFrom, Local, Outbox, RecordsFrom, SetLocal};
+use super::shell::{LiveObserver, Local, Outbox, SetLocal, decisions_from, records_from};
 use super::state::Prepared;
 use super::{ClusterOptions, EPOCH_WAIT, NodeError, origin};
 use crate::admin::{
@@ -45,7 +46,8 @@ struct Process {
     spec: Arc<ClusterSpec>,
     transport: Arc<Transport>,
     local: Local,
-    collector: Addr<Collector>,
+    /// What the member did: counts, metrics and records.
+    recorder: SharedRecorder,
     initial_states: Arc<Vec<GroupState>>,
     stop: mpsc::UnboundedSender<()>,
     oracle: Option<Addr<Oracle>>,
@@ -153,15 +155,10 @@ pub(super) async fn serve(
         local: None,
     }
     .start();
-    let collector = Collector {
-        records: Vec::new(),
-        events: Vec::new(),
-        usage: Vec::new(),
-        report: options.report,
-        metrics: Default::default(),
-        stats: Default::default(),
-    }
-    .start();
+    let recorder = SharedRecorder::new(Recorder::new(Recording {
+        events: true,
+        count_only: false,
+    }));
     let oracle = truth_client.clone().map(|client| {
         Oracle {
             client,
@@ -172,8 +169,11 @@ pub(super) async fn serve(
         }
         .start()
     });
-    let mut actor = MemberActor::new(member, clock, outbox.clone().recipient())
-        .with_observer(collector.clone().recipient());
+    let mut actor =
+        MemberActor::new(member, clock, outbox.clone().recipient()).with_observer(LiveObserver {
+            recorder: recorder.clone(),
+            report: options.report,
+        });
     if let Some(every) = sample_every {
         actor = actor.with_usage_samples(every);
     }
@@ -198,7 +198,7 @@ pub(super) async fn serve(
         spec: Arc::new(spec),
         transport: transport.clone(),
         local: local.clone(),
-        collector,
+        recorder,
         initial_states: Arc::new(initial_states),
         stop: stop.clone(),
         oracle,
@@ -455,13 +455,7 @@ async fn watch(process: &Process, from: usize) -> Result<WatchReply, MailboxErro
     let Some((hosts, queues, views, now)) = inspected else {
         return Err(MailboxError::Closed);
     };
-    let (decisions, decisions_total) = process
-        .collector
-        .send(DecisionsFrom {
-            from,
-            limit: WATCH_DECISIONS,
-        })
-        .await?;
+    let (decisions, decisions_total) = decisions_from(&process.recorder, from, WATCH_DECISIONS);
     Ok(WatchReply {
         cluster: process.name.to_string(),
         address: process.transport.local_addr().to_string(),

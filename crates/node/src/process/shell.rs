@@ -1,15 +1,17 @@
-//! The actors around the member in a cluster process: the outbox that
-//! hands what the member sends to the transport, and the collector of its
-//! decision records and job events.
+//! What surrounds the member in a cluster process: the outbox actor that
+//! hands what the member sends to the transport, and the observer that
+//! records what it did (the run's recorder) and prints decisions live.
 
 use std::sync::Arc;
 
 use actix::prelude::*;
-use mcfed_actors::{Deliver, Happened, MemberActor};
+use mcfed_actors::{Deliver, MemberActor};
+use mcfed_federation::{Effects, Member, Observer};
 use mcfed_forwarder::DecisionRecord;
-use mcfed_protocol::{ClusterName, Envelope};
+use mcfed_protocol::{ClusterName, Envelope, SimTime};
 use mcfed_run::RunStats;
 use mcfed_run::metrics::MetricsRecorder;
+use mcfed_run::recorder::SharedRecorder;
 use mcfed_run::records::{EventRecord, UsageRecord};
 use mcfed_run::render;
 use mcfed_transport::Transport;
@@ -73,75 +75,41 @@ impl Handler<Deliver> for Outbox {
     }
 }
 
-/// Keeps the forwarder's decision records (and prints them if asked) and
-/// the job events: the scheduler's transitions and what the forwarder
-/// heard about its jobs.
-pub(super) struct Collector {
-    pub(super) records: Vec<DecisionRecord>,
-    pub(super) events: Vec<EventRecord>,
-    pub(super) usage: Vec<UsageRecord>,
+/// The process's observer: the run's recorder (decisions, job events,
+/// usage samples, metrics and counts, kept for the admin channel) and, if
+/// asked, each new decision record printed as it is made.
+pub(super) struct LiveObserver {
+    pub(super) recorder: SharedRecorder,
     pub(super) report: LiveReport,
-    /// The scheduling metrics of this cluster's jobs (submissions are
-    /// counted by whoever submits: the launcher).
-    pub(super) metrics: MetricsRecorder,
-    /// Counts of what happened (updates, starts and ends, decisions).
-    pub(super) stats: RunStats,
 }
 
-impl Actor for Collector {
-    type Context = Context<Self>;
-}
-
-impl Handler<Happened> for Collector {
-    type Result = ();
-    fn handle(&mut self, made: Happened, _: &mut Self::Context) {
+impl Observer for LiveObserver {
+    fn observe(&mut self, member: &Member, at: SimTime, effects: &Effects) {
+        let mut recorder = self.recorder.lock();
+        let before = recorder.output().decisions.len();
+        recorder.observe(member, at, effects);
+        if self.report == LiveReport::None {
+            return;
+        }
         use std::io::Write as _;
-        let cluster = made.cluster.as_str();
-        let time = made.at.as_secs_f64();
-        if let Some((slots_in_use, total_slots)) = made.usage.filter(|(_, total)| *total > 0) {
-            self.usage.push(UsageRecord {
-                record: "usage".to_owned(),
-                time,
-                cluster: cluster.to_owned(),
-                slots_in_use,
-                total_slots,
-            });
+        let mut out = std::io::stdout().lock();
+        for record in &recorder.output().decisions[before..] {
+            let line = match self.report {
+                LiveReport::Json => render::decision_json(record).unwrap_or_default(),
+                _ => render::decision_text(record),
+            };
+            let _ = writeln!(out, "{line}");
         }
-        self.events.extend(
-            made.notices
-                .iter()
-                .map(|notice| EventRecord::of_notice(time, cluster, notice)),
-        );
-        self.events.extend(
-            made.transitions.iter().map(|transition| {
-                EventRecord::of_transition(cluster, transition, &made.preemptions)
-            }),
-        );
-        self.metrics
-            .happened(&made.cluster, &made.transitions, &made.decisions);
-        self.stats.count_instant(
-            made.updates,
-            &made.transitions,
-            &made.origins,
-            &made.decisions,
-        );
-        let records = made.decisions;
-        if self.report != LiveReport::None {
-            let mut out = std::io::stdout().lock();
-            for record in &records {
-                let line = match self.report {
-                    LiveReport::Json => render::decision_json(record).unwrap_or_default(),
-                    _ => render::decision_text(record),
-                };
-                let _ = writeln!(out, "{line}");
-            }
-            let _ = out.flush();
-        }
-        self.records.extend(records);
+        let _ = out.flush();
+    }
+
+    fn sample(&mut self, member: &Member, at: SimTime) {
+        self.recorder.lock().sample(member, at);
     }
 }
 
-/// What the collector holds, from decision record `from` on.
+/// What the recorder holds, from decision record `from` on (a process's
+/// answer to [`crate::admin::AdminRequest::Records`]).
 pub(super) struct Collected {
     pub(super) records: Vec<DecisionRecord>,
     pub(super) events: Vec<EventRecord>,
@@ -150,48 +118,37 @@ pub(super) struct Collected {
     pub(super) stats: RunStats,
 }
 
-#[derive(Message)]
-#[rtype(result = "Collected")]
-pub(super) struct RecordsFrom(pub(super) usize);
-
-impl Handler<RecordsFrom> for Collector {
-    type Result = MessageResult<RecordsFrom>;
-    fn handle(&mut self, RecordsFrom(from): RecordsFrom, _: &mut Self::Context) -> Self::Result {
-        MessageResult(Collected {
-            records: self.records_from(from),
-            events: self.events.clone(),
-            usage: self.usage.clone(),
-            metrics: self.metrics.clone(),
-            stats: self.stats,
-        })
-    }
-}
-
-impl Collector {
-    /// The decision records from index `from` on.
-    fn records_from(&self, from: usize) -> Vec<DecisionRecord> {
-        self.records
+/// What `recorder` holds, from decision record `from` on.
+pub(super) fn records_from(recorder: &SharedRecorder, from: usize) -> Collected {
+    let recorder = recorder.lock();
+    let output = recorder.output();
+    Collected {
+        records: output
+            .decisions
             .get(from..)
             .map(<[_]>::to_vec)
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        events: output.events.clone(),
+        usage: output.usage.clone(),
+        metrics: recorder.metrics().clone(),
+        stats: *recorder.stats(),
     }
 }
 
 /// The decision records from an index on, at most the newest `limit` of
 /// them, and how many there are in all (for the live page, which asks for
 /// the new ones only).
-#[derive(Message)]
-#[rtype(result = "(Vec<DecisionRecord>, usize)")]
-pub(super) struct DecisionsFrom {
-    pub(super) from: usize,
-    pub(super) limit: usize,
-}
-
-impl Handler<DecisionsFrom> for Collector {
-    type Result = MessageResult<DecisionsFrom>;
-    fn handle(&mut self, asked: DecisionsFrom, _: &mut Self::Context) -> Self::Result {
-        let total = self.records.len();
-        let from = asked.from.max(total.saturating_sub(asked.limit));
-        MessageResult((self.records_from(from), total))
-    }
+pub(super) fn decisions_from(
+    recorder: &SharedRecorder,
+    from: usize,
+    limit: usize,
+) -> (Vec<DecisionRecord>, usize) {
+    let recorder = recorder.lock();
+    let decisions = &recorder.output().decisions;
+    let total = decisions.len();
+    let from = from.max(total.saturating_sub(limit));
+    (
+        decisions.get(from..).map(<[_]>::to_vec).unwrap_or_default(),
+        total,
+    )
 }

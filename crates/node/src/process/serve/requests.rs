@@ -116,42 +116,27 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
                 Ok(state) => state,
                 Err(error) => return mailbox(error),
             };
-            match process.collector.send(RecordsFrom(from)).await {
-                Ok(collected) => AdminResponse::Records(Box::new(RecordsReply {
-                    cluster: process.name.to_string(),
-                    total: from + collected.records.len(),
-                    records: collected.records,
-                    initial_states: process.initial_states.as_ref().clone(),
-                    events: collected.events,
-                    usage: collected.usage,
-                    metrics: Some(collected.metrics),
-                    stats: Some(collected.stats),
-                    end_state,
-                })),
-                Err(error) => mailbox(error),
-            }
+            let collected = records_from(&process.recorder, from);
+            AdminResponse::Records(Box::new(RecordsReply {
+                cluster: process.name.to_string(),
+                total: from + collected.records.len(),
+                records: collected.records,
+                initial_states: process.initial_states.as_ref().clone(),
+                events: collected.events,
+                usage: collected.usage,
+                metrics: Some(collected.metrics),
+                stats: Some(collected.stats),
+                end_state,
+            }))
         }
-        AdminRequest::Activity => {
-            let next_wake = match process.local.member.send(NextWake).await {
-                Ok(next) => next,
-                Err(error) => return mailbox(error),
-            };
-            let holding = process
-                .local
-                .member
-                .send(Inspect(|member: &Member, _| {
-                    member.forwarder().is_some_and(|f| f.waiting_jobs() > 0)
-                }))
-                .await;
-            match holding {
-                Ok(holding) => AdminResponse::Activity(ActivityReply {
-                    now: process.clock.now().as_secs_f64(),
-                    next_wake: next_wake.map(|at| at.as_secs_f64()),
-                    holding,
-                }),
-                Err(error) => mailbox(error),
-            }
-        }
+        AdminRequest::Activity => match process.local.member.send(AskActivity).await {
+            Ok(asked) => AdminResponse::Activity(ActivityReply {
+                now: process.clock.now().as_secs_f64(),
+                next_wake: asked.next_wake.map(|at| at.as_secs_f64()),
+                holding: asked.activity.holding,
+            }),
+            Err(error) => mailbox(error),
+        },
         AdminRequest::SubmitMany { jobs } => {
             if let Err(error) = mcfed_protocol::bounds::SUBMIT_BATCH.check(jobs.len() as u64) {
                 return AdminResponse::Error(error.to_string());
