@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::journaled::{Live, eventually};
+use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_federation::{JOURNAL_FORMAT, JournalRecord};
-use mcfed_node::admin::{AdminRequest, AdminResponse};
 use mcfed_node::client::{Session, admin_tls};
 use mcfed_protocol::JobSpec;
 use rand::{RngExt, SeedableRng};

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Parser;
 use hdrhistogram::Histogram;
-use mcfed_node::admin::{AdminRequest, AdminResponse, Submitted};
+use mcfed_admin::cmd::submit;
+use mcfed_admin::{AdminRequest, AdminResponse, Submitted};
 use mcfed_node::client::{Session, admin_tls};
-use mcfed_node::lsf;
 use mcfed_protocol::JobSpec;
 use mcfed_protocol::bounds::SUBMIT_BATCH;
 
@@ -203,11 +203,15 @@ async fn pipeline(
 
 fn print_job(out: &mut impl Write, job: &Submitted, args: &BsubArgs) -> anyhow::Result<()> {
     if args.json {
-        writeln!(out, "{}", lsf::submitted_table(job).lsf_json().trim_end())?;
+        writeln!(
+            out,
+            "{}",
+            submit::submitted_table(job).lsf_json().trim_end()
+        )?;
     } else if args.json_alias() {
         writeln!(out, "{}", serde_json::to_string(job)?)?;
     } else {
-        writeln!(out, "{}", lsf::submitted(job).trim_end())?;
+        writeln!(out, "{}", submit::submitted(job).trim_end())?;
     }
     Ok(())
 }

@@ -16,6 +16,6 @@ pub use clock::EmulatedClock;
 pub use durability::{AfterDurable, Durability};
 pub use member_actor::MemberActor;
 pub use messages::{
-    AskActivity, Control, Deliver, FetchTruth, HostControl, Inspect, Link, MemberActivity, Publish,
-    Submit, SubmitMany, TruthFetched,
+    Apply, AskActivity, Deliver, FetchTruth, Inspect, Link, MemberActivity, NotDurable, Publish,
+    TruthFetched,
 };

@@ -20,16 +20,13 @@
 use std::sync::Arc;
 
 use actix::prelude::*;
-use mcfed_federation::{
-    ControlOutcome, ControlRefused, Effects, Member, Observer, SubmitError, Submitted,
-};
+use mcfed_federation::{Effects, Member, Observer};
 use mcfed_protocol::SimTime;
 
 use crate::clock::EmulatedClock;
 use crate::durability::Durability;
 use crate::messages::{
-    AskActivity, Control, Deliver, FetchTruth, HostControl, Inspect, Link, MemberActivity, Publish,
-    Submit, SubmitMany,
+    Apply, AskActivity, Deliver, FetchTruth, Inspect, Link, MemberActivity, NotDurable, Publish,
 };
 
 #[derive(Message)]
@@ -309,55 +306,6 @@ impl Handler<Deliver> for MemberActor {
     }
 }
 
-impl Handler<Submit> for MemberActor {
-    type Result = ResponseFuture<Result<Submitted, SubmitError>>;
-    fn handle(&mut self, submit: Submit, ctx: &mut Self::Context) -> Self::Result {
-        let now = self.clock.now();
-        let submitted = self
-            .member
-            .submit(now, &submit.queue, submit.spec, &mut self.effects);
-        self.queue_step(ctx);
-        let (durable, wait) = tokio::sync::oneshot::channel();
-        self.acknowledge_with_next_step(move || {
-            let _ = durable.send(());
-        });
-        Box::pin(async move {
-            wait.await.map_err(|_| SubmitError::NotDurable)?;
-            submitted
-        })
-    }
-}
-
-impl Handler<SubmitMany> for MemberActor {
-    type Result = ResponseFuture<Vec<Result<Submitted, String>>>;
-    fn handle(&mut self, many: SubmitMany, ctx: &mut Self::Context) -> Self::Result {
-        let now = self.clock.now();
-        let results: Vec<Result<Submitted, String>> = many
-            .jobs
-            .into_iter()
-            .map(|(queue, spec)| {
-                self.member
-                    .submit(now, &queue, spec, &mut self.effects)
-                    .map_err(|error| error.to_string())
-            })
-            .collect();
-        self.queue_step(ctx);
-        let (durable, wait) = tokio::sync::oneshot::channel();
-        self.acknowledge_with_next_step(move || {
-            let _ = durable.send(());
-        });
-        Box::pin(async move {
-            match wait.await {
-                Ok(()) => results,
-                Err(_) => results
-                    .into_iter()
-                    .map(|_| Err(SubmitError::NotDurable.to_string()))
-                    .collect(),
-            }
-        })
-    }
-}
-
 impl Handler<Link> for MemberActor {
     type Result = ();
     fn handle(&mut self, link: Link, ctx: &mut Self::Context) {
@@ -365,42 +313,6 @@ impl Handler<Link> for MemberActor {
         self.member.link(now, &link.peer, link.up);
         self.flush(true);
         self.queue_step(ctx);
-    }
-}
-
-impl Handler<Control> for MemberActor {
-    type Result = ResponseFuture<Result<ControlOutcome, ControlRefused>>;
-    fn handle(&mut self, control: Control, ctx: &mut Self::Context) -> Self::Result {
-        let now = self.clock.now();
-        let outcome = self
-            .member
-            .control(now, &control.job, &control.action, &mut self.effects);
-        // Answered, like a submission, once what it changed is durable.
-        let (durable, wait) = tokio::sync::oneshot::channel();
-        self.acknowledge_with_next_step(move || {
-            let _ = durable.send(());
-        });
-        self.flush(true);
-        self.queue_step(ctx);
-        Box::pin(async move {
-            if wait.await.is_err() {
-                tracing::warn!("the journal stopped before a job control command was durable");
-            }
-            outcome
-        })
-    }
-}
-
-impl Handler<HostControl> for MemberActor {
-    type Result = Result<String, String>;
-    fn handle(&mut self, control: HostControl, ctx: &mut Self::Context) -> Self::Result {
-        let now = self.clock.now();
-        let outcome = self
-            .member
-            .host_event(now, &control.host, control.event, &mut self.effects);
-        self.flush(true);
-        self.queue_step(ctx);
-        outcome
     }
 }
 
@@ -419,6 +331,32 @@ impl Handler<AskActivity> for MemberActor {
         MessageResult(MemberActivity {
             next_wake: self.member.next_wake(now),
             activity: self.member.activity(now),
+        })
+    }
+}
+
+impl<R, F> Handler<Apply<R, F>> for MemberActor
+where
+    R: Send + 'static,
+    F: FnOnce(&mut Member, SimTime, &mut Effects) -> R + Send + 'static,
+{
+    type Result = ResponseFuture<Result<R, NotDurable>>;
+    fn handle(&mut self, apply: Apply<R, F>, ctx: &mut Self::Context) -> Self::Result {
+        let now = self.clock.now();
+        let answer = (apply.apply)(&mut self.member, now, &mut self.effects);
+        if !apply.changes {
+            return Box::pin(std::future::ready(Ok(answer)));
+        }
+        // Answered, like a submission, once what it changed is durable.
+        let (durable, wait) = tokio::sync::oneshot::channel();
+        self.acknowledge_with_next_step(move || {
+            let _ = durable.send(());
+        });
+        self.flush(true);
+        self.queue_step(ctx);
+        Box::pin(async move {
+            wait.await.map_err(|_| NotDurable)?;
+            Ok(answer)
         })
     }
 }

@@ -1,33 +1,14 @@
 //! The messages a [`crate::MemberActor`] takes and sends.
 
 use actix::prelude::*;
-use mcfed_federation::{ControlOutcome, ControlRefused, JobRef, Member, SubmitError, Submitted};
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, JobAction, JobSpec, SimTime};
+use mcfed_federation::{Effects, Member};
+use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, SimTime};
 
 /// An envelope to deliver: to a member actor from its peers, or from a
 /// member actor to whatever carries it (a router, the transport).
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct Deliver(pub Envelope);
-
-/// Submits a job to a queue of the member (a local queue or a send queue).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<Submitted, SubmitError>")]
-pub struct Submit {
-    /// The queue.
-    pub queue: String,
-    /// The job.
-    pub spec: JobSpec,
-}
-
-/// Submits many jobs at once (a batched `bsub`): each is answered in
-/// order, and all are acknowledged together once durable.
-#[derive(Debug, Message)]
-#[rtype(result = "Vec<Result<Submitted, String>>")]
-pub struct SubmitMany {
-    /// The jobs: queue and spec.
-    pub jobs: Vec<(String, JobSpec)>,
-}
 
 /// The link to a peer went down or came up (a process's transport says
 /// so).
@@ -40,26 +21,24 @@ pub struct Link {
     pub up: bool,
 }
 
-/// A job control command for the member ([`Member::control`]).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<ControlOutcome, ControlRefused>")]
-pub struct Control {
-    /// The job.
-    pub job: JobRef,
-    /// What to do.
-    pub action: JobAction,
+/// Runs `apply` with the member, the current emulated time and the effects
+/// to fill (an admin command). One that `changes` the member is answered
+/// once what it changed is durable ([`NotDurable`] if the journal
+/// stopped first); what it produced is recorded and sent as any input's.
+#[derive(Message)]
+#[rtype(result = "Result<R, NotDurable>")]
+pub struct Apply<R: 'static, F: FnOnce(&mut Member, SimTime, &mut Effects) -> R + Send + 'static> {
+    /// Whether it may change the member.
+    pub changes: bool,
+    /// What it does.
+    pub apply: F,
 }
 
-/// A host of the member's cluster fails or recovers
-/// ([`Member::host_event`]).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<String, String>")]
-pub struct HostControl {
-    /// The host.
-    pub host: String,
-    /// What happens to it.
-    pub event: mcfed_cluster::HostEvent,
-}
+/// The journal stopped before what a command changed was durable: it is
+/// not acknowledged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the journal could not be written; the command is not acknowledged")]
+pub struct NotDurable;
 
 /// Runs `f` with the member and the current emulated time (inspection
 /// commands, the oracle's truth).

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{Deliver, EmulatedClock, FetchTruth, MemberActor, Submit, TruthFetched};
+use mcfed_actors::{Apply, Deliver, EmulatedClock, FetchTruth, MemberActor, TruthFetched};
 use mcfed_cluster::{ClusterConfig, ClusterNode};
 use mcfed_federation::{Effects, Member, Observer};
 use mcfed_forwarder::{
@@ -139,12 +139,16 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
         }));
     }
     actor
-        .send(Submit {
-            queue: "send".to_owned(),
-            spec: JobSpec::simple("j", "u", Duration::from_secs(60)),
+        .send(Apply {
+            changes: true,
+            apply: |member: &mut Member, now, effects: &mut Effects| {
+                let spec = JobSpec::simple("j", "u", Duration::from_secs(60));
+                member.submit(now, "send", spec, effects)
+            },
         })
         .await
         .expect("mailbox")
+        .expect("durable")
         .expect("submitted");
     for _ in 0..200 {
         if records.lock().map(|kept| !kept.is_empty()).unwrap_or(false) {

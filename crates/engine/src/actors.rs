@@ -9,18 +9,14 @@
 //! actor shells are exercised and can be compared with the event loop.
 
 use actix::prelude::*;
-use mcfed_actors::{
-    AskActivity, Control, Deliver, EmulatedClock, HostControl, Inspect, MemberActor, Publish,
-    Submit,
-};
-use mcfed_federation::{Activity, JobRef, Member, Quiescence};
+use mcfed_actors::{Apply, AskActivity, Deliver, EmulatedClock, Inspect, MemberActor, Publish};
+use mcfed_federation::{Activity, Effects, Member, Quiescence};
 use mcfed_protocol::{ClusterName, SimTime};
-use mcfed_run::output::ActionRecord;
 use mcfed_run::probe::{ClusterSnapshot, Snapshot, snapshot};
 use mcfed_run::recorder::{Recorder, Recording, SharedRecorder};
 use mcfed_run::{RunOptions, RunOutput};
 use mcfed_scenario::Scenario;
-use mcfed_scenario::model::{ActionKind, Submission};
+use mcfed_scenario::model::Submission;
 use rustc_hash::FxHashMap;
 
 use crate::federation::{BuildError, Federation};
@@ -41,7 +37,13 @@ pub enum ActorEngineError {
     /// An actor stopped before the run ended.
     #[error("an actor stopped unexpectedly: {0}")]
     Mailbox(#[from] MailboxError),
+    /// A member's journal stopped (in-process members keep none).
+    #[error("a command was not made durable")]
+    NotDurable,
 }
+
+/// A submission given to a member actor.
+type SubmitJob = Apply<(), Box<dyn FnOnce(&mut Member, SimTime, &mut Effects) + Send>>;
 
 /// Routes envelopes to the receiving cluster's actor.
 #[derive(Default)]
@@ -205,16 +207,21 @@ impl Driver<'_> {
     fn request(
         &mut self,
         submission: &Submission,
-    ) -> Option<actix::dev::Request<MemberActor, Submit>> {
+    ) -> Option<actix::dev::Request<MemberActor, SubmitJob>> {
         let Some(member) = self.by_name.get(&submission.cluster) else {
             self.recorder
                 .lock()
                 .refused_unknown_cluster(&submission.spec.name, &submission.cluster);
             return None;
         };
-        Some(member.send(Submit {
-            queue: submission.queue.to_string(),
-            spec: submission.spec.clone(),
+        let queue = submission.queue.clone();
+        let spec = submission.spec.clone();
+        Some(member.send(Apply {
+            changes: true,
+            apply: Box::new(move |member: &mut Member, now, effects: &mut Effects| {
+                // Refusals are noted in the effects and counted there.
+                let _ = member.submit(now, &queue, spec, effects);
+            }),
         }))
     }
 
@@ -243,26 +250,16 @@ impl Driver<'_> {
         let Some(member) = self.by_name.get(&action.cluster) else {
             return Ok(());
         };
-        let record = match &action.action {
-            ActionKind::Job(job_action) => {
-                let result = member
-                    .send(Control {
-                        job: JobRef::Name(action.job.clone()),
-                        action: job_action.clone(),
-                    })
-                    .await?;
-                ActionRecord::of(action, &result)
-            }
-            ActionKind::Host(event) => {
-                let result = member
-                    .send(HostControl {
-                        host: action.job.clone(),
-                        event: *event,
-                    })
-                    .await?;
-                ActionRecord::of_host(action, &result)
-            }
-        };
+        let played = action.clone();
+        let record = member
+            .send(Apply {
+                changes: true,
+                apply: move |member: &mut Member, now, effects: &mut Effects| {
+                    crate::actions::play(&played, member, now, effects)
+                },
+            })
+            .await?
+            .map_err(|_| ActorEngineError::NotDurable)?;
         self.recorder.lock().action(record);
         Ok(())
     }

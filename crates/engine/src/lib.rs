@@ -10,6 +10,7 @@
 //!
 //! Neither holds a federation rule: both call only the member.
 
+mod actions;
 pub mod actors;
 pub mod event_loop;
 mod federation;

@@ -59,6 +59,22 @@ pub struct MemberSpec<'a> {
     pub initial_jobs: &'a [InitialJobs],
 }
 
+/// What a member was built from, kept for what it says about itself
+/// (`bqueues`' MAX_RSCHED_TIME, `bparams`, `bclusters`): its cluster's
+/// configuration, its forwarder's, and the submission clusters that send
+/// to it and collect its counters.
+#[derive(Clone, Debug)]
+pub struct MemberConfig {
+    /// Hosts, queues, lsb.params.
+    pub cluster: ClusterConfig,
+    /// Its submission side, when it has send queues.
+    pub forwarder: Option<ForwarderConfig>,
+    /// Submission clusters that forward to it.
+    pub subscribers: Vec<ClusterName>,
+    /// Those of them that collect its counters.
+    pub collectors: Vec<ClusterName>,
+}
+
 impl MemberSpec<'_> {
     /// Where a job submitted to `queue` goes: to the forwarder for a send
     /// queue, to the scheduler otherwise (what [`Member::route`] says of the
@@ -159,6 +175,12 @@ impl Member {
         member.bundled = groups.iter().map(|ids| ids.len() as u64).sum();
         member.start = start;
         member.start_submissions = submissions;
+        member.config = Some(std::sync::Arc::new(MemberConfig {
+            cluster: spec.config.clone(),
+            forwarder: spec.forwarder.cloned(),
+            subscribers: spec.subscribers.to_vec(),
+            collectors: spec.collectors.to_vec(),
+        }));
         Ok((member, states))
     }
 }

@@ -32,7 +32,9 @@ pub mod publish;
 mod quiescence;
 mod wake;
 
-pub use build::{BuildError, GroupState, InitialJobs, MemberSpec, connect_in_process};
+pub use build::{
+    BuildError, GroupState, InitialJobs, MemberConfig, MemberSpec, connect_in_process,
+};
 pub use control::{ControlOutcome, ControlRefused, JobRef};
 pub use effects::{Effects, JobNotice, NoticeKind, Observer, SubmissionNote, UpdateTally};
 pub use journal::{DurableState, JOURNAL_FORMAT, JournalRecord, ProcessFacts};

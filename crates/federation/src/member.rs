@@ -39,6 +39,8 @@ pub struct Member {
     pub(crate) start_submissions: Vec<SubmissionNote>,
     /// When counters are next published.
     pub(crate) publish_clock: PublishClock,
+    /// What it was built from ([`Member::build`]).
+    pub(crate) config: Option<std::sync::Arc<crate::MemberConfig>>,
     /// The job history, when kept ([`Member::keep_history`]).
     pub(crate) history: Option<History>,
 }
@@ -113,6 +115,7 @@ impl Member {
             start: Vec::new(),
             start_submissions: Vec::new(),
             publish_clock: PublishClock::default(),
+            config: None,
             history: None,
         }
     }
@@ -217,6 +220,12 @@ impl Member {
     /// This member's clock at federation time `now`.
     pub fn local_time(&self, now: SimTime) -> SimTime {
         shift(now, self.skew_ms)
+    }
+
+    /// What the member was built from (none for one put together by
+    /// hand with [`Member::new`]).
+    pub fn config(&self) -> Option<&crate::MemberConfig> {
+        self.config.as_deref()
     }
 
     /// The cluster's name.

@@ -8,8 +8,8 @@ use mcfed_protocol::ClusterName;
 use mcfed_transport::certs::ADMIN_NAME;
 use mcfed_transport::{AdminClient, AdminError, FederationTls, Role, TlsError};
 
-use crate::admin::{self, AdminRequest, AdminResponse, CodecError};
 use crate::process::{NodeError, cluster_index, default_address};
+use mcfed_admin::{self as admin, AdminRequest, AdminResponse, CodecError};
 
 /// Why a request to a cluster process failed.
 #[derive(Debug, thiserror::Error)]

@@ -39,11 +39,11 @@ use mcfed_scenario::model::Scenario;
 use mcfed_transport::FederationTls;
 use tokio::process::{Child, Command};
 
-use crate::admin::{AdminRequest, AdminResponse, RecordsReply};
 use crate::client::{ClientError, Session, admin_tls};
 use crate::process::{
     DEFAULT_BASE_PORT, certificate_hosts, known_address, parse_listening_line, peers_of,
 };
+use mcfed_admin::{AdminRequest, AdminResponse, RecordsReply};
 use mcfed_run::records::{EventRecord, UsageRecord};
 
 mod commands;

@@ -425,7 +425,6 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
     let system = actix_rt::System::new();
     system.block_on(serve::serve(
         options,
-        spec,
         prepared,
         journal_failure,
         config,

@@ -43,33 +43,6 @@ pub struct RunOutput {
 }
 
 impl ActionRecord {
-    /// The record of job control `action`, given at `at`, and what it did.
-    pub fn of(
-        action: &mcfed_scenario::model::Action,
-        result: &Result<mcfed_federation::ControlOutcome, mcfed_federation::ControlRefused>,
-    ) -> Self {
-        match (result, &action.action) {
-            (Ok(outcome), mcfed_scenario::model::ActionKind::Job(job_action)) => {
-                Self::done(action, outcome.message(job_action))
-            }
-            (Ok(_), mcfed_scenario::model::ActionKind::Host(_)) => {
-                Self::done(action, String::new())
-            }
-            (Err(refused), _) => Self::refused(action, refused.to_string()),
-        }
-    }
-
-    /// The record of host `action` and what it did (`Ok`: in words).
-    pub fn of_host(
-        action: &mcfed_scenario::model::Action,
-        result: &Result<String, String>,
-    ) -> Self {
-        match result {
-            Ok(what) => Self::done(action, what.clone()),
-            Err(why) => Self::refused(action, why.clone()),
-        }
-    }
-
     /// `action` done: what it printed.
     pub fn done(action: &mcfed_scenario::model::Action, outcome: String) -> Self {
         Self::with(action, true, outcome)

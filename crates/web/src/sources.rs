@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcfed_node::admin::{AdminRequest, AdminResponse, WatchReply};
+use mcfed_admin::{AdminRequest, AdminResponse, WatchReply};
 use mcfed_node::client::Session;
 use mcfed_node::launch::Started;
 use mcfed_node::process::LocalWatch;

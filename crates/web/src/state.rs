@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use mcfed_admin::{CountersRow, HostRow, WatchReply};
 use mcfed_forwarder::{DecisionRecord, OutcomeKind};
-use mcfed_node::admin::{CountersRow, HostRow, WatchReply};
 use mcfed_run::render;
 use serde::Serialize;
 

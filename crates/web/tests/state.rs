@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
+use mcfed_admin::cmd::{hosts, queues, watch};
+use mcfed_admin::{CountersRow, WatchReply};
 use mcfed_federation::Member;
 use mcfed_forwarder::{CandidateRecord, DecisionRecord, OracleVerdict, OutcomeKind};
-use mcfed_node::admin::{CountersRow, WatchReply};
-use mcfed_node::rows;
 use mcfed_protocol::SimTime;
 use mcfed_web::state::{Frame, LiveState, MAX_DECISIONS, MAX_POINTS};
 
@@ -30,11 +30,11 @@ fn answer(index: usize, now: SimTime, incarnation: u64) -> WatchReply {
         address: format!("127.0.0.1:{}", 7100 + index),
         incarnation,
         now: now.as_secs_f64(),
-        hosts: rows::hosts(member.node()),
-        queues: rows::queues(member.node(), spec, now),
+        hosts: hosts::rows(member.node()),
+        queues: queues::rows(&member, now),
         views: member
             .forwarder()
-            .map(|forwarder| rows::views(forwarder, now))
+            .map(|forwarder| watch::views(forwarder, now))
             .unwrap_or_default(),
         decisions: Vec::new(),
         decisions_total: 0,

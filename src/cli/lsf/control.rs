@@ -8,8 +8,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_federation::JobRef;
-use mcfed_node::admin::{AdminRequest, AdminResponse};
 use mcfed_node::client::ClientError;
 use mcfed_protocol::{JobAction, JobChanges, QueueName};
 
@@ -196,9 +196,9 @@ pub(crate) fn host_event(args: HostArgs, fail: bool) -> anyhow::Result<ExitCode>
     let request = AdminRequest::Host {
         host: args.host.clone(),
         event: if fail {
-            mcfed_node::admin::HostEvent::Fail
+            mcfed_admin::HostEvent::Fail
         } else {
-            mcfed_node::admin::HostEvent::Recover
+            mcfed_admin::HostEvent::Recover
         },
     };
     match mcfed_node::client::ask_once(&args.target.target(), &request) {

@@ -16,9 +16,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcfed_node::admin::{AdminRequest, AdminResponse};
+use mcfed_admin::Table;
+use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_node::client::{Target, ask_once};
-use mcfed_node::lsf::Table;
 use mcfed_node::process::DEFAULT_BASE_PORT;
 use serde::Serialize;
 
@@ -103,7 +103,7 @@ impl OutputArgs {
         if self.json {
             print(&table().lsf_json())
         } else if self.output == Some(Format::Json) {
-            print(&mcfed_node::lsf::json(rows))
+            print(&mcfed_admin::table::json(rows))
         } else {
             print(&text())
         }

@@ -3,9 +3,11 @@
 
 use std::process::ExitCode;
 
-use mcfed_node::admin::{AdminRequest, AdminResponse, HistoryReply, HistoryRow, JobRow};
-use mcfed_node::lsf;
-use mcfed_node::rows::finished_jobs;
+use mcfed_admin::cmd::{aps, clusters, history, hosts, jobs, params, queues};
+use mcfed_admin::table::json;
+use mcfed_admin::{
+    AdminRequest, AdminResponse, Finished, HistoryReply, HistoryRow, JobRow, JobsQuery,
+};
 
 use super::{OutputArgs, TargetArgs, print};
 
@@ -65,20 +67,22 @@ pub(crate) struct BjobsArgs {
 }
 
 impl BjobsArgs {
-    /// Whether `row` passes the state, user and queue filters.
-    fn keeps(&self, row: &JobRow) -> bool {
-        let stat = row.stat.as_str();
-        let states = self.running || self.pending || self.suspended;
-        let state_ok = !states
-            || (self.running && stat == "RUN")
-            || (self.pending && matches!(stat, "PEND" | "PSUSP"))
-            || (self.suspended && matches!(stat, "SSUSP" | "USUSP" | "PSUSP"));
-        let user_ok = self
-            .user
-            .as_deref()
-            .is_none_or(|user| user == "all" || user == row.user);
-        let queue_ok = self.queue.as_deref().is_none_or(|queue| queue == row.queue);
-        state_ok && user_ok && queue_ok
+    /// The jobs asked for, as the cluster filters them.
+    fn query(&self) -> JobsQuery {
+        JobsQuery {
+            ids: self.jobs.clone(),
+            finished: match (self.all, self.done) {
+                (_, true) => Finished::Only,
+                (true, false) => Finished::Also,
+                (false, false) => Finished::Not,
+            },
+            running: self.running,
+            pending: self.pending,
+            suspended: self.suspended,
+            user: self.user.clone(),
+            queue: self.queue.clone(),
+            forwarded_only: self.fwd,
+        }
     }
 }
 
@@ -89,46 +93,29 @@ pub(crate) fn bjobs(args: BjobsArgs) -> anyhow::Result<ExitCode> {
     }
     let fields = match args.output.as_deref() {
         Some("json") | None => Vec::new(),
-        Some(spec) => lsf::parse_fields(spec).map_err(anyhow::Error::msg)?,
+        Some(spec) => jobs::parse_fields(spec).map_err(anyhow::Error::msg)?,
     };
-    let mut rows = match args.target.ask(&AdminRequest::Jobs)? {
+    let rows = match args.target.ask(&AdminRequest::Jobs(args.query()))? {
         AdminResponse::Jobs(rows) => rows,
         _ => return Err(args.target.unexpected()),
     };
-    if args.all || args.done || !args.jobs.is_empty() {
-        let history = history(&args.target)?;
-        let finished = finished_jobs(&history.cluster, &history.jobs);
-        if args.done {
-            rows = finished;
-        } else {
-            rows.extend(finished);
-        }
-    }
-    rows.sort_by_key(|row| row.job_id);
     let mut code = ExitCode::SUCCESS;
-    if !args.jobs.is_empty() {
-        for id in &args.jobs {
-            if !rows.iter().any(|row| row.job_id == *id) {
-                eprintln!("Job <{id}> is not found");
-                code = ExitCode::from(1);
-            }
+    for id in &args.jobs {
+        if !rows.iter().any(|row| row.job_id == *id) {
+            eprintln!("Job <{id}> is not found");
+            code = ExitCode::from(1);
         }
-        rows.retain(|row| args.jobs.contains(&row.job_id));
-    }
-    rows.retain(|row| args.keeps(row));
-    if args.fwd {
-        rows.retain(|row| row.forwarded_to.is_some());
     }
     let _ = args.wide;
     if args.json {
-        print(&lsf::jobs_table(&rows, &fields).lsf_json())?;
+        print(&jobs::jobs_table(&rows, &fields).lsf_json())?;
     } else if args.output.as_deref() == Some("json") {
-        print(&lsf::json(&rows))?;
+        print(&json(&rows))?;
     } else if !fields.is_empty() {
-        print(&lsf::jobs_fields(&rows, &fields))?;
+        print(&jobs::jobs_fields(&rows, &fields))?;
     } else {
         let finished_too = args.all || args.done || !args.jobs.is_empty();
-        let mut text = lsf::jobs(&rows, args.fwd, args.long, finished_too);
+        let mut text = jobs::jobs(&rows, args.fwd, args.long, finished_too);
         if args.pending && !args.long {
             text.push_str(&pending_reasons(&rows));
         }
@@ -154,14 +141,14 @@ fn bjobs_aps(args: &BjobsArgs) -> anyhow::Result<ExitCode> {
         user_ok && queue_ok && job_ok
     });
     let table = if args.prio {
-        lsf::prio_table(&rows)
+        aps::prio_table(&rows)
     } else {
-        lsf::aps_table(&rows)
+        aps::aps_table(&rows)
     };
     if args.json {
         print(&table.lsf_json())
     } else if args.output.as_deref() == Some("json") {
-        print(&lsf::json(&rows))
+        print(&json(&rows))
     } else if rows.is_empty() {
         eprintln!("No pending job found");
         Ok(ExitCode::SUCCESS)
@@ -216,8 +203,8 @@ pub(crate) fn bqueues(args: BqueuesArgs) -> anyhow::Result<ExitCode> {
     only_named(&mut rows, &args.queues, |row| &row.queue, "queue")?;
     args.output.print(
         &rows,
-        || lsf::queues_table(&rows),
-        || lsf::queues(&rows, args.long),
+        || queues::queues_table(&rows),
+        || queues::queues(&rows, args.long),
     )
 }
 
@@ -265,10 +252,10 @@ pub(crate) fn bhosts(args: BhostsArgs) -> anyhow::Result<ExitCode> {
     only_named(&mut rows, &args.hosts, |row| &row.host_name, "host")?;
     args.output.print(
         &rows,
-        || lsf::hosts_table(&rows),
+        || hosts::hosts_table(&rows),
         || match args.long {
-            true => lsf::hosts_long(&rows),
-            false => lsf::hosts(&rows),
+            true => hosts::hosts_long(&rows),
+            false => hosts::hosts(&rows),
         },
     )
 }
@@ -289,8 +276,8 @@ pub(crate) fn bclusters(args: ListArgs) -> anyhow::Result<ExitCode> {
     };
     args.output.print(
         &rows,
-        || lsf::clusters_table(&rows),
-        || lsf::clusters(&rows),
+        || clusters::clusters_table(&rows),
+        || clusters::clusters(&rows),
     )
 }
 
@@ -299,8 +286,11 @@ pub(crate) fn lsid(args: ListArgs) -> anyhow::Result<ExitCode> {
     let AdminResponse::Params(reply) = args.target.ask(&AdminRequest::Params)? else {
         return Err(args.target.unexpected());
     };
-    args.output
-        .print(&reply, || lsf::lsid_table(&reply), || lsf::lsid(&reply))
+    args.output.print(
+        &reply,
+        || params::lsid_table(&reply),
+        || params::lsid(&reply),
+    )
 }
 
 /// `mcfed bparams`.
@@ -322,8 +312,8 @@ pub(crate) fn bparams(args: BparamsArgs) -> anyhow::Result<ExitCode> {
     };
     args.output.print(
         &reply,
-        || lsf::params_table(&reply),
-        || lsf::params(&reply, args.long),
+        || params::params_table(&reply),
+        || params::params(&reply, args.long),
     )
 }
 
@@ -411,10 +401,10 @@ pub(crate) fn bhist(args: BhistArgs) -> anyhow::Result<ExitCode> {
     let now = reply.now;
     args.output.print(
         &rows,
-        || lsf::bhist_table(&rows),
+        || history::bhist_table(&rows),
         || match args.long {
-            true => lsf::bhist_long(&rows, now),
-            false => lsf::bhist(&rows),
+            true => history::bhist_long(&rows, now),
+            false => history::bhist(&rows),
         },
     )
 }
@@ -441,7 +431,7 @@ pub(crate) fn bacct(args: BacctArgs) -> anyhow::Result<ExitCode> {
     let filters = args.filter.describe();
     args.output.print(
         &rows,
-        || lsf::bacct_table(&rows),
-        || lsf::bacct(&rows, &filters, reply.clean_period),
+        || history::bacct_table(&rows),
+        || history::bacct(&rows, &filters, reply.clean_period),
     )
 }

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use mcfed_node::admin::{AdminRequest, AdminResponse};
-use mcfed_node::lsf;
+use mcfed_admin::cmd::submit;
+use mcfed_admin::table::json;
+use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_protocol::{JobOptions, JobSpec};
 
 use super::{TargetArgs, print, run_limit, user_name};
@@ -289,9 +290,11 @@ pub(crate) fn bsub(args: BsubArgs) -> anyhow::Result<ExitCode> {
     let (queue, spec) = args.job.job(None, output_file)?;
     let request = AdminRequest::Submit { queue, spec };
     match args.target.ask(&request)? {
-        AdminResponse::Submitted(job) if args.json => print(&lsf::submitted_table(&job).lsf_json()),
-        AdminResponse::Submitted(job) if json_alias => print(&lsf::json(&job)),
-        AdminResponse::Submitted(job) => print(&lsf::submitted(&job)),
+        AdminResponse::Submitted(job) if args.json => {
+            print(&submit::submitted_table(&job).lsf_json())
+        }
+        AdminResponse::Submitted(job) if json_alias => print(&json(&job)),
+        AdminResponse::Submitted(job) => print(&submit::submitted(&job)),
         _ => Err(args.target.unexpected()),
     }
 }

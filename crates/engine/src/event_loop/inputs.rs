@@ -2,10 +2,8 @@
 //! submissions and workloads, and its `[[action]]`s — each handed to its
 //! member at its time, counted and recorded.
 
-use mcfed_federation::JobRef;
 use mcfed_protocol::SimTime;
-use mcfed_run::output::ActionRecord;
-use mcfed_scenario::model::{ActionKind, Submission};
+use mcfed_scenario::model::Submission;
 
 use super::EventLoop;
 use crate::heap::{EventKind, PHASE_SUBMIT};
@@ -46,20 +44,7 @@ impl EventLoop<'_> {
             return;
         }
         let member = &mut self.federation.members[member_index];
-        let record = match &action.action {
-            ActionKind::Job(job_action) => {
-                let job = JobRef::Name(action.job.clone());
-                let result = member.control(self.now, &job, job_action, &mut self.effects);
-                ActionRecord::of(action, &result)
-            }
-            ActionKind::Host(event) => {
-                let result = member.host_event(self.now, &action.job, *event, &mut self.effects);
-                ActionRecord::of_host(action, &result)
-            }
-        };
-        if !record.done {
-            tracing::info!(action = %action.origin, refused = %record.outcome, "action refused");
-        }
+        let record = crate::actions::play(action, member, self.now, &mut self.effects);
         self.recorder.action(record);
         self.absorb(member_index);
         self.touch(member_index);

@@ -12,7 +12,7 @@ use mcfed_federation::{Activity, Quiescence};
 
 use super::drive::Drive;
 use super::*;
-use crate::admin::ActivityReply;
+use mcfed_admin::ActivityReply;
 
 /// Polls between asking, in wall time: a quarter of the longest update
 /// interval at the run's speed, within these bounds.

@@ -460,24 +460,22 @@ pub(super) async fn act(
 ) -> Result<ActionRecord, LaunchError> {
     let action = &scenario.actions[index];
     let request = match &action.action {
-        mcfed_scenario::model::ActionKind::Job(job_action) => AdminRequest::Control {
-            job: mcfed_federation::JobRef::Name(action.job.clone()),
-            action: job_action.clone(),
-        },
-        mcfed_scenario::model::ActionKind::Host(event) => AdminRequest::Host {
-            host: action.job.clone(),
-            event: *event,
-        },
-    };
-    let record = match session.ask(&request).await {
-        Ok(AdminResponse::Controlled(controlled)) => ActionRecord::done(action, controlled.message),
-        Ok(AdminResponse::HostChanged(what)) => ActionRecord::done(action, what),
-        Ok(_) => ActionRecord::done(action, String::new()),
-        Err(ClientError::Refused { message, .. }) => {
-            tracing::info!(action = %action.origin, %message, "action refused");
-            ActionRecord::refused(action, message)
+        mcfed_scenario::model::ActionKind::Job(job_action) => {
+            AdminRequest::control(&action.job, job_action.clone())
         }
+        mcfed_scenario::model::ActionKind::Host(event) => AdminRequest::host(&action.job, *event),
+    };
+    let answer = match session.ask(&request).await {
+        Ok(answer) => answer,
+        Err(ClientError::Refused { message, .. }) => AdminResponse::Error(message),
         Err(error) => return Err(error.into()),
+    };
+    let record = match answer.outcome() {
+        Ok(done) => ActionRecord::done(action, done),
+        Err(why) => {
+            tracing::info!(action = %action.origin, %why, "action refused");
+            ActionRecord::refused(action, why)
+        }
     };
     Ok(record)
 }

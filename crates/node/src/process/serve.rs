@@ -10,14 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{
-    AskActivity, Control, EmulatedClock, Inspect, Link, MemberActor, Submit, SubmitMany,
-};
+use mcfed_actors::{EmulatedClock, Inspect, Link, MemberActor};
 use mcfed_chaos::ChaosConfig;
 use mcfed_federation::{GroupState, Member};
 use mcfed_protocol::{ClusterName, Envelope, Message, Resume};
 use mcfed_run::recorder::{Recorder, Recording, SharedRecorder};
-use mcfed_scenario::model::ClusterSpec;
 use mcfed_transport::{Event, Peer, Transport, TransportConfig, TruthCall, TruthClient};
 use rustc_hash::FxHashMap;
 use tokio::sync::mpsc;
@@ -30,12 +27,11 @@ use super::oracle::{Oracle, PeerHello};
 use super::shell::{LiveObserver, Local, Outbox, SetLocal, decisions_from, records_from};
 use super::state::Prepared;
 use super::{ClusterOptions, EPOCH_WAIT, NodeError, origin};
-use crate::admin::{
-    self, ActivityReply, AdminRequest, AdminResponse, Controlled, HistoryReply, ParamsReply,
-    PeerRow, RecordsReply, StatusReply, Submitted, WatchReply,
-};
 use crate::faults::{ChaosFaults, skewed_origin};
-use crate::rows;
+use mcfed_admin::cmd::{hosts, queues, watch as views};
+use mcfed_admin::{
+    AdminRequest, AdminResponse, ParamsReply, PeerRow, RecordsReply, StatusReply, WatchReply,
+};
 
 /// What the admin handlers need.
 #[derive(Clone)]
@@ -43,7 +39,6 @@ struct Process {
     name: ClusterName,
     incarnation: u64,
     clock: EmulatedClock,
-    spec: Arc<ClusterSpec>,
     transport: Arc<Transport>,
     local: Local,
     /// What the member did: counts, metrics and records.
@@ -62,7 +57,6 @@ struct Process {
 
 pub(super) async fn serve(
     options: ClusterOptions,
-    spec: ClusterSpec,
     prepared: Prepared,
     mut journal_failure: mpsc::UnboundedReceiver<String>,
     mut config: TransportConfig,
@@ -195,7 +189,6 @@ pub(super) async fn serve(
         name: name.clone(),
         incarnation,
         clock,
-        spec: Arc::new(spec),
         transport: transport.clone(),
         local: local.clone(),
         recorder,
@@ -434,7 +427,6 @@ impl LocalWatch {
 /// The answer to a `Watch` request: one pass over the member, then the
 /// new decision records.
 async fn watch(process: &Process, from: usize) -> Result<WatchReply, MailboxError> {
-    let spec = process.spec.clone();
     // (In an `Option`: the actor answers an `Inspect` with any type that
     // is a message response, which a bare tuple is not.)
     let inspected = process
@@ -442,11 +434,11 @@ async fn watch(process: &Process, from: usize) -> Result<WatchReply, MailboxErro
         .member
         .send(Inspect(move |member: &Member, now| {
             Some((
-                rows::hosts(member.node()),
-                rows::queues(member.node(), &spec, now),
+                hosts::rows(member.node()),
+                queues::rows(member, now),
                 member
                     .forwarder()
-                    .map(|forwarder| rows::views(forwarder, now))
+                    .map(|forwarder| views::views(forwarder, now))
                     .unwrap_or_default(),
                 now,
             ))

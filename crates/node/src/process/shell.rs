@@ -109,7 +109,7 @@ impl Observer for LiveObserver {
 }
 
 /// What the recorder holds, from decision record `from` on (a process's
-/// answer to [`crate::admin::AdminRequest::Records`]).
+/// answer to [`mcfed_admin::AdminRequest::Records`]).
 pub(super) struct Collected {
     pub(super) records: Vec<DecisionRecord>,
     pub(super) events: Vec<EventRecord>,

@@ -1,258 +1,74 @@
 //! Answering the administrator's requests (`mcfed bsub`, `bjobs`,
-//! `bkill`, ...) of a cluster process: each decoded, handed to the member
-//! actor, and its answer encoded.
+//! `bkill`, ...) of a cluster process: each decoded and applied to the
+//! member inside its actor ([`mcfed_admin::apply`]); the few that need
+//! what only the process has — its recorder, its transport, its address,
+//! stopping — are answered here.
 
 use std::time::Duration;
 
 use actix::prelude::*;
+use mcfed_actors::{Apply, NotDurable};
+use mcfed_admin::cmd::Applied;
+use mcfed_admin::cmd::clusters::PeerLink;
+use mcfed_federation::Effects;
 use mcfed_transport::AdminCall;
 
 use super::*;
 
 /// Answers one admin call.
 pub(super) async fn answer(process: Process, call: AdminCall) {
-    let response = match admin::decode::<AdminRequest>(&call.request) {
+    let response = match mcfed_admin::decode::<AdminRequest>(&call.request) {
         Ok(request) => {
             tracing::debug!(cluster = %process.name, client = %call.client, ?request, "admin request");
             respond(&process, request).await
         }
         Err(error) => AdminResponse::Error(error.to_string()),
     };
-    let bytes = admin::encode(&response)
-        .or_else(|error| admin::encode(&AdminResponse::Error(error.to_string())))
+    let bytes = mcfed_admin::encode(&response)
+        .or_else(|error| mcfed_admin::encode(&AdminResponse::Error(error.to_string())))
         .unwrap_or_default();
     let _ = call.reply.send(bytes);
 }
 
+fn mailbox(error: MailboxError) -> AdminResponse {
+    AdminResponse::Error(format!("the cluster's actor stopped: {error}"))
+}
+
+/// The answer to `request`: applied to the member in its actor, or, for
+/// what only the process knows, here.
 async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
-    let mailbox =
-        |error: MailboxError| AdminResponse::Error(format!("the cluster's actor stopped: {error}"));
+    let changes = request.changes_member();
+    let applied = process
+        .local
+        .member
+        .send(Apply {
+            changes,
+            apply: move |member: &mut Member, now, effects: &mut Effects| {
+                mcfed_admin::apply(request, member, now, effects)
+            },
+        })
+        .await;
+    match applied {
+        Ok(Ok(Applied::Answer(answer))) => answer,
+        Ok(Ok(Applied::ForProcess(request))) => respond_in_process(process, request).await,
+        Ok(Err(NotDurable)) => AdminResponse::Error(NotDurable.to_string()),
+        Err(error) => mailbox(error),
+    }
+}
+
+/// The requests only the process can answer.
+async fn respond_in_process(process: &Process, request: AdminRequest) -> AdminResponse {
     match request {
-        AdminRequest::Submit { queue, spec } => {
-            let result = process
-                .local
-                .member
-                .send(Submit {
-                    queue: queue.clone(),
-                    spec,
-                })
-                .await;
-            match result {
-                Ok(Ok(submitted)) => AdminResponse::Submitted(Submitted {
-                    cluster: process.name.to_string(),
-                    job_id: submitted.job_id,
-                    queue,
-                    forwarded: submitted.forwarded,
-                }),
-                Ok(Err(error)) => AdminResponse::Error(format!("job refused: {error}")),
-                Err(error) => mailbox(error),
-            }
-        }
-        AdminRequest::Jobs => match process
-            .local
-            .member
-            .send(Inspect(|member: &Member, now| {
-                let mut jobs = rows::cluster_jobs(member.node());
-                if let Some(forwarder) = member.forwarder() {
-                    jobs.extend(rows::forwarder_jobs(forwarder, member.local_time(now)));
-                }
-                jobs
-            }))
-            .await
-        {
-            Ok(jobs) => AdminResponse::Jobs(jobs),
+        AdminRequest::Clusters => match links(process).await {
+            Ok(rows) => AdminResponse::Clusters(rows),
             Err(error) => mailbox(error),
         },
-        AdminRequest::Queues => {
-            let spec = process.spec.clone();
-            match process
-                .local
-                .member
-                .send(Inspect(move |member: &Member, now| {
-                    rows::queues(member.node(), &spec, now)
-                }))
-                .await
-            {
-                Ok(queues) => AdminResponse::Queues(queues),
-                Err(error) => mailbox(error),
-            }
-        }
-        AdminRequest::Hosts => match process
-            .local
-            .member
-            .send(Inspect(|member: &Member, _| rows::hosts(member.node())))
-            .await
-        {
-            Ok(hosts) => AdminResponse::Hosts(hosts),
+        AdminRequest::Records { from } => records(process, from).await,
+        AdminRequest::Status => AdminResponse::Status(status(process)),
+        AdminRequest::Params => match params(process).await {
+            Ok(reply) => AdminResponse::Params(reply),
             Err(error) => mailbox(error),
         },
-        AdminRequest::Clusters => {
-            let facts = match process
-                .local
-                .member
-                .send(Inspect(|member: &Member, _| {
-                    member.forwarder().map(rows::view_facts)
-                }))
-                .await
-            {
-                Ok(facts) => facts.unwrap_or_default(),
-                Err(error) => return mailbox(error),
-            };
-            AdminResponse::Clusters(rows::links(
-                &process.spec,
-                &process.transport.status(),
-                &facts,
-            ))
-        }
-        AdminRequest::Records { from } => {
-            let end_state = match process
-                .local
-                .member
-                .send(Inspect(|member: &Member, _| {
-                    Some(mcfed_run::metrics::end_state(member))
-                }))
-                .await
-            {
-                Ok(state) => state,
-                Err(error) => return mailbox(error),
-            };
-            let collected = records_from(&process.recorder, from);
-            AdminResponse::Records(Box::new(RecordsReply {
-                cluster: process.name.to_string(),
-                total: from + collected.records.len(),
-                records: collected.records,
-                initial_states: process.initial_states.as_ref().clone(),
-                events: collected.events,
-                usage: collected.usage,
-                metrics: Some(collected.metrics),
-                stats: Some(collected.stats),
-                end_state,
-            }))
-        }
-        AdminRequest::Activity => match process.local.member.send(AskActivity).await {
-            Ok(asked) => AdminResponse::Activity(ActivityReply {
-                now: process.clock.now().as_secs_f64(),
-                next_wake: asked.next_wake.map(|at| at.as_secs_f64()),
-                holding: asked.activity.holding,
-            }),
-            Err(error) => mailbox(error),
-        },
-        AdminRequest::SubmitMany { jobs } => {
-            if let Err(error) = mcfed_protocol::bounds::SUBMIT_BATCH.check(jobs.len() as u64) {
-                return AdminResponse::Error(error.to_string());
-            }
-            match process
-                .local
-                .member
-                .send(SubmitMany { jobs: jobs.clone() })
-                .await
-            {
-                Ok(results) => AdminResponse::SubmittedMany(
-                    results
-                        .into_iter()
-                        .zip(jobs)
-                        .map(|(result, (queue, _))| {
-                            result.map(|submitted| Submitted {
-                                cluster: process.name.to_string(),
-                                job_id: submitted.job_id,
-                                queue,
-                                forwarded: submitted.forwarded,
-                            })
-                        })
-                        .collect(),
-                ),
-                Err(error) => mailbox(error),
-            }
-        }
-        AdminRequest::Status => AdminResponse::Status(StatusReply {
-            lineage: process.lineage,
-            state: process.state.clone(),
-            cluster: process.name.to_string(),
-            incarnation: process.incarnation,
-            now: process.clock.now().as_secs_f64(),
-            peers: process
-                .transport
-                .status()
-                .into_iter()
-                .map(|(cluster, status)| PeerRow {
-                    cluster: cluster.to_string(),
-                    outbound: status.outbound,
-                    inbound: status.inbound,
-                    incarnation: status.incarnation,
-                    last_error: status.last_error,
-                })
-                .collect(),
-        }),
-        AdminRequest::Control { job, action } => {
-            let result = process
-                .local
-                .member
-                .send(Control {
-                    job,
-                    action: action.clone(),
-                })
-                .await;
-            match result {
-                Ok(Ok(outcome)) => AdminResponse::Controlled(Controlled {
-                    job_id: outcome.job(),
-                    sent_to: match &outcome {
-                        mcfed_federation::ControlOutcome::Sent { cluster, .. } => {
-                            Some(cluster.to_string())
-                        }
-                        mcfed_federation::ControlOutcome::Done { .. } => None,
-                    },
-                    message: outcome.message(&action),
-                }),
-                Ok(Err(refused)) => AdminResponse::Error(refused.to_string()),
-                Err(error) => mailbox(error),
-            }
-        }
-        AdminRequest::Aps => match process
-            .local
-            .member
-            .send(Inspect(|member: &Member, now| {
-                crate::lsf::aps_rows(member, now)
-            }))
-            .await
-        {
-            Ok(rows) => AdminResponse::Aps(rows),
-            Err(error) => mailbox(error),
-        },
-        AdminRequest::Host { host, event } => {
-            match process
-                .local
-                .member
-                .send(mcfed_actors::HostControl { host, event })
-                .await
-            {
-                Ok(Ok(what)) => AdminResponse::HostChanged(what),
-                Ok(Err(refused)) => AdminResponse::Error(refused),
-                Err(error) => mailbox(error),
-            }
-        }
-        AdminRequest::History => match process
-            .local
-            .member
-            .send(Inspect(|member: &Member, now| {
-                Some((rows::history(member, now), now))
-            }))
-            .await
-        {
-            Ok(None) => AdminResponse::Error("no history".into()),
-            Ok(Some(((jobs, clean_period), now))) => AdminResponse::History(HistoryReply {
-                cluster: process.name.to_string(),
-                now: now.as_secs_f64(),
-                clean_period,
-                jobs,
-            }),
-            Err(error) => mailbox(error),
-        },
-        AdminRequest::Params => AdminResponse::Params(ParamsReply {
-            cluster: process.name.to_string(),
-            address: process.transport.local_addr().to_string(),
-            now: process.clock.now().as_secs_f64(),
-            params: rows::params(&process.spec),
-        }),
         AdminRequest::Watch { from } => match watch(process, from).await {
             Ok(reply) => AdminResponse::Watch(reply),
             Err(error) => mailbox(error),
@@ -266,5 +82,109 @@ async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
             });
             AdminResponse::ShuttingDown
         }
+        other => AdminResponse::Error(format!("not a request for the process: {other:?}")),
     }
+}
+
+/// The links (`bclusters`): the member's queues and views, the
+/// transport's peers.
+async fn links(
+    process: &Process,
+) -> Result<Vec<mcfed_admin::cmd::clusters::LinkRow>, MailboxError> {
+    let peers: Vec<(ClusterName, PeerLink)> = process
+        .transport
+        .status()
+        .into_iter()
+        .map(|(cluster, status)| {
+            let link = PeerLink {
+                up: status.is_up(),
+                incarnation: status.incarnation,
+            };
+            (cluster, link)
+        })
+        .collect();
+    process
+        .local
+        .member
+        .send(Inspect(move |member: &Member, _| {
+            let facts = member
+                .forwarder()
+                .map(mcfed_admin::cmd::clusters::view_facts)
+                .unwrap_or_default();
+            member
+                .config()
+                .map(|config| mcfed_admin::cmd::clusters::links(config, &peers, &facts))
+                .unwrap_or_default()
+        }))
+        .await
+}
+
+/// What the process recorded, from decision record `from` on.
+async fn records(process: &Process, from: usize) -> AdminResponse {
+    let end_state = match process
+        .local
+        .member
+        .send(Inspect(|member: &Member, _| {
+            Some(mcfed_run::metrics::end_state(member))
+        }))
+        .await
+    {
+        Ok(state) => state,
+        Err(error) => return mailbox(error),
+    };
+    let collected = records_from(&process.recorder, from);
+    AdminResponse::Records(Box::new(RecordsReply {
+        cluster: process.name.to_string(),
+        total: from + collected.records.len(),
+        records: collected.records,
+        initial_states: process.initial_states.as_ref().clone(),
+        events: collected.events,
+        usage: collected.usage,
+        metrics: Some(collected.metrics),
+        stats: Some(collected.stats),
+        end_state,
+    }))
+}
+
+/// The process's state: its emulated time and its links.
+fn status(process: &Process) -> StatusReply {
+    StatusReply {
+        lineage: process.lineage,
+        state: process.state.clone(),
+        cluster: process.name.to_string(),
+        incarnation: process.incarnation,
+        now: process.clock.now().as_secs_f64(),
+        peers: process
+            .transport
+            .status()
+            .into_iter()
+            .map(|(cluster, status)| PeerRow {
+                cluster: cluster.to_string(),
+                outbound: status.outbound,
+                inbound: status.inbound,
+                incarnation: status.incarnation,
+                last_error: status.last_error,
+            })
+            .collect(),
+    }
+}
+
+/// The cluster's parameters (`bparams`, `lsid`), with where it listens.
+async fn params(process: &Process) -> Result<ParamsReply, MailboxError> {
+    let params = process
+        .local
+        .member
+        .send(Inspect(|member: &Member, _| {
+            member
+                .config()
+                .map(mcfed_admin::cmd::params::rows)
+                .unwrap_or_default()
+        }))
+        .await?;
+    Ok(ParamsReply {
+        cluster: process.name.to_string(),
+        address: process.transport.local_addr().to_string(),
+        now: process.clock.now().as_secs_f64(),
+        params,
+    })
 }

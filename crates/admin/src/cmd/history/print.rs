@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{Table, clock};
-use crate::admin::HistoryRow;
+use super::HistoryRow;
+use crate::table::{Table, clock};
 
 /// `bhist`'s columns: seconds in each state.
 pub fn bhist_table(rows: &[HistoryRow]) -> Table {

@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::{Table, clock, columns, dash, duration};
-use crate::admin::JobRow;
+use super::JobRow;
+use crate::table::{Table, clock, columns, dash, duration};
 
 /// One field of `bjobs -o`: its LSF name, its column header, its value.
 #[derive(Clone, Copy)]

@@ -1,40 +1,14 @@
-//! Printing what a cluster process reports as LSF's commands print it:
-//! columns under LSF's headers (`bjobs`, `bqueues`, `bhosts`,
-//! `bclusters`, `bhist`, `bacct`, `lsid`, `bparams`), their long forms
-//! (`-l`), `bjobs -o "field ..."`, and JSON:
-//!
-//! - `-json`, as LSF 10.1 prints it: `{"COMMAND": "bjobs", "JOBS": 2,
-//!   "RECORDS": [{"JOBID": "1", ...}]}`, every value a string, the keys the
-//!   command's column names (for `bjobs`, its `-o` fields);
-//! - `-o json`, mcfed's own JSON from before `-json`, kept as an alias
-//!   spelling: an array of the rows of [`crate::admin`], whose field names
-//!   are a public contract.
-//!
-//! Every table-shaped output is a [`Table`], so the columns and `-json`
-//! always agree. Jobs are in `jobs` (their APS values, `bjobs -aps` and
-//! `-prio`, in `aps`), the cluster's queues, hosts, links and
-//! parameters in `cluster`, the history (`bhist`, `bacct`) in `history`.
+//! What every command's printer shares: a [`Table`] (columns under LSF's
+//! headers, or LSF 10.1's `-json`: `{"COMMAND": "bjobs", "JOBS": 2,
+//! "RECORDS": [{"JOBID": "1", ...}]}`, every value a string), mcfed's own
+//! `-o json` (an array of a command's rows, whose field names are a public
+//! contract), and the formats of times and missing values.
 
 use std::fmt::Write as _;
 
 use mcfed_protocol::SimTime;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-
-use crate::admin::Submitted;
-
-mod aps;
-mod cluster;
-mod history;
-mod jobs;
-
-pub use aps::{ApsFactorRow, ApsRow, aps_rows, aps_table, prio_table};
-pub use cluster::{
-    clusters, clusters_table, hosts, hosts_long, hosts_table, lsid, lsid_table, params,
-    params_table, queues, queues_table,
-};
-pub use history::{bacct, bacct_table, bhist, bhist_long, bhist_table};
-pub use jobs::{JOB_FIELDS, JobField, jobs, jobs_fields, jobs_table, parse_fields};
 
 /// An emulated time (seconds) as `HH:MM:SS[.mmm]`.
 pub(crate) fn clock(secs: f64) -> String {
@@ -138,59 +112,9 @@ pub fn json<T: Serialize>(rows: &T) -> String {
     serde_json::to_string_pretty(rows).unwrap_or_else(|error| format!("\"{error}\""))
 }
 
-/// `bsub`'s answer.
-pub fn submitted(job: &Submitted) -> String {
-    let whither = if job.forwarded {
-        " (a send queue: the job will be forwarded)"
-    } else {
-        ""
-    };
-    format!(
-        "Job <{}> is submitted to queue <{}> of cluster <{}>{whither}.\n",
-        job.job_id, job.queue, job.cluster
-    )
-}
-
-/// `bsub -json`.
-pub fn submitted_table(job: &Submitted) -> Table {
-    let mut table = Table::new("bsub", "JOBS", &["JOBID", "QUEUE", "CLUSTER", "FORWARDED"]);
-    table.rows.push(vec![
-        job.job_id.to_string(),
-        job.queue.clone(),
-        job.cluster.clone(),
-        if job.forwarded { "Y" } else { "N" }.to_owned(),
-    ]);
-    table
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::admin::LinkRow;
-
-    #[test]
-    fn columns_line_up_under_lsf_headers() {
-        let text = clusters(&[LinkRow {
-            local_queue: "send".into(),
-            job_flow: "send".into(),
-            remote: "HighPriority".into(),
-            cluster: "Cluster2".into(),
-            status: "ok".into(),
-            incarnation: None,
-            last_update_seq: None,
-            last_update_at: None,
-        }]);
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[0], "[Job Forwarding Information ]");
-        assert_eq!(
-            lines[1],
-            "LOCAL_QUEUE  JOB_FLOW  REMOTE        CLUSTER   STATUS"
-        );
-        assert_eq!(
-            lines[2],
-            "send         send      HighPriority  Cluster2  ok"
-        );
-    }
 
     #[test]
     fn lsf_json_has_the_command_a_count_and_string_records() {

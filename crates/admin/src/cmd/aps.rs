@@ -11,7 +11,7 @@ use mcfed_federation::Member;
 use mcfed_protocol::{JobSpec, SimTime};
 use serde::{Deserialize, Serialize};
 
-use super::Table;
+use crate::table::Table;
 
 /// One row of `bjobs -aps` / `-prio` (`-o json` prints these; the field
 /// names are a public contract).

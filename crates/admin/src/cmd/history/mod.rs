@@ -1,16 +1,130 @@
-//! The job history as the commands show it (`bhist`, `bacct`, `bjobs -a`),
-//! and the cluster's parameters (`bparams`, `lsid`).
+//! `bjobs -a`, `bhist`, `bacct`: the jobs a cluster holds and those that
+//! ended within CLEAN_PERIOD, with their events.
 
 use mcfed_federation::Member;
 use mcfed_federation::history::{GONE, JobRecord, RecordOrigin};
 use mcfed_protocol::SimTime;
-use mcfed_scenario::model::ClusterSpec;
+use serde::{Deserialize, Serialize};
 
-use super::secs;
-use crate::admin::{ForwardedFrom, HistoryEventRow, HistoryRow, JobRow, ParamRow, StateSeconds};
+use crate::cmd::jobs::{ForwardedFrom, JobRow, secs};
+
+mod print;
+
+pub use print::{bacct, bacct_table, bhist, bhist_long, bhist_table};
+
+/// The jobs a cluster process knows: those it holds and those that ended
+/// within CLEAN_PERIOD.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryReply {
+    /// The cluster.
+    pub cluster: String,
+    /// Its emulated time, seconds.
+    pub now: f64,
+    /// CLEAN_PERIOD, seconds.
+    pub clean_period: f64,
+    /// The jobs, by id.
+    pub jobs: Vec<HistoryRow>,
+}
+
+/// One job's history, as `bhist -l` shows it; `bjobs -a` and `bacct` read
+/// it too. Its field names are a public contract.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRow {
+    /// The job's id in this cluster.
+    pub job_id: u64,
+    /// The job's name.
+    pub job_name: String,
+    /// The submitting user.
+    pub user: String,
+    /// Its queue here (the send queue for a job forwarded from here).
+    pub queue: String,
+    /// PEND, RUN, SSUSP, USUSP, PSUSP, DONE, EXIT, or GONE (forwarded
+    /// here and sent back).
+    pub stat: String,
+    /// `bundled` (present at start), `submitted`, `sent` (submitted to a
+    /// send queue here) or `forwarded_in`.
+    pub origin: String,
+    /// For a job forwarded here: the submission cluster and its id there.
+    pub forwarded_from: Option<ForwardedFrom>,
+    /// Slots.
+    pub slots: u32,
+    /// When it entered this cluster (emulated seconds).
+    pub submit_time: f64,
+    /// When it was first submitted anywhere.
+    pub first_submit_time: f64,
+    /// When it first started, if it has.
+    pub start_time: Option<f64>,
+    /// When it ended (DONE, EXIT), if it has.
+    pub end_time: Option<f64>,
+    /// Where it ran: hosts here, or the execution cluster.
+    pub exec_host: Option<String>,
+    /// For a job forwarded from here: `queue@cluster`, the id there, how
+    /// many times.
+    pub forwarded_to: Option<String>,
+    /// Its id at the execution cluster.
+    pub dest_job: Option<u64>,
+    /// How many times it was forwarded.
+    pub forwards: u32,
+    /// Run limit, seconds.
+    pub run_limit: Option<f64>,
+    /// `bsub -o`.
+    pub output_file: Option<String>,
+    /// `bsub -e`.
+    pub error_file: Option<String>,
+    /// `bsub -sp`.
+    pub user_priority: Option<u32>,
+    /// Seconds spent in each state so far: PEND, PSUSP, RUN, USUSP, SSUSP.
+    pub times: StateSeconds,
+    /// What happened, in order.
+    pub events: Vec<HistoryEventRow>,
+    /// Events beyond the ones kept.
+    pub more_events: u32,
+}
+
+/// Seconds a job spent in each state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StateSeconds {
+    /// PEND.
+    pub pend: f64,
+    /// PSUSP.
+    pub psusp: f64,
+    /// RUN.
+    pub run: f64,
+    /// USUSP.
+    pub ususp: f64,
+    /// SSUSP.
+    pub ssusp: f64,
+    /// All of them.
+    pub total: f64,
+}
+
+/// One event of a job's history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistoryEventRow {
+    /// Emulated seconds.
+    pub time: f64,
+    /// What happened.
+    pub event: String,
+}
 
 /// Every job in `member`'s history at `now`, by id, and its CLEAN_PERIOD
 /// in seconds (none and 0 when it keeps no history).
+/// `member`'s job history at `now`, if it keeps one.
+pub fn apply(member: &Member, now: SimTime) -> crate::AdminResponse {
+    if member.history().is_none() {
+        return crate::AdminResponse::Error("no history".into());
+    }
+    let (jobs, clean_period) = history(member, now);
+    crate::AdminResponse::History(HistoryReply {
+        cluster: member.name().to_string(),
+        now: now.as_secs_f64(),
+        clean_period,
+        jobs,
+    })
+}
+
+/// Every job of `member`'s history at `now`, and its CLEAN_PERIOD in
+/// seconds.
 pub fn history(member: &Member, now: SimTime) -> (Vec<HistoryRow>, f64) {
     let Some(history) = member.history() else {
         return (Vec::new(), 0.0);
@@ -110,90 +224,4 @@ pub fn finished_jobs(cluster: &str, rows: &[HistoryRow]) -> Vec<JobRow> {
             user_priority: row.user_priority,
         })
         .collect()
-}
-
-/// The cluster's lsb.params as mcfed uses them, with what each does.
-pub fn params(spec: &ClusterSpec) -> Vec<ParamRow> {
-    let config = &spec.config;
-    let params = &config.params;
-    let factors = params.fairshare_factors.resolve();
-    let duration = |value: Option<std::time::Duration>| {
-        value.map_or_else(
-            || "-".to_owned(),
-            |value| humantime::format_duration(value).to_string(),
-        )
-    };
-    let row = |name: &str, value: String, meaning: &str| ParamRow {
-        name: name.to_owned(),
-        value,
-        meaning: meaning.to_owned(),
-    };
-    let forwarder = spec.forwarder.as_ref();
-    vec![
-        row(
-            "MBD_SLEEP_TIME",
-            duration(Some(
-                params
-                    .sleep_time
-                    .unwrap_or(mcfed_cluster::DEFAULT_SLEEP_TIME),
-            )),
-            "one scheduling cycle (the unit of SLOT_RESERVE)",
-        ),
-        row(
-            "CLEAN_PERIOD",
-            duration(Some(
-                params
-                    .clean_period
-                    .unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD),
-            )),
-            "how long finished jobs are kept for bjobs -a, bhist and bacct",
-        ),
-        row(
-            "MC_PLUGIN_UPDATE_INTERVAL",
-            duration(config.update_interval),
-            "how often this cluster sends its queue counters to submission clusters",
-        ),
-        row(
-            "MC_PLUGIN_SCHEDULE_ENHANCE",
-            forwarder.map_or_else(|| "-".to_owned(), |f| f.mode.to_string()),
-            "how this cluster's send queues choose a remote queue",
-        ),
-        row(
-            "MAX_FORWARDS",
-            forwarder.map_or_else(|| "-".to_owned(), |f| f.max_forwards.to_string()),
-            "mcfed: how many times one job may be forwarded",
-        ),
-        row(
-            "MAX_USER_PRIORITY",
-            params
-                .max_user_priority
-                .map_or_else(|| "-".to_owned(), |max| max.to_string()),
-            "the highest job priority bsub -sp and bmod -sp take (unset: job priorities are off)",
-        ),
-        row(
-            "PREEMPT_FOR",
-            params.preempt_for.to_string(),
-            "which limits preemption relieves",
-        ),
-        row(
-            "HIST_HOURS",
-            factors.hist_hours.to_string(),
-            "decay of past usage in fairshare, hours",
-        ),
-        row(
-            "CPU_TIME_FACTOR",
-            factors.cpu_time.to_string(),
-            "fairshare: weight of CPU time",
-        ),
-        row(
-            "RUN_TIME_FACTOR",
-            factors.run_time.to_string(),
-            "fairshare: weight of run time",
-        ),
-        row(
-            "RUN_JOB_FACTOR",
-            factors.run_job.to_string(),
-            "fairshare: weight of running job slots",
-        ),
-    ]
 }

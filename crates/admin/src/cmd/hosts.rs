@@ -1,0 +1,172 @@
+//! `bhosts`: every host of the cluster, with its slots by state.
+
+use std::fmt::Write as _;
+
+use mcfed_cluster::{ClusterNode, JobState};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::table::{Table, dash};
+
+/// One host, as `bhosts` shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostRow {
+    /// HOST_NAME.
+    pub host_name: String,
+    /// STATUS: ok, closed (full), closed_Adm.
+    pub status: String,
+    /// MAX: its MXJ.
+    pub max: u32,
+    /// NJOBS: slots of jobs on it.
+    pub njobs: u32,
+    /// RUN slots.
+    pub run: u32,
+    /// SSUSP slots.
+    pub ssusp: u32,
+    /// Its boolean resources.
+    pub resources: Vec<String>,
+    /// USUSP slots (jobs stopped by `bstop`).
+    #[serde(default)]
+    pub ususp: u32,
+    /// Processors (ncpus).
+    #[serde(default)]
+    pub ncpus: u32,
+    /// JL/U: slots each user may hold on it.
+    #[serde(default)]
+    pub jl_u: Option<u32>,
+    /// The queues that dispatch to it.
+    #[serde(default)]
+    pub queues: Vec<String>,
+}
+
+/// Every host of the cluster, in configuration order.
+pub fn rows(node: &ClusterNode) -> Vec<HostRow> {
+    let cluster = node.cluster();
+    // RUN, SSUSP and USUSP slots of each host.
+    let mut usage: FxHashMap<usize, [u32; 3]> = FxHashMap::default();
+    for job in cluster.jobs() {
+        for place in &job.placement {
+            let entry = usage.entry(place.host).or_default();
+            match job.state {
+                JobState::Running => entry[0] += place.slots,
+                JobState::Suspended => entry[1] += place.slots,
+                JobState::UserSuspended => entry[2] += place.slots,
+                _ => {}
+            }
+        }
+    }
+    cluster
+        .host_configs()
+        .enumerate()
+        .map(|(index, config)| {
+            let [run, ssusp, ususp] = usage.get(&index).copied().unwrap_or_default();
+            let status = if config.closed {
+                "closed_Adm"
+            } else if cluster.host_used_slots(index) >= config.max_slots {
+                "closed"
+            } else {
+                "ok"
+            };
+            let queues = cluster
+                .queue_configs()
+                .filter(|queue| match &queue.hosts {
+                    mcfed_cluster::HostSelection::All => true,
+                    mcfed_cluster::HostSelection::Listed(hosts) => hosts.contains(&config.name),
+                })
+                .map(|queue| queue.name.to_string())
+                .collect();
+            HostRow {
+                host_name: config.name.clone(),
+                status: status.to_owned(),
+                max: config.max_slots,
+                njobs: run + ssusp + ususp,
+                run,
+                ssusp,
+                resources: config.resources.clone(),
+                ususp,
+                ncpus: config.processor_count(),
+                jl_u: config.user_slot_limit,
+                queues,
+            }
+        })
+        .collect()
+}
+
+/// `bhosts`' columns.
+pub fn hosts_table(rows: &[HostRow]) -> Table {
+    let mut table = Table::new(
+        "bhosts",
+        "HOSTS",
+        &[
+            "HOST_NAME",
+            "STATUS",
+            "JL/U",
+            "MAX",
+            "NJOBS",
+            "RUN",
+            "SSUSP",
+            "USUSP",
+            "RSV",
+        ],
+    );
+    table.rows = rows
+        .iter()
+        .map(|row| {
+            vec![
+                row.host_name.clone(),
+                row.status.clone(),
+                dash(row.jl_u),
+                row.max.to_string(),
+                row.njobs.to_string(),
+                row.run.to_string(),
+                row.ssusp.to_string(),
+                row.ususp.to_string(),
+                "0".to_owned(),
+            ]
+        })
+        .collect();
+    table
+}
+
+/// `bhosts`.
+pub fn hosts(rows: &[HostRow]) -> String {
+    hosts_table(rows).text()
+}
+
+/// `bhosts -l`: a block per host, as LSF's: its status and slot counts,
+/// then what mcfed knows of it (processors, resources, queues).
+pub fn hosts_long(rows: &[HostRow]) -> String {
+    let mut text = String::new();
+    for (index, row) in rows.iter().enumerate() {
+        if index > 0 {
+            text.push('\n');
+        }
+        let _ = writeln!(text, "HOST  {}", row.host_name);
+        let _ = writeln!(
+            text,
+            "STATUS           CPUF  JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV DISPATCH_WINDOW"
+        );
+        let _ = writeln!(
+            text,
+            "{:<16} {:>4}  {:>4}  {:>5}  {:>5}  {:>5}  {:>5}  {:>5}  {:>5} -",
+            row.status,
+            "1.00",
+            dash(row.jl_u),
+            row.max,
+            row.njobs,
+            row.run,
+            row.ssusp,
+            row.ususp,
+            0
+        );
+        let _ = writeln!(text, "\n NCPUS: {}", row.ncpus);
+        let resources = if row.resources.is_empty() {
+            "-".to_owned()
+        } else {
+            row.resources.join(" ")
+        };
+        let _ = writeln!(text, " RESOURCES: {resources}");
+        let _ = writeln!(text, " QUEUES: {}", row.queues.join(" "));
+    }
+    text
+}

@@ -1,0 +1,269 @@
+//! `bqueues`: every queue of the cluster (the cluster's own
+//! [`QueueReport`], which `mcfed run --show queues` prints too), with
+//! MAX_RSCHED_TIME filled in from the send queues.
+
+use mcfed_federation::Member;
+use mcfed_protocol::SimTime;
+
+pub use mcfed_cluster::QueueReport;
+
+use crate::table::{Table, dash};
+
+/// Every queue of the cluster at `now`, in configuration order: the
+/// cluster's own [`QueueReport`]s, with MAX_RSCHED_TIME (which only the
+/// submission side knows) filled in from the scenario's send queues.
+pub fn rows(member: &Member, now: SimTime) -> Vec<QueueReport> {
+    let mut queues = member.cluster().report(now).queues;
+    if let Some(forwarder) = member.config().and_then(|config| config.forwarder.as_ref()) {
+        for queue in &mut queues {
+            if let Some(send) = forwarder
+                .send_queues
+                .iter()
+                .find(|send| send.name.as_str() == queue.queue)
+            {
+                queue.set_max_rsched_time(send.max_rsched_time);
+            }
+        }
+    }
+    queues
+}
+
+/// `bqueues`' columns.
+pub fn queues_table(rows: &[QueueReport]) -> Table {
+    let mut table = Table::new(
+        "bqueues",
+        "QUEUES",
+        &[
+            "QUEUE_NAME",
+            "PRIO",
+            "STATUS",
+            "MAX",
+            "JL/U",
+            "JL/P",
+            "JL/H",
+            "NJOBS",
+            "PEND",
+            "RUN",
+            "SUSP",
+        ],
+    );
+    table.rows = rows
+        .iter()
+        .map(|row| {
+            vec![
+                row.queue.clone(),
+                row.priority.to_string(),
+                row.status.clone(),
+                dash(row.max),
+                dash(row.jl_u),
+                "-".to_owned(),
+                dash(row.jl_h),
+                row.njobs.to_string(),
+                row.pend.to_string(),
+                row.run.to_string(),
+                row.susp.to_string(),
+            ]
+        })
+        .collect();
+    table
+}
+
+/// `bqueues`, or `bqueues -l` (the block `mcfed run --show queues` prints,
+/// [`mcfed_run::inspect::queues_long`]).
+pub fn queues(rows: &[QueueReport], long: bool) -> String {
+    if long {
+        return mcfed_run::inspect::queues_long(rows);
+    }
+    queues_table(rows).text()
+}
+
+#[cfg(test)]
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use mcfed_run::inspect::queues_json;
+    use mcfed_run::probe::{Snapshot, snapshot};
+    use serde_json::Value;
+
+    use super::*;
+    use crate::AdminResponse;
+
+    fn bundled(dir: &Path, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("scenarios") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                bundled(&path, found);
+            } else if path.extension().is_some_and(|ext| ext == "toml") {
+                found.push(path);
+            }
+        }
+    }
+
+    /// The queues as `mcfed bqueues -o json` prints them: the admin
+    /// answer, through a postcard frame.
+    fn admin_view(member: &Member, now: SimTime) -> Vec<Value> {
+        let answer = AdminResponse::Queues(rows(member, now));
+        let bytes = crate::encode(&answer).expect("encodes");
+        let AdminResponse::Queues(rows) = crate::decode(&bytes).expect("decodes") else {
+            panic!("a queues answer");
+        };
+        let json: Value =
+            serde_json::from_str(&crate::table::json(&rows)).expect("bqueues -o json is JSON");
+        json.as_array().expect("an array").clone()
+    }
+
+    /// The queues as `mcfed run --show queues --report json` prints them.
+    fn show_view(member: &Member, now: SimTime) -> Vec<Value> {
+        let snapshot = Snapshot {
+            time: now.as_secs_f64(),
+            clusters: vec![snapshot(member, now, &Default::default())],
+        };
+        let json: Value =
+            serde_json::from_str(&queues_json(&snapshot, None).expect("JSON")).expect("JSON");
+        json["clusters"][0]["queues"]
+            .as_array()
+            .expect("an array")
+            .clone()
+    }
+
+    fn keys(queue: &Value) -> Vec<&str> {
+        let mut keys: Vec<&str> = queue
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    /// Every queue of every bundled scenario reads the same through
+    /// `--show queues` and through the admin `Queues` answer: the same
+    /// fields with the same values, except MAX_RSCHED_TIME, which only the
+    /// admin answer (built with the submission side at hand) fills in.
+    #[test]
+    fn show_queues_and_bqueues_are_one_view() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let mut files = Vec::new();
+        bundled(&root, &mut files);
+        files.sort();
+        assert!(files.len() > 10, "the bundled scenarios: {files:?}");
+        let (mut queues_seen, mut rsched_seen, mut counters_seen) = (0, 0, 0);
+        for file in &files {
+            // Whether every bundled scenario is valid is checked elsewhere
+            // (the engines' tests); this one looks at those that load.
+            let Ok(scenario) = mcfed_scenario::load(file) else {
+                continue;
+            };
+            for spec in &scenario.clusters {
+                let (member, _) = Member::build(spec.member_spec()).expect("builds");
+                let now = SimTime::ZERO;
+                let admin = admin_view(&member, now);
+                let show = show_view(&member, now);
+                assert_eq!(admin.len(), show.len(), "{}", file.display());
+                for (mut admin, show) in admin.into_iter().zip(show) {
+                    queues_seen += 1;
+                    assert_eq!(keys(&admin), keys(&show), "{}", file.display());
+                    assert!(show["max_rsched_time"].is_null());
+                    if !admin["max_rsched_time"].is_null() {
+                        rsched_seen += 1;
+                        assert!(!admin["sndjobs_to"].as_array().expect("list").is_empty());
+                        admin["max_rsched_time"] = Value::Null;
+                    }
+                    if !admin["counters"].is_null() {
+                        counters_seen += 1;
+                    }
+                    assert_eq!(admin, show, "{}", file.display());
+                }
+            }
+        }
+        assert!(queues_seen > 0 && rsched_seen > 0 && counters_seen > 0);
+    }
+
+    /// The documented `bqueues -o json` names and the `--show queues` ones
+    /// are all there.
+    #[test]
+    fn the_queue_view_keeps_both_views_field_names() {
+        let scenario = mcfed_scenario::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../scenarios/forwarding/recall-max-rsched-time.toml"),
+        )
+        .expect("loads");
+        let spec = &scenario.clusters[0];
+        let (member, _) = Member::build(spec.member_spec()).expect("builds");
+        let queue = &admin_view(&member, SimTime::ZERO)[0];
+        for key in [
+            "queue_name",
+            "prio",
+            "status",
+            "max",
+            "jl_u",
+            "jl_h",
+            "njobs",
+            "pend",
+            "run",
+            "susp",
+            "rsv",
+            "policies",
+            "preemption",
+            "hosts",
+            "sndjobs_to",
+            "max_rsched_time",
+            "rcvjobs_from",
+            "impt_jobbklg",
+            "counters",
+            "slot_pool",
+            "fairshare",
+            "aps_priority",
+            "queue_group",
+        ] {
+            assert!(queue.get(key).is_some(), "no `{key}` in {queue}");
+        }
+        assert_eq!(keys(queue).len(), 23, "{queue}");
+        assert_eq!(queue["status"], "Open:Active");
+    }
+
+    /// `bqueues` and `bqueues -l` print the one view, MAX_RSCHED_TIME
+    /// included.
+    #[test]
+    fn bqueues_prints_the_one_view() {
+        let scenario = mcfed_scenario::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../scenarios/forwarding/recall-max-rsched-time.toml"),
+        )
+        .expect("loads");
+        let spec = &scenario.clusters[0];
+        let (member, _) = Member::build(spec.member_spec()).expect("builds");
+        let rows = super::rows(&member, SimTime::ZERO);
+        let long = queues(&rows, true);
+        assert!(
+            long.starts_with("QUEUE: send\nPARAMETERS/STATISTICS\n"),
+            "{long}"
+        );
+        assert!(
+            long.contains("SNDJOBS_TO: HighPriority@Cluster2 HighPriority@Cluster3\n"),
+            "{long}"
+        );
+        assert!(long.contains("MAX_RSCHED_TIME: 00:02:00\n"), "{long}");
+        assert!(long.contains("HOSTS:  all\n"), "{long}");
+        let short = queues(&rows, false);
+        let lines: Vec<&str> = short.lines().collect();
+        assert_eq!(
+            lines[0],
+            "QUEUE_NAME  PRIO  STATUS       MAX  JL/U  JL/P  JL/H  NJOBS  PEND  RUN  SUSP",
+            "{short}"
+        );
+        assert!(
+            lines[1].starts_with("send        1     Open:Active  -"),
+            "{short}"
+        );
+
+        let spec = &scenario.clusters[1];
+        let (member, _) = Member::build(spec.member_spec()).expect("builds");
+        let long = queues(&super::rows(&member, SimTime::ZERO), true);
+        assert!(long.contains("RCVJOBS_FROM: Cluster1\n"), "{long}");
+        assert!(long.contains("IMPT_JOBBKLG: "), "{long}");
+        assert!(long.contains("COUNTERS: total "), "{long}");
+    }
+}
