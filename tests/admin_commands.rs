@@ -189,6 +189,21 @@ fn an_administrators_commands_on_a_live_federation() {
     assert_eq!(json["COMMAND"], "bjobs");
     assert_eq!(json["JOBS"], 3);
     assert_eq!(json["RECORDS"][0]["JOBID"], "1");
+    // -J: by name, with wildcards, at the cluster; -json too.
+    let named = ok(run(&fed, "Cluster1", &["bjobs", "-J", "second"]));
+    assert_eq!(named.lines().count(), 2, "{named}");
+    assert!(named.contains("second") && !named.contains("first"), "{named}");
+    let json: Value = serde_json::from_str(&ok(run(
+        &fed,
+        "Cluster1",
+        &["bjobs", "-J", "*s*", "-json", "-o", "jobid job_name"],
+    )))
+    .expect("bjobs -J -json is JSON");
+    assert_eq!(json["JOBS"], 2, "{json}");
+    assert_eq!(json["RECORDS"][0]["JOB_NAME"], "first", "{json}");
+    assert_eq!(json["RECORDS"][1]["JOB_NAME"], "second", "{json}");
+    let none = ok(run(&fed, "Cluster1", &["bjobs", "-J", "nosuch"]));
+    assert!(!none.contains("away"), "{none}");
     let alias = ask(&fed, "bjobs", "Cluster1", &[]);
     assert_eq!(alias[0]["output_file"], "out.%J");
     assert_eq!(alias[0]["error_file"], "err.%J");

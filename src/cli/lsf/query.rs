@@ -46,6 +46,9 @@ pub(crate) struct BjobsArgs {
     /// Only jobs of this queue.
     #[arg(short = 'q')]
     queue: Option<String>,
+    /// Only jobs of this name (`*` matches any characters).
+    #[arg(short = 'J', value_name = "JOB_NAME")]
+    name: Option<String>,
     /// Wide format (mcfed never truncates a column).
     #[arg(short = 'w')]
     wide: bool,
@@ -81,6 +84,7 @@ impl BjobsArgs {
             suspended: self.suspended,
             user: self.user.clone(),
             queue: self.queue.clone(),
+            name: self.name.clone(),
             forwarded_only: self.fwd,
         }
     }
@@ -138,7 +142,11 @@ fn bjobs_aps(args: &BjobsArgs) -> anyhow::Result<ExitCode> {
             .is_none_or(|user| user == "all" || user == row.user);
         let queue_ok = args.queue.as_deref().is_none_or(|queue| queue == row.queue);
         let job_ok = args.jobs.is_empty() || args.jobs.contains(&row.job_id);
-        user_ok && queue_ok && job_ok
+        let name_ok = args
+            .name
+            .as_deref()
+            .is_none_or(|pattern| mcfed_admin::cmd::jobs::name_matches(pattern, &row.job_name));
+        user_ok && queue_ok && job_ok && name_ok
     });
     let table = if args.prio {
         aps::prio_table(&rows)

@@ -11,7 +11,7 @@ mod print;
 mod query;
 
 pub use print::{JOB_FIELDS, JobField, jobs, jobs_fields, jobs_table, parse_fields};
-pub use query::{Finished, JobsQuery};
+pub use query::{Finished, JobsQuery, name_matches};
 
 use crate::AdminResponse;
 

@@ -1,6 +1,6 @@
 //! Which jobs `bjobs` asks for, evaluated at the cluster so that an answer
 //! holds only the rows asked for: job ids, finished jobs, states, user,
-//! queue and forwarded jobs.
+//! queue, job name (`-J`, with `*` wildcards) and forwarded jobs.
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +35,8 @@ pub struct JobsQuery {
     pub user: Option<String>,
     /// Only this queue's jobs.
     pub queue: Option<String>,
+    /// Only jobs of this name (`-J`; `*` matches any characters).
+    pub name: Option<String>,
     /// Only jobs forwarded to another cluster (`-fwd`).
     pub forwarded_only: bool,
 }
@@ -59,8 +61,51 @@ impl JobsQuery {
             .as_deref()
             .is_none_or(|user| user == "all" || user == row.user);
         let queue_ok = self.queue.as_deref().is_none_or(|queue| queue == row.queue);
+        let name_ok = self
+            .name
+            .as_deref()
+            .is_none_or(|pattern| name_matches(pattern, &row.job_name));
         let id_ok = self.ids.is_empty() || self.ids.contains(&row.job_id);
         let forwarded_ok = !self.forwarded_only || row.forwarded_to.is_some();
-        state_ok && finished_ok && user_ok && queue_ok && id_ok && forwarded_ok
+        state_ok && finished_ok && user_ok && queue_ok && name_ok && id_ok && forwarded_ok
+    }
+}
+
+/// Whether `name` matches `pattern`, in which `*` stands for any
+/// characters (none included), as `bjobs -J` takes it.
+pub fn name_matches(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_with_wildcards_as_bjobs_j_takes_them() {
+        assert!(name_matches("job", "job"));
+        assert!(!name_matches("job", "job1"));
+        assert!(name_matches("job*", "job1"));
+        assert!(name_matches("*1", "job1"));
+        assert!(name_matches("j*b*1", "job1"));
+        assert!(name_matches("*", ""));
+        assert!(!name_matches("a*a", "a"));
+        assert!(name_matches("a*a", "aa"));
+        assert!(!name_matches("x*", "job"));
     }
 }
