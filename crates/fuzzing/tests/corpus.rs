@@ -143,6 +143,19 @@ fn write_seeds() {
         mcfed_journal::format::encode_frame(&payload, &mut body);
     }
     std::fs::write(corpus_dir("journal").join("records"), &body).expect("write");
+    // Damage with sound records after it (refused, or salvaged), a torn
+    // last record, zeros where the last write went.
+    let mut damaged = body.clone();
+    damaged[body.len() / 2] ^= 0x40;
+    std::fs::write(corpus_dir("journal").join("records-damaged"), &damaged).expect("write");
+    std::fs::write(
+        corpus_dir("journal").join("records-torn"),
+        &body[..body.len() - 3],
+    )
+    .expect("write");
+    let mut zeros = body.clone();
+    zeros.extend_from_slice(&[0; 64]);
+    std::fs::write(corpus_dir("journal").join("records-zero-tail"), &zeros).expect("write");
 }
 
 #[test]
