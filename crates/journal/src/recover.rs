@@ -71,18 +71,25 @@ impl Salvage {
     /// The most records the lost bytes can have held (each takes at
     /// least [`format::MIN_RECORD_FRAME`] bytes): move every numbering
     /// past this many, so nothing those records handed out is handed out
-    /// again.
-    pub fn records_lost_at_most(&self) -> u64 {
+    /// again. `None` when the file was cut inside its header: how much it
+    /// held is not known.
+    pub fn records_lost_at_most(&self) -> Option<u64> {
+        if self.cut_header.is_some() {
+            return None;
+        }
         let damaged: usize = self.damage.iter().map(Damage::records_at_most).sum();
         let torn = self.torn_bytes.div_ceil(format::MIN_RECORD_FRAME as u64);
-        damaged as u64 + torn
+        Some(damaged as u64 + torn)
     }
 
     /// What was lost and kept, in words.
     pub fn describe(&self) -> String {
         let mut text = format!("{}: salvaged: ", self.journal.display());
         if let Some(len) = self.cut_header {
-            let _ = write!(text, "the file was cut inside its header ({len} bytes); ");
+            let _ = write!(
+                text,
+                "the file was cut inside its header ({len} bytes): every record it held is lost; "
+            );
         }
         for damage in &self.damage {
             let _ = write!(
