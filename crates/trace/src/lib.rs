@@ -13,4 +13,4 @@ pub mod generate;
 pub mod swf;
 
 pub use generate::{GenerateError, SyntheticTrace};
-pub use swf::{Header, SwfError, SwfReader, SwfRecord, open};
+pub use swf::{Header, SubmitOrder, SwfError, SwfReader, SwfRecord, open};
