@@ -334,8 +334,9 @@ pub(crate) enum CertsCommand {
         /// loopback names when it has none).
         #[arg(long, conflicts_with = "clusters")]
         scenario: Option<PathBuf>,
-        /// Replace a CA already in DIR (every certificate it issued stops
-        /// being accepted).
+        /// Replace a CA, certificates or keys already in DIR (every
+        /// certificate the old CA issued stops being accepted; keys are
+        /// written anew, 0600, never through a symbolic link).
         #[arg(long)]
         force: bool,
         /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
@@ -391,7 +392,7 @@ pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
                     anyhow::bail!("--san {cluster}=...: there is no cluster `{cluster}`");
                 }
             }
-            let written = mcfed_transport::certs::init_with_hosts(&dir, &clusters)?;
+            let written = mcfed_transport::certs::init_with_options(&dir, &clusters, force)?;
             let mut out = std::io::stdout().lock();
             for file in written.files {
                 writeln!(out, "{}", file.display())?;
