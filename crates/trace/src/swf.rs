@@ -17,12 +17,16 @@
 //! years ([`mcfed_protocol::bounds::SCENARIO_TIME`]) is refused with its
 //! line. No time is ever changed.
 
-use std::collections::{BinaryHeap, VecDeque};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use mcfed_protocol::bounds::{ReadError, SCENARIO_TIME, TRACE_FILE};
+
+mod order;
+
+pub use order::{DEFAULT_SORT_WINDOW, SubmitOrder};
+use order::{Held, Window};
 
 /// The longest line accepted, in bytes (a job line is under 200).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
@@ -31,32 +35,6 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// not a trace at all (past an overlong line, the rest of it is skipped
 /// up to here).
 pub const MAX_UNBROKEN_BYTES: u64 = 16 << 20;
-
-/// Jobs a sorting reader holds at once by default (about 1.5 MB).
-pub const DEFAULT_SORT_WINDOW: usize = 10_000;
-
-/// What the reader does with submit times that go backwards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubmitOrder {
-    /// Holds up to `window` jobs and lets out the earliest each time, so
-    /// jobs out of order by fewer than `window` lines come out in submit
-    /// order (equal times in file order); a job earlier than one already
-    /// let out is refused with its line.
-    Sort {
-        /// Jobs held at once (at least 1).
-        window: usize,
-    },
-    /// Refuses, with its line, every job earlier than the latest before it.
-    Refuse,
-}
-
-impl Default for SubmitOrder {
-    fn default() -> Self {
-        SubmitOrder::Sort {
-            window: DEFAULT_SORT_WINDOW,
-        }
-    }
-}
 
 /// The names of the 18 fields, in order, as the archive's documentation
 /// gives them.
@@ -325,72 +303,6 @@ pub struct SwfReader<R> {
     latest: Option<(f64, u64)>,
     /// The input ended, or reading it failed: nothing more is read.
     ended: bool,
-}
-
-/// The jobs a sorting reader holds: those that came in order in a queue
-/// (the common case costs a push and a pop), those that came earlier
-/// than the last queued in a heap.
-#[derive(Default)]
-struct Window {
-    in_order: VecDeque<Held>,
-    stragglers: BinaryHeap<Held>,
-}
-
-impl Window {
-    fn len(&self) -> usize {
-        self.in_order.len() + self.stragglers.len()
-    }
-
-    fn push(&mut self, held: Held) {
-        match self.in_order.back() {
-            Some(last) if held.record.submit_time < last.record.submit_time => {
-                self.stragglers.push(held);
-            }
-            _ => self.in_order.push_back(held),
-        }
-    }
-
-    /// The earliest job held (the first read among equal times).
-    fn pop(&mut self) -> Option<Held> {
-        match (self.in_order.front(), self.stragglers.peek()) {
-            // The heap orders earliest as greatest.
-            (Some(queued), Some(straggler)) if straggler > queued => self.stragglers.pop(),
-            (Some(_), _) => self.in_order.pop_front(),
-            (None, _) => self.stragglers.pop(),
-        }
-    }
-}
-
-/// A job held in the sorting window, ordered earliest first (then by
-/// line, so equal times keep the file's order).
-struct Held {
-    record: SwfRecord,
-    line: u64,
-}
-
-impl PartialEq for Held {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == std::cmp::Ordering::Equal
-    }
-}
-
-impl Eq for Held {}
-
-impl PartialOrd for Held {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Held {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        // Reversed: BinaryHeap is a max-heap.
-        other
-            .record
-            .submit_time
-            .total_cmp(&self.record.submit_time)
-            .then(other.line.cmp(&self.line))
-    }
 }
 
 impl<R: BufRead> SwfReader<R> {
