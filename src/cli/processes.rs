@@ -112,6 +112,12 @@ pub(crate) struct ClusterArgs {
     /// LSF's lsb.events.N), the whole history of the cluster's jobs.
     #[arg(long, requires = "state")]
     keep_journals: bool,
+    /// With --state: start even if the journal is damaged (sound records
+    /// after unreadable bytes, a cut header): keep it aside as
+    /// DIR/journal.damaged-N, take every sound record, say what was lost,
+    /// and move every id past what the lost records can have handed out.
+    #[arg(long, requires = "state")]
+    salvage: bool,
     /// Serve a live page of this cluster (its hosts, queues, the counters it holds, its decisions) at ADDR (PORT, on 127.0.0.1, or
     /// HOST:PORT; 0.0.0.0:PORT serves it beyond this machine). The page
     /// only reads; it says where it is on standard error.
@@ -138,6 +144,7 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     options.oracle = args.oracle;
     options.state = args.state;
     options.keep_journals = args.keep_journals;
+    options.salvage = args.salvage;
     options.report = match args.report {
         LiveOutput::Text => LiveReport::Text,
         LiveOutput::Json => LiveReport::Json,
@@ -327,8 +334,9 @@ pub(crate) enum CertsCommand {
         /// loopback names when it has none).
         #[arg(long, conflicts_with = "clusters")]
         scenario: Option<PathBuf>,
-        /// Replace a CA already in DIR (every certificate it issued stops
-        /// being accepted).
+        /// Replace a CA, certificates or keys already in DIR (every
+        /// certificate the old CA issued stops being accepted; keys are
+        /// written anew, 0600, never through a symbolic link).
         #[arg(long)]
         force: bool,
         /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
@@ -384,7 +392,7 @@ pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
                     anyhow::bail!("--san {cluster}=...: there is no cluster `{cluster}`");
                 }
             }
-            let written = mcfed_transport::certs::init_with_hosts(&dir, &clusters)?;
+            let written = mcfed_transport::certs::init_with_options(&dir, &clusters, force)?;
             let mut out = std::io::stdout().lock();
             for file in written.files {
                 writeln!(out, "{}", file.display())?;

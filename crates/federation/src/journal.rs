@@ -169,6 +169,20 @@ impl DurableState {
         }
     }
 
+    /// Moves every numbering `count` further: job ids, update numbers and
+    /// each known execution cluster's forward numbers. After a salvage,
+    /// the records lost can have handed out at most one of each per
+    /// record, so none is handed out again (a gap is harmless: numbers
+    /// are compared, never counted).
+    pub fn skip_numbers(&mut self, count: u64) {
+        self.next_job_id = self.next_job_id.saturating_add(count);
+        self.next_source_id = self.next_source_id.saturating_add(count);
+        self.update_seq = self.update_seq.saturating_add(count);
+        for remote in self.remotes.values_mut() {
+            remote.next_forward_seq = remote.next_forward_seq.saturating_add(count);
+        }
+    }
+
     /// A job forwarded makes its cluster's next forward number follow it.
     fn note_forward(&mut self, image: &SourceImage) {
         let SourceImageState::Forwarded { to, forward_seq } = &image.state else {

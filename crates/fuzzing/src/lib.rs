@@ -115,13 +115,16 @@ pub fn lsf(data: &[u8]) {
 }
 
 /// A journal file's body: its sound records, as a restarting process
-/// reads them, folded into a state.
+/// reads them — resynchronizing past damage — folded into a state; a
+/// snapshot.
 pub fn journal(data: &[u8]) {
-    let (records, used) =
-        mcfed_journal::format::decode_records::<mcfed_federation::JournalRecord>(data);
-    assert!(used <= data.len());
+    let scan = mcfed_journal::format::scan_records::<mcfed_federation::JournalRecord>(data);
+    assert!(scan.sound_end <= data.len());
+    for damage in &scan.damage {
+        assert!(damage.offset + damage.len <= data.len());
+    }
     let mut state = mcfed_federation::DurableState::default();
-    for record in records {
+    for record in scan.records {
         state.apply(record);
     }
     let _ = mcfed_journal::format::decode_snapshot::<mcfed_federation::DurableState>(data);

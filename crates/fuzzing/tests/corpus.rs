@@ -129,6 +129,33 @@ fn write_seeds() {
         stream.extend_from_slice(&frame);
     }
     std::fs::write(corpus_dir("frame").join("stream"), &stream).expect("write");
+    // A forwarded job whose name would forge a row and drive the terminal,
+    // and whose user is past the bound: refused by JobSpec::check_bounds.
+    let mut forged = JobSpec::simple(
+        "ok\n12 alice RUN \u{1b}[2J",
+        "u".repeat(300),
+        Duration::from_secs(60),
+    );
+    forged.resources = vec!["bigmem".to_owned(); 300];
+    let forged = Message::JobForward(JobForward {
+        forward_seq: 7,
+        source_job: 12,
+        queue: QueueName::new("high").expect("valid"),
+        spec: forged,
+        submitted_at: SimTime::from_secs(90),
+        attempt: 0,
+    });
+    assert!(
+        matches!(&forged, Message::JobForward(forward) if forward.spec.check_bounds().is_err())
+    );
+    let mut frame = Vec::new();
+    encode_frame(&forged, &mut frame, MAX_FRAME_SIZE).expect("encodes");
+    std::fs::write(
+        corpus_dir("message").join("regression-forged-name"),
+        &frame[4..],
+    )
+    .expect("write");
+    std::fs::write(corpus_dir("frame").join("regression-forged-name"), &frame).expect("write");
     let records = [
         mcfed_federation::JournalRecord::Published { seq: 4 },
         mcfed_federation::JournalRecord::SourceGone { id: 3 },
@@ -143,6 +170,19 @@ fn write_seeds() {
         mcfed_journal::format::encode_frame(&payload, &mut body);
     }
     std::fs::write(corpus_dir("journal").join("records"), &body).expect("write");
+    // Damage with sound records after it (refused, or salvaged), a torn
+    // last record, zeros where the last write went.
+    let mut damaged = body.clone();
+    damaged[body.len() / 2] ^= 0x40;
+    std::fs::write(corpus_dir("journal").join("records-damaged"), &damaged).expect("write");
+    std::fs::write(
+        corpus_dir("journal").join("records-torn"),
+        &body[..body.len() - 3],
+    )
+    .expect("write");
+    let mut zeros = body.clone();
+    zeros.extend_from_slice(&[0; 64]);
+    std::fs::write(corpus_dir("journal").join("records-zero-tail"), &zeros).expect("write");
 }
 
 #[test]

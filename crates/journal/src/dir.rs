@@ -9,7 +9,7 @@
 //! records are in the snapshot.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
@@ -18,6 +18,7 @@ use crate::format::{
     self, FormatError, HEADER_LEN, Header, JOURNAL_MAGIC, SNAPSHOT_MAGIC, decode_header,
     encode_header,
 };
+use crate::recover::{self, JournalRead, Recovery, Salvage, read_state_file};
 
 /// Why a state directory could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -49,10 +50,78 @@ pub enum JournalError {
     /// The writer thread is gone (it failed to write; see its error).
     #[error("the journal's writer stopped: {0}")]
     WriterGone(String),
+    /// A state file is not a regular file (a device, a FIFO, a link to
+    /// one).
+    #[error("{path}: not a regular file: refused as a state file")]
+    NotAFile {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Unreadable bytes with sound records after them: not a torn last
+    /// write.
+    #[error(
+        "{path}: damaged at byte {offset}: {bytes} bytes cannot be read and {records_after} sound records follow them ({records_before} before), so this is not a record torn by a crash and acknowledged jobs may be in it: refusing to start. `mcfed cluster --salvage` keeps the damaged file aside and every sound record, and says what was lost"
+    )]
+    Damaged {
+        /// The journal.
+        path: PathBuf,
+        /// Where the first unreadable stretch starts, in bytes from the
+        /// start of the file.
+        offset: u64,
+        /// How long it is.
+        bytes: u64,
+        /// Sound records before it.
+        records_before: usize,
+        /// Sound records after it.
+        records_after: usize,
+    },
+    /// The journal is shorter than its header (journals are created
+    /// whole, header included).
+    #[error(
+        "{path}: the journal ends inside its header ({len} bytes): it was cut, and whatever it held is lost: refusing to start (`mcfed cluster --salvage` keeps it aside and starts from the snapshot)"
+    )]
+    CutHeader {
+        /// The journal.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+    },
+    /// A journal that follows a snapshot, with no snapshot.
+    #[error(
+        "{path}: the journal follows snapshot {generation}, but there is no snapshot in the directory (deleted or lost?): the jobs it held would be forgotten: refusing to start"
+    )]
+    MissingSnapshot {
+        /// The journal.
+        path: PathBuf,
+        /// The generation of the snapshot it follows.
+        generation: u64,
+    },
+    /// A journal that follows another snapshot than the one present (nor
+    /// the one before it, which a compaction cut short leaves).
+    #[error(
+        "{path}: the journal follows snapshot {journal}, but the snapshot is generation {snapshot}: they do not belong together (a copy from elsewhere?): refusing to start"
+    )]
+    Generation {
+        /// The journal.
+        path: PathBuf,
+        /// The generation it follows.
+        journal: u64,
+        /// The snapshot's.
+        snapshot: u64,
+    },
+    /// A salvaged directory is appended to before a snapshot replaced the
+    /// damaged journal.
+    #[error(
+        "{path}: the journal was salvaged: write a snapshot before appending (the damaged journal is still in place)"
+    )]
+    SnapshotFirst {
+        /// The directory.
+        path: PathBuf,
+    },
 }
 
 /// Something to read with its path, for errors.
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JournalError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> JournalError + '_ {
     move |source| JournalError::Io {
         path: path.to_owned(),
         source,
@@ -66,8 +135,12 @@ pub struct Recovered<S, R> {
     pub snapshot: Option<S>,
     /// The records appended after it, in order.
     pub records: Vec<R>,
-    /// Bytes of a torn or damaged tail that were dropped.
+    /// Bytes that were dropped: a torn tail, or with a salvage every
+    /// unreadable byte.
     pub dropped_bytes: u64,
+    /// With [`Recovery::Salvage`], what a damaged journal lost and kept
+    /// (`None`: it was sound, or only its tail was torn).
+    pub salvage: Option<Salvage>,
 }
 
 /// An open, locked state directory.
@@ -81,16 +154,31 @@ pub struct StateDir {
     /// Keep each replaced journal as `journal.N` (N: the generation it
     /// followed), like LSF's `lsb.events.N`.
     keep_journals: bool,
+    /// The journal was salvaged: it is replaced by the next snapshot's
+    /// before anything is appended.
+    salvaged: bool,
 }
 
 impl StateDir {
     /// Opens (creating if needed) and locks the state directory `path`,
     /// whose records and snapshot are of format `content_format`, and reads
     /// what it holds. A torn last record is dropped and the journal file
-    /// cut back to the last sound record.
+    /// cut back to the last sound record; damage is refused
+    /// ([`crate::recover`]).
     pub fn open<S: DeserializeOwned, R: DeserializeOwned>(
         path: &Path,
         content_format: u32,
+    ) -> Result<(StateDir, Recovered<S, R>), JournalError> {
+        Self::open_with(path, content_format, Recovery::Refuse)
+    }
+
+    /// [`StateDir::open`], a damaged journal refused or salvaged as
+    /// `recovery` says. After a salvage, write a snapshot
+    /// ([`StateDir::write_snapshot`]) before appending.
+    pub fn open_with<S: DeserializeOwned, R: DeserializeOwned>(
+        path: &Path,
+        content_format: u32,
+        recovery: Recovery,
     ) -> Result<(StateDir, Recovered<S, R>), JournalError> {
         std::fs::create_dir_all(path).map_err(io(path))?;
         let lock_path = path.join("lock");
@@ -123,16 +211,19 @@ impl StateDir {
             content_format,
             generation: 0,
             keep_journals: false,
+            salvaged: false,
         };
         let (snapshot, generation) = dir.read_snapshot()?;
         dir.generation = generation;
-        let (records, dropped_bytes) = dir.read_journal(generation)?;
+        let read = dir.read_journal(snapshot.is_some().then_some(generation), recovery)?;
+        dir.salvaged = read.salvage.is_some();
         Ok((
             dir,
             Recovered {
                 snapshot,
-                records,
-                dropped_bytes,
+                records: read.records,
+                dropped_bytes: read.dropped_bytes,
+                salvage: read.salvage,
             },
         ))
     }
@@ -165,7 +256,7 @@ impl StateDir {
 
     fn read_snapshot<S: DeserializeOwned>(&self) -> Result<(Option<S>, u64), JournalError> {
         let path = self.snapshot_path();
-        let Some(bytes) = read_if_exists(&path)? else {
+        let Some(bytes) = read_state_file(&path)? else {
             return Ok((None, 0));
         };
         let format = |source| JournalError::Format {
@@ -178,50 +269,48 @@ impl StateDir {
         Ok((Some(snapshot), header.generation))
     }
 
-    /// The records of the journal file that follows snapshot `generation`;
-    /// a journal of an older generation was compacted into the snapshot
-    /// and is ignored.
+    /// The records of the journal file that follows snapshot `generation`
+    /// (`None`: there is none), as [`crate::recover`] reads them; a torn
+    /// tail is cut off the file.
     fn read_journal<R: DeserializeOwned>(
         &self,
-        generation: u64,
-    ) -> Result<(Vec<R>, u64), JournalError> {
+        generation: Option<u64>,
+        recovery: Recovery,
+    ) -> Result<JournalRead<R>, JournalError> {
         let path = self.journal_path();
-        let Some(bytes) = read_if_exists(&path)? else {
-            return Ok((Vec::new(), 0));
+        let Some(bytes) = read_state_file(&path)? else {
+            return Ok(JournalRead {
+                records: Vec::new(),
+                cut_to: None,
+                dropped_bytes: 0,
+                salvage: None,
+            });
         };
-        if bytes.len() < HEADER_LEN {
-            // Torn while it was being created: nothing was in it.
-            return Ok((Vec::new(), bytes.len() as u64));
-        }
-        let header = decode_header(&bytes, JOURNAL_MAGIC, "journal", self.content_format).map_err(
-            |source| JournalError::Format {
-                path: path.clone(),
-                source,
-            },
-        )?;
-        if header.generation != generation {
-            tracing::info!(path = %path.display(), journal = header.generation, snapshot = generation, "the journal precedes the snapshot (a compaction was cut short): ignored");
-            return Ok((Vec::new(), 0));
-        }
-        let body = &bytes[HEADER_LEN..];
-        let (records, used) = format::decode_records(body);
-        let dropped = (body.len() - used) as u64;
-        if dropped > 0 {
-            tracing::warn!(path = %path.display(), bytes = dropped, records = records.len(), "a torn or damaged last record was dropped");
+        let read = recover::read_journal(&path, &bytes, self.content_format, generation, recovery)?;
+        if let Some(len) = read.cut_to {
             let file = OpenOptions::new()
                 .write(true)
                 .open(&path)
                 .map_err(io(&path))?;
-            file.set_len((HEADER_LEN + used) as u64)
-                .map_err(io(&path))?;
+            file.set_len(len).map_err(io(&path))?;
             file.sync_all().map_err(io(&path))?;
         }
-        Ok((records, dropped))
+        Ok(read)
     }
 
     /// Writes `snapshot` (already encoded) as the next generation, then an
     /// empty journal after it; returns the journal file, open for appending.
     pub fn write_snapshot(&mut self, snapshot: &[u8]) -> Result<File, JournalError> {
+        if snapshot.len() > format::MAX_SNAPSHOT {
+            return Err(JournalError::Io {
+                path: self.snapshot_path(),
+                source: std::io::Error::other(format!(
+                    "a snapshot of {} bytes cannot be written (at most {})",
+                    snapshot.len(),
+                    format::MAX_SNAPSHOT
+                )),
+            });
+        }
         let generation = self.generation + 1;
         let header = Header {
             content_format: self.content_format,
@@ -231,13 +320,14 @@ impl StateDir {
         encode_header(SNAPSHOT_MAGIC, header, &mut bytes);
         format::encode_frame(snapshot, &mut bytes);
         self.replace(&self.snapshot_path(), &bytes)?;
-        if self.keep_journals {
+        if self.keep_journals && !self.salvaged {
             self.archive_journal()?;
         }
         self.generation = generation;
         let mut empty = Vec::with_capacity(HEADER_LEN);
         encode_header(JOURNAL_MAGIC, header, &mut empty);
         self.replace(&self.journal_path(), &empty)?;
+        self.salvaged = false;
         self.open_journal()
     }
 
@@ -245,7 +335,7 @@ impl StateDir {
     /// already archived under that name is left alone).
     fn archive_journal(&self) -> Result<(), JournalError> {
         let path = self.journal_path();
-        let Some(bytes) = read_if_exists(&path)? else {
+        let Some(bytes) = read_state_file(&path)? else {
             return Ok(());
         };
         let Ok(header) = decode_header(&bytes, JOURNAL_MAGIC, "journal", self.content_format)
@@ -262,6 +352,11 @@ impl StateDir {
     /// The journal file, open for appending at its end (created with its
     /// header if missing).
     pub fn open_journal(&self) -> Result<File, JournalError> {
+        if self.salvaged {
+            return Err(JournalError::SnapshotFirst {
+                path: self.path.clone(),
+            });
+        }
         let path = self.journal_path();
         if !path.exists() || std::fs::metadata(&path).map_err(io(&path))?.len() < HEADER_LEN as u64
         {
@@ -296,39 +391,4 @@ impl StateDir {
             .and_then(|dir| dir.sync_all())
             .map_err(io(&self.path))
     }
-}
-
-fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, JournalError> {
-    match File::open(path) {
-        Ok(mut file) => {
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes).map_err(io(path))?;
-            Ok(Some(bytes))
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(JournalError::Io {
-            path: path.to_owned(),
-            source,
-        }),
-    }
-}
-
-/// The records of one journal file (the current one or a kept
-/// `journal.N`) of content format `content_format`, up to a torn or
-/// damaged tail.
-pub fn read_journal_file<R: DeserializeOwned>(
-    path: &Path,
-    content_format: u32,
-) -> Result<Vec<R>, JournalError> {
-    let bytes = read_if_exists(path)?.unwrap_or_default();
-    if bytes.len() < HEADER_LEN {
-        return Ok(Vec::new());
-    }
-    decode_header(&bytes, JOURNAL_MAGIC, "journal", content_format).map_err(|source| {
-        JournalError::Format {
-            path: path.to_owned(),
-            source,
-        }
-    })?;
-    Ok(format::decode_records(&bytes[HEADER_LEN..]).0)
 }

@@ -4,22 +4,32 @@
 //! A state directory holds two files:
 //!
 //! * `snapshot`: `MCFEDSNP`, the file format (`u32`), the content format
-//!   (`u32`, the caller's), the generation (`u64`), then one frame: the
-//!   snapshot.
+//!   (`u32`, the caller's), the generation (`u64`), the CRC-32 of those 24
+//!   bytes (`u32`), then one frame: the snapshot.
 //! * `journal`: `MCFEDJNL`, the file format, the content format, the
-//!   generation of the snapshot it follows, then frames, one per record.
+//!   generation of the snapshot it follows, the header's CRC-32, then
+//!   frames, one per record.
+//!
+//! File format 2 added the header's checksum: a flipped bit in a journal's
+//! generation would otherwise make it look like one a compaction left
+//! behind, and its records would be ignored.
 //!
 //! A frame is its payload's length (`u32`), the payload's CRC-32 (`u32`),
-//! then the payload (postcard); integers are little-endian. A frame whose
-//! length runs past the end of the file, whose length is over the limit, or
-//! whose checksum does not match ends the readable journal: what follows is
-//! dropped (a record torn by a crash is the last one, since every record is
-//! appended and synced before anything after it is).
+//! then the payload (postcard); integers are little-endian. A record's
+//! payload is never empty, so a run of zeros is never a frame.
+//!
+//! A frame whose length runs past the end of the file, or whose checksum
+//! does not match, or that does not decode, is unreadable. If no sound
+//! frame follows it, it is a *torn tail* — a record cut by a crash is the
+//! last one, since every record is appended and synced before anything
+//! after it is — and is dropped. If sound frames follow, it is *damage*
+//! ([`scan_records`] resynchronizes on them and says where and how much):
+//! never dropped silently (see [`crate::dir`]).
 
 use serde::de::DeserializeOwned;
 
-/// The version of the files' layout.
-pub const FILE_FORMAT: u32 = 1;
+/// The version of the files' layout (2: the header has a checksum).
+pub const FILE_FORMAT: u32 = 2;
 
 /// The first bytes of a snapshot file.
 pub const SNAPSHOT_MAGIC: &[u8; 8] = b"MCFEDSNP";
@@ -28,18 +38,27 @@ pub const SNAPSHOT_MAGIC: &[u8; 8] = b"MCFEDSNP";
 pub const JOURNAL_MAGIC: &[u8; 8] = b"MCFEDJNL";
 
 /// Bytes in a file's header: magic, file format, content format,
-/// generation.
-pub const HEADER_LEN: usize = 8 + 4 + 4 + 8;
+/// generation, checksum.
+pub const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 4;
 
 /// Bytes before a frame's payload: length and checksum.
 pub const FRAME_HEADER_LEN: usize = 8;
 
-/// The largest record accepted (a journal record is a job or two; more is
-/// damage).
-pub const MAX_RECORD: usize = 16 << 20;
+/// The largest payload a frame holds: what its `u32` length can say. The
+/// reader accepts every record and snapshot the writer can write; the
+/// writer refuses one that is larger (it could not be read back, so it is
+/// never acknowledged).
+pub const MAX_PAYLOAD: usize = u32::MAX as usize;
 
-/// The largest snapshot accepted (about ten million jobs).
-pub const MAX_SNAPSHOT: usize = 4 << 30;
+/// The largest record accepted: [`MAX_PAYLOAD`].
+pub const MAX_RECORD: usize = MAX_PAYLOAD;
+
+/// The largest snapshot accepted: [`MAX_PAYLOAD`].
+pub const MAX_SNAPSHOT: usize = MAX_PAYLOAD;
+
+/// The fewest bytes a record's frame takes (its header and one byte):
+/// `n` unreadable bytes held at most `n / MIN_RECORD_FRAME` records.
+pub const MIN_RECORD_FRAME: usize = FRAME_HEADER_LEN + 1;
 
 /// A file's header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +98,12 @@ pub enum FormatError {
         /// "snapshot" or "journal".
         what: &'static str,
     },
+    /// The header's checksum does not match.
+    #[error("the {what} file's header is damaged (its checksum does not match)")]
+    HeaderChecksum {
+        /// "snapshot" or "journal".
+        what: &'static str,
+    },
     /// The snapshot's frame is damaged.
     #[error("the snapshot is damaged: {0}")]
     Snapshot(String),
@@ -90,6 +115,8 @@ pub fn encode_header(magic: &[u8; 8], header: Header, out: &mut Vec<u8>) {
     out.extend_from_slice(&FILE_FORMAT.to_le_bytes());
     out.extend_from_slice(&header.content_format.to_le_bytes());
     out.extend_from_slice(&header.generation.to_le_bytes());
+    let checksum = crc32fast::hash(&out[out.len() - (HEADER_LEN - 4)..]);
+    out.extend_from_slice(&checksum.to_le_bytes());
 }
 
 /// Decodes and checks a header for content format `content`.
@@ -99,7 +126,9 @@ pub fn decode_header(
     what: &'static str,
     content: u32,
 ) -> Result<Header, FormatError> {
-    let Some(head) = bytes.get(..HEADER_LEN) else {
+    // The versions first, so a file of another version (whose header may
+    // be shorter) says so.
+    let Some(head) = bytes.get(..16) else {
         return Err(FormatError::ShortHeader { what });
     };
     if &head[..8] != magic {
@@ -117,6 +146,12 @@ pub fn decode_header(
             found_content: content_format,
             content,
         });
+    }
+    let Some(head) = bytes.get(..HEADER_LEN) else {
+        return Err(FormatError::ShortHeader { what });
+    };
+    if crc32fast::hash(&head[..HEADER_LEN - 4]) != u32_at(head, HEADER_LEN - 4) {
+        return Err(FormatError::HeaderChecksum { what });
     }
     Ok(Header {
         content_format,
@@ -159,17 +194,116 @@ pub fn decode_frame(bytes: &[u8], max: usize) -> Option<(&[u8], usize)> {
     (crc32fast::hash(payload) == u32_at(head, 4)).then_some((payload, FRAME_HEADER_LEN + len))
 }
 
-/// The records of a journal file's body (after its header): every sound
-/// frame that decodes, up to the first that does not, and how many bytes
-/// were read (the rest is a torn or damaged tail).
+/// The record in the frame at the front of `bytes`, if the frame is whole,
+/// not empty, decodes exactly to a record and its checksum matches; and
+/// the bytes it took. Decoding comes before the checksum: when
+/// resynchronizing over damage, most offsets fail to decode within a few
+/// bytes, while a checksum would read as far as a garbage length says.
+fn record_at<R: DeserializeOwned>(bytes: &[u8]) -> Option<(R, usize)> {
+    let head = bytes.get(..FRAME_HEADER_LEN)?;
+    let len = usize::try_from(u32_at(head, 0)).ok()?;
+    if len == 0 {
+        return None;
+    }
+    let payload = bytes.get(FRAME_HEADER_LEN..FRAME_HEADER_LEN.checked_add(len)?)?;
+    let (record, rest) = postcard::take_from_bytes::<R>(payload).ok()?;
+    if !rest.is_empty() || crc32fast::hash(payload) != u32_at(head, 4) {
+        return None;
+    }
+    Some((record, FRAME_HEADER_LEN + len))
+}
+
+/// A stretch of a journal's body that holds no sound frame, with sound
+/// frames after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Damage {
+    /// Where it starts, in bytes from the start of the body.
+    pub offset: usize,
+    /// How long it is.
+    pub len: usize,
+    /// Sound records read before it.
+    pub records_before: usize,
+}
+
+impl Damage {
+    /// The most records the stretch can have held.
+    pub fn records_at_most(&self) -> usize {
+        self.len.div_ceil(MIN_RECORD_FRAME)
+    }
+}
+
+/// What a journal's body holds: every sound record, in order, and where it
+/// is damaged or torn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scan<R> {
+    /// Every sound record, before and after any damage.
+    pub records: Vec<R>,
+    /// Unreadable stretches followed by sound records, in order.
+    pub damage: Vec<Damage>,
+    /// Where the torn tail starts (the end of the last sound record), or
+    /// the body's length when there is none.
+    pub sound_end: usize,
+    /// The body's length.
+    pub len: usize,
+}
+
+impl<R> Scan<R> {
+    /// Bytes of the torn tail.
+    pub fn torn_bytes(&self) -> usize {
+        self.len - self.sound_end
+    }
+
+    /// Records read after the first damaged stretch (0 when there is none).
+    pub fn records_after_damage(&self) -> usize {
+        self.damage
+            .first()
+            .map_or(0, |first| self.records.len() - first.records_before)
+    }
+}
+
+/// Reads every sound record of a journal file's body (after its header),
+/// resynchronizing past unreadable stretches: at each offset after one, a
+/// frame is sought that is whole, decodes and matches its checksum. An
+/// unreadable stretch with no sound frame after it is the torn tail.
+pub fn scan_records<R: DeserializeOwned>(body: &[u8]) -> Scan<R> {
+    let mut records = Vec::new();
+    let mut damage = Vec::new();
+    let mut at = 0;
+    while at < body.len() {
+        if let Some((record, len)) = record_at(&body[at..]) {
+            records.push(record);
+            at += len;
+            continue;
+        }
+        let next = (at + 1..body.len().saturating_sub(MIN_RECORD_FRAME - 1))
+            .find_map(|offset| record_at::<R>(&body[offset..]).map(|found| (offset, found)));
+        let Some((offset, (record, len))) = next else {
+            break;
+        };
+        damage.push(Damage {
+            offset: at,
+            len: offset - at,
+            records_before: records.len(),
+        });
+        records.push(record);
+        at = offset + len;
+    }
+    Scan {
+        records,
+        damage,
+        sound_end: at.min(body.len()),
+        len: body.len(),
+    }
+}
+
+/// The records of a journal file's body (after its header) up to the first
+/// unreadable frame, and how many bytes they took (what follows is torn or
+/// damaged: [`scan_records`] tells which).
 pub fn decode_records<R: DeserializeOwned>(body: &[u8]) -> (Vec<R>, usize) {
     let mut records = Vec::new();
     let mut used = 0;
-    while let Some((payload, len)) = decode_frame(&body[used..], MAX_RECORD) {
-        match postcard::from_bytes::<R>(payload) {
-            Ok(record) => records.push(record),
-            Err(_) => break,
-        }
+    while let Some((record, len)) = record_at(&body[used..]) {
+        records.push(record);
         used += len;
     }
     (records, used)
@@ -254,6 +388,62 @@ mod tests {
             decode_header(&out[..5], JOURNAL_MAGIC, "journal", 7),
             Err(FormatError::ShortHeader { .. })
         ));
+        // A file of format 1 (a 24-byte header, no checksum) says so.
+        let mut old = out[..24].to_vec();
+        old[8..12].copy_from_slice(&1u32.to_le_bytes());
+        assert!(matches!(
+            decode_header(&old, JOURNAL_MAGIC, "journal", 7),
+            Err(FormatError::Version { found: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn a_flipped_bit_in_a_header_is_refused() {
+        let mut out = Vec::new();
+        let header = Header {
+            content_format: 7,
+            generation: 1,
+        };
+        encode_header(JOURNAL_MAGIC, header, &mut out);
+        for at in 16..HEADER_LEN {
+            let mut damaged = out.clone();
+            damaged[at] ^= 1;
+            assert_eq!(
+                decode_header(&damaged, JOURNAL_MAGIC, "journal", 7),
+                Err(FormatError::HeaderChecksum { what: "journal" }),
+                "byte {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_scan_resynchronizes_past_damage_and_tells_it_from_a_torn_tail() {
+        let records: Vec<Vec<u8>> = (1..=6u8).map(|n| vec![n; usize::from(n)]).collect();
+        let whole = frames(&records);
+        let second = FRAME_HEADER_LEN + 2;
+        let mut damaged = whole.clone();
+        damaged[second + 4] ^= 0xff;
+        let scan = scan_records::<Vec<u8>>(&damaged);
+        let mut expected = records.clone();
+        expected.remove(1);
+        assert_eq!(scan.records, expected);
+        assert_eq!(
+            scan.damage,
+            vec![Damage {
+                offset: second,
+                len: FRAME_HEADER_LEN + 3,
+                records_before: 1,
+            }]
+        );
+        assert_eq!((scan.records_after_damage(), scan.torn_bytes()), (4, 0));
+        // The same damage in the last record is a torn tail.
+        let mut torn = whole.clone();
+        let last = torn.len() - 1;
+        torn[last] ^= 0xff;
+        let scan = scan_records::<Vec<u8>>(&torn);
+        assert!(scan.damage.is_empty());
+        assert_eq!(scan.records, records[..5].to_vec());
+        assert_eq!(scan.torn_bytes(), FRAME_HEADER_LEN + 7);
     }
 
     proptest! {
@@ -261,6 +451,9 @@ mod tests {
         fn any_bytes_decode_without_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
             let (records, used) = decode_records::<Vec<u8>>(&bytes);
             prop_assert!(used <= bytes.len());
+            let scan = scan_records::<Vec<u8>>(&bytes);
+            prop_assert!(scan.sound_end <= bytes.len());
+            prop_assert!(scan.records.len() >= records.len());
             prop_assert!(records.len() <= bytes.len());
             let _ = decode_snapshot::<Vec<u8>>(&bytes);
             let _ = decode_header(&bytes, JOURNAL_MAGIC, "journal", 1);

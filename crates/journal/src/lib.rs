@@ -5,6 +5,8 @@
 //!   with the `crc32fast` crate), a torn last record detected and dropped;
 //! - [`dir`]: a locked state directory, reading its snapshot and journal,
 //!   and atomic compaction (a new snapshot, then an empty journal);
+//! - [`recover`]: what a restart takes, refuses (damage, a cut header, a
+//!   journal without its snapshot) or salvages;
 //! - [`writer`]: the writer thread, appending with group commit (one sync
 //!   per batch of whatever was queued) and running each batch's callbacks
 //!   only once it is durable.
@@ -15,10 +17,12 @@
 
 pub mod dir;
 pub mod format;
+pub mod recover;
 pub mod writer;
 
-pub use dir::{JournalError, Recovered, StateDir, read_journal_file};
+pub use dir::{JournalError, Recovered, StateDir};
 pub use format::FormatError;
+pub use recover::{Recovery, Salvage, read_journal_file};
 pub use writer::{AfterDurable, Writer, WriterStats};
 
 /// Encodes a snapshot for [`Writer::snapshot`] or [`StateDir::write_snapshot`].

@@ -272,6 +272,18 @@ impl Thread {
                     });
                 }
             }
+            let payload = self.buffer.len() - start - format::FRAME_HEADER_LEN;
+            if payload == 0 || payload > format::MAX_RECORD {
+                // Written, it could not be read back: the process stops
+                // before anything that depends on it is acknowledged.
+                return Err(JournalError::Io {
+                    path: self.dir.journal_path(),
+                    source: std::io::Error::other(format!(
+                        "a record of {payload} bytes cannot be journaled (1 to {} bytes)",
+                        format::MAX_RECORD
+                    )),
+                });
+            }
             format::fill_frame_header(&mut self.buffer[start..]);
         }
         self.shared

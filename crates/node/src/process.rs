@@ -172,6 +172,9 @@ pub struct ClusterOptions {
     /// Keep every compacted journal as `journal.N` (like LSF's
     /// `lsb.events.N`).
     pub keep_journals: bool,
+    /// Start on a damaged journal: keep it aside and take every sound
+    /// record (`mcfed cluster --salvage`); without it, damage is refused.
+    pub salvage: bool,
     /// Where the process hands a read-only handle on itself once it runs
     /// (the live page of `mcfed cluster --web`).
     pub watch: Option<tokio::sync::mpsc::UnboundedSender<LocalWatch>>,
@@ -201,6 +204,7 @@ impl ClusterOptions {
             oracle_timeout: DEFAULT_ORACLE_TIMEOUT,
             state: None,
             keep_journals: false,
+            salvage: false,
             watch: None,
         }
     }

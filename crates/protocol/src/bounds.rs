@@ -9,6 +9,7 @@
 //! `u32` counters — representable and allocatable.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The inclusive range a number from outside must lie in, and why.
@@ -214,6 +215,345 @@ pub const SUBMIT_BATCH: Bound = Bound {
     why: "one batch must fit one admin frame",
 };
 
+/// The inclusive largest size of a string from outside, and why: a job's
+/// name, its user, a file it names. Such a string is refused when it is
+/// longer, or when it holds a control character (a newline or an escape
+/// sequence would print as forged rows or drive the terminal), as names of
+/// clusters and queues already are ([`crate::names`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextBound {
+    /// What the string is, as the user wrote it (`job name`, `-o`).
+    pub what: &'static str,
+    /// The most bytes (UTF-8) accepted.
+    pub max_bytes: usize,
+    /// Why the cap is there, for the error.
+    pub why: &'static str,
+}
+
+/// A string from outside that a [`TextBound`] refuses.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// Longer than the bound (the string is not copied into the error).
+    #[error(
+        "{what} of {len} bytes is out of bounds: mcfed accepts up to {max_bytes} bytes ({why})"
+    )]
+    TooLong {
+        /// What the string is.
+        what: &'static str,
+        /// Its length in bytes.
+        len: usize,
+        /// The bound.
+        max_bytes: usize,
+        /// Why the cap is there.
+        why: &'static str,
+    },
+    /// Holds a control character.
+    #[error(
+        "{what} holds the control character {character:?} at byte {at}: refused (control characters would print as forged lines or terminal commands)"
+    )]
+    ControlCharacter {
+        /// What the string is.
+        what: &'static str,
+        /// The character.
+        character: char,
+        /// Its byte offset.
+        at: usize,
+    },
+}
+
+impl TextBound {
+    /// Checks `text`: at most [`TextBound::max_bytes`] bytes, no control
+    /// character (C0, DEL or C1). The length is checked first, so an
+    /// overlong string is refused without being scanned.
+    pub fn check(&self, text: &str) -> Result<(), TextError> {
+        if text.len() > self.max_bytes {
+            return Err(TextError::TooLong {
+                what: self.what,
+                len: text.len(),
+                max_bytes: self.max_bytes,
+                why: self.why,
+            });
+        }
+        match text.char_indices().find(|(_, c)| c.is_control()) {
+            Some((at, character)) => Err(TextError::ControlCharacter {
+                what: self.what,
+                character,
+                at,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A job's name (`bsub -J`, a scenario's `name`, a trace's
+/// `NAME-JOBNUMBER`): LSF's own limit.
+pub const JOB_NAME: TextBound = TextBound {
+    what: "job name",
+    max_bytes: 4094,
+    why: "LSF's limit for a job name",
+};
+
+/// The user a job runs as.
+pub const USER_NAME: TextBound = TextBound {
+    what: "user name",
+    max_bytes: 255,
+    why: "mcfed's limit for a user name, as for every other name",
+};
+
+/// A file a job names (`bsub -o`, `-e`): LSF's limit for a path on UNIX.
+pub const FILE_NAME: TextBound = TextBound {
+    what: "file name",
+    max_bytes: 4094,
+    why: "LSF's limit for a file path",
+};
+
+/// A boolean resource a job asks for (`bsub -R`).
+pub const RESOURCE_NAME: TextBound = TextBound {
+    what: "resource name",
+    max_bytes: 255,
+    why: "mcfed's limit for a name",
+};
+
+/// Boolean resources one job asks for.
+pub const JOB_RESOURCES: Bound = Bound {
+    what: "resources",
+    min: 0,
+    max: 256,
+    why: "boolean resources one job asks for",
+};
+
+/// The largest file of one kind mcfed reads whole, and what the file is.
+/// Files are bounded by the bytes actually read, never by what metadata
+/// says (a device, a FIFO or a file still growing says nothing true), and
+/// only regular files are read: a symbolic link is followed, but what it
+/// leads to must be a regular file (`/dev/zero` is refused before a byte
+/// is read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileBound {
+    /// What the file is (`scenario`, `certificate`).
+    pub what: &'static str,
+    /// The most bytes read.
+    pub max_bytes: u64,
+}
+
+/// A file that could not be read within its [`FileBound`].
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Opening or reading failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The path leads to something that is not a regular file.
+    #[error("{path}: is {kind}, not a regular file: refused as {what}")]
+    NotAFile {
+        /// The file.
+        path: PathBuf,
+        /// What it is (`a character device`, `a FIFO`, ...).
+        kind: &'static str,
+        /// What the file should have been.
+        what: &'static str,
+    },
+    /// The file holds more than the bound.
+    #[error(
+        "{path}: more than {max_bytes} bytes: refused as {what} (mcfed reads at most {max_bytes} bytes of one)"
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// The bound.
+        max_bytes: u64,
+        /// What the file should have been.
+        what: &'static str,
+    },
+}
+
+impl ReadError {
+    /// The file the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadError::Io { path, .. }
+            | ReadError::NotAFile { path, .. }
+            | ReadError::TooLarge { path, .. } => path,
+        }
+    }
+}
+
+impl FileBound {
+    /// Opens `path` for reading if it leads to a regular file. It is
+    /// opened without blocking (a FIFO would wait for a writer) and its
+    /// type is taken from the open file, so a link swapped meanwhile
+    /// changes nothing.
+    pub fn open(&self, path: &Path) -> Result<std::fs::File, ReadError> {
+        let io = |source| ReadError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            // Regular files ignore O_NONBLOCK; a FIFO opens at once.
+            let nonblock = i32::try_from(rustix::fs::OFlags::NONBLOCK.bits()).unwrap_or(0);
+            options.custom_flags(nonblock);
+        }
+        let file = options.open(path).map_err(io)?;
+        let kind = file.metadata().map_err(io)?.file_type();
+        if kind.is_file() {
+            return Ok(file);
+        }
+        Err(ReadError::NotAFile {
+            path: path.to_owned(),
+            kind: describe_file_type(kind),
+            what: self.what,
+        })
+    }
+
+    /// Reads the regular file `path` whole, refusing it past
+    /// [`FileBound::max_bytes`] bytes read.
+    pub fn read(&self, path: &Path) -> Result<Vec<u8>, ReadError> {
+        use std::io::Read as _;
+        let file = self.open(path)?;
+        let mut bytes = Vec::new();
+        file.take(self.max_bytes.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|source| ReadError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        if bytes.len() as u64 > self.max_bytes {
+            return Err(ReadError::TooLarge {
+                path: path.to_owned(),
+                max_bytes: self.max_bytes,
+                what: self.what,
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// [`FileBound::read`], as UTF-8 text.
+    pub fn read_to_string(&self, path: &Path) -> Result<String, ReadError> {
+        String::from_utf8(self.read(path)?).map_err(|error| ReadError::Io {
+            path: path.to_owned(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not UTF-8 text (byte {})", error.utf8_error().valid_up_to()),
+            ),
+        })
+    }
+}
+
+/// A file type in words.
+fn describe_file_type(kind: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// A scenario file, a hosts file, an LSF configuration file (each
+/// `#INCLUDE` on its own).
+pub const CONFIG_FILE: FileBound = FileBound {
+    what: "a configuration file",
+    max_bytes: 16 << 20,
+};
+
+/// A PEM file: a certificate (chain) or a key.
+pub const PEM_FILE: FileBound = FileBound {
+    what: "a certificate or key",
+    max_bytes: 1 << 20,
+};
+
+/// A trace: read as a stream, never whole; only its type is checked
+/// ([`FileBound::open`]), its lines are bounded by the reader.
+pub const TRACE_FILE: FileBound = FileBound {
+    what: "a trace",
+    max_bytes: u64::MAX,
+};
+
+/// At most one log line per kind of event from outside (a refused
+/// handshake, a skipped trace line) per interval, with the count of those
+/// not logged: 60,000 junk datagrams make a few lines, not thousands.
+///
+/// Sans-IO at heart ([`LogLimit::admit_at`] takes the time); a `static`
+/// can hold one.
+#[derive(Debug)]
+pub struct LogLimit {
+    interval: Duration,
+    kinds: std::sync::Mutex<Vec<(&'static str, LogWindow)>>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LogWindow {
+    /// When the last line of this kind was logged.
+    logged_at: std::time::Instant,
+    /// Events of this kind since then, not logged.
+    suppressed: u64,
+}
+
+impl LogLimit {
+    /// One line per kind per `interval`.
+    pub const fn new(interval: Duration) -> Self {
+        LogLimit {
+            interval,
+            kinds: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether an event of `kind` is logged now: `Some(n)`, n the events of
+    /// that kind not logged since its last line (say so in the line), or
+    /// `None` (counted, not logged).
+    pub fn admit(&self, kind: &'static str) -> Option<u64> {
+        self.admit_at(kind, std::time::Instant::now())
+    }
+
+    /// [`LogLimit::admit`] at time `now`.
+    pub fn admit_at(&self, kind: &'static str, now: std::time::Instant) -> Option<u64> {
+        let Ok(mut kinds) = self.kinds.lock() else {
+            return Some(0);
+        };
+        let Some((_, window)) = kinds.iter_mut().find(|(known, _)| *known == kind) else {
+            kinds.push((
+                kind,
+                LogWindow {
+                    logged_at: now,
+                    suppressed: 0,
+                },
+            ));
+            return Some(0);
+        };
+        if now.saturating_duration_since(window.logged_at) < self.interval {
+            window.suppressed += 1;
+            return None;
+        }
+        let suppressed = std::mem::take(&mut window.suppressed);
+        window.logged_at = now;
+        Some(suppressed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,5 +584,110 @@ mod tests {
                 .is_ok()
         );
         assert!(JOB_DURATION.check_duration(Duration::MAX).is_err());
+    }
+
+    #[test]
+    fn text_is_bounded_in_bytes_and_control_characters_are_refused() {
+        assert_eq!(JOB_NAME.check(&"j".repeat(4094)), Ok(()));
+        assert_eq!(JOB_NAME.check(""), Ok(()));
+        let error = JOB_NAME.check(&"j".repeat(4095)).expect_err("too long");
+        assert_eq!(
+            error.to_string(),
+            "job name of 4095 bytes is out of bounds: mcfed accepts up to 4094 bytes (LSF's limit for a job name)"
+        );
+        // Bytes, not characters: 2,048 two-byte characters are 4,096 bytes.
+        assert!(JOB_NAME.check(&"é".repeat(2048)).is_err());
+        for forged in ["a\nb", "x\u{1b}[2J", "tab\there", "del\u{7f}", "c1\u{85}"] {
+            let error = JOB_NAME.check(forged).expect_err("control character");
+            assert!(
+                matches!(error, TextError::ControlCharacter { .. }),
+                "{forged:?}: {error}"
+            );
+        }
+        let error = USER_NAME.check("ro\not").expect_err("newline");
+        assert_eq!(
+            error.to_string(),
+            "user name holds the control character '\\n' at byte 2: refused (control characters would print as forged lines or terminal commands)"
+        );
+        assert_eq!(FILE_NAME.check("/home/u/out.%J résumé"), Ok(()));
+    }
+
+    #[test]
+    fn files_are_bounded_by_the_bytes_read_and_must_be_regular() {
+        let dir = std::env::temp_dir().join(format!("mcfed-bounds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let small = dir.join("small");
+        std::fs::write(&small, b"0123456789").expect("write");
+        let bound = FileBound {
+            what: "a test file",
+            max_bytes: 10,
+        };
+        assert_eq!(bound.read(&small).expect("fits"), b"0123456789");
+        let tight = FileBound {
+            max_bytes: 9,
+            ..bound
+        };
+        let error = tight.read(&small).expect_err("too large");
+        assert!(matches!(error, ReadError::TooLarge { .. }), "{error}");
+        // A device says nothing true in its metadata (/dev/zero has size
+        // 0 and never ends): refused before a byte is read.
+        let error = CONFIG_FILE
+            .read(Path::new("/dev/zero"))
+            .expect_err("a device");
+        assert_eq!(
+            error.to_string(),
+            "/dev/zero: is a character device, not a regular file: refused as a configuration file"
+        );
+        #[cfg(unix)]
+        {
+            // Through a symbolic link too.
+            let link = dir.join("link");
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink("/dev/zero", &link).expect("symlink");
+            assert!(matches!(
+                CONFIG_FILE.read(&link),
+                Err(ReadError::NotAFile { .. })
+            ));
+        }
+        #[cfg(unix)]
+        {
+            // A FIFO would block a plain open until a writer came.
+            let fifo = dir.join("fifo");
+            let _ = std::fs::remove_file(&fifo);
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &fifo,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                0,
+            )
+            .expect("mkfifo");
+            let error = CONFIG_FILE.read(&fifo).expect_err("a FIFO");
+            assert!(error.to_string().contains("is a FIFO"), "{error}");
+        }
+        assert!(matches!(
+            CONFIG_FILE.read(&dir),
+            Err(ReadError::NotAFile { .. }) | Err(ReadError::Io { .. })
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_log_limit_lets_one_line_per_kind_per_interval_with_a_count() {
+        let limit = LogLimit::new(Duration::from_secs(10));
+        let start = std::time::Instant::now();
+        assert_eq!(limit.admit_at("handshake", start), Some(0));
+        for millis in 1..=2169 {
+            let at = start + Duration::from_millis(millis);
+            assert_eq!(limit.admit_at("handshake", at), None);
+        }
+        // Another kind has its own window.
+        assert_eq!(limit.admit_at("skipped line", start), Some(0));
+        let later = start + Duration::from_secs(10);
+        assert_eq!(limit.admit_at("handshake", later), Some(2169));
+        assert_eq!(
+            limit.admit_at("handshake", later + Duration::from_secs(1)),
+            None
+        );
     }
 }

@@ -81,13 +81,19 @@ impl JobOptions {
 }
 
 impl JobSpec {
-    /// Checks every number of the job against mcfed's bounds (the same
-    /// rule a scenario's jobs and `bsub`'s options meet): slots, run time,
-    /// run limit and estimate, memory, and a CPU utilisation from 0 to 1.
-    /// A job that comes over the wire is checked so, and refused if it
-    /// fails, before anything sizes or orders by it.
+    /// Checks the job against mcfed's bounds — the one check every entry
+    /// point calls (`bsub`, a scenario's jobs, a trace's, a forwarded
+    /// job): its name, user, files and resources
+    /// ([`crate::bounds::JOB_NAME`], [`crate::bounds::USER_NAME`],
+    /// [`crate::bounds::FILE_NAME`], [`crate::bounds::RESOURCE_NAME`]:
+    /// bounded in bytes, no control characters), and every number: slots,
+    /// run time, run limit and estimate, memory, and a CPU utilisation
+    /// from 0 to 1. A job that passes fits a wire frame and a journal
+    /// record. A job that comes over the wire is checked so, and refused
+    /// if it fails, before anything sizes, orders or prints it.
     pub fn check_bounds(&self) -> Result<(), String> {
         use crate::bounds::{JOB_DURATION, JOB_MEMORY_MB, JOB_SLOTS};
+        self.check_text().map_err(|error| error.to_string())?;
         let problem = |error: crate::BoundError| error.to_string();
         JOB_SLOTS.check(u64::from(self.slots)).map_err(problem)?;
         JOB_MEMORY_MB.check(self.memory_mb).map_err(problem)?;
@@ -102,6 +108,27 @@ impl JobSpec {
                 "cpu_utilisation = {} is out of bounds: mcfed accepts 0 to 1",
                 self.cpu_utilisation
             ));
+        }
+        Ok(())
+    }
+
+    /// Checks the job's strings: name, user, resources (and how many),
+    /// output and error files.
+    fn check_text(&self) -> Result<(), Box<dyn std::error::Error>> {
+        use crate::bounds::{FILE_NAME, JOB_NAME, JOB_RESOURCES, RESOURCE_NAME, USER_NAME};
+        JOB_NAME.check(&self.name)?;
+        USER_NAME.check(&self.user)?;
+        JOB_RESOURCES.check(self.resources.len() as u64)?;
+        for resource in &self.resources {
+            RESOURCE_NAME.check(resource)?;
+        }
+        if let Some(options) = &self.options {
+            for file in [&options.output_file, &options.error_file]
+                .into_iter()
+                .flatten()
+            {
+                FILE_NAME.check(file)?;
+            }
         }
         Ok(())
     }
@@ -475,4 +502,73 @@ pub struct JobWithdraw {
     pub pending_only: bool,
     /// Why, in words.
     pub reason: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bounds::{FILE_NAME, JOB_NAME, JOB_RESOURCES, RESOURCE_NAME, USER_NAME};
+
+    fn job() -> JobSpec {
+        JobSpec::simple("j", "u", Duration::from_secs(60))
+    }
+
+    #[test]
+    fn names_users_files_and_resources_are_bounded_where_a_job_is_checked() {
+        assert_eq!(job().check_bounds(), Ok(()));
+        let mut long = job();
+        long.name = "n".repeat(17_000_000).into();
+        let error = long.check_bounds().expect_err("a 17 MB name");
+        assert!(error.starts_with("job name of 17000000 bytes"), "{error}");
+        let mut forged = job();
+        forged.name = "ok\n1 alice RUN".into();
+        assert!(forged.check_bounds().is_err());
+        let mut user = job();
+        user.user = "\u{1b}]0;owned\u{7}".into();
+        assert!(
+            user.check_bounds()
+                .expect_err("escape")
+                .contains("user name")
+        );
+        let mut files = job();
+        files.set_options(JobOptions {
+            error_file: Some("f".repeat(5000)),
+            ..JobOptions::default()
+        });
+        assert!(
+            files
+                .check_bounds()
+                .expect_err("long")
+                .contains("file name")
+        );
+        let mut resources = job();
+        resources.resources = vec!["bigmem".to_owned(); 257];
+        assert!(resources.check_bounds().is_err());
+    }
+
+    #[test]
+    fn a_job_at_every_bound_fits_one_wire_frame() {
+        let mut spec = job();
+        spec.name = "n".repeat(JOB_NAME.max_bytes).into();
+        spec.user = "u".repeat(USER_NAME.max_bytes).into();
+        spec.resources = vec!["r".repeat(RESOURCE_NAME.max_bytes); JOB_RESOURCES.max as usize];
+        spec.set_options(JobOptions {
+            output_file: Some("o".repeat(FILE_NAME.max_bytes)),
+            error_file: Some("e".repeat(FILE_NAME.max_bytes)),
+            ..JobOptions::default()
+        });
+        assert_eq!(spec.check_bounds(), Ok(()));
+        let forward = crate::Message::JobForward(JobForward {
+            forward_seq: u64::MAX,
+            source_job: u64::MAX,
+            queue: QueueName::new(&"q".repeat(crate::MAX_NAME_LEN)).expect("valid"),
+            spec,
+            submitted_at: SimTime::from_millis(u64::MAX),
+            attempt: u32::MAX,
+        });
+        let mut frame = Vec::new();
+        crate::encode_frame(&forward, &mut frame, crate::MAX_FRAME_SIZE)
+            .expect("a job within bounds fits a frame");
+        assert!(frame.len() < crate::MAX_FRAME_SIZE / 8, "{}", frame.len());
+    }
 }

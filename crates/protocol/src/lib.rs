@@ -17,7 +17,7 @@ pub mod message;
 pub mod names;
 pub mod time;
 
-pub use bounds::{Bound, BoundError};
+pub use bounds::{Bound, BoundError, FileBound, LogLimit, ReadError, TextBound, TextError};
 pub use control::{
     ApsChange, ApsNumber, JobAction, JobChanges, JobControl, JobControlReply, SlotRelease,
 };

@@ -17,5 +17,5 @@ pub mod workload;
 
 pub use generate::{GenerateError, SyntheticTrace};
 pub use read_ahead::ReadAhead;
-pub use swf::{Header, SwfError, SwfReader, SwfRecord, open};
+pub use swf::{Header, SubmitOrder, SwfError, SwfReader, SwfRecord, open};
 pub use workload::{QueueTarget, Skipped, Submission, WorkloadSpec, WorkloadStream};

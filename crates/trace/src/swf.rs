@@ -2,17 +2,39 @@
 //! one job per line, 18 whitespace-separated numeric fields, `-1` for
 //! unknown; lines starting with `;` are header comments (`; MaxProcs: 128`).
 //!
-//! [`SwfReader`] reads a trace as a stream — one line in memory at a time —
-//! and yields one [`SwfRecord`] per job line. Lines are bounded
-//! ([`MAX_LINE_BYTES`]); a malformed line is an error naming the line and
-//! the field, and reading can go on past it.
+//! [`SwfReader`] reads a trace as a stream — one line in memory at a time,
+//! and a bounded window of jobs when it sorts them — and yields one
+//! [`SwfRecord`] per job line. Lines are bounded ([`MAX_LINE_BYTES`]); a
+//! malformed line is an error naming the line and the field, and reading
+//! can go on past it. A read that fails (a truncated gzip stream, a disk
+//! error) ends the trace with one error naming the line it stopped at.
+//!
+//! **Submit times** must not go backwards: the reader either sorts jobs
+//! within a window of [`DEFAULT_SORT_WINDOW`] jobs (the default,
+//! [`SubmitOrder::Sort`]; a job earlier than one the window already let
+//! out is refused with its line), or refuses every job earlier than the
+//! one before it ([`SubmitOrder::Refuse`]). A submit time past a hundred
+//! years ([`mcfed_protocol::bounds::SCENARIO_TIME`]) is refused with its
+//! line. No time is ever changed.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use mcfed_protocol::bounds::{ReadError, SCENARIO_TIME, TRACE_FILE};
+
+mod order;
+
+pub use order::{DEFAULT_SORT_WINDOW, SubmitOrder};
+use order::{Held, Window};
+
 /// The longest line accepted, in bytes (a job line is under 200).
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The most bytes without a line break before the input is refused as
+/// not a trace at all (past an overlong line, the rest of it is skipped
+/// up to here).
+pub const MAX_UNBROKEN_BYTES: u64 = 16 << 20;
 
 /// The names of the 18 fields, in order, as the archive's documentation
 /// gives them.
@@ -153,6 +175,64 @@ pub enum SwfError {
         #[source]
         source: std::io::Error,
     },
+    /// The path is not a regular file (a device, a FIFO, a link to one).
+    #[error(transparent)]
+    NotAFile(#[from] ReadError),
+    /// Reading failed past the start: the trace ends here.
+    #[error("{file}:{line}: {source} (the trace ends here: is it cut short?)")]
+    Read {
+        /// The file.
+        file: String,
+        /// The line reading stopped in.
+        line: u64,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// More than [`MAX_UNBROKEN_BYTES`] bytes without a line break: not a
+    /// trace; the read ends.
+    #[error(
+        "{file}:{line}: more than {MAX_UNBROKEN_BYTES} bytes without a line break: not an SWF trace"
+    )]
+    NotText {
+        /// The file.
+        file: String,
+        /// The line.
+        line: u64,
+    },
+    /// A submit time past the bound.
+    #[error(
+        "{file}:{line}: field 2 (submit time): {seconds} s is out of bounds: mcfed accepts 0 to {max} s (a hundred years of emulated time)"
+    )]
+    SubmitTooLate {
+        /// The file.
+        file: String,
+        /// The line.
+        line: u64,
+        /// The time, as read.
+        seconds: f64,
+        /// The bound, in seconds.
+        max: u64,
+    },
+    /// A submit time earlier than one already read (with
+    /// [`SubmitOrder::Refuse`]) or let out (beyond the sorting window).
+    #[error(
+        "{file}:{line}: field 2 (submit time): {seconds} s is earlier than {previous} s on line {previous_line}{hint}: refused (submit times must not go backwards)"
+    )]
+    SubmitBackwards {
+        /// The file.
+        file: String,
+        /// The line.
+        line: u64,
+        /// Its submit time.
+        seconds: f64,
+        /// The later time already read or let out.
+        previous: f64,
+        /// Its line.
+        previous_line: u64,
+        /// Why it could not be sorted, if sorting.
+        hint: String,
+    },
     /// A line is longer than [`MAX_LINE_BYTES`].
     #[error("{file}:{line}: line longer than {MAX_LINE_BYTES} bytes")]
     LineTooLong {
@@ -188,14 +268,16 @@ pub enum SwfError {
 }
 
 /// Opens a trace file for reading: gzip when it starts with gzip's magic
-/// bytes (whatever its name), plain text otherwise.
+/// bytes (whatever its name), plain text otherwise. Only a regular file
+/// is read (a link is followed to one).
 pub fn open(path: &Path) -> Result<SwfReader<Box<dyn BufRead + Send>>, SwfError> {
     let file_name = path.display().to_string();
     let io = |source| SwfError::Io {
         file: file_name.clone(),
         source,
     };
-    let mut file = BufReader::new(File::open(path).map_err(io)?);
+    let file: File = TRACE_FILE.open(path)?;
+    let mut file = BufReader::new(file);
     let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
     let reader: Box<dyn BufRead + Send> = if gzip {
         Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(file)))
@@ -206,17 +288,26 @@ pub fn open(path: &Path) -> Result<SwfReader<Box<dyn BufRead + Send>>, SwfError>
 }
 
 /// Reads a trace line by line: header comments into [`SwfReader::header`],
-/// job lines as [`SwfRecord`]s.
+/// job lines as [`SwfRecord`]s, in submit order ([`SubmitOrder`]).
 pub struct SwfReader<R> {
     file: String,
     reader: R,
     line: u64,
     buffer: Vec<u8>,
     header: Header,
+    order: SubmitOrder,
+    /// With [`SubmitOrder::Sort`]: the jobs held.
+    window: Window,
+    /// The latest submit time read (refusing) or let out (sorting), and
+    /// its line.
+    latest: Option<(f64, u64)>,
+    /// The input ended, or reading it failed: nothing more is read.
+    ended: bool,
 }
 
 impl<R: BufRead> SwfReader<R> {
-    /// A reader of `reader`, named `file` in errors.
+    /// A reader of `reader`, named `file` in errors, sorting within
+    /// [`DEFAULT_SORT_WINDOW`] jobs.
     pub fn new(file: impl Into<String>, reader: R) -> Self {
         SwfReader {
             file: file.into(),
@@ -224,7 +315,22 @@ impl<R: BufRead> SwfReader<R> {
             line: 0,
             buffer: Vec::with_capacity(256),
             header: Header::default(),
+            order: SubmitOrder::default(),
+            window: Window::default(),
+            latest: None,
+            ended: false,
         }
+    }
+
+    /// Reads with `order` instead (a sorting window of at least one job).
+    pub fn with_order(mut self, order: SubmitOrder) -> Self {
+        self.order = match order {
+            SubmitOrder::Sort { window } => SubmitOrder::Sort {
+                window: window.max(1),
+            },
+            SubmitOrder::Refuse => SubmitOrder::Refuse,
+        };
+        self
     }
 
     /// The header comments read so far (all of them once the first job
@@ -238,34 +344,37 @@ impl<R: BufRead> SwfReader<R> {
         self.line
     }
 
-    /// Reads the next line into the buffer; `false` at the end.
+    /// Reads the next line into the buffer; `false` at the end. A read
+    /// that fails ends the input.
     fn next_line(&mut self) -> Result<bool, SwfError> {
+        if self.ended {
+            return Ok(false);
+        }
         self.buffer.clear();
         self.line += 1;
         let limit = (MAX_LINE_BYTES + 1) as u64;
-        let read = (&mut self.reader)
-            .take(limit)
-            .read_until(b'\n', &mut self.buffer)
-            .map_err(|source| SwfError::Io {
-                file: self.file.clone(),
-                source,
-            })?;
+        let read = self.read_some(limit)?;
         if read == 0 {
+            self.ended = true;
             return Ok(false);
         }
         if self.buffer.len() > MAX_LINE_BYTES {
-            // Skip the rest of the overlong line before reporting it.
-            loop {
+            // Skip the rest of the overlong line before reporting it, up
+            // to a bound.
+            let mut skipped = read as u64;
+            while !self.buffer.ends_with(b"\n") {
                 self.buffer.clear();
-                let more = (&mut self.reader)
-                    .take(limit)
-                    .read_until(b'\n', &mut self.buffer)
-                    .map_err(|source| SwfError::Io {
-                        file: self.file.clone(),
-                        source,
-                    })?;
-                if more == 0 || self.buffer.ends_with(b"\n") {
+                let more = self.read_some(limit)?;
+                if more == 0 {
                     break;
+                }
+                skipped += more as u64;
+                if skipped > MAX_UNBROKEN_BYTES {
+                    self.ended = true;
+                    return Err(SwfError::NotText {
+                        file: self.file.clone(),
+                        line: self.line,
+                    });
                 }
             }
             self.buffer.clear();
@@ -275,6 +384,21 @@ impl<R: BufRead> SwfReader<R> {
             });
         }
         Ok(true)
+    }
+
+    /// Reads up to `limit` bytes of a line into the buffer.
+    fn read_some(&mut self, limit: u64) -> Result<usize, SwfError> {
+        (&mut self.reader)
+            .take(limit)
+            .read_until(b'\n', &mut self.buffer)
+            .map_err(|source| {
+                self.ended = true;
+                SwfError::Read {
+                    file: self.file.clone(),
+                    line: self.line,
+                    source,
+                }
+            })
     }
 
     fn header_line(&mut self, text: &str) {
@@ -393,10 +517,10 @@ impl<'a> Tokens<'a> {
     }
 }
 
-impl<R: BufRead> Iterator for SwfReader<R> {
-    type Item = Result<SwfRecord, SwfError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl<R: BufRead> SwfReader<R> {
+    /// The next job line as read (in file order), or a located error;
+    /// `None` at the end.
+    fn next_in_file(&mut self) -> Option<Result<SwfRecord, SwfError>> {
         loop {
             match self.next_line() {
                 Ok(false) => return None,
@@ -412,8 +536,83 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 self.header_line(&text);
                 continue;
             }
-            return Some(self.parse(line));
+            return Some(self.parse(line).and_then(|record| self.check_time(record)));
         }
+    }
+
+    /// Refuses a submit time past the bound.
+    fn check_time(&self, record: SwfRecord) -> Result<SwfRecord, SwfError> {
+        let max_ms = SCENARIO_TIME.max;
+        if record.submit_time * 1000.0 > max_ms as f64 {
+            return Err(SwfError::SubmitTooLate {
+                file: self.file.clone(),
+                line: self.line,
+                seconds: record.submit_time,
+                max: max_ms / 1000,
+            });
+        }
+        Ok(record)
+    }
+
+    /// Refuses `record` (read at `line`) if it is earlier than the latest
+    /// time read or let out; else makes it the latest.
+    fn in_order(&mut self, record: SwfRecord, line: u64) -> Result<SwfRecord, SwfError> {
+        match self.latest {
+            Some((previous, previous_line)) if record.submit_time < previous => {
+                Err(SwfError::SubmitBackwards {
+                    file: self.file.clone(),
+                    line,
+                    seconds: record.submit_time,
+                    previous,
+                    previous_line,
+                    hint: match self.order {
+                        SubmitOrder::Sort { window } => {
+                            format!(
+                                ", a job already let out of the sorting window of {window} jobs"
+                            )
+                        }
+                        SubmitOrder::Refuse => String::new(),
+                    },
+                })
+            }
+            _ => {
+                self.latest = Some((record.submit_time, line));
+                Ok(record)
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for SwfReader<R> {
+    type Item = Result<SwfRecord, SwfError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let SubmitOrder::Sort { window } = self.order else {
+            let record = match self.next_in_file()? {
+                Ok(record) => record,
+                Err(error) => return Some(Err(error)),
+            };
+            return Some(self.in_order(record, self.line));
+        };
+        // Fill the window; errors go out as they are met.
+        while self.window.len() < window {
+            match self.next_in_file() {
+                Some(Ok(record)) => {
+                    let line = self.line;
+                    if self
+                        .latest
+                        .is_some_and(|(latest, _)| record.submit_time < latest)
+                    {
+                        return Some(self.in_order(record, line));
+                    }
+                    self.window.push(Held { record, line });
+                }
+                Some(Err(error)) => return Some(Err(error)),
+                None => break,
+            }
+        }
+        let earliest = self.window.pop()?;
+        Some(self.in_order(earliest.record, earliest.line))
     }
 }
 

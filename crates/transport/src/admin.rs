@@ -76,6 +76,8 @@ pub enum AdminError {
 pub(crate) struct AdminContext {
     pub(crate) cluster: ClusterName,
     pub(crate) events: mpsc::UnboundedSender<Event>,
+    /// Warnings caused from outside, one line per kind per interval.
+    pub(crate) warnings: std::sync::Arc<mcfed_protocol::LogLimit>,
 }
 
 /// Serves an administrator's connection until it closes.
@@ -86,6 +88,7 @@ pub(crate) async fn serve(context: AdminContext, connection: quinn::Connection, 
             Ok(streams) => streams,
             Err(_) => return,
         };
+        let warnings = context.warnings.clone();
         let events = context.events.clone();
         let client = client.clone();
         let connection = connection.clone();
@@ -94,7 +97,7 @@ pub(crate) async fn serve(context: AdminContext, connection: quinn::Connection, 
                 Ok(request) => request,
                 Err(error) => {
                     let reason = format!("bad admin request: {error}");
-                    tracing::warn!(%client, %reason, "closing the admin connection");
+                    outside_warn!(warnings, "admin request", %client, %reason, "closing the admin connection");
                     connection.close(quinn::VarInt::from_u32(close::PROTOCOL), reason.as_bytes());
                     return;
                 }

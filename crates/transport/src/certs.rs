@@ -112,6 +112,12 @@ pub enum CertError {
     /// A certificate does not name a cluster or administrator.
     #[error("the certificate does not name an mcfed cluster or administrator: {0}")]
     NoIdentity(String),
+    /// A file `init` would write exists, and replacing it was not asked
+    /// for.
+    #[error(
+        "{0} exists: replacing it would make the certificates or keys in use stop working; pass --force to replace it anyway"
+    )]
+    Exists(PathBuf),
     /// A name cannot be used in a certificate file name.
     #[error("`{0}` cannot be used as a name in a certificate")]
     BadName(String),
@@ -163,22 +169,44 @@ fn check_name(name: &str) -> Result<(), CertError> {
     }
 }
 
+/// Writes `contents` to `path` safely: into a new temporary file beside
+/// it, created exclusively (`O_CREAT | O_EXCL`: never through a symbolic
+/// link, never an existing file) with mode 0600 for a key (0644 for a
+/// certificate) from the start, synced, then renamed over `path` — so a
+/// symbolic link at `path` is replaced, never written through, and an
+/// existing key's looser mode is not kept.
 fn write_file(path: &Path, contents: &str, secret: bool) -> Result<(), CertError> {
-    let io = |source| CertError::Io {
-        path: path.to_owned(),
-        source,
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| CertError::Io { path, source }
     };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map_or_else(
+        || "file".to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let temporary = dir.join(format!(".{name}.{}.new", std::process::id()));
     let mut options = fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
-    if secret {
+    {
         use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
+        options.mode(if secret { 0o600 } else { 0o644 });
     }
     #[cfg(not(unix))]
     let _ = secret;
-    let mut file = options.open(path).map_err(io)?;
-    file.write_all(contents.as_bytes()).map_err(io)
+    let written = options.open(&temporary).and_then(|mut file| {
+        file.write_all(contents.as_bytes())?;
+        file.sync_all()
+    });
+    if let Err(source) = written {
+        let _ = fs::remove_file(&temporary);
+        return Err(io(&temporary)(source));
+    }
+    fs::rename(&temporary, path).map_err(|source| {
+        let _ = fs::remove_file(&temporary);
+        io(path)(source)
+    })
 }
 
 fn leaf_params(role: Role, name: &str, hosts: &[String]) -> Result<CertificateParams, CertError> {
@@ -221,7 +249,8 @@ pub struct Written {
 
 /// Makes a federation CA, a certificate and key for each of `clusters`
 /// (naming this machine, [`LOOPBACK`]), and an administrator's, in `dir`
-/// (created if missing). Existing files of the same names are replaced.
+/// (created if missing). If any of those files exists, nothing is written
+/// ([`CertError::Exists`]; [`init_with_options`] can replace them).
 pub fn init(dir: &Path, clusters: &[String]) -> Result<Written, CertError> {
     let clusters: Vec<ClusterHosts> = clusters
         .iter()
@@ -235,10 +264,38 @@ pub fn init(dir: &Path, clusters: &[String]) -> Result<Written, CertError> {
 
 /// [`init`], each cluster's certificate naming its own hosts.
 pub fn init_with_hosts(dir: &Path, clusters: &[ClusterHosts]) -> Result<Written, CertError> {
+    init_with_options(dir, clusters, false)
+}
+
+/// [`init_with_hosts`]; with `force`, files that exist are replaced (`mcfed
+/// certs init --force`), else refused before anything is written. Every
+/// file is written safely ([`write_file`]: keys 0600 from the start, never
+/// through a symbolic link).
+pub fn init_with_options(
+    dir: &Path,
+    clusters: &[ClusterHosts],
+    force: bool,
+) -> Result<Written, CertError> {
     for (index, cluster) in clusters.iter().enumerate() {
         check_name(&cluster.name)?;
         if clusters[..index].iter().any(|c| c.name == cluster.name) {
             return Err(CertError::Duplicate(cluster.name.clone()));
+        }
+    }
+    if !force {
+        let mut files = vec![ca_cert_path(dir), dir.join("ca.key")];
+        for cluster in clusters {
+            let (cert, key) = identity_paths(dir, Role::Cluster, &cluster.name);
+            files.extend([cert, key]);
+        }
+        let (cert, key) = identity_paths(dir, Role::Admin, ADMIN_NAME);
+        files.extend([cert, key]);
+        // A dangling symbolic link counts too.
+        if let Some(existing) = files
+            .into_iter()
+            .find(|file| file.symlink_metadata().is_ok())
+        {
+            return Err(CertError::Exists(existing));
         }
     }
     fs::create_dir_all(dir).map_err(|source| CertError::Io {

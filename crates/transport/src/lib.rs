@@ -17,6 +17,22 @@
 //! (`mcfed-node`) hands events to the actors and the actors' messages to
 //! [`endpoint::Transport::send`].
 
+/// How often one kind of warning caused from outside (a refused handshake,
+/// a bad frame) is logged at most: one line per kind per interval, with
+/// the count of those not logged (`suppressed`).
+pub const WARNING_INTERVAL: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Logs a warning caused from outside through the [`mcfed_protocol::LogLimit`]
+/// `$limit`: at most one line of `$kind` per [`WARNING_INTERVAL`], with a
+/// `suppressed` field counting those not logged since the last line.
+macro_rules! outside_warn {
+    ($limit:expr, $kind:expr, $($rest:tt)*) => {
+        if let Some(suppressed) = $limit.admit($kind) {
+            tracing::warn!(suppressed, $($rest)*);
+        }
+    };
+}
+
 pub mod admin;
 pub mod certs;
 pub mod endpoint;

@@ -34,6 +34,7 @@ use rustls::server::{ParsedCertificate, WebPkiClientVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, RootCertStore, SignatureScheme};
 
 use crate::certs::{self, CertError, Identity, Role};
+use mcfed_protocol::bounds::PEM_FILE;
 
 /// The ALPN protocol name of mcfed's QUIC connections.
 pub const ALPN: &[u8] = b"mcfed/2";
@@ -84,16 +85,23 @@ fn pem_error(path: &Path, what: impl std::fmt::Display) -> CertError {
     }
 }
 
+/// Reads a PEM file: a regular file, bounded by the bytes read
+/// ([`mcfed_protocol::bounds::PEM_FILE`]).
+fn read_pem(path: &Path) -> Result<Vec<u8>, CertError> {
+    use mcfed_protocol::ReadError;
+    PEM_FILE.read(path).map_err(|error| match error {
+        ReadError::Io { source, .. } => CertError::Io {
+            path: path.to_owned(),
+            source,
+        },
+        refused => pem_error(path, refused),
+    })
+}
+
 /// Reads the certificates of a PEM file.
 fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, CertError> {
-    if !path.exists() {
-        return Err(CertError::Io {
-            path: path.to_owned(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
-    }
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
-        .map_err(|error| pem_error(path, error))?
+    let pem = read_pem(path)?;
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
         .collect::<Result<_, _>>()
         .map_err(|error| pem_error(path, error))?;
     if certs.is_empty() {
@@ -149,13 +157,8 @@ impl FederationTls {
                 .map_err(|error| pem_error(ca, format!("not a usable CA certificate: {error}")))?;
         }
         let chain = read_certs(cert)?;
-        if !key.exists() {
-            return Err(TlsError::Cert(CertError::Io {
-                path: key.to_owned(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-            }));
-        }
-        let key_der = PrivateKeyDer::from_pem_file(key).map_err(|error| pem_error(key, error))?;
+        let key_der = PrivateKeyDer::from_pem_slice(&read_pem(key)?)
+            .map_err(|error| pem_error(key, error))?;
         let identity = certs::identity_of(&chain[0])?;
         if let Some((role, name)) = expected {
             if identity.role != role || identity.name != name {

@@ -380,6 +380,11 @@ fn handle_event(process: &Process, event: Event) {
             let member = process.local.member.clone();
             actix_rt::spawn(async move { answer_truth(member, call).await });
         }
+        // To do (the member side): turn it into a refusal the job's owner
+        // sees. Until then it is at least said, never dropped silently.
+        Event::Unsendable { envelope, error } => {
+            tracing::error!(cluster = %process.name, to = %envelope.to, kind = envelope.message.kind(), %error, "a message could not be sent");
+        }
     }
 }
 

@@ -7,7 +7,8 @@
 //!   drawn, and a snapshot of it all is written before the process serves
 //!   anything.
 //! * **Restart**: the snapshot and the records after it are replayed (a
-//!   torn last record is dropped), the member is rebuilt from them
+//!   torn last record is dropped; damage is refused, or salvaged with
+//!   `--salvage`), the member is rebuilt from them
 //!   ([`Member::restore`]) at the emulated time the journal's clock says
 //!   it is now, and a fresh snapshot replaces the journal. Emulated time
 //!   zero, the lineage, every job and every numbering come from the
@@ -25,7 +26,7 @@ use mcfed_actors::{AfterDurable, Durability};
 use mcfed_federation::{
     DurableState, GroupState, JOURNAL_FORMAT, JournalRecord, Member, ProcessFacts,
 };
-use mcfed_journal::{StateDir, Writer};
+use mcfed_journal::{Recovery, StateDir, Writer};
 use mcfed_protocol::SimTime;
 use mcfed_scenario::model::ClusterSpec;
 
@@ -89,8 +90,13 @@ pub(super) fn prepare(
             durability: None,
         });
     };
+    let recovery = if options.salvage {
+        Recovery::Salvage
+    } else {
+        Recovery::Refuse
+    };
     let (mut state_dir, recovered) =
-        StateDir::open::<DurableState, JournalRecord>(dir, JOURNAL_FORMAT)?;
+        StateDir::open_with::<DurableState, JournalRecord>(dir, JOURNAL_FORMAT, recovery)?;
     state_dir.keep_journals(options.keep_journals);
     let fresh = recovered.snapshot.is_none();
     let (member, initial_states, facts) = match recovered.snapshot {
@@ -98,6 +104,9 @@ pub(super) fn prepare(
         Some(mut state) => {
             for record in recovered.records {
                 state.apply(record);
+            }
+            if let Some(salvage) = &recovered.salvage {
+                salvaged(dir, salvage, &mut state);
             }
             resume(options, spec, dir, state)?
         }
@@ -119,6 +128,26 @@ pub(super) fn prepare(
             facts: Mutex::new(facts),
         })),
     })
+}
+
+/// After a salvage: says what was lost and kept, and moves every
+/// numbering past what the lost records can have handed out (a journal
+/// cut inside its header held at most what a journal grows to before it
+/// is compacted: twice the larger of [`COMPACT_MIN_BYTES`] and the
+/// snapshot).
+fn salvaged(dir: &Path, salvage: &mcfed_journal::Salvage, state: &mut DurableState) {
+    let lost = salvage.records_lost_at_most().unwrap_or_else(|| {
+        let snapshot = std::fs::metadata(dir.join("snapshot")).map_or(0, |meta| meta.len());
+        COMPACT_MIN_BYTES.max(snapshot).saturating_mul(2)
+            / mcfed_journal::format::MIN_RECORD_FRAME as u64
+    });
+    state.skip_numbers(lost);
+    tracing::warn!(
+        what = %salvage.describe(),
+        skipped = lost,
+        next_job_id = state.next_job_id.max(state.next_source_id),
+        "the journal was salvaged: every id, forward and update number moves past what the lost records can have handed out"
+    );
 }
 
 /// A first start on an empty state directory.

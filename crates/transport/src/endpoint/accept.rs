@@ -29,14 +29,14 @@ async fn accept_one(shared: Arc<Shared>, incoming: quinn::Incoming) {
     let connection = match incoming.await {
         Ok(connection) => connection,
         Err(error) => {
-            tracing::warn!(cluster = %shared.cluster, %remote, %error, "connection refused in the TLS handshake");
+            outside_warn!(shared.warnings, "handshake", cluster = %shared.cluster, %remote, %error, "connection refused in the TLS handshake");
             return;
         }
     };
     let identity = match tls::peer_identity(&connection) {
         Ok(identity) => identity,
         Err(error) => {
-            tracing::warn!(cluster = %shared.cluster, %remote, %error, "connection refused");
+            outside_warn!(shared.warnings, "identity", cluster = %shared.cluster, %remote, %error, "connection refused");
             close_connection(&connection, close::IDENTITY, &error.to_string());
             return;
         }
@@ -53,7 +53,7 @@ async fn accept_one(shared: Arc<Shared>, incoming: quinn::Incoming) {
         (Role::Cluster, false) => serve_peer(&shared, connection, identity.name).await,
         (Role::Cluster, true) => serve_truth(&shared, connection, identity.name).await,
         (Role::Admin, true) => {
-            tracing::warn!(cluster = %shared.cluster, %remote, "oracle query from an administrator refused");
+            outside_warn!(shared.warnings, "admin oracle", cluster = %shared.cluster, %remote, "oracle query from an administrator refused");
             close_connection(
                 &connection,
                 close::IDENTITY,
@@ -68,5 +68,6 @@ fn admin_context(shared: &Shared) -> AdminContext {
     AdminContext {
         cluster: shared.cluster.clone(),
         events: shared.events.clone(),
+        warnings: shared.warnings.clone(),
     }
 }

@@ -335,7 +335,8 @@ async fn write_loop(
         let mut count = 0usize;
         while let Some(envelope) = pending.pop_front() {
             if let Err(error) = encode_frame(&envelope.message, &mut buffer, shared.max_frame) {
-                tracing::error!(cluster = %shared.cluster, to = %envelope.to, kind = envelope.message.kind(), %error, "message not sent");
+                tracing::error!(cluster = %shared.cluster, to = %envelope.to, kind = envelope.message.kind(), %error, "message not sent: handed back to the process");
+                shared.emit(Event::Unsendable { envelope, error });
                 continue;
             }
             count += 1;

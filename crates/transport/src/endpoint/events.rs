@@ -2,7 +2,7 @@
 //! requests ([`AdminCall`]) and oracle queries ([`TruthCall`]) it answers
 //! through a reply channel.
 
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, Hello};
+use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, FrameError, Hello};
 use tokio::sync::oneshot;
 
 /// Which way a connection goes.
@@ -66,4 +66,15 @@ pub enum Event {
     Admin(AdminCall),
     /// An oracle query from a peer.
     Truth(TruthCall),
+    /// A message this process asked to send ([`super::Transport::send`])
+    /// that cannot be sent — its frame would exceed the limit, or it does
+    /// not encode — handed back rather than dropped: the process turns it
+    /// into a refusal its job's owner sees. The link stays up and later
+    /// messages go on.
+    Unsendable {
+        /// The message, as it was given.
+        envelope: Envelope,
+        /// Why it cannot be sent.
+        error: FrameError,
+    },
 }

@@ -23,7 +23,7 @@ pub(super) async fn serve_truth(shared: &Arc<Shared>, connection: quinn::Connect
                 "cluster `{name}` is not a peer of cluster `{}`",
                 shared.cluster
             );
-            tracing::warn!(cluster = %shared.cluster, %reason, "oracle query refused");
+            outside_warn!(shared.warnings, "oracle peer", cluster = %shared.cluster, %reason, "oracle query refused");
             close_connection(&connection, close::UNKNOWN_PEER, &reason);
             return;
         }
@@ -56,7 +56,7 @@ async fn answer_query(
         Ok(Ok(seq)) => seq,
         Ok(Err(_)) | Err(_) => {
             let reason = "a bad oracle query";
-            tracing::warn!(cluster = %shared.cluster, %peer, reason, "closing the connection");
+            outside_warn!(shared.warnings, "oracle query", cluster = %shared.cluster, %peer, reason, "closing the connection");
             close_connection(&connection, close::BAD_FRAME, reason);
             return;
         }

@@ -17,7 +17,7 @@ use super::shared::Shared;
 pub(super) async fn serve_peer(shared: &Shared, connection: quinn::Connection, name: String) {
     let remote = connection.remote_address();
     let refuse = |code: u32, reason: String| {
-        tracing::warn!(cluster = %shared.cluster, %remote, peer = %name, %reason, "connection closed");
+        outside_warn!(shared.warnings, "peer refused", cluster = %shared.cluster, %remote, peer = %name, %reason, "connection closed");
         close_connection(&connection, code, &reason);
     };
     let Opened {
@@ -95,7 +95,7 @@ async fn read_loop(
             match decoder.next_message() {
                 Ok(Some(message)) => {
                     if let Err((code, reason)) = check_message(peer, &message) {
-                        tracing::warn!(cluster = %shared.cluster, peer = %peer, %reason, "closing the connection");
+                        outside_warn!(shared.warnings, "peer message", cluster = %shared.cluster, peer = %peer, %reason, "closing the connection");
                         close_connection(connection, code, &reason);
                         return reason;
                     }
@@ -108,7 +108,7 @@ async fn read_loop(
                 Ok(None) => break,
                 Err(error) => {
                     let reason = format!("bad frame: {error}");
-                    tracing::warn!(cluster = %shared.cluster, peer = %peer, %reason, "closing the connection");
+                    outside_warn!(shared.warnings, "peer frame", cluster = %shared.cluster, peer = %peer, %reason, "closing the connection");
                     close_connection(connection, close::BAD_FRAME, &reason);
                     return reason;
                 }

@@ -3,9 +3,9 @@
 //! channel to the process and the status of the links.
 
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use mcfed_protocol::{ClusterName, Hello, Resume};
+use mcfed_protocol::{ClusterName, Hello, LogLimit, Resume};
 use rustc_hash::FxHashMap;
 use tokio::sync::{Notify, mpsc, watch};
 
@@ -33,6 +33,8 @@ pub(super) struct Shared {
     pub(super) timeouts: Timeouts,
     /// Sent after the hello on every connection dialled.
     pub(super) resume: Mutex<Option<Resume>>,
+    /// Warnings caused from outside, one line per kind per interval.
+    pub(super) warnings: Arc<LogLimit>,
 }
 
 impl Shared {
@@ -80,6 +82,7 @@ impl Shared {
             max_frame: config.max_frame,
             timeouts: config.timeouts,
             resume: Mutex::new(config.resume),
+            warnings: Arc::new(LogLimit::new(crate::WARNING_INTERVAL)),
         };
         (shared, receiver)
     }
