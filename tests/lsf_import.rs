@@ -273,7 +273,7 @@ fn malformed_configurations_are_errors_at_file_line_and_column() {
         (
             "unlimited-slots",
             "",
-            "lsb.hosts:4:12: host hostA: MXJ is `!`, which needs the host's processors",
+            "lsb.hosts:4:12: host `hostA`: MXJ is `!`, which needs the host's processors",
         ),
         (
             "bad-lsf-conf",

@@ -167,6 +167,7 @@ mod tests {
             file: Arc::from("dir/lsb.queues"),
             line: 7,
             column: 14,
+            outside: false,
         };
         let mut queue = Table::default();
         queue.set("name", Value::Text("normal".into()), Some(from.clone()));

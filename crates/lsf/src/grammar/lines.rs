@@ -34,6 +34,7 @@ impl Line {
                     file: Arc::from("?"),
                     line: 0,
                     column: 0,
+                    outside: false,
                 },
             ));
         let end = offset.min(self.text.len());
@@ -55,27 +56,76 @@ impl Line {
 }
 
 /// Reads the file at `path` (named `display` in diagnostics) into logical
-/// lines, following `#INCLUDE`s.
+/// lines, following `#INCLUDE`s. The configuration directory is the
+/// file's own: what is read from outside it (an `#INCLUDE "/etc/passwd"`,
+/// a symlink to elsewhere) is never quoted in messages.
 pub(crate) fn read_lines(path: &Path, display: &str) -> Result<Vec<Line>, Diagnostic> {
-    let mut reader = Reader {
-        lines: Vec::new(),
-        included: 0,
-        stack: Vec::new(),
-    };
+    let root = path.parent().and_then(|dir| {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        dir.canonicalize().ok()
+    });
+    let mut reader = Reader::new(root);
     reader.file(path, display, None, 0)?;
     Ok(reader.lines)
 }
 
 /// Splits `text` (the contents of `display`) into logical lines;
-/// `#INCLUDE`s are resolved against `base`.
+/// `#INCLUDE`s are resolved against `base`, the configuration directory.
 pub(crate) fn text_lines(text: &str, display: &str, base: &Path) -> Result<Vec<Line>, Diagnostic> {
-    let mut reader = Reader {
-        lines: Vec::new(),
-        included: 0,
-        stack: Vec::new(),
-    };
-    reader.text(text, Arc::from(display), base, 0)?;
+    let mut reader = Reader::new(base.canonicalize().ok());
+    reader.text(text, Arc::from(display), base, 0, false)?;
     Ok(reader.lines)
+}
+
+/// The bytes of the file at `path`, at most [`MAX_FILE_BYTES`]: the bound
+/// is on the bytes read (`/dev/zero`, a FIFO's writer, a file that grows),
+/// not on what its metadata says. A FIFO or socket is refused before it
+/// is opened (opening one waits for a writer).
+pub(crate) fn read_bounded(path: &Path, display: &str) -> Result<String, String> {
+    use std::io::Read as _;
+    let metadata =
+        std::fs::metadata(path).map_err(|error| format!("cannot read {display}: {error}"))?;
+    if metadata.is_dir() {
+        return Err(format!("cannot read {display}: it is a directory"));
+    }
+    if is_fifo_or_socket(&metadata) {
+        return Err(format!(
+            "cannot read {display}: it is a FIFO or a socket, not a file"
+        ));
+    }
+    let file =
+        std::fs::File::open(path).map_err(|error| format!("cannot read {display}: {error}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("cannot read {display}: {error}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "{display} is longer than the {MAX_FILE_BYTES} bytes a configuration file may have"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        format!(
+            "{display} is not UTF-8 text (byte {} is not)",
+            error.utf8_error().valid_up_to()
+        )
+    })
+}
+
+#[cfg(unix)]
+fn is_fifo_or_socket(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    let kind = metadata.file_type();
+    kind.is_fifo() || kind.is_socket()
+}
+
+#[cfg(not(unix))]
+fn is_fifo_or_socket(_metadata: &std::fs::Metadata) -> bool {
+    false
 }
 
 struct Reader {
@@ -83,9 +133,21 @@ struct Reader {
     included: usize,
     /// The files being read, outermost first: an include cycle is refused.
     stack: Vec<PathBuf>,
+    /// The configuration directory, canonical; `None` when it cannot be
+    /// known (then nothing counts as outside it).
+    root: Option<PathBuf>,
 }
 
 impl Reader {
+    fn new(root: Option<PathBuf>) -> Self {
+        Reader {
+            lines: Vec::new(),
+            included: 0,
+            stack: Vec::new(),
+            root,
+        }
+    }
+
     fn file(
         &mut self,
         path: &Path,
@@ -97,25 +159,18 @@ impl Reader {
             Some(at) => Diagnostic::error(at, message),
             None => Diagnostic::general(message),
         };
-        let size = std::fs::metadata(path)
-            .map_err(|error| refuse(format!("cannot read {display}: {error}")))?
-            .len();
-        if size > MAX_FILE_BYTES {
-            return Err(refuse(format!(
-                "{display} is {size} bytes, more than the {MAX_FILE_BYTES} bytes a configuration file may have"
-            )));
-        }
-        let bytes = std::fs::read(path)
-            .map_err(|error| refuse(format!("cannot read {display}: {error}")))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|error| refuse(format!("{display} is not UTF-8 text: {error}")))?;
+        let text = read_bounded(path, display).map_err(refuse)?;
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.stack.contains(&canonical) {
             return Err(refuse(format!("{display} includes itself")));
         }
+        let outside = self
+            .root
+            .as_ref()
+            .is_some_and(|root| !canonical.starts_with(root));
         self.stack.push(canonical);
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let result = self.text(&text, Arc::from(display), &base, depth);
+        let result = self.text(&text, Arc::from(display), &base, depth, outside);
         self.stack.pop();
         result
     }
@@ -126,7 +181,9 @@ impl Reader {
         file: Arc<str>,
         base: &Path,
         depth: usize,
+        outside: bool,
     ) -> Result<(), Diagnostic> {
+        let file = Origin { file, outside };
         let mut physical = text.split('\n').enumerate().peekable();
         while let Some((index, raw)) = physical.next() {
             let here = location(&file, index, 1);
@@ -184,7 +241,7 @@ impl Reader {
     fn include(
         &mut self,
         rest: &str,
-        file: &Arc<str>,
+        file: &Origin,
         index: usize,
         raw: &str,
         base: &Path,
@@ -222,11 +279,19 @@ impl Reader {
     }
 }
 
-fn location(file: &Arc<str>, index: usize, column: usize) -> Location {
+/// The file lines are read from, and whether it is outside the
+/// configuration directory.
+struct Origin {
+    file: Arc<str>,
+    outside: bool,
+}
+
+fn location(origin: &Origin, index: usize, column: usize) -> Location {
     Location {
-        file: Arc::clone(file),
+        file: Arc::clone(&origin.file),
         line: u32::try_from(index + 1).unwrap_or(u32::MAX),
         column: u32::try_from(column).unwrap_or(u32::MAX),
+        outside: origin.outside,
     }
 }
 

@@ -35,6 +35,9 @@ struct HostFacts {
     closed: Option<(bool, Location)>,
     mxj: Option<(Mxj, Location)>,
     jl_u: Option<(u32, Location)>,
+    /// Its ncpus cell was refused (an error given already): what needs
+    /// the processors gives no second error.
+    ncpus_refused: bool,
 }
 
 /// An MXJ cell.
@@ -45,6 +48,9 @@ enum Mxj {
     PerProcessor,
     /// `()` or `-`: unlimited.
     Unlimited,
+    /// Refused (an error given already): the host is left out without a
+    /// second error.
+    Refused,
 }
 
 impl HostBook {
@@ -181,6 +187,7 @@ fn cluster_file_hosts(
             }
             if let Some(ncpus) = cell(row, "ncpus") {
                 host.ncpus = number_cell(&ncpus, "ncpus", diags);
+                host.ncpus_refused = host.ncpus.is_none();
             }
             if let Some(ngpus) = cell(row, "ngpus") {
                 host.ngpus = number_cell(&ngpus, "ngpus", diags);
@@ -209,6 +216,7 @@ impl HostFacts {
             closed: None,
             mxj: None,
             jl_u: None,
+            ncpus_refused: false,
         }
     }
 }
@@ -345,20 +353,7 @@ fn lsb_hosts(document: Option<&Document>, book: &mut HostBook, diags: &mut Diags
             };
             let mxj = column("MXJ")
                 .and_then(|index| row.cell(index))
-                .and_then(|cell| {
-                    let mxj = match &cell.value {
-                        CellValue::Default => Mxj::Unlimited,
-                        CellValue::Word(word) if word == "!" => Mxj::PerProcessor,
-                        value => match count("MXJ", value.text().unwrap_or_default()) {
-                            Ok(slots) => Mxj::Slots(slots),
-                            Err(message) => {
-                                diags.error(&cell.at, format!("{message} or `!`"));
-                                return None;
-                            }
-                        },
-                    };
-                    Some((mxj, cell.at.clone()))
-                });
+                .map(|cell| (mxj_cell(cell, diags), cell.at.clone()));
             let jl_u = column("JL/U")
                 .and_then(|index| row.cell(index))
                 .and_then(|cell| number_cell(cell, "JL/U", diags));
@@ -371,6 +366,31 @@ fn lsb_hosts(document: Option<&Document>, book: &mut HostBook, diags: &mut Diags
         }
     }
     rows
+}
+
+/// An MXJ cell: a number, `!`, `()`; anything else is refused with an
+/// error in the catalogue's words.
+fn mxj_cell(cell: &Cell, diags: &mut Diags) -> Mxj {
+    match &cell.value {
+        CellValue::Default => Mxj::Unlimited,
+        CellValue::Word(word) if word == "!" => Mxj::PerProcessor,
+        value => {
+            let text = value.text().unwrap_or_default();
+            text.trim().parse::<u32>().map_or_else(
+                |_| {
+                    diags.error(
+                        &cell.at,
+                        format!(
+                            "MXJ expects a whole number of job slots from 0 to {}, `!` (one slot per processor) or `()` (unlimited), found `{text}`",
+                            u32::MAX
+                        ),
+                    );
+                    Mxj::Refused
+                },
+                Mxj::Slots,
+            )
+        }
+    }
 }
 
 /// Without lsf.cluster.NAME: the hosts lsb.hosts names, in its Host
@@ -466,6 +486,8 @@ fn host_table(host: &HostFacts, diags: &mut Diags) -> Option<Table> {
     );
     let ncpus = host.ncpus.as_ref();
     let (mxj, mxj_at, note) = match (&host.mxj, ncpus) {
+        (Some((Mxj::Refused, _)), _) => return None,
+        (_, None) if host.ncpus_refused => return None,
         (Some((Mxj::Slots(0), at)), _) => {
             (1, at.clone(), Some("MXJ 0: no job slots, a closed host"))
         }
@@ -477,7 +499,7 @@ fn host_table(host: &HostFacts, diags: &mut Diags) -> Option<Table> {
             diags.warning(
                 at,
                 format!(
-                    "host {}: unlimited MXJ is not modelled; taking its ncpus ({cpus})",
+                    "host `{}`: unlimited MXJ is not modelled; taking its ncpus ({cpus})",
                     host.name
                 ),
             );
@@ -487,7 +509,7 @@ fn host_table(host: &HostFacts, diags: &mut Diags) -> Option<Table> {
             diags.warning(
                 &host.at,
                 format!(
-                    "host {}: no MXJ (unlimited) is not modelled; taking its ncpus ({cpus})",
+                    "host `{}`: no MXJ (unlimited) is not modelled; taking its ncpus ({cpus})",
                     host.name
                 ),
             );
@@ -498,7 +520,7 @@ fn host_table(host: &HostFacts, diags: &mut Diags) -> Option<Table> {
             diags.error(
                 at,
                 format!(
-                    "host {}: MXJ is {}, which needs the host's processors: give lsb.hosts a number of slots, or lsf.cluster.NAME an ncpus column",
+                    "host `{}`: MXJ is {}, which needs the host's processors: give lsb.hosts a number of slots, or lsf.cluster.NAME an ncpus column",
                     host.name,
                     if matches!(mxj, Some((Mxj::PerProcessor, _))) { "`!`" } else { "unlimited" }
                 ),

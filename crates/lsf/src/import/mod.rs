@@ -20,6 +20,8 @@ mod users;
 mod values;
 
 #[cfg(test)]
+mod message_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
