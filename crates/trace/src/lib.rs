@@ -10,6 +10,7 @@
 //! is the scenario's business.
 
 pub mod generate;
+pub mod lsb_acct;
 pub mod swf;
 
 pub use generate::{GenerateError, SyntheticTrace};
