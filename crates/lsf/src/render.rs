@@ -88,6 +88,12 @@ fn cluster_body(out: &mut Rendered, cluster: &ClusterDoc, prefix: &str) {
             if let Some(comment) = &table.comment {
                 out.comment(comment);
             }
+            for kept in &table.kept {
+                out.line(
+                    &format!("# {} = {}", kept.key, quote(&kept.value)),
+                    kept.from.as_ref(),
+                );
+            }
             let first = table.entries.iter().find_map(|entry| entry.from.as_ref());
             out.line(&format!("[[{prefix}{part}]]"), first);
             entries(out, table, &cluster.dir);

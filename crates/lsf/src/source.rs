@@ -104,6 +104,15 @@ impl Diagnostic {
         }
     }
 
+    /// A warning about no line in particular (a file not found).
+    pub fn general_warning(message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            at: None,
+            message: message.into(),
+        }
+    }
+
     /// `file:line: message`, the short form warnings are listed in
     /// (control characters escaped).
     pub fn short(&self) -> String {

@@ -16,6 +16,37 @@ pub struct Line {
     pub text: String,
     /// Where each piece starts: (byte offset in `text`, where it was read).
     pieces: Vec<(usize, Location)>,
+    /// The comment lines right above it (no blank line between), without
+    /// their `#`: kept with a queue's section on import and export.
+    pub comments: Vec<String>,
+}
+
+/// The prefix of lines that LSF reads as comments and mcfed as content:
+/// mcfed's own parameters and columns in files LSF loads (`#mcfed
+/// MAX_FORWARDS = 3`).
+pub const MCFED_PREFIX: &str = "#mcfed";
+
+/// How many comment lines above one line are kept.
+const MAX_KEPT_COMMENTS: usize = 100;
+
+/// The content of an `#mcfed` line and the column it starts at; `None`
+/// for any other line.
+fn mcfed_content(raw: &str) -> Option<(&str, usize)> {
+    let trimmed = raw.trim_start();
+    let rest = trimmed.strip_prefix(MCFED_PREFIX)?;
+    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let content = rest.strip_prefix([' ', '\t']).unwrap_or(rest);
+    let before = &raw[..raw.len() - content.len()];
+    Some((content, before.chars().count() + 1))
+}
+
+/// A comment line's text: without its `#` and the blank after it.
+fn comment_text(trimmed: &str) -> String {
+    let text = trimmed.trim_start_matches('#');
+    let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
+    text.chars().take(MAX_LINE_BYTES / 64).collect()
 }
 
 impl Line {
@@ -184,23 +215,36 @@ impl Reader {
         outside: bool,
     ) -> Result<(), Diagnostic> {
         let file = Origin { file, outside };
-        let mut physical = text.split('\n').enumerate().peekable();
+        let mut physical = text.split('\n').enumerate();
+        let mut comments: Vec<String> = Vec::new();
         while let Some((index, raw)) = physical.next() {
             let here = location(&file, index, 1);
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
             let trimmed = raw.trim_start();
             if let Some(rest) = trimmed.strip_prefix("#INCLUDE") {
+                comments.clear();
                 self.include(rest, &file, index, raw, base, depth)?;
                 continue;
             }
-            if trimmed.starts_with('#') {
+            let (mut piece, mut column) = match mcfed_content(raw) {
+                Some(content) => content,
+                None if trimmed.starts_with('#') => {
+                    if comments.len() < MAX_KEPT_COMMENTS {
+                        comments.push(comment_text(trimmed));
+                    }
+                    continue;
+                }
+                None => (raw, 1),
+            };
+            if strip_comment(piece).trim().is_empty() && !piece.trim_end().ends_with('\\') {
+                comments.clear();
                 continue;
             }
             let mut line = Line {
                 text: String::new(),
                 pieces: Vec::new(),
+                comments: std::mem::take(&mut comments),
             };
-            let mut piece = raw;
             let mut piece_index = index;
             loop {
                 let code = strip_comment(piece);
@@ -209,7 +253,7 @@ impl Reader {
                     None => (code, false),
                 };
                 line.pieces
-                    .push((line.text.len(), location(&file, piece_index, 1)));
+                    .push((line.text.len(), location(&file, piece_index, column)));
                 line.text.push_str(code);
                 if line.text.len() > MAX_LINE_BYTES {
                     return Err(Diagnostic::error(
@@ -225,7 +269,8 @@ impl Reader {
                 line.text.push(' ');
                 match physical.next() {
                     Some((next_index, next)) => {
-                        piece = next.strip_suffix('\r').unwrap_or(next);
+                        let next = next.strip_suffix('\r').unwrap_or(next);
+                        (piece, column) = mcfed_content(next).unwrap_or((next, 1));
                         piece_index = next_index;
                     }
                     None => break,

@@ -70,8 +70,8 @@ pub(super) fn read(
             diags.error(section.at(), format!("queue `{name}` is defined twice"));
             continue;
         }
-        if let Some(comment) = queue.comment.take() {
-            queue.comment = Some(format!("{name}: {comment}"));
+        if !section.comments.is_empty() {
+            queue.comment = Some(section.comments.join("\n"));
         }
         doc.queues.push(queue);
     }
@@ -90,7 +90,8 @@ fn queue_param(
     let from = Some(assignment.key.at.clone());
     let converted = match param.name {
         "DESCRIPTION" => {
-            queue.comment = Some(text.split_whitespace().collect::<Vec<_>>().join(" "));
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            queue.keep("DESCRIPTION", &text, from);
             return;
         }
         "QUEUE_NAME" => convert(param_conv(param), "QUEUE_NAME", text, at, diags)
@@ -130,16 +131,18 @@ fn queue_param(
 fn param_conv(param: &crate::catalog::Param) -> crate::catalog::Conv {
     match param.status {
         Status::Modelled(conv) | Status::Partial(conv, _) => conv,
-        Status::Comment | Status::Ignored => crate::catalog::Conv::Words,
+        Status::Kept(_) | Status::Ignored => crate::catalog::Conv::Words,
     }
 }
 
-/// HOSTS: `all`, hosts, groups (expanded), `~` exclusions; `+N`
-/// preferences and `others` are dropped with a warning.
+/// HOSTS: `all`, hosts, groups (expanded), ranges, `~` exclusions,
+/// `others` (every host the list does not name otherwise); `+N`
+/// preferences are dropped with a warning.
 fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Option<Value> {
     let mut chosen: Vec<String> = Vec::new();
     let mut excluded: Vec<String> = Vec::new();
     let mut all = false;
+    let mut others = false;
     for word in text.split_whitespace() {
         let (word, preference) = match word.rsplit_once('+') {
             Some((name, level))
@@ -156,7 +159,7 @@ fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Optio
             );
         }
         if word == "others" {
-            diags.warning(at, "HOSTS: `others` is not modelled; ignored");
+            others = true;
             continue;
         }
         let (target, exclude) = match word.strip_prefix('~') {
@@ -171,25 +174,45 @@ fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Optio
                 at,
                 format!(
                     "HOSTS: `{target}` is not a host or host group of the cluster{}; ignored",
-                    suggestion(target, book.known())
+                    range_problem(target).unwrap_or_else(|| suggestion(target, book.known()))
                 ),
             ),
         }
     }
-    if all && excluded.is_empty() {
-        return Some(Value::Text("all".to_owned()));
+    if others {
+        let listed: std::collections::HashSet<&String> = chosen.iter().collect();
+        let rest: Vec<String> = book
+            .names
+            .iter()
+            .filter(|host| !listed.contains(host))
+            .cloned()
+            .collect();
+        chosen.extend(rest);
     }
     let mut hosts: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = excluded.into_iter().collect();
+    let nothing_excluded = seen.is_empty();
     for host in chosen {
-        if !excluded.contains(&host) && !hosts.contains(&host) {
+        if seen.insert(host.clone()) {
             hosts.push(host);
         }
+    }
+    if nothing_excluded && (all || (others && hosts.len() == book.names.len())) {
+        return Some(Value::Text("all".to_owned()));
     }
     if hosts.is_empty() {
         diags.error(at, "HOSTS names no host of the cluster");
         return None;
     }
     Some(Value::Text(hosts.join(" ")))
+}
+
+/// `: why` when `word` is a malformed host range.
+fn range_problem(word: &str) -> Option<String> {
+    match super::ranges::expand(word)? {
+        Err(message) => Some(format!(" ({message})")),
+        Ok(_) => None,
+    }
 }
 
 /// PREEMPTION, whose listed queues must be queues of this lsb.queues.
