@@ -169,3 +169,33 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
         "{errors}"
     );
 }
+
+#[test]
+fn a_refused_value_gives_no_second_error_for_its_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write(dir.path(), "lsf.cluster.C1", TWO_HOSTS);
+    write(
+        dir.path(),
+        "lsb.hosts",
+        "Begin Host\nHOST_NAME MXJ\ndefault 2\nEnd Host\n",
+    );
+    for (queues, expected) in [
+        (
+            "Begin Queue\nQUEUE_NAME = two words\nPRIORITY = 1\nEnd Queue\n",
+            "QUEUE_NAME",
+        ),
+        (
+            "Begin Queue\nQUEUE_NAME = q\nHOSTS = h[3-1]\nEnd Queue\n",
+            "goes down",
+        ),
+        (
+            "Begin Queue\nQUEUE_NAME = q\nPRIORITY = 99999999999999999999\nEnd Queue\n",
+            "PRIORITY expects a whole number",
+        ),
+    ] {
+        write(dir.path(), "lsb.queues", queues);
+        let errors = import_errors(dir.path());
+        assert_eq!(errors.len(), 1, "{queues}: {errors:?}");
+        assert!(errors[0].contains(expected), "{errors:?}");
+    }
+}

@@ -55,11 +55,15 @@ pub(super) fn read(
             return;
         }
         let mut queue = Table::default();
+        let mut named = false;
         for (param, assignment) in assignments(spec, section, diags) {
+            named |= param.name == "QUEUE_NAME";
             queue_param(param, assignment, context, &names, &mut queue, diags);
         }
         let Some(name) = queue.text("name").map(str::to_owned) else {
-            diags.error(section.at(), "this Queue section has no QUEUE_NAME");
+            if !named {
+                diags.error(section.at(), "this Queue section has no QUEUE_NAME");
+            }
             continue;
         };
         if doc
@@ -166,6 +170,10 @@ fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Optio
             Some(name) => (name, true),
             None => (word, false),
         };
+        if let Some(Err(message)) = super::ranges::expand(target) {
+            diags.error(at, format!("HOSTS: {message}"));
+            return None;
+        }
         all |= target == "all" && !exclude;
         match book.expand(target) {
             Some(hosts) if exclude => excluded.extend(hosts),
@@ -174,7 +182,7 @@ fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Optio
                 at,
                 format!(
                     "HOSTS: `{target}` is not a host or host group of the cluster{}; ignored",
-                    range_problem(target).unwrap_or_else(|| suggestion(target, book.known()))
+                    suggestion(target, book.known())
                 ),
             ),
         }
@@ -205,14 +213,6 @@ fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Optio
         return None;
     }
     Some(Value::Text(hosts.join(" ")))
-}
-
-/// `: why` when `word` is a malformed host range.
-fn range_problem(word: &str) -> Option<String> {
-    match super::ranges::expand(word)? {
-        Err(message) => Some(format!(" ({message})")),
-        Ok(_) => None,
-    }
 }
 
 /// PREEMPTION, whose listed queues must be queues of this lsb.queues.
