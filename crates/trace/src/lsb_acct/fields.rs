@@ -49,15 +49,14 @@ impl<'a> Fields<'a> {
     }
 
     fn skip_blanks(&mut self) {
-        while self
-            .line
-            .get(self.position)
-            .is_some_and(|&byte| byte == b' ' || byte == b'\t')
-        {
-            self.position += 1;
-        }
+        let rest = self.line.get(self.position..).unwrap_or_default();
+        self.position += rest
+            .iter()
+            .position(|&byte| byte != b' ' && byte != b'\t')
+            .unwrap_or(rest.len());
     }
 
+    #[cold]
     fn problem(&self, name: &'static str, problem: impl Into<String>) -> FieldProblem {
         FieldProblem {
             index: self.taken,
@@ -66,78 +65,107 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// The next field, raw: a quoted string unescaped, or a bare word.
-    fn next_raw(&mut self, name: &'static str) -> Result<Raw<'a>, FieldProblem> {
+    /// Where the next field is, without copying it: one scan of its bytes
+    /// (the reader's hot loop; what is wrong is named by the caller).
+    #[inline]
+    fn next_span(&mut self, name: &'static str) -> Result<Span, FieldProblem> {
         self.skip_blanks();
         self.taken += 1;
-        let rest = self.line.get(self.position..).unwrap_or_default();
-        if rest.is_empty() {
-            return Err(self.problem(name, "missing: the record ends before it"));
-        }
-        if rest[0] == b'"' {
-            return self.quoted(name);
-        }
-        let length = rest
-            .iter()
-            .position(|&byte| byte == b' ' || byte == b'\t')
-            .unwrap_or(rest.len());
-        if length > MAX_FIELD_BYTES {
-            return Err(self.problem(name, format!("longer than {MAX_FIELD_BYTES} bytes")));
-        }
-        self.position += length;
-        Ok(Raw {
-            bytes: Cow::Borrowed(&rest[..length]),
-            quoted: false,
-        })
+        self.span().map_err(|wrong| self.wrong(name, wrong))
     }
 
-    /// A quoted string starting at the cursor.
-    fn quoted(&mut self, name: &'static str) -> Result<Raw<'a>, FieldProblem> {
+    fn span(&mut self) -> Result<Span, Wrong> {
         let line = self.line;
-        let start = self.position + 1;
-        let mut at = start;
-        let mut owned: Option<Vec<u8>> = None;
-        loop {
+        let start = self.position;
+        let Some(&first) = line.get(start) else {
+            return Err(Wrong::Missing);
+        };
+        let span = if first == b'"' {
+            self.quoted_span(start)?
+        } else {
+            let end = line[start..]
+                .iter()
+                .position(|&byte| byte == b' ' || byte == b'\t')
+                .map_or(line.len(), |length| start + length);
+            self.position = end;
+            Span {
+                start,
+                end,
+                quoted: false,
+                doubled: false,
+            }
+        };
+        if span.end - span.start > MAX_FIELD_BYTES {
+            return Err(Wrong::TooLong);
+        }
+        Ok(span)
+    }
+
+    /// A quoted string's span, starting at the `"` at `start`.
+    fn quoted_span(&mut self, start: usize) -> Result<Span, Wrong> {
+        let line = self.line;
+        let mut at = start + 1;
+        let mut doubled = false;
+        let end = loop {
             let Some(offset) = line.get(at..).and_then(|rest| memchr(b'"', rest)) else {
-                return Err(self.problem(name, "a quoted string is not closed"));
+                return Err(Wrong::Unclosed);
             };
             let quote = at + offset;
             if line.get(quote + 1) == Some(&b'"') {
-                // A doubled quote: one `"` of the string.
-                let buffer = owned.get_or_insert_with(Vec::new);
-                buffer.extend_from_slice(&line[at..=quote]);
+                doubled = true;
                 at = quote + 2;
             } else {
-                let bytes = match owned {
-                    Some(mut buffer) => {
-                        buffer.extend_from_slice(&line[at..quote]);
-                        Cow::Owned(buffer)
-                    }
-                    None => Cow::Borrowed(&line[start..quote]),
-                };
-                if bytes.len() > MAX_FIELD_BYTES {
-                    return Err(self.problem(name, format!("longer than {MAX_FIELD_BYTES} bytes")));
-                }
-                self.position = quote + 1;
-                if self
-                    .line
-                    .get(self.position)
-                    .is_some_and(|&byte| byte != b' ' && byte != b'\t')
-                {
-                    return Err(self.problem(
-                        name,
-                        "a quoted string is followed by more text without a blank",
-                    ));
-                }
-                return Ok(Raw {
-                    bytes,
-                    quoted: true,
-                });
+                break quote;
             }
-            if at - start > MAX_FIELD_BYTES {
-                return Err(self.problem(name, format!("longer than {MAX_FIELD_BYTES} bytes")));
-            }
+        };
+        self.position = end + 1;
+        if line
+            .get(self.position)
+            .is_some_and(|&byte| byte != b' ' && byte != b'\t')
+        {
+            return Err(Wrong::Trailing);
         }
+        Ok(Span {
+            start: start + 1,
+            end,
+            quoted: true,
+            doubled,
+        })
+    }
+
+    #[cold]
+    fn wrong(&self, name: &'static str, wrong: Wrong) -> FieldProblem {
+        let problem = match wrong {
+            Wrong::Missing => "missing: the record ends before it".to_owned(),
+            Wrong::Unclosed => "a quoted string is not closed".to_owned(),
+            Wrong::Trailing => {
+                "a quoted string is followed by more text without a blank".to_owned()
+            }
+            Wrong::TooLong => format!("longer than {MAX_FIELD_BYTES} bytes"),
+        };
+        self.problem(name, problem)
+    }
+
+    /// The next field, raw: a quoted string unescaped, or a bare word.
+    fn next_raw(&mut self, name: &'static str) -> Result<Raw<'a>, FieldProblem> {
+        let span = self.next_span(name)?;
+        let bytes = &self.line[span.start..span.end];
+        let bytes = if span.doubled {
+            let mut unescaped = Vec::with_capacity(bytes.len());
+            let mut rest = bytes;
+            while let Some(quote) = memchr(b'"', rest) {
+                unescaped.extend_from_slice(&rest[..=quote]);
+                rest = rest.get(quote + 2..).unwrap_or_default();
+            }
+            unescaped.extend_from_slice(rest);
+            Cow::Owned(unescaped)
+        } else {
+            Cow::Borrowed(bytes)
+        };
+        Ok(Raw {
+            bytes,
+            quoted: span.quoted,
+        })
     }
 
     /// A string field (`%s`): quoted as LSF writes it, or a bare word.
@@ -145,7 +173,10 @@ impl<'a> Fields<'a> {
     pub(crate) fn string(&mut self, name: &'static str) -> Result<String, FieldProblem> {
         let raw = self.next_raw(name)?;
         Ok(match raw.bytes {
-            Cow::Borrowed(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+            Cow::Borrowed(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            },
             Cow::Owned(bytes) => String::from_utf8(bytes)
                 .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
         })
@@ -153,31 +184,43 @@ impl<'a> Fields<'a> {
 
     /// A whole-number field (`%d`).
     pub(crate) fn int(&mut self, name: &'static str) -> Result<i64, FieldProblem> {
-        let raw = self.next_raw(name)?;
-        let text = std::str::from_utf8(&raw.bytes).ok();
-        match text.filter(|_| !raw.quoted).map(str::parse::<i64>) {
-            Some(Ok(value)) => Ok(value),
-            _ => Err(self.problem(
-                name,
-                format!("expected a whole number, found {}", raw.shown()),
-            )),
+        let span = self.next_span(name)?;
+        let bytes = &self.line[span.start..span.end];
+        match integer(bytes).filter(|_| !span.quoted) {
+            Some(value) => Ok(value),
+            None => {
+                let raw = Raw {
+                    bytes: Cow::Borrowed(bytes),
+                    quoted: span.quoted,
+                };
+                Err(self.problem(
+                    name,
+                    format!("expected a whole number, found {}", raw.shown()),
+                ))
+            }
         }
     }
 
     /// A number field (`%f`).
     pub(crate) fn float(&mut self, name: &'static str) -> Result<f64, FieldProblem> {
-        let raw = self.next_raw(name)?;
-        let text = std::str::from_utf8(&raw.bytes).ok();
-        match text.filter(|_| !raw.quoted).map(str::parse::<f64>) {
-            Some(Ok(value)) if value.is_finite() => Ok(value),
-            _ => Err(self.problem(name, format!("expected a number, found {}", raw.shown()))),
+        let span = self.next_span(name)?;
+        let bytes = &self.line[span.start..span.end];
+        match number(bytes).filter(|_| !span.quoted) {
+            Some(value) => Ok(value),
+            None => {
+                let raw = Raw {
+                    bytes: Cow::Borrowed(bytes),
+                    quoted: span.quoted,
+                };
+                Err(self.problem(name, format!("expected a number, found {}", raw.shown())))
+            }
         }
     }
 
     /// A field mcfed does not use: any value (LSF's own records put `""`
     /// in some numeric fields).
     pub(crate) fn skip(&mut self, name: &'static str) -> Result<(), FieldProblem> {
-        self.next_raw(name).map(drop)
+        self.next_span(name).map(drop)
     }
 
     /// A count of the items of a list that follows: a whole number from
@@ -197,6 +240,24 @@ impl<'a> Fields<'a> {
             )),
         }
     }
+}
+
+/// What is wrong with a field's bytes.
+#[derive(Clone, Copy, Debug)]
+enum Wrong {
+    Missing,
+    Unclosed,
+    Trailing,
+    TooLong,
+}
+
+/// Where a field's bytes are in the line (a quoted one's without its
+/// quotes), and whether they hold doubled quotes.
+struct Span {
+    start: usize,
+    end: usize,
+    quoted: bool,
+    doubled: bool,
 }
 
 /// One field's bytes, and whether they were quoted.
@@ -233,6 +294,52 @@ impl Raw<'_> {
     }
 }
 
+/// A decimal integer with an optional sign, as `%d` writes it: a plain
+/// byte loop for the up to 18 digits nearly every field has, the
+/// standard parser beyond (which refuses what overflows an `i64`).
+fn integer(bytes: &[u8]) -> Option<i64> {
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, bytes),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if digits.len() > 18 {
+        return std::str::from_utf8(bytes).ok()?.parse().ok();
+    }
+    let value = digits
+        .iter()
+        .fold(0i64, |value, &digit| value * 10 + i64::from(digit - b'0'));
+    Some(if negative { -value } else { value })
+}
+
+/// A finite number as `%f` writes it: a whole number with a fraction of
+/// zeros (`-1.000000`, `60.0`, what nearly every such field holds) by the
+/// integer loop, anything else by the standard parser.
+fn number(bytes: &[u8]) -> Option<f64> {
+    let whole = match bytes.iter().position(|&byte| byte == b'.') {
+        Some(dot) if bytes[dot + 1..].iter().all(|&byte| byte == b'0') => &bytes[..dot],
+        Some(_) => &[][..],
+        None => bytes,
+    };
+    if let Some(value) = integer(whole).filter(|value| value.unsigned_abs() < 1 << 53) {
+        let value = value as f64;
+        // `-0.0` keeps its sign, as the standard parser gives it.
+        return Some(if bytes.first() == Some(&b'-') && value == 0.0 {
+            -0.0
+        } else {
+            value
+        });
+    }
+    std::str::from_utf8(bytes)
+        .ok()?
+        .parse::<f64>()
+        .ok()
+        .filter(|value| value.is_finite())
+}
+
 /// The position of the first `needle` in `haystack`.
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|&byte| byte == needle)
@@ -255,6 +362,65 @@ mod tests {
         assert!(fields.at_end());
         let missing = fields.int("more").expect_err("the end");
         assert_eq!((missing.index, missing.name), (8, "more"));
+    }
+
+    #[test]
+    fn the_integer_fast_path_agrees_with_the_standard_parser() {
+        for text in [
+            "0",
+            "-1",
+            "+7",
+            "42",
+            "007",
+            "123456789012345678",
+            "-123456789012345678",
+            "1234567890123456789",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "",
+            "-",
+            "+",
+            "1.5",
+            "1e3",
+            "x",
+            "1-2",
+            "--1",
+        ] {
+            assert_eq!(integer(text.as_bytes()), text.parse::<i64>().ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn the_number_fast_path_agrees_with_the_standard_parser() {
+        for text in [
+            "-1.000000",
+            "60.0",
+            "0.00",
+            "-0.0",
+            "12.5",
+            "3400.500000",
+            "1e3",
+            "7",
+            "-7.",
+            ".5",
+            "1.0e2",
+            "inf",
+            "NaN",
+            "",
+            ".",
+            "-",
+            "1.2.3",
+            "9007199254740993.0",
+        ] {
+            let expected = text.parse::<f64>().ok().filter(|value| value.is_finite());
+            let found = number(text.as_bytes());
+            assert_eq!(
+                found.map(f64::to_bits),
+                expected.map(f64::to_bits),
+                "{text}"
+            );
+        }
     }
 
     #[test]
