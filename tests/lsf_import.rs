@@ -43,6 +43,17 @@ fn cluster_args(example: &str) -> Vec<String> {
         .collect()
 }
 
+/// Runs `mcfed` with `env` set in its environment (quick commands only).
+fn mcfed_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mcfed"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("mcfed runs")
+}
+
 fn import(args: &[String], output: &Path) -> Output {
     let mut all: Vec<&str> = vec!["import", "lsf"];
     all.extend(args.iter().map(String::as_str));
@@ -122,9 +133,8 @@ fn processors_counted(config: &mcfed_cluster::ClusterConfig) -> mcfed_cluster::C
 }
 
 /// The warnings of the template site, as `file:line: message`.
-const TEMPLATE_WARNINGS: [&str; 27] = [
-    "lsf.shared:12: section HostType is not modelled; ignored",
-    "lsf.shared:17: section HostModel is not modelled; ignored",
+const TEMPLATE_WARNINGS: [&str; 24] = [
+    "lsf.shared:18: column ARCHITECTURE is not modelled; ignored",
     "lsf.shared:23: column INTERVAL is not modelled; ignored",
     "lsf.shared:23: column INCREASING is not modelled; ignored",
     "lsf.shared:23: column DESCRIPTION is not modelled; ignored",
@@ -139,8 +149,6 @@ const TEMPLATE_WARNINGS: [&str; 27] = [
     "site/lsb.params:10: JOB_ACCEPT_INTERVAL is not modelled; ignored",
     "site/lsf.cluster.site:7: section ClusterAdmins is not modelled; ignored",
     "site/lsf.cluster.site:20: section ResourceMap is not modelled; ignored",
-    "site/lsf.cluster.site:12: column model is not modelled; ignored",
-    "site/lsf.cluster.site:12: column type is not modelled; ignored",
     "site/lsb.hosts:6: column r1m is not modelled; ignored",
     "site/lsb.queues:8: NICE is not modelled; ignored",
     "site/lsb.queues:14: r1m is not modelled; ignored",
@@ -202,7 +210,7 @@ fn the_template_site_imports_with_exactly_its_warnings() {
         "NAME = \"group_cap\"  # lsb.resources:39\nUSERS = \"group_b\"  # lsb.resources:39\nSLOTS = 8  # lsb.resources:39",
         "QUEUES = \"pool_a pool_b\"  # lsb.resources:40\nJOBS = 10  # lsb.resources:40",
         "memory_mb = 65536  # lsf.cluster.site:13",
-        "# normal: For normal low priority jobs, running only if hosts are lightly loaded.",
+        "# DESCRIPTION = \"For normal low priority jobs, running only if hosts are lightly loaded.\"\n[[cluster.queue]]\nname = \"normal\"",
     ] {
         assert!(
             written.contains(expected),
@@ -273,7 +281,7 @@ fn malformed_configurations_are_errors_at_file_line_and_column() {
         (
             "unlimited-slots",
             "",
-            "lsb.hosts:4:12: host hostA: MXJ is `!`, which needs the host's processors",
+            "lsb.hosts:4:12: host `hostA`: MXJ is `!`, which needs the host's processors",
         ),
         (
             "bad-lsf-conf",
@@ -406,7 +414,10 @@ fn the_readme_commands_run() {
         ran += 1;
     }
     assert_eq!(ran, 2, "the README shows an import and an export");
-    assert!(out.join("Cluster2/lsb.queues").exists());
+    assert!(
+        out.join("Cluster2/lsbatch/Cluster2/configdir/lsb.queues")
+            .exists()
+    );
 }
 
 #[test]
@@ -461,16 +472,120 @@ fn the_documented_commands_run() {
         &mcfed(&[
             "import",
             "lsf",
-            "--cluster",
-            &format!("Cluster1={exported}/Cluster1"),
-            "--cluster",
-            &format!("Cluster2={exported}/Cluster2"),
-            "--cluster",
-            &format!("Cluster3={exported}/Cluster3"),
+            "--strict",
+            "--envdir",
+            &format!("{exported}/Cluster1"),
+            "--envdir",
+            &format!("{exported}/Cluster2"),
+            "--envdir",
+            &format!("{exported}/Cluster3"),
             "-o",
             reimported.to_str().expect("UTF-8"),
         ]),
         "import of the export",
+    );
+    // "An LSF tree": the conventional layout, from its LSF_ENVDIR alone.
+    let site = dir.path().join("site.toml");
+    succeeded(
+        &mcfed(&[
+            "import",
+            "lsf",
+            "--envdir",
+            "tests/lsf/envdir/conf",
+            "-o",
+            site.to_str().expect("UTF-8"),
+        ]),
+        "import --envdir",
+    );
+    succeeded(
+        &mcfed(&["validate", site.to_str().expect("UTF-8")]),
+        "validate",
+    );
+}
+
+/// A site in LSF's conventional layout (tests/lsf/envdir: two clusters,
+/// lsf.shared with resources, types and models, lsf.conf, lsf.cluster
+/// files with host ranges) is imported with `--envdir` alone, or with
+/// nothing but `LSF_ENVDIR` set, and runs; exported, it is the same
+/// site again.
+#[test]
+fn a_conventional_lsf_tree_is_imported_from_its_envdir_alone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("site.toml");
+    let output = import(
+        &["--envdir".to_owned(), "tests/lsf/envdir/conf".to_owned()],
+        &out,
+    );
+    let stdout = succeeded(&output, "import --envdir");
+    assert!(
+        stdout.contains("2 clusters, 11 hosts, 5 queues, 1 warnings"),
+        "{stdout}"
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(
+        stderr.trim(),
+        "warning: tests/lsf/envdir/conf/lsf.shared:15:25: column ARCHITECTURE is not modelled; ignored"
+    );
+    let toml = std::fs::read_to_string(&out).expect("written");
+    for expected in [
+        "name = \"east-gpu5\"",
+        "# model = \"XeonE5\"\n# type = \"LINUX86\"\n[[cluster.host]]\nname = \"east01\"",
+        "resources = [\"bigmem\"]",
+        "# The queue every job lands in unless it asks for another.\n# DESCRIPTION = \"For normal low priority jobs, on the compute hosts but east02.\"\n[[cluster.queue]]",
+        "HOSTS = \"east01 east03 east04 east-gpu1 east-gpu2 east-gpu5\"",
+        "SNDJOBS_TO = \"recv@west\"",
+        "LSB_REQUEUE_TO_BOTTOM = \"Y\"  # lsf.conf:5",
+        "# Cluster west from tests/lsf/envdir/conf/lsbatch/west/configdir",
+    ] {
+        assert!(toml.contains(expected), "no `{expected}` in:\n{toml}");
+    }
+    let from_env = dir.path().join("env.toml");
+    let output = mcfed_env(
+        &["import", "lsf", "-o", from_env.to_str().expect("UTF-8")],
+        &[("LSF_ENVDIR", "tests/lsf/envdir/conf")],
+    );
+    succeeded(&output, "import with LSF_ENVDIR");
+    let from_env = std::fs::read_to_string(&from_env).expect("written");
+    let body = |text: &str| text.split_once("\n\n").map(|(_, body)| body.to_owned());
+    assert_eq!(
+        body(&from_env),
+        body(&toml),
+        "LSF_ENVDIR reads the same site"
+    );
+    let none = mcfed_env(&["import", "lsf", "-o", "x.toml"], &[("LSF_ENVDIR", "")]);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none.stderr));
+    assert!(text(&none.stderr).contains("give --envdir DIR"));
+    succeeded(
+        &mcfed(&["validate", out.to_str().expect("UTF-8")]),
+        "validate",
+    );
+    let exported = dir.path().join("out");
+    succeeded(
+        &mcfed(&[
+            "export",
+            "lsf",
+            out.to_str().expect("UTF-8"),
+            "-o",
+            exported.to_str().expect("UTF-8"),
+        ]),
+        "export",
+    );
+    let again = dir.path().join("again.toml");
+    let output = import(
+        &[
+            "--envdir".to_owned(),
+            exported.join("east").display().to_string(),
+            "--envdir".to_owned(),
+            exported.join("west").display().to_string(),
+        ],
+        &again,
+    );
+    succeeded(&output, "import of the export");
+    let again = std::fs::read_to_string(&again).expect("written");
+    assert_eq!(
+        mcfed_lsf::notes::notes(&again),
+        mcfed_lsf::notes::notes(&toml),
+        "descriptions, comments, models and types come back"
     );
 }
 

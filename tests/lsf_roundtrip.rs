@@ -1,58 +1,75 @@
 //! Round trips through LSF configuration, as properties over generated
 //! federations (`lsf_roundtrip/generate.rs`: every part of a cluster mcfed
 //! models, slot pools, group shares, limits, RUNLIMIT and RUNTIME and GPUs
-//! included): scenario → `export` → `import` gives the same clusters (the
-//! model a run is built from), and import → export → import is stable
-//! (the same clusters, and the same files written again).
+//! included, and what the TOML keeps as comments — queues' DESCRIPTIONs
+//! and comment lines, hosts' models and types): scenario → `export` →
+//! `import` gives the same clusters (the model a run is built from);
+//! import → export → import is stable; and LSF → TOML → LSF → TOML is a
+//! fixed point: the same files written again, the same TOML read back.
+//! Each export is one LSF_ENVDIR per cluster, imported with `--envdir`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use mcfed_lsf::export::{ExportCluster, ExportedFile, export};
+use mcfed_lsf::notes::{ClusterNotes, notes};
 use mcfed_lsf::{ClusterSource, ImportOptions};
 use mcfed_scenario::Scenario;
 use proptest::prelude::*;
 
 #[path = "lsf_roundtrip/generate.rs"]
 mod generate;
-use generate::federation;
+use generate::{federation, with_notes};
 
-fn exported(scenario: &Scenario) -> Vec<ExportedFile> {
+/// The files of `scenario` (with the notes of its TOML) as written under
+/// `root`.
+fn exported(
+    scenario: &Scenario,
+    notes: &BTreeMap<String, ClusterNotes>,
+    root: &Path,
+) -> Vec<ExportedFile> {
     let clusters: Vec<ExportCluster<'_>> = scenario
         .clusters
         .iter()
         .map(|spec| ExportCluster {
             config: &spec.config,
             forwarder: spec.forwarder.as_ref(),
+            notes: notes.get(spec.config.name.as_str()),
         })
         .collect();
-    export(&clusters).expect("exportable")
+    export(&clusters, root).expect("exportable")
 }
 
-/// Writes `files` under `dir`, imports every cluster and validates the
-/// federation.
-fn reimported(files: &[ExportedFile], scenario: &Scenario, dir: &Path) -> Scenario {
+/// Writes `files` under `dir`, imports every cluster's LSF_ENVDIR
+/// (strictly: not one warning) and renders the federation's TOML.
+fn imported_toml(files: &[ExportedFile], scenario: &Scenario, dir: &Path) -> String {
     for file in files {
         let path = dir.join(&file.path);
         std::fs::create_dir_all(path.parent().expect("a parent")).expect("dir");
         std::fs::write(&path, &file.text).expect("write");
     }
-    let sources: Vec<ClusterSource> = scenario
-        .clusters
-        .iter()
-        .map(|spec| ClusterSource {
-            name: spec.config.name.to_string(),
-            dir: dir.join(spec.config.name.as_str()),
-        })
-        .collect();
     let options = ImportOptions {
+        envdirs: scenario
+            .clusters
+            .iter()
+            .map(|spec| dir.join(spec.config.name.as_str()))
+            .collect(),
         shared: None,
         strict: true,
     };
     let federation =
-        mcfed_lsf::import(&sources, &options).unwrap_or_else(|error| panic!("imports:\n{error}"));
-    let text = mcfed_lsf::render::federation(&federation, &[]).text;
-    mcfed_scenario::parse("imported.toml", &text)
+        mcfed_lsf::import(&[], &options).unwrap_or_else(|error| panic!("imports:\n{error}"));
+    mcfed_lsf::render::federation(&federation, &[]).text
+}
+
+fn parsed(text: &str) -> Scenario {
+    mcfed_scenario::parse("imported.toml", text)
         .unwrap_or_else(|error| panic!("valid:\n{error}\n{text}"))
+}
+
+/// Writes `files` under `dir`, imports them and validates the federation.
+fn reimported(files: &[ExportedFile], scenario: &Scenario, dir: &Path) -> Scenario {
+    parsed(&imported_toml(files, scenario, dir))
 }
 
 fn assert_same_clusters(left: &Scenario, right: &Scenario) -> Result<(), TestCaseError> {
@@ -65,6 +82,11 @@ fn assert_same_clusters(left: &Scenario, right: &Scenario) -> Result<(), TestCas
     Ok(())
 }
 
+/// `text` with the directory `dir` written as `DIR`.
+fn without(text: &str, dir: &Path) -> String {
+    text.replace(&dir.display().to_string(), "DIR")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, max_global_rejects: 4096, ..ProptestConfig::default() })]
 
@@ -75,7 +97,8 @@ proptest! {
         prop_assume!(scenario.is_ok());
         let scenario = scenario.expect("checked");
         let dir = tempfile::tempdir().expect("temp dir");
-        let again = reimported(&exported(&scenario), &scenario, dir.path());
+        let files = exported(&scenario, &BTreeMap::new(), dir.path());
+        let again = reimported(&files, &scenario, dir.path());
         assert_same_clusters(&scenario, &again)?;
     }
 
@@ -85,13 +108,46 @@ proptest! {
         prop_assume!(scenario.is_ok());
         let scenario = scenario.expect("checked");
         let first_dir = tempfile::tempdir().expect("temp dir");
-        let first_files = exported(&scenario);
+        let first_files = exported(&scenario, &BTreeMap::new(), first_dir.path());
         let imported = reimported(&first_files, &scenario, first_dir.path());
-        let second_files = exported(&imported);
+        let second_files = exported(&imported, &BTreeMap::new(), first_dir.path());
         prop_assert_eq!(&first_files, &second_files);
         let second_dir = tempfile::tempdir().expect("temp dir");
+        let second_files = exported(&imported, &BTreeMap::new(), second_dir.path());
         let again = reimported(&second_files, &imported, second_dir.path());
         assert_same_clusters(&imported, &again)?;
+    }
+
+    /// LSF → TOML → LSF → TOML: a site's files (those a generated TOML
+    /// exports to), imported, exported and imported again give the same
+    /// TOML — the same clusters, DESCRIPTIONs, comments, models and types
+    /// — but for the directory it was read from, and the files exported
+    /// from it are the same; the site's own files come back as they were
+    /// but for a DESCRIPTION holding both a `"` and a `#` (written with `'`).
+    #[test]
+    fn lsf_toml_lsf_toml_is_a_fixed_point(
+        bytes in prop::collection::vec(any::<u8>(), 512),
+        note_bytes in prop::collection::vec(any::<u8>(), 128),
+    ) {
+        let text = with_notes(&federation(&bytes), &note_bytes);
+        let scenario = mcfed_scenario::parse("generated.toml", &text);
+        prop_assume!(scenario.is_ok());
+        let scenario = scenario.expect("checked");
+        let first = tempfile::tempdir().expect("temp dir");
+        let site = exported(&scenario, &notes(&text), first.path());
+        let toml = imported_toml(&site, &scenario, first.path());
+        let lsf = exported(&parsed(&toml), &notes(&toml), first.path());
+        if !text.contains("a hash") {
+            prop_assert_eq!(&site, &lsf);
+        }
+        let second = tempfile::tempdir().expect("temp dir");
+        let lsf_elsewhere = exported(&parsed(&toml), &notes(&toml), second.path());
+        let toml_again = imported_toml(&lsf_elsewhere, &scenario, second.path());
+        prop_assert_eq!(without(&toml, first.path()), without(&toml_again, second.path()));
+        prop_assert_eq!(notes(&toml), notes(&toml_again));
+        assert_same_clusters(&parsed(&toml), &parsed(&toml_again))?;
+        let lsf_again = exported(&parsed(&toml_again), &notes(&toml_again), first.path());
+        prop_assert_eq!(&lsf, &lsf_again);
     }
 }
 
@@ -240,30 +296,71 @@ fn most_generated_federations_are_valid_and_reach_every_feature() {
     );
 }
 
-/// The fixtures: import → export → import gives the same clusters.
+/// The fixtures, LSF trees as sites write them (the conventional layout
+/// with host ranges and models, the seed's example, the template site):
+/// LSF → TOML → LSF → TOML gives the same clusters, DESCRIPTIONs,
+/// comments, models and types, and the LSF files written the second time
+/// are the first ones.
 #[test]
-fn fixtures_import_export_import_to_the_same_clusters() {
-    let sites: [&[(&str, &str)]; 2] = [
-        &[
-            ("Cluster1", "tests/lsf/example2/Cluster1"),
-            ("Cluster2", "tests/lsf/example2/Cluster2"),
-            ("Cluster3", "tests/lsf/example2/Cluster3"),
-        ],
-        &[("site", "tests/lsf/template/site")],
+fn fixtures_lsf_toml_lsf_toml_is_a_fixed_point() {
+    let envdir = ImportOptions {
+        envdirs: vec!["tests/lsf/envdir/conf".into()],
+        ..ImportOptions::default()
+    };
+    let example: Vec<ClusterSource> = ["Cluster1", "Cluster2", "Cluster3"]
+        .iter()
+        .map(|name| ClusterSource {
+            name: (*name).to_owned(),
+            dir: format!("tests/lsf/example2/{name}").into(),
+        })
+        .collect();
+    let template = vec![ClusterSource {
+        name: "site".to_owned(),
+        dir: "tests/lsf/template/site".into(),
+    }];
+    let sites = [
+        (envdir, Vec::new()),
+        (ImportOptions::default(), example),
+        (ImportOptions::default(), template),
     ];
-    for site in sites {
-        let sources: Vec<ClusterSource> = site
-            .iter()
-            .map(|(name, dir)| ClusterSource {
-                name: (*name).to_owned(),
-                dir: dir.into(),
-            })
-            .collect();
-        let federation = mcfed_lsf::import(&sources, &ImportOptions::default()).expect("imports");
-        let text = mcfed_lsf::render::federation(&federation, &[]).text;
-        let first = mcfed_scenario::parse("first.toml", &text).expect("valid");
+    for (options, sources) in sites {
+        let federation = mcfed_lsf::import(&sources, &options).expect("imports");
+        let toml = mcfed_lsf::render::federation(&federation, &[]).text;
+        let first = parsed(&toml);
         let dir = tempfile::tempdir().expect("temp dir");
-        let again = reimported(&exported(&first), &first, dir.path());
+        let lsf = exported(&first, &notes(&toml), dir.path());
+        let toml_again = imported_toml_lenient(&lsf, &first, dir.path());
+        let again = parsed(&toml_again);
         assert_same_clusters(&first, &again).expect("the same clusters");
+        assert_eq!(notes(&toml), notes(&toml_again));
+        assert!(
+            notes(&toml)
+                .values()
+                .any(|cluster| !cluster.queues.is_empty() || !cluster.hosts.is_empty()),
+            "the fixture keeps something"
+        );
+        let lsf_again = exported(&again, &notes(&toml_again), dir.path());
+        assert_eq!(lsf, lsf_again);
     }
+}
+
+/// [`imported_toml`] without `strict`: a site's HostModel CPU factors are
+/// written back, and they are a warning.
+fn imported_toml_lenient(files: &[ExportedFile], scenario: &Scenario, dir: &Path) -> String {
+    for file in files {
+        let path = dir.join(&file.path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("dir");
+        std::fs::write(&path, &file.text).expect("write");
+    }
+    let options = ImportOptions {
+        envdirs: scenario
+            .clusters
+            .iter()
+            .map(|spec| dir.join(spec.config.name.as_str()))
+            .collect(),
+        ..ImportOptions::default()
+    };
+    let federation =
+        mcfed_lsf::import(&[], &options).unwrap_or_else(|error| panic!("imports:\n{error}"));
+    mcfed_lsf::render::federation(&federation, &[]).text
 }

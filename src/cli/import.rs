@@ -19,19 +19,29 @@ use mcfed_scenario::ScenarioError;
 /// `mcfed import ...`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum ImportCommand {
-    /// Read LSF configuration directories (lsb.params, lsb.queues,
-    /// lsb.hosts, lsb.users, lsb.resources, lsf.cluster.NAME) into a
-    /// federation's TOML; every value carries its source file:line.
+    /// Read an LSF site's configuration (an LSF_ENVDIR: lsf.conf,
+    /// lsf.shared, lsf.cluster.NAME, lsbatch/NAME/configdir/lsb.*; or
+    /// each cluster's lsb.* directory) into a federation's TOML; every
+    /// value carries its source file:line.
     Lsf(ImportLsfArgs),
 }
 
 /// `mcfed import lsf`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ImportLsfArgs {
-    /// A cluster and its configuration directory; repeat for each cluster.
-    #[arg(long = "cluster", value_name = "NAME=DIR", required = true, value_parser = cluster_source)]
+    /// An LSF_ENVDIR: its lsf.conf, its lsf.shared, and each cluster
+    /// lsf.shared lists with an lsf.cluster.NAME or a
+    /// LSB_CONFDIR/NAME/configdir; repeat for one per cluster. Default,
+    /// when no --cluster is given either: $LSF_ENVDIR.
+    #[arg(long = "envdir", value_name = "DIR")]
+    envdirs: Vec<PathBuf>,
+    /// A cluster and its lsb.* directory; repeat for each cluster.
+    /// lsf.shared, lsf.conf and lsf.cluster.NAME are looked for beside it
+    /// (a warning for each not found).
+    #[arg(long = "cluster", value_name = "NAME=DIR", value_parser = cluster_source)]
     clusters: Vec<ClusterSource>,
-    /// lsf.shared (default: each directory's own, else its parent's).
+    /// lsf.shared for the --cluster directories (default: the one beside
+    /// each).
     #[arg(long, value_name = "FILE")]
     shared: Option<PathBuf>,
     /// Treat every warning (a parameter not modelled, …) as an error.
@@ -45,8 +55,9 @@ pub(crate) struct ImportLsfArgs {
 /// `mcfed export ...`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum ExportCommand {
-    /// Write a scenario's clusters as LSF configuration: DIR/lsf.shared and
-    /// DIR/NAME/lsb.* for each cluster.
+    /// Write a scenario's clusters as LSF configuration, one LSF_ENVDIR per
+    /// cluster: DIR/NAME/lsf.conf, lsf.shared, lsf.cluster.NAME and
+    /// lsbatch/NAME/configdir/lsb.* (import them with --envdir DIR/NAME).
     Lsf(ExportLsfArgs),
 }
 
@@ -72,8 +83,17 @@ fn cluster_source(text: &str) -> Result<ClusterSource, String> {
 
 /// `mcfed import lsf`.
 pub(crate) fn import(command: ImportCommand) -> anyhow::Result<ExitCode> {
-    let ImportCommand::Lsf(args) = command;
+    let ImportCommand::Lsf(mut args) = command;
+    if args.envdirs.is_empty() && args.clusters.is_empty() {
+        match std::env::var_os("LSF_ENVDIR") {
+            Some(envdir) if !envdir.is_empty() => args.envdirs.push(PathBuf::from(envdir)),
+            _ => anyhow::bail!(
+                "give --envdir DIR (an LSF_ENVDIR) or --cluster NAME=DIR, or set LSF_ENVDIR"
+            ),
+        }
+    }
     let options = ImportOptions {
+        envdirs: args.envdirs.clone(),
         shared: args.shared.clone(),
         strict: args.strict,
     };
@@ -94,6 +114,11 @@ pub(crate) fn import(command: ImportCommand) -> anyhow::Result<ExitCode> {
         "Imported by `mcfed import lsf`: each value's comment names the LSF file and".to_owned(),
         "line it came from (docs/lsf-import.md).".to_owned(),
     ];
+    header.extend(
+        args.envdirs
+            .iter()
+            .map(|envdir| format!("  LSF_ENVDIR {}", envdir.display())),
+    );
     header.extend(
         args.clusters
             .iter()
@@ -173,15 +198,21 @@ fn check(file: &str, rendered: &Rendered) -> Option<ExitCode> {
 pub(crate) fn export(command: ExportCommand) -> anyhow::Result<ExitCode> {
     let ExportCommand::Lsf(args) = command;
     let scenario = mcfed_scenario::load(&args.scenario)?;
+    // The DESCRIPTIONs, comments, models and types the TOML keeps as
+    // comments (the scenario itself has no place for them).
+    let notes = mcfed_lsf::notes::read(&args.scenario).map_err(anyhow::Error::msg)?;
     let clusters: Vec<ExportCluster<'_>> = scenario
         .clusters
         .iter()
         .map(|spec| ExportCluster {
             config: &spec.config,
             forwarder: spec.forwarder.as_ref(),
+            notes: notes.get(spec.config.name.as_str()),
         })
         .collect();
-    let files = mcfed_lsf::export::export(&clusters)?;
+    let root = std::path::absolute(&args.output)
+        .with_context(|| format!("cannot resolve {}", args.output.display()))?;
+    let files = mcfed_lsf::export::export(&clusters, &root)?;
     for exported in &files {
         let path = args.output.join(&exported.path);
         if let Some(parent) = path.parent() {
@@ -205,9 +236,10 @@ pub(crate) fn export(command: ExportCommand) -> anyhow::Result<ExitCode> {
     }
     writeln!(
         std::io::stdout().lock(),
-        "wrote {} files for {} clusters under {}",
+        "wrote {} files for {} clusters under {} (one LSF_ENVDIR each: import lsf --envdir {}/NAME)",
         files.len(),
         clusters.len(),
+        args.output.display(),
         args.output.display()
     )?;
     Ok(ExitCode::SUCCESS)

@@ -547,6 +547,13 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::NotRun(BENCH),
     ),
     (
+        "mcfed import lsf --envdir tests/lsf/envdir/conf -o federation.toml",
+        Plan::Run(&[
+            "import lsf --envdir tests/lsf/envdir/conf -o {tmp}/federation.toml",
+            "validate {tmp}/federation.toml",
+        ]),
+    ),
+    (
         "mcfed import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o federation.toml",
         Plan::Run(&[
             "import lsf --cluster Cluster1=tests/lsf/example1/Cluster1 --cluster Cluster2=tests/lsf/example1/Cluster2 --cluster Cluster3=tests/lsf/example1/Cluster3 --shared tests/lsf/example1/lsf.shared -o {tmp}/federation.toml",

@@ -401,3 +401,63 @@ pub(crate) fn federation(bytes: &[u8]) -> String {
     }
     text
 }
+
+/// Descriptions an LSF site may write, each a trap for a writer: quotes,
+/// a `#` (a comment outside quotes), a trailing `\` (a continuation), a
+/// text in quotes of its own, one long enough to be wrapped, non-ASCII.
+const DESCRIPTIONS: [&str; 8] = [
+    r#"For "urgent" jobs of the night shift"#,
+    "Jobs # one to five, by queue",
+    r"Ends in a backslash \",
+    r#""Fully quoted""#,
+    "A long description that LSF keeps on several lines with continuations, as administrators write them when they explain a queue",
+    "Ünïcode — and a dash",
+    r#"Both "quotes" and # a hash"#,
+    "plain",
+];
+
+/// Comment lines above a queue's `Begin Queue`.
+const COMMENTS: [&[&str]; 3] = [
+    &["The queue of the night shift."],
+    &["Two lines,", "", "and an empty one between."],
+    &[r#"With "quotes", a # and a \ in it."#],
+];
+
+/// `text` with what the TOML of an imported site keeps as comments above
+/// its tables — queues' comment lines and DESCRIPTIONs, hosts' models and
+/// types — drawn from `bytes`.
+pub(crate) fn with_notes(text: &str, bytes: &[u8]) -> String {
+    let mut draw = Draw(bytes, 0);
+    let mut out = String::new();
+    for line in text.lines() {
+        if line == "[[cluster.queue]]" {
+            if draw.chance(50) {
+                for comment in COMMENTS[draw.below(COMMENTS.len())] {
+                    out.push_str(format!("# {comment}").trim_end());
+                    out.push('\n');
+                }
+            }
+            if draw.chance(70) {
+                let description = DESCRIPTIONS[draw.below(DESCRIPTIONS.len())];
+                let escaped = description.replace('\\', "\\\\").replace('"', "\\\"");
+                out.push_str(&format!("# DESCRIPTION = \"{escaped}\"\n"));
+            }
+        } else if line == "[[cluster.host]]" {
+            if draw.chance(50) {
+                out.push_str(&format!(
+                    "# model = \"{}\"\n",
+                    draw.pick(&["XeonE5", "Power9"])
+                ));
+            }
+            if draw.chance(50) {
+                out.push_str(&format!(
+                    "# type = \"{}\"\n",
+                    draw.pick(&["LINUX86", "LINUXPPC64"])
+                ));
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}

@@ -43,8 +43,9 @@ pub enum Status {
     Modelled(Conv),
     /// Emulated with a difference (the text says which).
     Partial(Conv, &'static str),
-    /// Kept as a comment in the imported TOML (descriptions).
-    Comment,
+    /// Not modelled, but kept for export (the text says how): a queue's
+    /// DESCRIPTION, a host's model and type.
+    Kept(&'static str),
     /// Not emulated: a warning on import, the value is dropped.
     Ignored,
 }
@@ -198,6 +199,7 @@ pub const LSF_CLUSTER: FileSpec = FileSpec {
     name: "lsf.cluster.NAME",
     sections: &[
         read("Host", CLUSTER_HOST_COLUMNS),
+        read("EmulatedHost", EMULATED_HOST_COLUMNS),
         skip("ClusterAdmins"),
         skip("Parameters"),
         skip("ResourceMap"),
@@ -211,8 +213,8 @@ pub const LSF_SHARED: FileSpec = FileSpec {
     sections: &[
         read("Cluster", SHARED_CLUSTER_COLUMNS),
         read("Resource", RESOURCE_COLUMNS),
-        skip("HostType"),
-        skip("HostModel"),
+        read("HostType", HOST_TYPE_COLUMNS),
+        read("HostModel", HOST_MODEL_COLUMNS),
     ],
 };
 

@@ -32,13 +32,30 @@ pub struct Entry {
     pub note: Option<String>,
 }
 
+/// An LSF value mcfed does not model but keeps for export: a queue's
+/// DESCRIPTION, a host's model and type. The imported TOML holds it as a
+/// `# KEY = "value"` comment above its table (scenarios have no such
+/// keys), which `mcfed export lsf` reads back ([`crate::notes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// LSF's name for it (`DESCRIPTION`, `model`, `type`).
+    pub key: String,
+    /// Its value.
+    pub value: String,
+    /// Where it was read.
+    pub from: Option<Location>,
+}
+
 /// One scenario table (`[cluster.params]`, one `[[cluster.queue]]`, …).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Table {
     /// Its keys, in the order written.
     pub entries: Vec<Entry>,
-    /// A comment written above the table (a queue's DESCRIPTION).
+    /// Comment lines written above the table (those above a queue's
+    /// `Begin Queue`).
     pub comment: Option<String>,
+    /// LSF values kept for export, written as comments above the table.
+    pub kept: Vec<Kept>,
 }
 
 impl Table {
@@ -82,6 +99,24 @@ impl Table {
             Value::Int(number) => Some(number),
             _ => None,
         }
+    }
+
+    /// Keeps LSF's `key` for export.
+    pub fn keep(&mut self, key: &str, value: &str, from: Option<Location>) {
+        self.kept.retain(|kept| kept.key != key);
+        self.kept.push(Kept {
+            key: key.to_owned(),
+            value: value.to_owned(),
+            from,
+        });
+    }
+
+    /// The value kept for LSF's `key`.
+    pub fn kept(&self, key: &str) -> Option<&str> {
+        self.kept
+            .iter()
+            .find(|kept| kept.key == key)
+            .map(|kept| kept.value.as_str())
     }
 
     /// Removes `key`.

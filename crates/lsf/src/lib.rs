@@ -16,6 +16,7 @@ pub mod catalog;
 pub mod doc;
 pub mod export;
 pub mod import;
+pub mod notes;
 pub mod render;
 
 pub use doc::{ClusterDoc, FederationDoc};

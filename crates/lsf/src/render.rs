@@ -88,6 +88,12 @@ fn cluster_body(out: &mut Rendered, cluster: &ClusterDoc, prefix: &str) {
             if let Some(comment) = &table.comment {
                 out.comment(comment);
             }
+            for kept in &table.kept {
+                out.line(
+                    &format!("# {} = {}", kept.key, quote(&kept.value)),
+                    kept.from.as_ref(),
+                );
+            }
             let first = table.entries.iter().find_map(|entry| entry.from.as_ref());
             out.line(&format!("[[{prefix}{part}]]"), first);
             entries(out, table, &cluster.dir);
@@ -167,6 +173,7 @@ mod tests {
             file: Arc::from("dir/lsb.queues"),
             line: 7,
             column: 14,
+            outside: false,
         };
         let mut queue = Table::default();
         queue.set("name", Value::Text("normal".into()), Some(from.clone()));

@@ -14,6 +14,10 @@ pub struct Location {
     pub line: u32,
     /// 1-based column, in characters.
     pub column: u32,
+    /// Whether the file is outside the configuration directory (an
+    /// `#INCLUDE` of `/etc/passwd`, a symlink out of it): messages about
+    /// it never quote its content ([`Diagnostic::error`]).
+    pub outside: bool,
 }
 
 impl Location {
@@ -66,21 +70,28 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// An error at `at`.
+    /// An error at `at` (what the message quotes is left out when `at` is
+    /// outside the configuration directory).
     pub fn error(at: &Location, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Error,
-            at: Some(at.clone()),
-            message: message.into(),
-        }
+        Diagnostic::located(Severity::Error, at, message.into())
     }
 
-    /// A warning at `at`.
+    /// A warning at `at` (what the message quotes is left out when `at` is
+    /// outside the configuration directory).
     pub fn warning(at: &Location, message: impl Into<String>) -> Self {
+        Diagnostic::located(Severity::Warning, at, message.into())
+    }
+
+    fn located(severity: Severity, at: &Location, message: String) -> Self {
+        let message = if at.outside {
+            withhold_quotes(&message)
+        } else {
+            message
+        };
         Diagnostic {
-            severity: Severity::Warning,
+            severity,
             at: Some(at.clone()),
-            message: message.into(),
+            message,
         }
     }
 
@@ -93,12 +104,23 @@ impl Diagnostic {
         }
     }
 
-    /// `file:line: message`, the short form warnings are listed in.
+    /// A warning about no line in particular (a file not found).
+    pub fn general_warning(message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            at: None,
+            message: message.into(),
+        }
+    }
+
+    /// `file:line: message`, the short form warnings are listed in
+    /// (control characters escaped).
     pub fn short(&self) -> String {
-        match &self.at {
+        let text = match &self.at {
             Some(at) => format!("{}: {}", at.short(), self.message),
             None => self.message.clone(),
-        }
+        };
+        escape_controls(&text)
     }
 }
 
@@ -108,11 +130,47 @@ impl fmt::Display for Diagnostic {
             Severity::Warning => "warning",
             Severity::Error => "error",
         };
-        match &self.at {
-            Some(at) => write!(f, "{kind}: {at}: {}", self.message),
-            None => write!(f, "{kind}: {}", self.message),
+        let text = match &self.at {
+            Some(at) => format!("{kind}: {at}: {}", self.message),
+            None => format!("{kind}: {}", self.message),
+        };
+        f.write_str(&escape_controls(&text))
+    }
+}
+
+/// `text` with every control character (a NUL, an escape, a newline)
+/// written as Rust writes it in a string (`\u{0}`, `\u{1b}`, `\n`), so
+/// a message is one line that shows what the file holds and cannot move
+/// a terminal's cursor.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for character in text.chars() {
+        if character.is_control() {
+            escaped.extend(character.escape_default());
+        } else {
+            escaped.push(character);
         }
     }
+    escaped
+}
+
+/// A message about a file outside the configuration directory: what it
+/// quotes (the `…`-quoted parts, which may be the file's content) is
+/// withheld.
+fn withhold_quotes(message: &str) -> String {
+    let mut kept = String::with_capacity(message.len());
+    for (index, part) in message.split('`').enumerate() {
+        if index % 2 == 0 {
+            kept.push_str(part);
+        } else {
+            kept.push_str("`…`");
+        }
+    }
+    kept.push_str(" (the file is outside the configuration directory: its content is not shown)");
+    kept
 }
 
 /// The closest of `known` to `name`, if one is close enough to be a

@@ -8,9 +8,12 @@
 //! - [`workload`]: a trace mapped onto a federation's clusters and queues
 //!   (a scenario's `[[workload]]`), one [`Submission`] at a time, and
 //!   [`read_ahead`]: the same stream read, parsed and mapped on a thread of
-//!   its own.
+//!   its own;
+//! - [`lsb_acct`]: LSF's accounting file (JOB_FINISH records), read,
+//!   written and generated.
 
 pub mod generate;
+pub mod lsb_acct;
 pub mod read_ahead;
 pub mod swf;
 pub mod workload;

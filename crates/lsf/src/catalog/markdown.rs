@@ -21,7 +21,7 @@ pub fn markdown() -> String {
                 let (status, how) = match param.status {
                     Status::Modelled(_) => ("modelled", ""),
                     Status::Partial(_, how) => ("in part", how),
-                    Status::Comment => ("kept", "written as a comment above the queue"),
+                    Status::Kept(how) => ("kept", how),
                     Status::Ignored => ("ignored", "a warning at its line"),
                 };
                 text.push_str(&format!("| `{}` | {status} | {how} |\n", param.name));

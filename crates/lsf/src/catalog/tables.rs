@@ -209,7 +209,9 @@ pub(super) const QUEUE: &[Param] = &{
         m("QUEUE_NAME", Name),
         Param {
             name: "DESCRIPTION",
-            status: Status::Comment,
+            status: Status::Kept(
+                "written as a `# DESCRIPTION = \"…\"` comment above the queue, with the comment lines above `Begin Queue`; `mcfed export lsf` writes both back",
+            ),
         },
         m("PRIORITY", Count),
         p(
@@ -463,7 +465,23 @@ pub(super) const LIMIT_KEYS: &[Param] = &[
 ];
 
 pub(super) const CLUSTER_HOST_COLUMNS: &[Param] = &[
-    m("HOSTNAME", Name),
+    p(
+        "HOSTNAME",
+        Name,
+        "a host, or a range of hosts (`host[1-4]`, `node[01-16,20]`), each with the row's values",
+    ),
+    Param {
+        name: "model",
+        status: Status::Kept(
+            "written as a `# model = \"…\"` comment above the host; `!` (LSF detects it) is left out",
+        ),
+    },
+    Param {
+        name: "type",
+        status: Status::Kept(
+            "written as a `# type = \"…\"` comment above the host; `!` (LSF detects it) is left out",
+        ),
+    },
     p(
         "server",
         Count,
@@ -473,25 +491,23 @@ pub(super) const CLUSTER_HOST_COLUMNS: &[Param] = &[
     p(
         "ncpus",
         Count,
-        "mcfed's column: the host's processors (LSF detects them), the unit of JL/P and MXJ `!`",
+        "mcfed's column (also read in the EmulatedHost section): the host's processors (LSF detects them), the unit of JL/P and MXJ `!`",
     ),
     p(
         "maxmem",
         Count,
-        "mcfed's column: the host's memory in MB (or with a K, M, G or T suffix), for the memory adjustment plug-in",
+        "mcfed's column (also read in the EmulatedHost section): the host's memory in MB (or with a K, M, G or T suffix), for the memory adjustment plug-in",
     ),
     p(
         "ngpus",
         Count,
-        "mcfed's column: the host's GPUs (LSF detects them)",
+        "mcfed's column (also read in the EmulatedHost section): the host's GPUs (LSF detects them)",
     ),
     p(
         "closed",
         YesNo,
-        "mcfed's column: `Y` for a host closed by the administrator (`badmin hclose`)",
+        "mcfed's column (also read in the EmulatedHost section): `Y` for a host closed by the administrator (`badmin hclose`)",
     ),
-    i("model"),
-    i("type"),
     i("REXPRI"),
     i("RUNWINDOW"),
     i("nd"),
@@ -508,6 +524,28 @@ pub(super) const CLUSTER_HOST_COLUMNS: &[Param] = &[
     i("mem"),
 ];
 
+/// lsf.cluster.NAME's section of mcfed's own host columns, written by
+/// `mcfed export lsf` on `#mcfed` lines, which LSF reads as comments.
+pub(super) const EMULATED_HOST_COLUMNS: &[Param] = &[
+    p(
+        "HOSTNAME",
+        Name,
+        "a host of the Host section (or a range of them)",
+    ),
+    p("ncpus", Count, "the host's processors"),
+    p(
+        "maxmem",
+        Count,
+        "the host's memory in MB (or with a K, M, G or T suffix)",
+    ),
+    p("ngpus", Count, "the host's GPUs"),
+    p(
+        "closed",
+        YesNo,
+        "`Y` for a host closed by the administrator",
+    ),
+];
+
 pub(super) const SHARED_CLUSTER_COLUMNS: &[Param] = &[
     p(
         "ClusterName",
@@ -515,6 +553,26 @@ pub(super) const SHARED_CLUSTER_COLUMNS: &[Param] = &[
         "the clusters SNDJOBS_TO and RCVJOBS_FROM may name",
     ),
     i("Servers"),
+];
+
+pub(super) const HOST_TYPE_COLUMNS: &[Param] = &[p(
+    "TYPENAME",
+    Name,
+    "the types hosts' `type` may name (an unknown one is a warning)",
+)];
+
+pub(super) const HOST_MODEL_COLUMNS: &[Param] = &[
+    p(
+        "MODELNAME",
+        Name,
+        "the models hosts' `model` may name (an unknown one is a warning)",
+    ),
+    p(
+        "CPUFACTOR",
+        Number,
+        "read for its place only: mcfed's hosts are equally fast (what a CPU factor changes, run limits normalised by `/host`, is a warning where they are given); the export writes 1.0",
+    ),
+    i("ARCHITECTURE"),
 ];
 
 pub(super) const RESOURCE_COLUMNS: &[Param] = &[
@@ -537,5 +595,17 @@ pub(super) const RESOURCE_COLUMNS: &[Param] = &[
 
 /// lsf.conf's keys mcfed models (it has no sections; every other key is a
 /// warning at its line).
-pub(super) const LSF_CONF_KEYS: &[Param] =
-    &[m("LSB_REQUEUE_TO_BOTTOM", Flag), m("LSB_MIG2PEND", Flag)];
+pub(super) const LSF_CONF_KEYS: &[Param] = &[
+    m("LSB_REQUEUE_TO_BOTTOM", Flag),
+    m("LSB_MIG2PEND", Flag),
+    p(
+        "LSF_CONFDIR",
+        Name,
+        "where `--envdir` finds lsf.shared and each lsf.cluster.NAME (default: the LSF_ENVDIR itself; a path that does not exist, as in a copied tree, falls back to it with a warning)",
+    ),
+    p(
+        "LSB_CONFDIR",
+        Name,
+        "where `--envdir` finds each cluster's NAME/configdir (default: LSF_ENVDIR/lsbatch, with the same fallback)",
+    ),
+];

@@ -16,6 +16,37 @@ pub struct Line {
     pub text: String,
     /// Where each piece starts: (byte offset in `text`, where it was read).
     pieces: Vec<(usize, Location)>,
+    /// The comment lines right above it (no blank line between), without
+    /// their `#`: kept with a queue's section on import and export.
+    pub comments: Vec<String>,
+}
+
+/// The prefix of lines that LSF reads as comments and mcfed as content:
+/// mcfed's own parameters and columns in files LSF loads (`#mcfed
+/// MAX_FORWARDS = 3`).
+pub const MCFED_PREFIX: &str = "#mcfed";
+
+/// How many comment lines above one line are kept.
+const MAX_KEPT_COMMENTS: usize = 100;
+
+/// The content of an `#mcfed` line and the column it starts at; `None`
+/// for any other line.
+fn mcfed_content(raw: &str) -> Option<(&str, usize)> {
+    let trimmed = raw.trim_start();
+    let rest = trimmed.strip_prefix(MCFED_PREFIX)?;
+    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
+        return None;
+    }
+    let content = rest.strip_prefix([' ', '\t']).unwrap_or(rest);
+    let before = &raw[..raw.len() - content.len()];
+    Some((content, before.chars().count() + 1))
+}
+
+/// A comment line's text: without its `#` and the blank after it.
+fn comment_text(trimmed: &str) -> String {
+    let text = trimmed.trim_start_matches('#');
+    let text = text.strip_prefix(' ').unwrap_or(text).trim_end();
+    text.chars().take(MAX_LINE_BYTES / 64).collect()
 }
 
 impl Line {
@@ -34,6 +65,7 @@ impl Line {
                     file: Arc::from("?"),
                     line: 0,
                     column: 0,
+                    outside: false,
                 },
             ));
         let end = offset.min(self.text.len());
@@ -55,27 +87,76 @@ impl Line {
 }
 
 /// Reads the file at `path` (named `display` in diagnostics) into logical
-/// lines, following `#INCLUDE`s.
+/// lines, following `#INCLUDE`s. The configuration directory is the
+/// file's own: what is read from outside it (an `#INCLUDE "/etc/passwd"`,
+/// a symlink to elsewhere) is never quoted in messages.
 pub(crate) fn read_lines(path: &Path, display: &str) -> Result<Vec<Line>, Diagnostic> {
-    let mut reader = Reader {
-        lines: Vec::new(),
-        included: 0,
-        stack: Vec::new(),
-    };
+    let root = path.parent().and_then(|dir| {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        dir.canonicalize().ok()
+    });
+    let mut reader = Reader::new(root);
     reader.file(path, display, None, 0)?;
     Ok(reader.lines)
 }
 
 /// Splits `text` (the contents of `display`) into logical lines;
-/// `#INCLUDE`s are resolved against `base`.
+/// `#INCLUDE`s are resolved against `base`, the configuration directory.
 pub(crate) fn text_lines(text: &str, display: &str, base: &Path) -> Result<Vec<Line>, Diagnostic> {
-    let mut reader = Reader {
-        lines: Vec::new(),
-        included: 0,
-        stack: Vec::new(),
-    };
-    reader.text(text, Arc::from(display), base, 0)?;
+    let mut reader = Reader::new(base.canonicalize().ok());
+    reader.text(text, Arc::from(display), base, 0, false)?;
     Ok(reader.lines)
+}
+
+/// The bytes of the file at `path`, at most [`MAX_FILE_BYTES`]: the bound
+/// is on the bytes read (`/dev/zero`, a FIFO's writer, a file that grows),
+/// not on what its metadata says. A FIFO or socket is refused before it
+/// is opened (opening one waits for a writer).
+pub(crate) fn read_bounded(path: &Path, display: &str) -> Result<String, String> {
+    use std::io::Read as _;
+    let metadata =
+        std::fs::metadata(path).map_err(|error| format!("cannot read {display}: {error}"))?;
+    if metadata.is_dir() {
+        return Err(format!("cannot read {display}: it is a directory"));
+    }
+    if is_fifo_or_socket(&metadata) {
+        return Err(format!(
+            "cannot read {display}: it is a FIFO or a socket, not a file"
+        ));
+    }
+    let file =
+        std::fs::File::open(path).map_err(|error| format!("cannot read {display}: {error}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("cannot read {display}: {error}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "{display} is longer than the {MAX_FILE_BYTES} bytes a configuration file may have"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        format!(
+            "{display} is not UTF-8 text (byte {} is not)",
+            error.utf8_error().valid_up_to()
+        )
+    })
+}
+
+#[cfg(unix)]
+fn is_fifo_or_socket(metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    let kind = metadata.file_type();
+    kind.is_fifo() || kind.is_socket()
+}
+
+#[cfg(not(unix))]
+fn is_fifo_or_socket(_metadata: &std::fs::Metadata) -> bool {
+    false
 }
 
 struct Reader {
@@ -83,9 +164,21 @@ struct Reader {
     included: usize,
     /// The files being read, outermost first: an include cycle is refused.
     stack: Vec<PathBuf>,
+    /// The configuration directory, canonical; `None` when it cannot be
+    /// known (then nothing counts as outside it).
+    root: Option<PathBuf>,
 }
 
 impl Reader {
+    fn new(root: Option<PathBuf>) -> Self {
+        Reader {
+            lines: Vec::new(),
+            included: 0,
+            stack: Vec::new(),
+            root,
+        }
+    }
+
     fn file(
         &mut self,
         path: &Path,
@@ -97,25 +190,18 @@ impl Reader {
             Some(at) => Diagnostic::error(at, message),
             None => Diagnostic::general(message),
         };
-        let size = std::fs::metadata(path)
-            .map_err(|error| refuse(format!("cannot read {display}: {error}")))?
-            .len();
-        if size > MAX_FILE_BYTES {
-            return Err(refuse(format!(
-                "{display} is {size} bytes, more than the {MAX_FILE_BYTES} bytes a configuration file may have"
-            )));
-        }
-        let bytes = std::fs::read(path)
-            .map_err(|error| refuse(format!("cannot read {display}: {error}")))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|error| refuse(format!("{display} is not UTF-8 text: {error}")))?;
+        let text = read_bounded(path, display).map_err(refuse)?;
         let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
         if self.stack.contains(&canonical) {
             return Err(refuse(format!("{display} includes itself")));
         }
+        let outside = self
+            .root
+            .as_ref()
+            .is_some_and(|root| !canonical.starts_with(root));
         self.stack.push(canonical);
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let result = self.text(&text, Arc::from(display), &base, depth);
+        let result = self.text(&text, Arc::from(display), &base, depth, outside);
         self.stack.pop();
         result
     }
@@ -126,24 +212,39 @@ impl Reader {
         file: Arc<str>,
         base: &Path,
         depth: usize,
+        outside: bool,
     ) -> Result<(), Diagnostic> {
-        let mut physical = text.split('\n').enumerate().peekable();
+        let file = Origin { file, outside };
+        let mut physical = text.split('\n').enumerate();
+        let mut comments: Vec<String> = Vec::new();
         while let Some((index, raw)) = physical.next() {
             let here = location(&file, index, 1);
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
             let trimmed = raw.trim_start();
             if let Some(rest) = trimmed.strip_prefix("#INCLUDE") {
+                comments.clear();
                 self.include(rest, &file, index, raw, base, depth)?;
                 continue;
             }
-            if trimmed.starts_with('#') {
+            let (mut piece, mut column) = match mcfed_content(raw) {
+                Some(content) => content,
+                None if trimmed.starts_with('#') => {
+                    if comments.len() < MAX_KEPT_COMMENTS {
+                        comments.push(comment_text(trimmed));
+                    }
+                    continue;
+                }
+                None => (raw, 1),
+            };
+            if strip_comment(piece).trim().is_empty() && !piece.trim_end().ends_with('\\') {
+                comments.clear();
                 continue;
             }
             let mut line = Line {
                 text: String::new(),
                 pieces: Vec::new(),
+                comments: std::mem::take(&mut comments),
             };
-            let mut piece = raw;
             let mut piece_index = index;
             loop {
                 let code = strip_comment(piece);
@@ -152,7 +253,7 @@ impl Reader {
                     None => (code, false),
                 };
                 line.pieces
-                    .push((line.text.len(), location(&file, piece_index, 1)));
+                    .push((line.text.len(), location(&file, piece_index, column)));
                 line.text.push_str(code);
                 if line.text.len() > MAX_LINE_BYTES {
                     return Err(Diagnostic::error(
@@ -168,7 +269,8 @@ impl Reader {
                 line.text.push(' ');
                 match physical.next() {
                     Some((next_index, next)) => {
-                        piece = next.strip_suffix('\r').unwrap_or(next);
+                        let next = next.strip_suffix('\r').unwrap_or(next);
+                        (piece, column) = mcfed_content(next).unwrap_or((next, 1));
                         piece_index = next_index;
                     }
                     None => break,
@@ -184,7 +286,7 @@ impl Reader {
     fn include(
         &mut self,
         rest: &str,
-        file: &Arc<str>,
+        file: &Origin,
         index: usize,
         raw: &str,
         base: &Path,
@@ -222,11 +324,19 @@ impl Reader {
     }
 }
 
-fn location(file: &Arc<str>, index: usize, column: usize) -> Location {
+/// The file lines are read from, and whether it is outside the
+/// configuration directory.
+struct Origin {
+    file: Arc<str>,
+    outside: bool,
+}
+
+fn location(origin: &Origin, index: usize, column: usize) -> Location {
     Location {
-        file: Arc::clone(file),
+        file: Arc::clone(&origin.file),
         line: u32::try_from(index + 1).unwrap_or(u32::MAX),
         column: u32::try_from(column).unwrap_or(u32::MAX),
+        outside: origin.outside,
     }
 }
 

@@ -10,7 +10,7 @@ pub(crate) mod lines;
 use std::path::Path;
 
 pub use cells::{Cell, CellValue};
-pub use lines::Line;
+pub use lines::{Line, MCFED_PREFIX};
 
 use crate::limits::{MAX_COLUMNS, MAX_SECTIONS};
 use crate::source::{Diagnostic, Location, Spanned};
@@ -29,6 +29,8 @@ pub struct Section {
     pub name: Spanned<String>,
     /// What it holds.
     pub body: Body,
+    /// The comment lines right above its `Begin` line.
+    pub comments: Vec<String>,
 }
 
 impl Section {
@@ -125,13 +127,13 @@ pub fn parse_text(text: &str, display: &str, base: &Path) -> Result<Document, Di
 
 fn parse_lines(lines: Vec<Line>) -> Result<Document, Diagnostic> {
     let mut document = Document::default();
-    let mut open: Option<(Spanned<String>, Vec<Line>)> = None;
+    let mut open: Option<(Spanned<String>, Vec<String>, Vec<Line>)> = None;
     for line in lines {
         let mut words = line.text.split_whitespace();
         let first = words.next().unwrap_or_default();
         if first.eq_ignore_ascii_case("Begin") {
             let at = line.start();
-            if let Some((name, _)) = &open {
+            if let Some((name, _, _)) = &open {
                 return Err(Diagnostic::error(
                     &at,
                     format!(
@@ -141,10 +143,10 @@ fn parse_lines(lines: Vec<Line>) -> Result<Document, Diagnostic> {
                 ));
             }
             let name = section_name(&line, words.next(), words.next(), "Begin")?;
-            open = Some((name, Vec::new()));
+            open = Some((name, line.comments, Vec::new()));
         } else if first.eq_ignore_ascii_case("End") {
             let at = line.start();
-            let Some((name, body)) = open.take() else {
+            let Some((name, comments, body)) = open.take() else {
                 return Err(Diagnostic::error(&at, "`End` without a `Begin` before it"));
             };
             let end = section_name(&line, words.next(), words.next(), "End")?;
@@ -164,8 +166,12 @@ fn parse_lines(lines: Vec<Line>) -> Result<Document, Diagnostic> {
                 ));
             }
             let body = section_body(body)?;
-            document.sections.push(Section { name, body });
-        } else if let Some((_, body)) = &mut open {
+            document.sections.push(Section {
+                name,
+                body,
+                comments,
+            });
+        } else if let Some((_, _, body)) = &mut open {
             body.push(line);
         } else {
             return Err(Diagnostic::error(
@@ -177,7 +183,7 @@ fn parse_lines(lines: Vec<Line>) -> Result<Document, Diagnostic> {
             ));
         }
     }
-    if let Some((name, _)) = open {
+    if let Some((name, _, _)) = open {
         return Err(Diagnostic::error(
             &name.at,
             format!(

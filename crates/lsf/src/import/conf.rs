@@ -5,11 +5,11 @@
 //! them. A line that is not `KEY=value` and a key set twice are errors
 //! at their line.
 //!
-//! A cluster's lsf.conf is its directory's own, else its parent's (LSF
-//! keeps lsf.conf in LSF_ENVDIR with lsf.shared, which the import looks
-//! for the same way).
+//! A cluster's lsf.conf is its LSF_ENVDIR's (`--envdir`), else the one
+//! beside its directory (`layout`). LSF_CONFDIR and LSB_CONFDIR say where
+//! an LSF_ENVDIR's other files are.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::Diags;
 use super::values::convert;
@@ -23,17 +23,12 @@ use crate::source::{Location, did_you_mean};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Conf {
     values: Vec<(&'static str, Value, Location)>,
+    /// LSF_CONFDIR and LSB_CONFDIR: where an LSF_ENVDIR's files are.
+    layout: Vec<(&'static str, String, Location)>,
 }
 
-/// The lsf.conf to read for a cluster in `dir`, if there is one.
-pub(super) fn conf_path(dir: &Path) -> Option<PathBuf> {
-    let own = dir.join("lsf.conf");
-    if own.is_file() {
-        return Some(own);
-    }
-    let parent = dir.parent()?.join("lsf.conf");
-    parent.is_file().then_some(parent)
-}
+/// lsf.conf's keys that say where the other files are.
+const LAYOUT_KEYS: [&str; 2] = ["LSF_CONFDIR", "LSB_CONFDIR"];
 
 impl Conf {
     /// Reads lsf.conf at `path`; problems go to `diags`.
@@ -66,10 +61,24 @@ impl Conf {
                 continue;
             };
             if let Some((value, _)) = convert(conv, param.name, &text, &at, diags) {
-                conf.values.push((param.name, value, at));
+                match value {
+                    Value::Text(path) if LAYOUT_KEYS.contains(&param.name) => {
+                        conf.layout.push((param.name, path, at));
+                    }
+                    value => conf.values.push((param.name, value, at)),
+                }
             }
         }
         conf
+    }
+
+    /// The value of layout key `key` (`LSF_CONFDIR`, `LSB_CONFDIR`), with
+    /// where it was set.
+    pub(crate) fn layout(&self, key: &str) -> Option<(&str, &Location)> {
+        self.layout
+            .iter()
+            .find(|(name, _, _)| *name == key)
+            .map(|(_, path, at)| (path.as_str(), at))
     }
 
     /// Puts the values into `doc`'s params.
@@ -86,7 +95,10 @@ fn modelled(key: &str, at: &Location, diags: &mut Diags) -> Option<&'static Para
     if let Some(param) = spec.param(key) {
         return Some(param);
     }
-    match did_you_mean(key, spec.names()) {
+    // Not the layout keys: LSF_LOGDIR, LSF_BINDIR, … are close to them
+    // and real keys, not misspellings.
+    let flags = spec.names().filter(|name| !LAYOUT_KEYS.contains(name));
+    match did_you_mean(key, flags) {
         Some(close) => diags.warning(
             at,
             format!("unknown parameter `{key}` in lsf.conf (did you mean `{close}`?); ignored"),

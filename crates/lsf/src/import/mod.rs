@@ -12,13 +12,19 @@
 
 mod conf;
 mod hosts;
+mod layout;
 mod params;
 mod queues;
+mod ranges;
 mod resources;
 mod shared;
 mod users;
 mod values;
 
+#[cfg(test)]
+mod envdir_tests;
+#[cfg(test)]
+mod message_tests;
 #[cfg(test)]
 mod tests;
 
@@ -46,8 +52,12 @@ pub struct ClusterSource {
 /// How to import.
 #[derive(Clone, Debug, Default)]
 pub struct ImportOptions {
-    /// lsf.shared; without it, each directory's own `lsf.shared` or its
-    /// parent's is read, if there is one.
+    /// LSF_ENVDIRs whose clusters are imported (with those given as
+    /// [`ClusterSource`]s): lsf.conf, lsf.shared, each lsf.cluster.NAME and
+    /// each cluster's `LSB_CONFDIR/NAME/configdir`.
+    pub envdirs: Vec<PathBuf>,
+    /// lsf.shared for the [`ClusterSource`]s; without it, the one beside
+    /// each directory (its own, its parent's, or its LSF_ENVDIR's).
     pub shared: Option<PathBuf>,
     /// Warnings are errors.
     pub strict: bool,
@@ -117,44 +127,76 @@ impl Diags {
     }
 }
 
-/// Imports the clusters of `sources` into a federation.
+/// lsf.shared and lsf.conf files read once each, however many clusters
+/// share them.
+#[derive(Default)]
+pub(crate) struct Loaded {
+    shared: BTreeMap<PathBuf, Shared>,
+    conf: BTreeMap<PathBuf, conf::Conf>,
+}
+
+impl Loaded {
+    pub(crate) fn shared(&mut self, path: &Path, diags: &mut Diags) -> Shared {
+        self.shared
+            .entry(path.to_path_buf())
+            .or_insert_with(|| Shared::read(path, diags))
+            .clone()
+    }
+
+    pub(crate) fn conf(&mut self, path: &Path, diags: &mut Diags) -> conf::Conf {
+        self.conf
+            .entry(path.to_path_buf())
+            .or_insert_with(|| conf::Conf::read(path, diags))
+            .clone()
+    }
+}
+
+/// Imports the clusters of `options.envdirs` and of `sources` into a
+/// federation.
 pub fn import(
     sources: &[ClusterSource],
     options: &ImportOptions,
 ) -> Result<FederationDoc, ImportError> {
     let mut diags = Diags::default();
-    if sources.len() > MAX_CLUSTERS {
+    let mut loaded = Loaded::default();
+    let mut found: Vec<layout::ClusterPaths> = Vec::new();
+    for envdir in &options.envdirs {
+        found.extend(layout::envdir(envdir, &mut loaded, &mut diags));
+    }
+    for source in sources {
+        found.push(layout::beside(
+            source,
+            options.shared.as_deref(),
+            true,
+            &mut diags,
+        ));
+    }
+    if found.len() > MAX_CLUSTERS {
         diags.errors.push(Diagnostic::general(format!(
             "at most {MAX_CLUSTERS} clusters may be imported at once"
         )));
     }
-    let mut shared_files: BTreeMap<PathBuf, Shared> = BTreeMap::new();
-    let mut conf_files: BTreeMap<PathBuf, conf::Conf> = BTreeMap::new();
     let mut clusters = Vec::new();
-    for source in sources.iter().take(MAX_CLUSTERS) {
-        if clusters
-            .iter()
-            .any(|cluster: &ClusterDoc| cluster.name == source.name)
-        {
+    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
+    for paths in found.iter().take(MAX_CLUSTERS) {
+        if let Some(first) = seen.insert(&paths.name, &paths.configdir) {
             diags.errors.push(Diagnostic::general(format!(
-                "cluster `{}` is given twice",
-                source.name
+                "cluster `{}` is given twice ({} and {})",
+                paths.name,
+                first.display(),
+                paths.configdir.display()
             )));
             continue;
         }
-        let shared = shared_path(&source.dir, options.shared.as_deref()).map(|path| {
-            shared_files
-                .entry(path.clone())
-                .or_insert_with(|| Shared::read(&path, &mut diags))
-                .clone()
-        });
-        let conf = conf::conf_path(&source.dir).map(|path| {
-            conf_files
-                .entry(path.clone())
-                .or_insert_with(|| conf::Conf::read(&path, &mut diags))
-                .clone()
-        });
-        clusters.push(cluster(source, shared.as_ref(), conf.as_ref(), &mut diags));
+        let shared = paths
+            .shared
+            .as_deref()
+            .map(|path| loaded.shared(path, &mut diags));
+        let conf = paths
+            .conf
+            .as_deref()
+            .map(|path| loaded.conf(path, &mut diags));
+        clusters.push(cluster(paths, shared.as_ref(), conf.as_ref(), &mut diags));
     }
     queues::check_send_targets(&clusters, &mut diags);
     let (mut federation, warnings) = diags.finish(
@@ -169,47 +211,42 @@ pub fn import(
 }
 
 /// Imports one cluster on its own (what a scenario's `lsf_config` does):
-/// its lsf.shared is `shared`, else the directory's or its parent's.
+/// its lsf.shared is `shared`, else the one beside the directory (as for
+/// `--cluster`, without the warnings for files not found).
 pub fn import_cluster(
     name: &str,
     dir: &Path,
     shared: Option<&Path>,
 ) -> Result<(ClusterDoc, Vec<Diagnostic>), ImportError> {
     let mut diags = Diags::default();
-    let shared = shared_path(dir, shared).map(|path| Shared::read(&path, &mut diags));
-    let conf = conf::conf_path(dir).map(|path| conf::Conf::read(&path, &mut diags));
     let source = ClusterSource {
         name: name.to_owned(),
         dir: dir.to_path_buf(),
     };
-    let doc = cluster(&source, shared.as_ref(), conf.as_ref(), &mut diags);
+    let paths = layout::beside(&source, shared, false, &mut diags);
+    let shared = paths
+        .shared
+        .as_deref()
+        .map(|path| Shared::read(path, &mut diags));
+    let conf = paths
+        .conf
+        .as_deref()
+        .map(|path| conf::Conf::read(path, &mut diags));
+    let doc = cluster(&paths, shared.as_ref(), conf.as_ref(), &mut diags);
     diags.finish(doc, false)
-}
-
-/// The lsf.shared to read for a cluster in `dir`.
-fn shared_path(dir: &Path, given: Option<&Path>) -> Option<PathBuf> {
-    if let Some(given) = given {
-        return Some(given.to_path_buf());
-    }
-    let own = dir.join("lsf.shared");
-    if own.is_file() {
-        return Some(own);
-    }
-    let parent = dir.parent()?.join("lsf.shared");
-    parent.is_file().then_some(parent)
 }
 
 /// Reads one cluster's directory (with its lsf.shared and lsf.conf, read
 /// already).
 fn cluster(
-    source: &ClusterSource,
+    source: &layout::ClusterPaths,
     shared: Option<&Shared>,
     conf: Option<&conf::Conf>,
     diags: &mut Diags,
 ) -> ClusterDoc {
     let mut doc = ClusterDoc {
         name: source.name.clone(),
-        dir: source.dir.display().to_string(),
+        dir: source.configdir.display().to_string(),
         ..ClusterDoc::default()
     };
     if let Err(error) = source.name.parse::<mcfed_protocol::ClusterName>() {
@@ -219,23 +256,23 @@ fn cluster(
         )));
         return doc;
     }
-    if !source.dir.is_dir() {
+    if !source.configdir.is_dir() && source.cluster_file.is_none() {
         diags.errors.push(Diagnostic::general(format!(
             "cluster {}: {} is not a directory",
             source.name,
-            source.dir.display()
+            source.configdir.display()
         )));
         return doc;
     }
     if let Some(shared) = shared {
         shared.check_member(&source.name, diags);
     }
-    let files = ClusterFiles::read(&source.dir, &source.name, diags);
-    if !ClusterFiles::any_present(&source.dir, &source.name) {
+    let files = ClusterFiles::read(source, diags);
+    if !ClusterFiles::any_present(source) {
         diags.errors.push(Diagnostic::general(format!(
-            "cluster {}: {} holds none of lsb.params, lsb.queues, lsb.hosts, lsb.users, lsf.cluster.{}",
+            "cluster {}: {} holds none of lsb.params, lsb.queues, lsb.hosts, lsb.users, and no lsf.cluster.{} was found beside it",
             source.name,
-            source.dir.display(),
+            source.configdir.display(),
             source.name
         )));
         return doc;
@@ -270,31 +307,31 @@ pub(crate) struct ClusterFiles {
 }
 
 impl ClusterFiles {
-    fn read(dir: &Path, name: &str, diags: &mut Diags) -> Self {
-        let mut load = |file: &str| load(&dir.join(file), diags);
+    fn read(source: &layout::ClusterPaths, diags: &mut Diags) -> Self {
+        let dir = &source.configdir;
+        let mut load = |path: &Path| load(path, diags);
         ClusterFiles {
-            params: load("lsb.params"),
-            queues: load("lsb.queues"),
-            hosts: load("lsb.hosts"),
-            users: load("lsb.users"),
-            resources: load("lsb.resources"),
-            cluster: load(&format!("lsf.cluster.{name}")),
+            params: load(&dir.join("lsb.params")),
+            queues: load(&dir.join("lsb.queues")),
+            hosts: load(&dir.join("lsb.hosts")),
+            users: load(&dir.join("lsb.users")),
+            resources: load(&dir.join("lsb.resources")),
+            cluster: source.cluster_file.as_deref().and_then(load),
         }
     }
 
-    /// Whether `dir` holds any of the files a cluster is read from.
-    fn any_present(dir: &Path, name: &str) -> bool {
-        [
-            "lsb.params",
-            "lsb.queues",
-            "lsb.hosts",
-            "lsb.users",
-            "lsb.resources",
-        ]
-        .iter()
-        .map(|file| dir.join(file))
-        .chain(std::iter::once(dir.join(format!("lsf.cluster.{name}"))))
-        .any(|path| path.exists())
+    /// Whether any of the files a cluster is read from is there.
+    fn any_present(source: &layout::ClusterPaths) -> bool {
+        source.cluster_file.is_some()
+            || [
+                "lsb.params",
+                "lsb.queues",
+                "lsb.hosts",
+                "lsb.users",
+                "lsb.resources",
+            ]
+            .iter()
+            .any(|file| source.configdir.join(file).exists())
     }
 }
 

@@ -55,11 +55,15 @@ pub(super) fn read(
             return;
         }
         let mut queue = Table::default();
+        let mut named = false;
         for (param, assignment) in assignments(spec, section, diags) {
+            named |= param.name == "QUEUE_NAME";
             queue_param(param, assignment, context, &names, &mut queue, diags);
         }
         let Some(name) = queue.text("name").map(str::to_owned) else {
-            diags.error(section.at(), "this Queue section has no QUEUE_NAME");
+            if !named {
+                diags.error(section.at(), "this Queue section has no QUEUE_NAME");
+            }
             continue;
         };
         if doc
@@ -70,8 +74,8 @@ pub(super) fn read(
             diags.error(section.at(), format!("queue `{name}` is defined twice"));
             continue;
         }
-        if let Some(comment) = queue.comment.take() {
-            queue.comment = Some(format!("{name}: {comment}"));
+        if !section.comments.is_empty() {
+            queue.comment = Some(section.comments.join("\n"));
         }
         doc.queues.push(queue);
     }
@@ -90,7 +94,8 @@ fn queue_param(
     let from = Some(assignment.key.at.clone());
     let converted = match param.name {
         "DESCRIPTION" => {
-            queue.comment = Some(text.split_whitespace().collect::<Vec<_>>().join(" "));
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            queue.keep("DESCRIPTION", &text, from);
             return;
         }
         "QUEUE_NAME" => convert(param_conv(param), "QUEUE_NAME", text, at, diags)
@@ -130,16 +135,18 @@ fn queue_param(
 fn param_conv(param: &crate::catalog::Param) -> crate::catalog::Conv {
     match param.status {
         Status::Modelled(conv) | Status::Partial(conv, _) => conv,
-        Status::Comment | Status::Ignored => crate::catalog::Conv::Words,
+        Status::Kept(_) | Status::Ignored => crate::catalog::Conv::Words,
     }
 }
 
-/// HOSTS: `all`, hosts, groups (expanded), `~` exclusions; `+N`
-/// preferences and `others` are dropped with a warning.
+/// HOSTS: `all`, hosts, groups (expanded), ranges, `~` exclusions,
+/// `others` (every host the list does not name otherwise); `+N`
+/// preferences are dropped with a warning.
 fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Option<Value> {
     let mut chosen: Vec<String> = Vec::new();
     let mut excluded: Vec<String> = Vec::new();
     let mut all = false;
+    let mut others = false;
     for word in text.split_whitespace() {
         let (word, preference) = match word.rsplit_once('+') {
             Some((name, level))
@@ -156,13 +163,17 @@ fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Optio
             );
         }
         if word == "others" {
-            diags.warning(at, "HOSTS: `others` is not modelled; ignored");
+            others = true;
             continue;
         }
         let (target, exclude) = match word.strip_prefix('~') {
             Some(name) => (name, true),
             None => (word, false),
         };
+        if let Some(Err(message)) = super::ranges::expand(target) {
+            diags.error(at, format!("HOSTS: {message}"));
+            return None;
+        }
         all |= target == "all" && !exclude;
         match book.expand(target) {
             Some(hosts) if exclude => excluded.extend(hosts),
@@ -176,14 +187,26 @@ fn hosts(text: &str, at: &Location, book: &HostBook, diags: &mut Diags) -> Optio
             ),
         }
     }
-    if all && excluded.is_empty() {
-        return Some(Value::Text("all".to_owned()));
+    if others {
+        let listed: std::collections::HashSet<&String> = chosen.iter().collect();
+        let rest: Vec<String> = book
+            .names
+            .iter()
+            .filter(|host| !listed.contains(host))
+            .cloned()
+            .collect();
+        chosen.extend(rest);
     }
     let mut hosts: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = excluded.into_iter().collect();
+    let nothing_excluded = seen.is_empty();
     for host in chosen {
-        if !excluded.contains(&host) && !hosts.contains(&host) {
+        if seen.insert(host.clone()) {
             hosts.push(host);
         }
+    }
+    if nothing_excluded && (all || (others && hosts.len() == book.names.len())) {
+        return Some(Value::Text("all".to_owned()));
     }
     if hosts.is_empty() {
         diags.error(at, "HOSTS names no host of the cluster");

@@ -1,5 +1,6 @@
-//! lsf.shared: the clusters of the federation (its Cluster section) and
-//! the resources hosts may have (its Resource section).
+//! lsf.shared: the clusters of the federation (its Cluster section), the
+//! resources hosts may have (its Resource section) and the types and
+//! models they may be (HostType, HostModel).
 
 use std::path::Path;
 
@@ -15,6 +16,10 @@ pub struct Shared {
     clusters: Option<(Location, Vec<String>)>,
     /// Its Boolean resources; `None` without a Resource section.
     resources: Option<Vec<String>>,
+    /// Its HostType section's types; `None` without one.
+    host_types: Option<Vec<String>>,
+    /// Its HostModel section's models; `None` without one.
+    host_models: Option<Vec<String>>,
 }
 
 impl Shared {
@@ -52,6 +57,10 @@ impl Shared {
                 }
             } else if section.is("Resource") {
                 shared.resources(rows, diags);
+            } else if section.is("HostType") {
+                names(rows, "TYPENAME", &mut shared.host_types);
+            } else if section.is("HostModel") {
+                names(rows, "MODELNAME", &mut shared.host_models);
             }
         }
         shared
@@ -110,8 +119,31 @@ impl Shared {
             .flat_map(|(_, names)| names.iter().map(String::as_str))
     }
 
+    /// The host types it defines, if it has a HostType section.
+    pub(crate) fn host_types(&self) -> Option<&[String]> {
+        self.host_types.as_deref()
+    }
+
+    /// The host models it defines, if it has a HostModel section.
+    pub(crate) fn host_models(&self) -> Option<&[String]> {
+        self.host_models.as_deref()
+    }
+
     /// The Boolean resources it defines, if it has a Resource section.
     pub(crate) fn resources_known(&self) -> Option<&[String]> {
         self.resources.as_deref()
+    }
+}
+
+/// The names in `column` of `rows`, added to `into`.
+fn names(rows: &crate::grammar::Table, column: &str, into: &mut Option<Vec<String>>) {
+    let list = into.get_or_insert_with(Vec::new);
+    let Some(index) = rows.column(column) else {
+        return;
+    };
+    for row in &rows.rows {
+        if let Some(name) = row.cell(index).and_then(|cell| cell.value.text()) {
+            list.push(name.to_owned());
+        }
     }
 }
