@@ -192,7 +192,10 @@ fn an_administrators_commands_on_a_live_federation() {
     // -J: by name, with wildcards, at the cluster; -json too.
     let named = ok(run(&fed, "Cluster1", &["bjobs", "-J", "second"]));
     assert_eq!(named.lines().count(), 2, "{named}");
-    assert!(named.contains("second") && !named.contains("first"), "{named}");
+    assert!(
+        named.contains("second") && !named.contains("first"),
+        "{named}"
+    );
     let json: Value = serde_json::from_str(&ok(run(
         &fed,
         "Cluster1",

@@ -80,7 +80,7 @@ fn the_journal_knows_nothing_of_mcfed_or_runtimes() {
 #[test]
 fn node_and_report_do_not_depend_on_the_engine() {
     let crates = normal_dependencies();
-    for shell in ["mcfed-node", "mcfed-report", "mcfed-actors"] {
+    for shell in ["mcfed-process", "mcfed-report", "mcfed-actors"] {
         let deps = closure(&crates, shell);
         assert!(
             !deps.contains("mcfed-engine"),

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use common::journaled::{Live, eventually};
 use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_federation::{JOURNAL_FORMAT, JournalRecord};
-use mcfed_node::client::{Session, admin_tls};
+use mcfed_process::client::{Session, admin_tls};
 use mcfed_protocol::JobSpec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -112,7 +112,7 @@ pub(crate) fn write_file(path: &std::path::Path, contents: &str) -> anyhow::Resu
 
 pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     if let [dir] = &args.runs[..]
-        && dir.join(mcfed_report::sweep::batch::MANIFEST).is_file()
+        && dir.join(mcfed_sweep::batch::MANIFEST).is_file()
     {
         return super::sweep::merged_report(dir, args.format, args.plots.as_deref());
     }

@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Subcommand, ValueEnum};
-use mcfed_node::launch::LaunchOptions;
-use mcfed_node::process::DEFAULT_BASE_PORT;
-use mcfed_node::{ClusterOptions, LiveReport};
+use mcfed_launch::{DEFAULT_BASE_PORT, LaunchOptions, PlanOptions};
+use mcfed_process::{ClusterOptions, LiveReport};
 
 /// Parses emulated seconds per wall second: a positive number.
 fn speed(text: &str) -> Result<f64, String> {
@@ -130,18 +129,20 @@ pub(crate) struct ClusterArgs {
 
 /// Runs `mcfed cluster`.
 pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
-    let mut options = ClusterOptions::new(args.scenario, args.name, args.certs);
-    options.hosts = args.hosts;
+    let mut plan = PlanOptions::new(args.scenario, args.name);
+    plan.hosts = args.hosts;
+    plan.listen = args.listen;
+    plan.peers = args.peers;
+    plan.base_port = args.base_port;
+    plan.chaos = args.chaos.overrides();
+    plan.oracle = args.oracle;
+    let plan = mcfed_launch::plan_cluster(&plan)?;
+    let mut options = ClusterOptions::new(args.certs);
     options.cert = args.cert;
     options.key = args.key;
-    options.listen = args.listen;
-    options.peers = args.peers;
-    options.base_port = args.base_port;
     options.speed = args.speed;
     options.epoch_unix_ms = args.epoch_ms;
     options.exit_on_stdin_eof = args.exit_on_stdin_eof;
-    options.chaos = args.chaos.overrides();
-    options.oracle = args.oracle;
     options.state = args.state;
     options.keep_journals = args.keep_journals;
     options.salvage = args.salvage;
@@ -153,14 +154,14 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     let web = match &args.web {
         Some(address) => Some(start_web(
             address,
-            &format!("mcfed cluster {}", options.name),
+            &format!("mcfed cluster {}", plan.name()),
         )?),
         None => None,
     };
     if let Some(web) = &web {
         options.watch = Some(web.local_sender());
     }
-    let ran = mcfed_node::run_cluster(options);
+    let ran = mcfed_process::run_cluster(options, plan);
     if let Some(web) = &web {
         web.finish("the cluster's process stopped; the page shows what it held last");
     }
@@ -251,14 +252,14 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     options.state = args.state;
     if args.print_commands {
         let epoch = std::time::SystemTime::now() + args.start_in;
-        let print = mcfed_node::launch::PrintOptions {
+        let print = mcfed_launch::PrintOptions {
             certs: args.certs.unwrap_or_else(|| PathBuf::from("certs")),
             epoch_ms: epoch
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |since| since.as_millis() as u64),
         };
         use std::io::Write as _;
-        let commands = mcfed_node::launch::print_commands(&options, &print)?;
+        let commands = mcfed_launch::print_commands(&options, &print)?;
         std::io::stdout().lock().write_all(commands.as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -286,7 +287,7 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
         wall: None,
         jobs: false,
     };
-    let launched = mcfed_node::launch::launch(&options);
+    let launched = mcfed_launch::launch(&options);
     if let Some(web) = &web {
         web.finish(match &launched {
             Ok(_) => "the run ended and its processes were stopped; the page shows what they held last",
@@ -377,14 +378,14 @@ pub(crate) fn certs(command: CertsCommand) -> anyhow::Result<ExitCode> {
                 );
             }
             let clusters = match scenario {
-                Some(path) => mcfed_node::process::certificate_hosts(
+                Some(path) => mcfed_launch::certificate_hosts(
                     &mcfed_scenario::hosts::load_with_hosts(&path, hosts.as_deref())?,
                     &sans,
                 ),
                 None => {
                     let named: Vec<(String, Option<&str>)> =
                         clusters.iter().map(|name| (name.clone(), None)).collect();
-                    mcfed_node::process::hosts_of_clusters(&named, &sans)
+                    mcfed_process::process::hosts_of_clusters(&named, &sans)
                 }
             };
             for (cluster, _) in &sans {

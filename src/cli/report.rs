@@ -107,7 +107,7 @@ fn summary(
 
 fn workload_summary(
     out: &mut impl Write,
-    workload: &mcfed_run::output::WorkloadReport,
+    workload: &mcfed_run::records::WorkloadReport,
 ) -> io::Result<()> {
     let skipped = &workload.skipped;
     writeln!(
@@ -175,7 +175,7 @@ pub(crate) fn print(
             for record in &output.decisions {
                 writeln!(out, "{}", render::decision_json(record)?)?;
             }
-            if let Some(summary) = mcfed_run::records::SummaryRecord::of(output) {
+            if let Some(summary) = output.summary() {
                 writeln!(out, "{}", serde_json::to_string(&summary)?)?;
             }
         }

@@ -18,7 +18,7 @@ use clap::Parser;
 use hdrhistogram::Histogram;
 use mcfed_admin::cmd::submit;
 use mcfed_admin::{AdminRequest, AdminResponse, Submitted};
-use mcfed_node::client::{Session, admin_tls};
+use mcfed_process::client::{Session, admin_tls};
 use mcfed_protocol::JobSpec;
 use mcfed_protocol::bounds::SUBMIT_BATCH;
 
@@ -86,9 +86,9 @@ fn merged<'a>(defaults: &'a JobArgs, words: &[&'a str]) -> Vec<String> {
 pub(crate) fn submit_from(args: &BsubArgs) -> anyhow::Result<ExitCode> {
     let jobs = read_jobs(args)?;
     let batch = usize::try_from(SUBMIT_BATCH.check(args.batch)?)?;
-    let target = args.target.target();
+    let target = args.target.target()?;
     let tls = admin_tls(&target.certs)?;
-    let address = target.resolve_address()?;
+    let address = target.address.clone();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use mcfed_report::sweep::batch::{self, Scheduler};
-use mcfed_report::sweep::{Cell, SweepSpec};
+use mcfed_sweep::batch::{self, Scheduler};
+use mcfed_sweep::{Cell, SweepSpec};
 
 use super::analysis::{ChaosArgs, Format, write_file};
 
@@ -126,13 +126,12 @@ pub(crate) fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let table =
-        mcfed_report::sweep::run_sweep(&scenario, &spec, &run_with_event_loop, &|done, _| {
-            bar.set_position(done as u64);
-        })?;
+    let table = mcfed_sweep::run_sweep(&scenario, &spec, &run_with_event_loop, &|done, _| {
+        bar.set_position(done as u64);
+    })?;
     bar.finish_and_clear();
     if let Some(path) = &args.plot {
-        write_file(path, &mcfed_report::sweep::cells_svg(&table)?)?;
+        write_file(path, &mcfed_sweep::cells_svg(&table)?)?;
     }
     print_table(&scenario.name, &table, args.format, args.plot.as_deref())?;
     Ok(ExitCode::SUCCESS)
@@ -147,7 +146,7 @@ fn emit(
     dir: &Path,
 ) -> anyhow::Result<ExitCode> {
     let scheduler: Scheduler = system.parse().context("--emit")?;
-    let points = mcfed_report::sweep::grid::points(&args.interval, modes, args.seeds);
+    let points = mcfed_sweep::grid::points(&args.interval, modes, args.seeds);
     let executable = std::env::current_exe().context("cannot find the mcfed executable")?;
     let script = batch::emit(&batch::EmitRequest {
         dir,
@@ -207,7 +206,7 @@ pub(crate) fn merged_report(
             std::fs::create_dir_all(plots)
                 .with_context(|| format!("cannot create {}", plots.display()))?;
             let path = plots.join("sweep.svg");
-            write_file(&path, &mcfed_report::sweep::cells_svg(&merged.cells)?)?;
+            write_file(&path, &mcfed_sweep::cells_svg(&merged.cells)?)?;
             Some(path)
         }
         None => None,
@@ -273,7 +272,7 @@ fn print_table(
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(table)?)?,
         Format::Markdown => {
             writeln!(out, "# Sweep of {name}\n")?;
-            write!(out, "{}", mcfed_report::sweep::cells_markdown(table))?;
+            write!(out, "{}", mcfed_sweep::cells_markdown(table))?;
             if let Some(path) = plot {
                 writeln!(out, "\n![sweep]({})", path.display())?;
             }

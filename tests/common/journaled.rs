@@ -45,7 +45,7 @@ impl Process {
             let mut log = stderr;
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                 // `mcfed cluster NAME: listening on ADDRESS, dialling ...`
-                if let Some((_, address)) = mcfed_node::process::parse_listening_line(&line) {
+                if let Some((_, address)) = mcfed_process::process::parse_listening_line(&line) {
                     let _ = tell.send(address.to_owned());
                 }
                 let _ = writeln!(log, "{line}");

@@ -13,7 +13,6 @@
 
 pub mod cmd;
 pub mod codec;
-mod request;
 pub mod table;
 
 pub use cmd::Applied;
@@ -32,6 +31,6 @@ pub use cmd::records::RecordsReply;
 pub use cmd::status::{PeerRow, StatusReply};
 pub use cmd::submit::Submitted;
 pub use cmd::watch::{CountersRow, ViewRow, WatchReply};
+pub use cmd::{AdminRequest, AdminResponse};
 pub use codec::{CodecError, decode, encode};
-pub use request::{AdminRequest, AdminResponse};
 pub use table::Table;

@@ -5,7 +5,7 @@
 use mcfed_admin::{AdminRequest, AdminResponse, Applied};
 use mcfed_federation::{Effects, Member};
 use mcfed_protocol::SimTime;
-use mcfed_run::output::ActionRecord;
+use mcfed_run::records::ActionRecord;
 use mcfed_scenario::model::{Action, ActionKind};
 
 /// The admin request `action` gives.

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use mcfed_run::output::WorkloadReport;
+use mcfed_run::records::WorkloadReport;
 use mcfed_scenario::Scenario;
 use mcfed_scenario::model::Submission;
 use mcfed_trace::workload::WorkloadSpec;

@@ -75,6 +75,20 @@ pub struct MemberConfig {
     pub collectors: Vec<ClusterName>,
 }
 
+impl MemberConfig {
+    /// The spec of a member built from this configuration with
+    /// `initial_jobs` present at start.
+    pub fn spec<'a>(&'a self, initial_jobs: &'a [InitialJobs]) -> MemberSpec<'a> {
+        MemberSpec {
+            config: &self.cluster,
+            forwarder: self.forwarder.as_ref(),
+            subscribers: &self.subscribers,
+            collectors: &self.collectors,
+            initial_jobs,
+        }
+    }
+}
+
 impl MemberSpec<'_> {
     /// Where a job submitted to `queue` goes: to the forwarder for a send
     /// queue, to the scheduler otherwise (what [`Member::route`] says of the

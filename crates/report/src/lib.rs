@@ -9,15 +9,15 @@
 //! - [`markdown`]: all of it as Markdown for pasting into a ticket;
 //! - [`html`]: all of it as one self-contained HTML page, with the plots
 //!   inline and a searchable timeline of every job;
-//! - [`sweep`]: runs a grid of update intervals × modes × seeds and compares
-//!   the cells.
+//! - [`cells`]: a sweep's table (the sweeps themselves run in
+//!   `mcfed-sweep`).
 
+pub mod cells;
 pub mod html;
 pub mod input;
 pub mod markdown;
 pub mod plots;
 pub mod summary;
-pub mod sweep;
 mod tables;
 pub mod timeline;
 

@@ -190,11 +190,11 @@ pub fn stale_rate_by_interval(per_run: &[(String, f64, f64)]) -> Result<String, 
 }
 
 /// One figure of a sweep cell, if it has one.
-type CellFigure = fn(&crate::sweep::Cell) -> Option<f64>;
+type CellFigure = fn(&crate::cells::Cell) -> Option<f64>;
 
 /// Three panels against the update interval, one line per mode: the
 /// stale-decision rate, returns per run, and mean wait.
-pub fn sweep_panels(cells: &[crate::sweep::Cell]) -> Result<String, ReportError> {
+pub fn sweep_panels(cells: &[crate::cells::Cell]) -> Result<String, ReportError> {
     let figures: [(&str, &str, CellFigure); 3] = [
         ("Stale decisions", "stale (%)", |c| {
             Some(100.0 * c.stale_rate)

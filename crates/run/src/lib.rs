@@ -18,6 +18,8 @@ pub mod recorder;
 pub mod records;
 pub mod refusal;
 pub mod render;
+pub mod stats;
 
 pub use expect::{CheckResult, check};
-pub use output::{RunOptions, RunOutput, RunStats};
+pub use output::{RunOptions, RunOutput};
+pub use stats::RunStats;

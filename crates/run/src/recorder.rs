@@ -17,9 +17,11 @@ use rustc_hash::FxHashMap;
 
 use crate::jobs_csv::JobsCsv;
 use crate::metrics::{EndState, MetricsRecorder};
-use crate::output::{ActionRecord, RunOutput, RunStats, WorkloadReport};
+use crate::output::RunOutput;
 use crate::probe::{PreemptionRecord, Snapshot};
+use crate::records::{ActionRecord, WorkloadReport};
 use crate::records::{EventRecord, RecordRef, UsageRecord};
+use crate::stats::RunStats;
 
 /// What a run records besides its counts and metrics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

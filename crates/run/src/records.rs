@@ -41,41 +41,16 @@ pub struct SummaryRecord {
     /// Decisions the oracle marked stale.
     #[serde(default)]
     pub stale_decisions: u64,
-    /// Every job counted once, by origin (see [`crate::output::JobTotals`]).
+    /// Every job counted once, by origin (see [`crate::stats::JobTotals`]).
     #[serde(default)]
-    pub jobs: crate::output::JobTotals,
+    pub jobs: crate::stats::JobTotals,
     /// What each `[[action]]` did.
     #[serde(default)]
-    pub actions: Vec<crate::output::ActionRecord>,
+    pub actions: Vec<ActionRecord>,
     /// Metrics per cluster and queue.
     pub metrics: crate::metrics::RunMetrics,
     /// What each workload read and skipped.
-    pub workloads: Vec<crate::output::WorkloadReport>,
-}
-
-impl SummaryRecord {
-    /// The summary of `output`, if the run measured metrics.
-    pub fn of(output: &crate::RunOutput) -> Option<SummaryRecord> {
-        let metrics = output.metrics.clone()?;
-        let stats = &output.stats;
-        Some(SummaryRecord {
-            record: "summary".to_owned(),
-            end: stats.end.as_secs_f64(),
-            submitted: stats.submitted,
-            refused: stats.refused,
-            started: stats.started,
-            finished: stats.finished,
-            bundled: stats.bundled,
-            restarts: stats.restarts,
-            decisions: stats.decisions,
-            forwarded: stats.forwarded,
-            stale_decisions: stats.stale_decisions,
-            jobs: stats.jobs,
-            actions: output.actions.clone(),
-            metrics,
-            workloads: output.workloads.clone(),
-        })
-    }
+    pub workloads: Vec<WorkloadReport>,
 }
 
 /// The first line of a run's records: what was run.
@@ -246,4 +221,104 @@ pub enum RecordRef {
     Event(usize),
     /// The usage sample at this index.
     Usage(usize),
+}
+
+impl ActionRecord {
+    /// `action` done: what it printed.
+    pub fn done(action: &mcfed_scenario::model::Action, outcome: String) -> Self {
+        Self::with(action, true, outcome)
+    }
+
+    /// `action` refused: why (a host action's reason is given with its
+    /// host, as `bhosts` commands print it).
+    pub fn refused(action: &mcfed_scenario::model::Action, why: String) -> Self {
+        let outcome = match &action.action {
+            mcfed_scenario::model::ActionKind::Host(_) => format!("Host <{}>: {why}", action.job),
+            mcfed_scenario::model::ActionKind::Job(_) => why,
+        };
+        Self::with(action, false, outcome)
+    }
+
+    fn with(action: &mcfed_scenario::model::Action, done: bool, outcome: String) -> Self {
+        ActionRecord {
+            record: "action".to_owned(),
+            time: action.at.as_secs_f64(),
+            cluster: action.cluster.to_string(),
+            job: action.job.clone(),
+            command: action.action.to_string(),
+            done,
+            outcome,
+        }
+    }
+}
+
+impl ActionRecord {
+    /// The job event a refused action leaves in the records (`control
+    /// refused`, with why); done ones show as the events they caused.
+    pub fn refusal_event(&self) -> Option<EventRecord> {
+        if self.done {
+            return None;
+        }
+        let mut event = EventRecord::new(self.time, &self.cluster, &self.job, 0, "control refused");
+        event.detail = Some(format!("{}: {}", self.command, self.outcome));
+        Some(event)
+    }
+}
+
+/// What one `[[action]]` did.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ActionRecord {
+    /// Always `action`.
+    pub record: String,
+    /// Emulated time, in seconds.
+    pub time: f64,
+    /// The cluster it was given at.
+    pub cluster: String,
+    /// The job, by name.
+    pub job: String,
+    /// The command, with its options (`bmod -n 2`).
+    pub command: String,
+    /// Whether it was done (or sent to the job's execution cluster).
+    pub done: bool,
+    /// What happened, as the command would print it.
+    pub outcome: String,
+}
+
+/// What one workload (`[[workload]]`) read: its trace's header, the jobs
+/// submitted and those skipped, by reason.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WorkloadReport {
+    /// The workload's name.
+    pub name: String,
+    /// The trace file.
+    pub file: String,
+    /// The trace's header comments (`MaxProcs`, ...).
+    pub header: Vec<(String, String)>,
+    /// Jobs submitted.
+    pub submitted: u64,
+    /// Jobs skipped.
+    pub skipped: mcfed_trace::workload::Skipped,
+    /// The first malformed line, if any.
+    pub first_error: Option<String>,
+}
+
+impl WorkloadReport {
+    /// The report of workload `spec`: its trace's header comments, the jobs
+    /// submitted and skipped, the first malformed line.
+    pub fn new(
+        spec: &mcfed_trace::workload::WorkloadSpec,
+        header: &[(String, String)],
+        submitted: u64,
+        skipped: mcfed_trace::workload::Skipped,
+        first_error: Option<&str>,
+    ) -> Self {
+        WorkloadReport {
+            name: spec.name.clone(),
+            file: spec.swf.display().to_string(),
+            header: header.to_vec(),
+            submitted,
+            skipped,
+            first_error: first_error.map(str::to_owned),
+        }
+    }
 }

@@ -217,7 +217,7 @@ pub fn run_json_lines(
         };
         lines.push(line);
     }
-    if let Some(summary) = crate::records::SummaryRecord::of(output) {
+    if let Some(summary) = output.summary() {
         lines.push(serde_json::to_string(&summary)?);
     }
     Ok(lines)
@@ -339,7 +339,7 @@ pub fn event_text(event: &crate::records::EventRecord) -> String {
 
 /// One `[[action]]` as a line of the text output:
 /// `00:05:00  bstop long at Cluster1: Job <1> is being stopped`.
-pub fn action_text(action: &crate::output::ActionRecord) -> String {
+pub fn action_text(action: &crate::records::ActionRecord) -> String {
     let refused = if action.done { "" } else { "refused: " };
     format!(
         "{}  {} {} at {}: {refused}{}",
@@ -372,12 +372,12 @@ pub fn totals_text(stats: &crate::RunStats) -> String {
         "  {:<13} {:>9} {:>9} {:>7} {:>9} {:>10} {:>8}",
         "origin", "started", "finished", "killed", "running", "suspended", "pending"
     );
-    type Pick = fn(&crate::output::ByOrigin) -> u64;
+    type Pick = fn(&crate::stats::ByOrigin) -> u64;
     let rows: [(&str, Pick); 4] = [
         ("bundled", |c| c.bundled),
         ("submitted", |c| c.submitted),
         ("forwarded in", |c| c.forwarded_in),
-        ("all", crate::output::ByOrigin::total),
+        ("all", crate::stats::ByOrigin::total),
     ];
     for (name, pick) in rows {
         let _ = writeln!(

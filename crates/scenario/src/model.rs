@@ -116,6 +116,17 @@ pub struct ClusterSpec {
 pub use mcfed_federation::InitialJobs;
 
 impl ClusterSpec {
+    /// What its federation member is built from, owned (a cluster
+    /// process keeps it).
+    pub fn member_config(&self) -> mcfed_federation::MemberConfig {
+        mcfed_federation::MemberConfig {
+            cluster: self.config.clone(),
+            forwarder: self.forwarder.clone(),
+            subscribers: self.subscribers.clone(),
+            collectors: self.collectors.clone(),
+        }
+    }
+
     /// What its federation member is built from.
     pub fn member_spec(&self) -> mcfed_federation::MemberSpec<'_> {
         mcfed_federation::MemberSpec {

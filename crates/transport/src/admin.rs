@@ -5,7 +5,7 @@
 //! Each request is one bidirectional stream: the client writes the
 //! request's bytes and finishes its side; the process answers with the
 //! response's bytes and finishes its side. What the bytes mean is up to the
-//! process (`mcfed-node` encodes its requests with postcard); the transport
+//! process (`mcfed-process` encodes its requests with postcard); the transport
 //! only carries them, bounded by [`MAX_ADMIN_MESSAGE`].
 
 use std::net::SocketAddr;

@@ -14,7 +14,7 @@
 //! - [`truth`]: oracle queries, on connections the faults do not touch.
 //!
 //! Nothing here knows about actors or scheduling: the process runtime
-//! (`mcfed-node`) hands events to the actors and the actors' messages to
+//! (`mcfed-process`) hands events to the actors and the actors' messages to
 //! [`endpoint::Transport::send`].
 
 /// How often one kind of warning caused from outside (a refused handshake,

@@ -20,8 +20,8 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcfed_node::launch::Started;
-use mcfed_node::process::LocalWatch;
+use mcfed_process::client::Started;
+use mcfed_process::process::LocalWatch;
 use tokio::sync::{broadcast, mpsc};
 
 mod server;

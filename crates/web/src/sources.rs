@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcfed_admin::{AdminRequest, AdminResponse, WatchReply};
-use mcfed_node::client::Session;
-use mcfed_node::launch::Started;
-use mcfed_node::process::LocalWatch;
+use mcfed_process::client::Session;
+use mcfed_process::client::Started;
+use mcfed_process::process::LocalWatch;
 use mcfed_transport::FederationTls;
 use tokio::sync::{broadcast, mpsc};
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_federation::JobRef;
-use mcfed_node::client::ClientError;
+use mcfed_process::client::ClientError;
 use mcfed_protocol::{JobAction, JobChanges, QueueName};
 
 use super::{TargetArgs, print, run_limit};
@@ -45,7 +45,7 @@ impl JobsArgs {
                 job,
                 action: action.clone(),
             };
-            match mcfed_node::client::ask_once(&self.target.target(), &request) {
+            match mcfed_process::client::ask_once(&self.target.target()?, &request) {
                 Ok(AdminResponse::Controlled(done)) => {
                     print(&done.message)?;
                 }
@@ -201,7 +201,7 @@ pub(crate) fn host_event(args: HostArgs, fail: bool) -> anyhow::Result<ExitCode>
             mcfed_admin::HostEvent::Recover
         },
     };
-    match mcfed_node::client::ask_once(&args.target.target(), &request) {
+    match mcfed_process::client::ask_once(&args.target.target()?, &request) {
         Ok(AdminResponse::HostChanged(what)) => print(&what),
         Ok(_) => Err(args.target.unexpected()),
         Err(ClientError::Refused { message, .. }) => {

@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use mcfed_admin::Table;
 use mcfed_admin::{AdminRequest, AdminResponse};
-use mcfed_node::client::{Target, ask_once};
-use mcfed_node::process::DEFAULT_BASE_PORT;
+use mcfed_launch::DEFAULT_BASE_PORT;
+use mcfed_process::client::{Target, ask_once};
 use serde::Serialize;
 
 /// Which cluster process to ask, and how.
@@ -52,20 +52,25 @@ pub(crate) struct TargetArgs {
 }
 
 impl TargetArgs {
-    pub(crate) fn target(&self) -> Target {
-        Target {
+    /// The cluster to ask: its address given, or the scenario's.
+    pub(crate) fn target(&self) -> anyhow::Result<Target> {
+        let address = mcfed_launch::address_of(
+            &self.cluster,
+            self.address.as_deref(),
+            self.scenario.as_deref(),
+            self.hosts_file.as_deref(),
+            self.base_port,
+        )?;
+        Ok(Target {
             certs: self.certs.clone(),
             cluster: self.cluster.clone(),
-            address: self.address.clone(),
-            scenario: self.scenario.clone(),
-            hosts: self.hosts_file.clone(),
-            base_port: self.base_port,
-        }
+            address,
+        })
     }
 
     /// Asks the cluster `request`.
     fn ask(&self, request: &AdminRequest) -> anyhow::Result<AdminResponse> {
-        Ok(ask_once(&self.target(), request)?)
+        Ok(ask_once(&self.target()?, request)?)
     }
 
     fn unexpected(&self) -> anyhow::Error {

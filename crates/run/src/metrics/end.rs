@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{MAX_LISTED_NEVER_STARTED, MetricsRecorder, NeverStarted, RunMetrics};
-use crate::output::JobTotals;
+use crate::stats::JobTotals;
 
 /// What one member holds at the end of a run: its name, its slots, and its
 /// jobs still pending, per queue.

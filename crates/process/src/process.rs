@@ -28,11 +28,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mcfed_chaos::{ChaosConfig, ChaosOverrides};
-use mcfed_federation::BuildError;
+use mcfed_chaos::ChaosConfig;
+use mcfed_federation::{BuildError, InitialJobs, MemberConfig};
 use mcfed_protocol::{ClusterName, MAX_FRAME_SIZE};
-use mcfed_scenario::ScenarioError;
-use mcfed_scenario::model::{ClusterSpec, Scenario};
 use mcfed_transport::{
     FederationTls, Peer, Role, Timeouts, TlsError, TransportConfig, TransportError, TruthError,
 };
@@ -53,10 +51,6 @@ pub use serve::{LocalWatch, WATCH_DECISIONS, listening_line, parse_listening_lin
 /// decisions.
 pub const DEFAULT_ORACLE_TIMEOUT: Duration = Duration::from_millis(500);
 
-/// The port of the first cluster of a scenario when the scenario gives no
-/// addresses; the others follow in scenario order.
-pub const DEFAULT_BASE_PORT: u16 = 7100;
-
 /// How long a process started without an emulated time zero (no
 /// `--epoch-ms`, no journal) waits for a peer to tell it the federation's,
 /// before it takes its own start.
@@ -65,17 +59,6 @@ pub const EPOCH_WAIT: Duration = Duration::from_secs(2);
 /// Why a cluster process could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum NodeError {
-    /// The scenario is invalid.
-    #[error(transparent)]
-    Scenario(#[from] ScenarioError),
-    /// The scenario has no such cluster.
-    #[error("the scenario has no cluster `{name}` (it has {known})")]
-    UnknownCluster {
-        /// The name asked for.
-        name: String,
-        /// The clusters it has.
-        known: String,
-    },
     /// An address is not usable.
     #[error("{what}: `{address}` is not a usable address: {reason}")]
     Address {
@@ -120,30 +103,45 @@ pub enum LiveReport {
     Json,
 }
 
-/// Everything `mcfed cluster` takes.
+/// What one cluster process runs: its member, where it listens and whom
+/// it dials, its faults and whether its decisions are judged — planned
+/// from a scenario by `mcfed-launch`, or put together by hand.
+#[derive(Clone, Debug)]
+pub struct ClusterPlan {
+    /// What its member is built from.
+    pub member: MemberConfig,
+    /// The jobs present at start.
+    pub initial_jobs: Vec<InitialJobs>,
+    /// Where to listen (`host:port`; port 0: the OS picks).
+    pub listen: String,
+    /// The clusters it exchanges messages with, with their addresses when
+    /// known (else learned from their hellos).
+    pub peers: Vec<Peer>,
+    /// Faults on its datagrams and clock.
+    pub chaos: Option<ChaosConfig>,
+    /// Judge every decision by the oracle.
+    pub oracle: bool,
+    /// How often to sample its slots in use (from emulated time zero).
+    pub sample_every: Option<Duration>,
+}
+
+impl ClusterPlan {
+    /// The cluster's name.
+    pub fn name(&self) -> &ClusterName {
+        &self.member.cluster.name
+    }
+}
+
+/// How `mcfed cluster` runs a planned cluster: its credentials, clock,
+/// state directory and output.
 #[derive(Clone, Debug)]
 pub struct ClusterOptions {
-    /// The scenario file.
-    pub scenario: PathBuf,
-    /// A hosts file (`CLUSTER HOST:PORT` per line) over the scenario's
-    /// addresses.
-    pub hosts: Option<PathBuf>,
-    /// The cluster to run.
-    pub name: String,
     /// The certificate directory (`mcfed certs init`).
     pub certs: PathBuf,
     /// A certificate file to use instead of the directory's.
     pub cert: Option<PathBuf>,
     /// Its key.
     pub key: Option<PathBuf>,
-    /// Where to listen, instead of the scenario's address.
-    pub listen: Option<String>,
-    /// Peer addresses that override the scenario's: (cluster, host:port).
-    pub peers: Vec<(String, String)>,
-    /// The default port of the scenario's first cluster; 0: the OS picks
-    /// this process's port, and a peer's address not given (by `peers` or
-    /// the scenario) is learned from its hello.
-    pub base_port: u16,
     /// Emulated seconds per wall-clock second.
     pub speed: f64,
     /// When emulated time zero is, in milliseconds since the Unix epoch
@@ -159,12 +157,6 @@ pub struct ClusterOptions {
     /// Connection timeouts and backoff (stretched for the faults'
     /// delays, if any).
     pub timeouts: Timeouts,
-    /// Faults on every link from the command line, on top of the
-    /// scenario's `[chaos]`.
-    pub chaos: ChaosOverrides,
-    /// Judge every decision by the oracle (on anyway with faults or when
-    /// the scenario wants it).
-    pub oracle: bool,
     /// How long a session waits for the true counters.
     pub oracle_timeout: Duration,
     /// The state directory: journal the member there, and resume from it.
@@ -181,26 +173,18 @@ pub struct ClusterOptions {
 }
 
 impl ClusterOptions {
-    /// Options for cluster `name` of `scenario` with the defaults.
-    pub fn new(scenario: PathBuf, name: String, certs: PathBuf) -> Self {
+    /// The defaults, with the certificates in `certs`.
+    pub fn new(certs: PathBuf) -> Self {
         ClusterOptions {
-            scenario,
-            hosts: None,
-            name,
             certs,
             cert: None,
             key: None,
-            listen: None,
-            peers: Vec::new(),
-            base_port: DEFAULT_BASE_PORT,
             speed: 1.0,
             epoch_unix_ms: None,
             exit_on_stdin_eof: false,
             report: LiveReport::Text,
             max_frame: MAX_FRAME_SIZE,
             timeouts: Timeouts::default(),
-            chaos: ChaosOverrides::default(),
-            oracle: false,
             oracle_timeout: DEFAULT_ORACLE_TIMEOUT,
             state: None,
             keep_journals: false,
@@ -208,33 +192,6 @@ impl ClusterOptions {
             watch: None,
         }
     }
-}
-
-/// The address of cluster `index` of `scenario`: its `address` key, or
-/// `127.0.0.1:(base_port + index)`.
-pub fn default_address(scenario: &Scenario, index: usize, base_port: u16) -> String {
-    scenario.clusters[index].address.clone().unwrap_or_else(|| {
-        let port = u16::try_from(index)
-            .ok()
-            .and_then(|offset| base_port.checked_add(offset))
-            .unwrap_or(base_port);
-        format!("127.0.0.1:{port}")
-    })
-}
-
-/// What each cluster's certificate should name: the host of its address
-/// (the scenario's `address`, or a hosts file's), this machine's loopback
-/// names when it has none, and the `extra` hosts given for it.
-pub fn certificate_hosts(
-    scenario: &Scenario,
-    extra: &[(String, String)],
-) -> Vec<mcfed_transport::certs::ClusterHosts> {
-    let clusters: Vec<(String, Option<&str>)> = scenario
-        .clusters
-        .iter()
-        .map(|spec| (spec.config.name.to_string(), spec.address.as_deref()))
-        .collect();
-    hosts_of_clusters(&clusters, extra)
 }
 
 /// [`certificate_hosts`] for clusters given by name and address (`None`:
@@ -267,50 +224,6 @@ pub fn hosts_of_clusters(
         .collect()
 }
 
-/// The address of cluster `index` of `scenario` if it can be known
-/// beforehand: its `address` key, or with a `base_port` other than 0
-/// `127.0.0.1:(base_port + index)`; with 0 the OS picks ports, so only the
-/// scenario's addresses are known.
-pub fn known_address(scenario: &Scenario, index: usize, base_port: u16) -> Option<String> {
-    match base_port {
-        0 => scenario.clusters[index].address.clone(),
-        _ => Some(default_address(scenario, index, base_port)),
-    }
-}
-
-/// The position of cluster `name` in `scenario`.
-pub fn cluster_index(scenario: &Scenario, name: &str) -> Result<usize, NodeError> {
-    scenario
-        .clusters
-        .iter()
-        .position(|spec| spec.config.name == name)
-        .ok_or_else(|| NodeError::UnknownCluster {
-            name: name.to_owned(),
-            known: scenario
-                .clusters
-                .iter()
-                .map(|spec| format!("`{}`", spec.config.name))
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
-}
-
-/// The clusters `spec` exchanges messages with: those it sends to and
-/// those that send to it.
-pub fn peers_of(spec: &ClusterSpec) -> Vec<ClusterName> {
-    let mut peers: Vec<ClusterName> = spec.subscribers.clone();
-    if let Some(forwarder) = &spec.forwarder {
-        for queue in &forwarder.send_queues {
-            for target in &queue.send_to {
-                if !peers.contains(&target.cluster) {
-                    peers.push(target.cluster.clone());
-                }
-            }
-        }
-    }
-    peers
-}
-
 fn resolve(what: &str, address: &str) -> Result<SocketAddr, NodeError> {
     let fail = |reason: String| NodeError::Address {
         what: what.to_owned(),
@@ -337,15 +250,11 @@ fn origin(epoch_unix_ms: Option<u64>) -> tokio::time::Instant {
     }
 }
 
-/// Runs cluster `options.name` until it is told to stop (an admin
+/// Runs the cluster of `plan` until it is told to stop (an admin
 /// shutdown, Ctrl-C, SIGTERM, or standard input closing with
 /// `exit_on_stdin_eof`).
-pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
-    let scenario =
-        mcfed_scenario::hosts::load_with_hosts(&options.scenario, options.hosts.as_deref())?;
-    let index = cluster_index(&scenario, &options.name)?;
-    let spec = scenario.clusters[index].clone();
-    let name = spec.config.name.clone();
+pub fn run_cluster(options: ClusterOptions, plan: ClusterPlan) -> Result<(), NodeError> {
+    let name = plan.name().clone();
     let tls = match (&options.cert, &options.key) {
         (Some(cert), Some(key)) => FederationTls::load_files(
             &mcfed_transport::certs::ca_cert_path(&options.certs),
@@ -355,48 +264,23 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         )?,
         _ => FederationTls::load(&options.certs, Role::Cluster, name.as_str())?,
     };
-    let listen_text = options
-        .listen
-        .clone()
-        .unwrap_or_else(|| default_address(&scenario, index, options.base_port));
-    let listen = resolve(&format!("cluster `{name}`"), &listen_text)?;
-    let mut peers = Vec::new();
-    for peer in peers_of(&spec) {
-        let address = match options
-            .peers
-            .iter()
-            .find(|(cluster, _)| cluster == peer.as_str())
-        {
-            Some((_, address)) => Some(address.clone()),
-            None => known_address(
-                &scenario,
-                cluster_index(&scenario, peer.as_str())?,
-                options.base_port,
-            ),
-        };
-        peers.push(Peer {
-            name: peer,
-            address,
-        });
-    }
+    let listen = resolve(&format!("cluster `{name}`"), &plan.listen)?;
     let (failed, journal_failure) = tokio::sync::mpsc::unbounded_channel();
-    let mut prepared = state::prepare(&options, &spec, move |why| {
+    let spec = plan.member.spec(&plan.initial_jobs);
+    let mut prepared = state::prepare(&options, spec, move |why| {
         let _ = failed.send(why);
     })?;
     // A process answers bjobs -a, bhist and bacct: it keeps its jobs'
     // history for CLEAN_PERIOD (after a restart, from the jobs restored).
     prepared.member.keep_history(
-        spec.config
+        plan.member
+            .cluster
             .params
             .clean_period
             .unwrap_or(mcfed_cluster::DEFAULT_CLEAN_PERIOD),
     );
-    let chaos = options
-        .chaos
-        .apply(scenario.chaos.as_ref(), scenario.seed)
-        .filter(ChaosConfig::is_active);
-    let oracle = options.oracle || chaos.is_some() || scenario.wants_oracle();
-    if oracle {
+    let chaos = plan.chaos.filter(ChaosConfig::is_active);
+    if plan.oracle || chaos.is_some() {
         prepared.member.enable_oracle();
     }
     let timeouts = match &chaos {
@@ -413,7 +297,7 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         incarnation: mcfed_transport::new_incarnation(),
         queues: prepared.member.cluster().queue_facts(),
         listen,
-        peers,
+        peers: plan.peers,
         tls,
         max_frame: options.max_frame,
         timeouts,
@@ -423,9 +307,6 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
             epoch_unix_ms: prepared.facts.epoch_unix_ms,
         }),
     };
-    // Slot usage is sampled as in-process runs sample it: every shortest
-    // update interval of the federation, from emulated time zero.
-    let sample_every = Some(scenario.sample_interval());
     let system = actix_rt::System::new();
     system.block_on(serve::serve(
         options,
@@ -433,6 +314,6 @@ pub fn run_cluster(options: ClusterOptions) -> Result<(), NodeError> {
         journal_failure,
         config,
         chaos,
-        sample_every,
+        plan.sample_every,
     ))
 }

@@ -10,8 +10,8 @@ use mcfed_scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 use super::{Cell, Runner, variant};
-use crate::input::Records;
-use crate::summary::Summary;
+use mcfed_report::input::Records;
+use mcfed_report::summary::Summary;
 
 /// One run of the grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! gathering every process's records.
 
 use mcfed_run::metrics::{EndState, MetricsRecorder};
-use mcfed_run::output::ActionRecord;
 use mcfed_run::recorder::{Recorder, Recording};
+use mcfed_run::records::ActionRecord;
 use mcfed_scenario::model::Submission;
 
 use super::timeline::{Next, Plan, Step};

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::*;
-use crate::process::default_address;
+use crate::addresses::default_address;
 
 /// What the printed commands carry beyond the launch's own options.
 #[derive(Clone, Debug)]

@@ -39,13 +39,18 @@ use mcfed_scenario::model::Scenario;
 use mcfed_transport::FederationTls;
 use tokio::process::{Child, Command};
 
-use crate::client::{ClientError, Session, admin_tls};
-use crate::process::{
-    DEFAULT_BASE_PORT, certificate_hosts, known_address, parse_listening_line, peers_of,
+pub use mcfed_process::client::Started;
+use mcfed_process::client::{ClientError, Session, admin_tls};
+use mcfed_process::process::parse_listening_line;
+
+pub use addresses::{
+    DEFAULT_BASE_PORT, PlanError, PlanOptions, address_of, certificate_hosts, cluster_index,
+    default_address, known_address, peers_of, plan_cluster,
 };
 use mcfed_admin::{AdminRequest, AdminResponse, RecordsReply};
 use mcfed_run::records::{EventRecord, UsageRecord};
 
+pub mod addresses;
 mod commands;
 mod drain;
 mod drive;
@@ -170,16 +175,6 @@ pub struct LaunchOptions {
     /// Where the launcher says, once every process has started, where
     /// they listen (the live page of `mcfed launch --web` watches them).
     pub watch: Option<tokio::sync::mpsc::UnboundedSender<Started>>,
-}
-
-/// Every process of a launched federation has started: where each
-/// listens, and the administrator's TLS material to reach them with.
-#[derive(Clone, Debug)]
-pub struct Started {
-    /// The administrator's certificate and key (those the launcher uses).
-    pub tls: std::sync::Arc<FederationTls>,
-    /// Each cluster and its address, in scenario order.
-    pub clusters: Vec<(String, String)>,
 }
 
 /// How far ahead emulated time zero is set when faults are injected, so

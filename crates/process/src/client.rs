@@ -8,7 +8,6 @@ use mcfed_protocol::ClusterName;
 use mcfed_transport::certs::ADMIN_NAME;
 use mcfed_transport::{AdminClient, AdminError, FederationTls, Role, TlsError};
 
-use crate::process::{NodeError, cluster_index, default_address};
 use mcfed_admin::{self as admin, AdminRequest, AdminResponse, CodecError};
 
 /// Why a request to a cluster process failed.
@@ -24,11 +23,6 @@ pub enum ClientError {
     #[error(transparent)]
     Codec(#[from] CodecError),
     /// The cluster's address could not be found.
-    #[error(transparent)]
-    Node(#[from] NodeError),
-    /// No address was given and there is no scenario to find it in.
-    #[error("give the cluster's address (--address) or the scenario that lists it (--scenario)")]
-    NoAddress,
     /// The process refused the request.
     #[error("cluster `{cluster}`: {message}")]
     Refused {
@@ -45,6 +39,16 @@ pub enum ClientError {
     Runtime(#[from] std::io::Error),
 }
 
+/// Every process of a federation (`mcfed launch`) has started: where each
+/// listens, and the administrator's TLS material to reach them with.
+#[derive(Clone, Debug)]
+pub struct Started {
+    /// The administrator's certificate and key (those the launcher uses).
+    pub tls: std::sync::Arc<FederationTls>,
+    /// Each cluster and its address, in scenario order.
+    pub clusters: Vec<(String, String)>,
+}
+
 /// Which cluster process to ask, and with which certificate.
 #[derive(Clone, Debug)]
 pub struct Target {
@@ -52,28 +56,8 @@ pub struct Target {
     pub certs: PathBuf,
     /// The cluster.
     pub cluster: String,
-    /// Its address, if given.
-    pub address: Option<String>,
-    /// The scenario listing its address, if no address is given.
-    pub scenario: Option<PathBuf>,
-    /// A hosts file over the scenario's addresses.
-    pub hosts: Option<PathBuf>,
-    /// The scenario's default first port.
-    pub base_port: u16,
-}
-
-impl Target {
-    /// The address to dial.
-    pub fn resolve_address(&self) -> Result<String, ClientError> {
-        if let Some(address) = &self.address {
-            return Ok(address.clone());
-        }
-        let path = self.scenario.as_deref().ok_or(ClientError::NoAddress)?;
-        let scenario = mcfed_scenario::hosts::load_with_hosts(path, self.hosts.as_deref())
-            .map_err(NodeError::from)?;
-        let index = cluster_index(&scenario, &self.cluster)?;
-        Ok(default_address(&scenario, index, self.base_port))
-    }
+    /// Its address.
+    pub address: String,
 }
 
 /// Loads the administrator's TLS material from `certs`.
@@ -130,13 +114,13 @@ impl Session {
 /// Connects to `target`, asks `request` and closes: for one-shot commands.
 pub fn ask_once(target: &Target, request: &AdminRequest) -> Result<AdminResponse, ClientError> {
     let tls = admin_tls(&target.certs)?;
-    let address = target.resolve_address()?;
+    let address = &target.address;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
         let session =
-            Session::connect(&tls, &target.cluster, &address, Duration::from_secs(5)).await?;
+            Session::connect(&tls, &target.cluster, address, Duration::from_secs(5)).await?;
         let answer = session.ask(request).await;
         session.close().await;
         answer

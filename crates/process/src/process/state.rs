@@ -24,11 +24,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcfed_actors::{AfterDurable, Durability};
 use mcfed_federation::{
-    DurableState, GroupState, JOURNAL_FORMAT, JournalRecord, Member, ProcessFacts,
+    DurableState, GroupState, JOURNAL_FORMAT, JournalRecord, Member, MemberSpec, ProcessFacts,
 };
 use mcfed_journal::{Recovery, StateDir, Writer};
 use mcfed_protocol::SimTime;
-use mcfed_scenario::model::ClusterSpec;
 
 use super::{ClusterOptions, NodeError};
 
@@ -74,11 +73,11 @@ fn emulated_now(epoch_ms: u64, speed: f64) -> SimTime {
 /// through `on_failure`: the process must stop).
 pub(super) fn prepare(
     options: &ClusterOptions,
-    spec: &ClusterSpec,
+    spec: MemberSpec<'_>,
     on_failure: impl Fn(String) + Send + 'static,
 ) -> Result<Prepared, NodeError> {
     let Some(dir) = &options.state else {
-        let (member, initial_states) = Member::build(spec.member_spec())?;
+        let (member, initial_states) = Member::build(spec)?;
         return Ok(Prepared {
             member,
             initial_states,
@@ -153,9 +152,9 @@ fn salvaged(dir: &Path, salvage: &mcfed_journal::Salvage, state: &mut DurableSta
 /// A first start on an empty state directory.
 fn first_start(
     options: &ClusterOptions,
-    spec: &ClusterSpec,
+    spec: MemberSpec<'_>,
 ) -> Result<(Member, Vec<GroupState>, ProcessFacts), NodeError> {
-    let (mut member, initial_states) = Member::build(spec.member_spec())?;
+    let (mut member, initial_states) = Member::build(spec)?;
     member.enable_journal();
     let facts = ProcessFacts {
         lineage: mcfed_transport::new_incarnation(),
@@ -168,7 +167,7 @@ fn first_start(
 /// A restart from what the state directory kept.
 fn resume(
     options: &ClusterOptions,
-    spec: &ClusterSpec,
+    spec: MemberSpec<'_>,
     dir: &Path,
     state: DurableState,
 ) -> Result<(Member, Vec<GroupState>, ProcessFacts), NodeError> {
@@ -193,7 +192,7 @@ fn resume(
     }
     let now = emulated_now(facts.epoch_unix_ms, options.speed);
     let jobs = state.jobs.len() + state.sources.len();
-    let member = Member::restore(spec.member_spec(), state, now)?;
+    let member = Member::restore(spec, state, now)?;
     tracing::info!(cluster = %spec.config.name, lineage = facts.lineage, jobs, at = %now, "resumed from the state directory");
     Ok((member, Vec::new(), facts))
 }

@@ -7,12 +7,9 @@
 //!   admin commands (`mcfed-admin`);
 //! - [`faults`]: the scenario's faults on a process's datagrams, below
 //!   QUIC;
-//! - [`launch`]: `mcfed launch`, one process per cluster of a scenario,
-//!   with the scenario's submissions played and every decision gathered.
 
 pub mod client;
 pub mod faults;
-pub mod launch;
 pub mod process;
 
-pub use process::{ClusterOptions, LiveReport, NodeError, run_cluster};
+pub use process::{ClusterOptions, ClusterPlan, LiveReport, NodeError, run_cluster};
