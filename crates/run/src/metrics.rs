@@ -430,7 +430,8 @@ mod tests {
         whole.forwarded(&c1, "send");
         first.forwarded(&c1, "send");
         let travelled = |recorder: &MetricsRecorder| -> MetricsRecorder {
-            serde_json::from_str(&serde_json::to_string(recorder).expect("serializes")).expect("deserializes")
+            serde_json::from_str(&serde_json::to_string(recorder).expect("serializes"))
+                .expect("deserializes")
         };
         let mut merged = MetricsRecorder::default();
         merged.merge(travelled(&first));

@@ -4,13 +4,13 @@
 //! run is asked and produces is `mcfed-run`'s; the engines that run a
 //! scenario are in `mcfed-engine`; nothing here runs one.
 
+pub mod expect;
 pub mod format;
 pub mod hosts;
 pub mod locate;
 pub mod model;
 mod policies;
 pub mod validate;
-mod validate_expect;
 
 pub use locate::{Problem, ScenarioError};
 pub use model::Scenario;
