@@ -123,3 +123,6 @@ pub fn check(scenario: &Scenario, output: &RunOutput) -> Vec<CheckResult> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

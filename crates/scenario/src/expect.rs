@@ -179,3 +179,60 @@ impl Checker<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys of every kind, in dispatch order.
+    const KIND_KEYS: [&[&str]; 9] = [
+        Refused::KEYS,
+        DispatchOrder::KEYS,
+        JobAps::KEYS,
+        MetricBounds::KEYS,
+        Decision::KEYS,
+        Preemption::KEYS,
+        JobStateAt::KEYS,
+        UserPriority::KEYS,
+        QueueSlots::KEYS,
+    ];
+
+    /// The keys serde reads in an `[[expect]]`, from its message for an
+    /// unknown one.
+    fn serde_keys() -> Vec<String> {
+        let source = "[[cluster]]\nname = \"C1\"\n\n[[expect]]\nnosuch = 1\n";
+        let Err(crate::ScenarioError::Invalid { problems, .. }) = crate::parse("t.toml", source)
+        else {
+            panic!("an unknown key is refused");
+        };
+        let (_, keys) = problems[0]
+            .message
+            .split_once("expected one of ")
+            .expect("serde lists the keys it knows");
+        keys.split(", ")
+            .map(|key| key.trim_matches('`').to_owned())
+            .collect()
+    }
+
+    /// A key added to `RawExpect` but not to `keys_present` would never be
+    /// flagged in a kind it does not belong to; one in no kind's keys
+    /// could never be given.
+    #[test]
+    fn every_key_is_checked_and_belongs_to_a_kind() {
+        let raw: RawExpect = toml::from_str("").expect("every key is optional");
+        let mut present: Vec<&str> = raw.keys_present().iter().map(|(key, _)| *key).collect();
+        let mut known = serde_keys();
+        present.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(present, known);
+        for key in &present {
+            assert!(
+                KIND_KEYS.iter().any(|keys| keys.contains(key)),
+                "`{key}` belongs to no kind"
+            );
+        }
+        for key in KIND_KEYS.iter().flat_map(|keys| keys.iter()) {
+            assert!(present.contains(key), "`{key}` is not a key");
+        }
+    }
+}
