@@ -1,6 +1,6 @@
 //! Checking a run against its scenario's `[[expect]]` entries. Each kind
 //! of expectation is checked in its own file here, as each is validated in
-//! its own file of `mcfed_scenario::expect`; [`check_of`] chooses the file
+//! its own file of `mcfed_scenario::expect`; `check_of` chooses the file
 //! for a kind (adding a kind: its file, and its line there).
 
 mod decision;

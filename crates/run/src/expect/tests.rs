@@ -106,6 +106,80 @@ dispatch_order = ["a"]
 refused = "no such thing"
 "#;
 
+const NO_SNAPSHOT: &str = "no snapshot was taken";
+
+/// What each expectation of [`SCENARIO`] finds in a run where nothing
+/// happened: (origin, expected, held, actual).
+const EXPECTED: [(&str, &str, bool, &str); 12] = [
+    (
+        "cluster[0].job[0].state",
+        "every job of this group is RUN after the first dispatch",
+        false,
+        "the group was not built",
+    ),
+    (
+        "expect[0]",
+        "job away is forwarded to high@C2, reason containing \"free\"",
+        false,
+        "no decision was made for it",
+    ),
+    (
+        "expect[1]",
+        "job away pends at its submission cluster",
+        false,
+        "no decision was made for it",
+    ),
+    (
+        "expect[2]",
+        "job away's last decision leaves it pending",
+        false,
+        "no decision was made for it",
+    ),
+    (
+        "expect[3]",
+        "decisions is at least 1",
+        false,
+        "decisions = 0",
+    ),
+    (
+        "expect[4]",
+        "at 00:01:00 queue high@C2 has 1 running slots",
+        false,
+        "no snapshot of the queue was taken",
+    ),
+    (
+        "expect[5]",
+        "at 00:01:00 user alice has dynamic priority 1 (±0.001) in fs@C1",
+        false,
+        "the user has no row in the queue's fairshare table",
+    ),
+    ("expect[6]", "at 00:02:00 job a is RUN", false, NO_SNAPSHOT),
+    (
+        "expect[7]",
+        "job a is never preempted",
+        true,
+        "never preempted",
+    ),
+    (
+        "expect[8]",
+        "at 00:03:00 job a has APS 50 (±0.001)",
+        false,
+        NO_SNAPSHOT,
+    ),
+    (
+        "expect[9]",
+        "at 00:04:00 queue apsq@C1 tries its pending jobs in the order a",
+        false,
+        NO_SNAPSHOT,
+    ),
+    (
+        "expect[10]",
+        "the scenario is refused: \"no such thing\"",
+        false,
+        "the scenario was accepted",
+    ),
+];
+
 /// Every kind's words, and that none holds of a run where nothing
 /// happened (a preemption that never happened does).
 #[test]
@@ -124,77 +198,7 @@ fn each_kind_is_checked_by_its_own_check() {
             (origin.as_str(), expected.as_str(), *held, actual.as_str())
         })
         .collect();
-    let no_snapshot = "no snapshot was taken";
-    let expected = [
-        (
-            "cluster[0].job[0].state",
-            "every job of this group is RUN after the first dispatch",
-            false,
-            "the group was not built",
-        ),
-        (
-            "expect[0]",
-            "job away is forwarded to high@C2, reason containing \"free\"",
-            false,
-            "no decision was made for it",
-        ),
-        (
-            "expect[1]",
-            "job away pends at its submission cluster",
-            false,
-            "no decision was made for it",
-        ),
-        (
-            "expect[2]",
-            "job away's last decision leaves it pending",
-            false,
-            "no decision was made for it",
-        ),
-        (
-            "expect[3]",
-            "decisions is at least 1",
-            false,
-            "decisions = 0",
-        ),
-        (
-            "expect[4]",
-            "at 00:01:00 queue high@C2 has 1 running slots",
-            false,
-            "no snapshot of the queue was taken",
-        ),
-        (
-            "expect[5]",
-            "at 00:01:00 user alice has dynamic priority 1 (±0.001) in fs@C1",
-            false,
-            "the user has no row in the queue's fairshare table",
-        ),
-        ("expect[6]", "at 00:02:00 job a is RUN", false, no_snapshot),
-        (
-            "expect[7]",
-            "job a is never preempted",
-            true,
-            "never preempted",
-        ),
-        (
-            "expect[8]",
-            "at 00:03:00 job a has APS 50 (±0.001)",
-            false,
-            no_snapshot,
-        ),
-        (
-            "expect[9]",
-            "at 00:04:00 queue apsq@C1 tries its pending jobs in the order a",
-            false,
-            no_snapshot,
-        ),
-        (
-            "expect[10]",
-            "the scenario is refused: \"no such thing\"",
-            false,
-            "the scenario was accepted",
-        ),
-    ];
-    assert_eq!(found, expected);
+    assert_eq!(found, EXPECTED);
 }
 
 /// The jobs and queues each kind asks the run to watch, per cluster.
