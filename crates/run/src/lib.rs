@@ -3,7 +3,8 @@
 //! ([`RunStats`]) and metrics ([`metrics`]), the records runs write
 //! ([`records`], `jobs.csv` in [`jobs_csv`]), the snapshots and
 //! preemption records runs take ([`probe`]), the checks of a scenario's
-//! `[[expect]]` entries ([`expect`], [`refusal`]), and the printing of
+//! `[[expect]]` entries ([`expect`], one file per kind; [`refusal`] for
+//! scenarios that must be refused), and the printing of
 //! decisions ([`render`]) and of queues as `bqueues -l` shows them
 //! ([`inspect`]). The scenario's configuration is `mcfed-scenario`'s; the
 //! engines that run it are in `mcfed-engine`.
@@ -16,10 +17,10 @@ pub mod output;
 pub mod probe;
 pub mod recorder;
 pub mod records;
-pub mod refusal;
 pub mod render;
 pub mod stats;
 
+pub use expect::refused as refusal;
 pub use expect::{CheckResult, check};
 pub use output::{RunOptions, RunOutput};
 pub use stats::RunStats;

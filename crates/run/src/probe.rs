@@ -8,7 +8,6 @@ use mcfed_federation::history::{GONE, RecordOrigin};
 use mcfed_federation::{Member, Route};
 use mcfed_protocol::{ClusterName, SimTime};
 use mcfed_scenario::Scenario;
-use mcfed_scenario::model::ExpectKind;
 use serde::Serialize;
 
 /// Every cluster at one time, after everything that happened at that
@@ -47,18 +46,7 @@ impl Watched {
     pub fn of(scenario: &Scenario, cluster: &ClusterName) -> Watched {
         let mut watched = Watched::default();
         for expectation in &scenario.expectations {
-            match &expectation.kind {
-                ExpectKind::JobState {
-                    cluster: at, job, ..
-                }
-                | ExpectKind::JobAps {
-                    cluster: at, job, ..
-                } if at == cluster => watched.jobs.push(job.clone()),
-                ExpectKind::DispatchOrder {
-                    cluster: at, queue, ..
-                } if at == cluster => watched.queues.push(queue.to_string()),
-                _ => {}
-            }
+            crate::expect::check_of(&expectation.kind).watch(cluster, &mut watched);
         }
         watched
     }

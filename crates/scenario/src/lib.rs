@@ -1,16 +1,18 @@
-//! mcfed scenarios, the configuration: the TOML format ([`format`]) and
-//! its validation into a [`Scenario`] with errors that name file, line and
-//! field ([`validate`], [`locate`]), with hosts files ([`hosts`]). What a
-//! run is asked and produces is `mcfed-run`'s; the engines that run a
-//! scenario are in `mcfed-engine`; nothing here runs one.
+//! mcfed scenarios, the configuration: the TOML format
+//! ([`format`](mod@format)) and its validation into a [`Scenario`] with
+//! errors that name file, line and field ([`validate`], [`locate`]), the
+//! expectations it states, one file per kind ([`expect`]), and hosts files
+//! ([`hosts`]). What a run is asked and produces is `mcfed-run`'s; the
+//! engines that run a scenario are in `mcfed-engine`; nothing here runs
+//! one.
 
+pub mod expect;
 pub mod format;
 pub mod hosts;
 pub mod locate;
 pub mod model;
 mod policies;
 pub mod validate;
-mod validate_expect;
 
 pub use locate::{Problem, ScenarioError};
 pub use model::Scenario;

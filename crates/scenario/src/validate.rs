@@ -14,15 +14,17 @@
 //!   forwarders and subscribers;
 //! - `jobs`: jobs present at start (`[[cluster.job]]`) and submissions
 //!   (`[[submit]]`);
-//! - `chaos`: the `[chaos]` table.
+//! - `chaos`: the `[chaos]` table;
+//! - `job_index`: every job by name, for the entries that name one.
 //!
 //! Scheduling policies are checked in `crate::policies` and `[[expect]]`
-//! entries in `crate::validate_expect`.
+//! entries in `crate::expect`, one file per kind.
 
 mod actions;
 mod chaos;
 mod clusters;
 mod footprint;
+pub(crate) mod job_index;
 mod jobs;
 mod links;
 mod lsf;

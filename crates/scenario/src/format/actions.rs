@@ -41,7 +41,10 @@ pub struct RawAction {
 }
 
 /// An expected outcome. Which keys are present says what kind of
-/// expectation it is (docs/scenarios.md lists the combinations).
+/// expectation it is (docs/scenarios.md lists the combinations;
+/// `crate::expect` has one file per kind). One table for every kind: the
+/// kinds share keys, and an unknown key's error lists every key in this
+/// order.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawExpect {
@@ -102,4 +105,40 @@ pub struct RawExpect {
     pub preempted: Option<bool>,
     /// The job that preempted it.
     pub preempted_by: Option<String>,
+}
+
+impl RawExpect {
+    /// Every key an entry may have, with whether it is present, in the
+    /// order problems with them are reported.
+    pub(crate) fn keys_present(&self) -> [(&'static str, bool); 27] {
+        [
+            ("job", self.job.is_some()),
+            ("forwarded_to", self.forwarded_to.is_some()),
+            ("pends", self.pends.is_some()),
+            ("ends_pending", self.ends_pending.is_some()),
+            ("reason_contains", self.reason_contains.is_some()),
+            ("metric", self.metric.is_some()),
+            ("at_least", self.at_least.is_some()),
+            ("at_most", self.at_most.is_some()),
+            ("at", self.at.is_some()),
+            ("cluster", self.cluster.is_some()),
+            ("queue", self.queue.is_some()),
+            ("user", self.user.is_some()),
+            ("running_slots", self.running_slots.is_some()),
+            ("pending_slots", self.pending_slots.is_some()),
+            ("suspended_slots", self.suspended_slots.is_some()),
+            ("deserved_slots", self.deserved_slots.is_some()),
+            ("priority", self.priority.is_some()),
+            ("tolerance", self.tolerance.is_some()),
+            ("state", self.state.is_some()),
+            ("preempted", self.preempted.is_some()),
+            ("preempted_by", self.preempted_by.is_some()),
+            ("aps", self.aps.is_some()),
+            ("aps_kind", self.aps_kind.is_some()),
+            ("jpriority", self.jpriority.is_some()),
+            ("dispatch_order", self.dispatch_order.is_some()),
+            ("refused", self.refused.is_some()),
+            ("line", self.line.is_some()),
+        ]
+    }
 }

@@ -10,10 +10,10 @@ use mcfed_cluster::HostEvent;
 use mcfed_protocol::{ApsChange, ClusterName, JobAction, JobChanges, QueueName, SimTime};
 
 use super::Checker;
+use super::job_index::{JobIndex, JobRef};
 use crate::format::RawAction;
 use crate::locate::FieldPath;
 use crate::model::{Action, ActionKind, ClusterSpec};
-use crate::validate_expect::{JobIndex, JobRef};
 
 /// The commands an action may give.
 const COMMANDS: [&str; 10] = [

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use mcfed_cluster::{JobState, MAX_GPUS, QueueConfig};
+use mcfed_cluster::{MAX_GPUS, QueueConfig};
 use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{Checker, DEFAULT_RUN_TIME, DEFAULT_USER};
 use crate::format::{RawCluster, RawJob};
 use crate::locate::FieldPath;
-use crate::model::{ClusterSpec, ExpectKind, Expectation, InitialJobs, Submission};
+use crate::model::{ClusterSpec, Expectation, InitialJobs, Submission};
 
 /// The clusters each name of a job present at start is used in.
 pub(super) type InitialNames = FxHashMap<String, Vec<ClusterName>>;
@@ -60,36 +60,6 @@ impl Checker<'_> {
             }
         }
         (expectations, initial_names)
-    }
-
-    /// The expectation a `[[cluster.job]]`'s `state` makes of its group.
-    fn initial_state(
-        &mut self,
-        path: &FieldPath,
-        state: &str,
-        cluster: &ClusterName,
-        group: usize,
-    ) -> Option<Expectation> {
-        let state = match state {
-            "running" | "RUN" => JobState::Running,
-            "pending" | "PEND" => JobState::Pending,
-            other => {
-                self.problem(
-                    path.key("state"),
-                    format!("state must be `running` or `pending`, not `{other}`"),
-                );
-                return None;
-            }
-        };
-        Some(Expectation {
-            kind: ExpectKind::InitialState {
-                cluster: cluster.clone(),
-                group,
-                state,
-            },
-            reason_contains: None,
-            origin: path.key("state").to_string(),
-        })
     }
 
     /// The submissions of every `[[submit]]`, in time order; a job name

@@ -3,11 +3,11 @@
 
 use mcfed_protocol::{ClusterName, SimTime};
 
+use super::job_index::{JobIndex, WorkloadJobs};
 use super::{Checker, QUIET_INTERVAL};
 use crate::format::{EndValue, RawScenario};
 use crate::locate::FieldPath;
 use crate::model::{Action, ClusterSpec, Scenario, Submission};
-use crate::validate_expect::{JobIndex, WorkloadJobs};
 use mcfed_trace::workload::WorkloadSpec;
 
 impl Checker<'_> {

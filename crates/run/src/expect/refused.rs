@@ -4,47 +4,23 @@
 //! file does not validate, so its expectations are read from its TOML
 //! alone ([`expected_refusals`]) and checked against the problems the
 //! refusal lists ([`check_refusals`]); `mcfed validate --check` and `mcfed
-//! run --check` report them as they report any expectation.
+//! run --check` report them as they report any expectation. A scenario
+//! that is accepted fails them. (Also `mcfed_run::refusal`.)
 
-use crate::expect::CheckResult;
 use mcfed_scenario::ScenarioError;
+use mcfed_scenario::expect::Refused;
 
-/// One `[[expect]]` with `refused`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExpectedRefusal {
-    /// Text an error contains.
-    pub message: String,
-    /// The line that error is at.
-    pub line: Option<u32>,
-    /// Where it was written (`expect[0]`).
-    pub origin: String,
-}
+use super::{Check, CheckResult, Found, Run};
 
-/// The refusals `source` expects (none when it is not TOML, or expects
-/// something else).
-pub fn expected_refusals(source: &str) -> Vec<ExpectedRefusal> {
-    let Ok(value) = source.parse::<toml::Table>() else {
-        return Vec::new();
-    };
-    let Some(entries) = value.get("expect").and_then(toml::Value::as_array) else {
-        return Vec::new();
-    };
-    entries
-        .iter()
-        .enumerate()
-        .filter_map(|(index, entry)| {
-            let message = entry.get("refused")?.as_str()?.to_owned();
-            let line = entry
-                .get("line")
-                .and_then(toml::Value::as_integer)
-                .and_then(|line| u32::try_from(line).ok());
-            Some(ExpectedRefusal {
-                message,
-                line,
-                origin: format!("expect[{index}]"),
-            })
-        })
-        .collect()
+pub use mcfed_scenario::expect::{ExpectedRefusal, expected_refusals};
+
+impl Check for Refused {
+    fn check(&self, _run: Run<'_>) -> Found {
+        Found::failed(
+            format!("the scenario is refused: \"{}\"", self.message),
+            "the scenario was accepted",
+        )
+    }
 }
 
 /// Whether each expected refusal is among the problems of `error`.
