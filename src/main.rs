@@ -228,7 +228,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
                             expectation.origin == result.origin
                                 && matches!(
                                     expectation.kind,
-                                    mcfed_scenario::model::ExpectKind::Refused { .. }
+                                    mcfed_scenario::expect::ExpectKind::Refused { .. }
                                 )
                         })
                     })

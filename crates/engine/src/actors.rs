@@ -390,7 +390,7 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
     let watched: Vec<mcfed_run::probe::Watched> = scenario
         .clusters
         .iter()
-        .map(|spec| mcfed_run::probe::Watched::of(scenario, &spec.config.name))
+        .map(|spec| mcfed_run::expect::watched(scenario, &spec.config.name))
         .collect();
     let drain = (plan.drain || scenario.drain).then(|| Quiescence::of(&federation.members));
     let recorder = SharedRecorder::new(Recorder::new(Recording {

@@ -75,7 +75,7 @@ impl<'a> EventLoop<'a> {
         let watched = scenario
             .clusters
             .iter()
-            .map(|spec| mcfed_run::probe::Watched::of(scenario, &spec.config.name))
+            .map(|spec| mcfed_run::expect::watched(scenario, &spec.config.name))
             .collect();
         let chaos_config = options.chaos.clone().or_else(|| scenario.chaos.clone());
         let chaos = chaos_config.filter(ChaosConfig::is_active).map(Chaos::new);

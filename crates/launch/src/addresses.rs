@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use mcfed_chaos::ChaosOverrides;
 use mcfed_process::ClusterPlan;
 use mcfed_protocol::ClusterName;
+use mcfed_scenario::Scenario;
 use mcfed_scenario::ScenarioError;
-use mcfed_scenario::model::{ClusterSpec, Scenario};
+use mcfed_scenario::model::ClusterSpec;
 use mcfed_transport::Peer;
 
 use mcfed_process::process::hosts_of_clusters;

@@ -35,7 +35,7 @@ use mcfed_federation::GroupState;
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::SimTime;
 use mcfed_run::{RunOutput, RunStats};
-use mcfed_scenario::model::Scenario;
+use mcfed_scenario::Scenario;
 use mcfed_transport::FederationTls;
 use tokio::process::{Child, Command};
 

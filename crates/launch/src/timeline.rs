@@ -8,7 +8,8 @@ use std::sync::Arc;
 use mcfed_chaos::Outage;
 use mcfed_protocol::SimTime;
 use mcfed_run::records::WorkloadReport;
-use mcfed_scenario::model::{Scenario, Submission};
+use mcfed_scenario::Scenario;
+use mcfed_scenario::model::Submission;
 use mcfed_trace::SwfError;
 use mcfed_trace::workload::{WorkloadSpec, WorkloadStream};
 

@@ -15,7 +15,8 @@ pub mod refused;
 mod user_priority;
 
 use mcfed_protocol::{ClusterName, SimTime};
-use mcfed_scenario::model::{ExpectKind, Scenario};
+use mcfed_scenario::Scenario;
+use mcfed_scenario::expect::ExpectKind;
 
 use crate::output::RunOutput;
 use crate::probe::{ClusterSnapshot, Watched};
@@ -126,3 +127,14 @@ pub fn check(scenario: &Scenario, output: &RunOutput) -> Vec<CheckResult> {
 
 #[cfg(test)]
 mod tests;
+
+/// The jobs of `cluster` whose state or APS value `scenario`'s
+/// expectations look at, and the queues whose dispatch order they look at:
+/// what a run's snapshots of `cluster` watch.
+pub fn watched(scenario: &Scenario, cluster: &ClusterName) -> Watched {
+    let mut watched = Watched::default();
+    for expectation in &scenario.expectations {
+        check_of(&expectation.kind).watch(cluster, &mut watched);
+    }
+    watched
+}

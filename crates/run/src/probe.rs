@@ -7,7 +7,6 @@ use mcfed_cluster::{ClusterReport, JobState, PreemptionNote};
 use mcfed_federation::history::{GONE, RecordOrigin};
 use mcfed_federation::{Member, Route};
 use mcfed_protocol::{ClusterName, SimTime};
-use mcfed_scenario::Scenario;
 use serde::Serialize;
 
 /// Every cluster at one time, after everything that happened at that
@@ -38,18 +37,6 @@ pub struct Watched {
     pub jobs: Vec<String>,
     /// Queue names.
     pub queues: Vec<String>,
-}
-
-impl Watched {
-    /// The jobs of `cluster` whose state or APS value expectations look
-    /// at, and the queues whose dispatch order they look at.
-    pub fn of(scenario: &Scenario, cluster: &ClusterName) -> Watched {
-        let mut watched = Watched::default();
-        for expectation in &scenario.expectations {
-            crate::expect::check_of(&expectation.kind).watch(cluster, &mut watched);
-        }
-        watched
-    }
 }
 
 /// One cluster at one time.

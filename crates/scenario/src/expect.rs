@@ -52,11 +52,11 @@ pub use queue_slots::{QueueFigures, QueueSlots};
 pub use refused::{ExpectedRefusal, Refused, expected_refusals};
 pub use user_priority::UserPriority;
 
+use crate::check::Checker;
+use crate::check::job_index::JobIndex;
 use crate::format::RawExpect;
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;
-use crate::validate::Checker;
-use crate::validate::job_index::JobIndex;
 use entry::Entry;
 
 /// An expected outcome, with where it was written.

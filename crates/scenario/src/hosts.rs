@@ -9,37 +9,15 @@
 //! Cluster2    10.1.0.12:7101
 //! ```
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use mcfed_protocol::address::{HostPort, split_address};
 
 use crate::Scenario;
+pub use crate::locate::HostsError;
 
 /// The most lines a hosts file may have.
 pub const MAX_LINES: usize = 100_000;
-
-/// A problem with a hosts file, naming its line.
-#[derive(Debug, thiserror::Error)]
-pub enum HostsError {
-    /// The file cannot be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A line is wrong.
-    #[error("{path}:{line}: {message}")]
-    Line {
-        /// The file.
-        path: PathBuf,
-        /// Its line, from 1.
-        line: usize,
-        /// What is wrong.
-        message: String,
-    },
-}
 
 /// Loads a scenario and, with `hosts`, sets its clusters' addresses from
 /// that hosts file.

@@ -6,14 +6,16 @@
 //! engines that run a scenario are in `mcfed-engine`; nothing here runs
 //! one.
 
+pub(crate) mod check;
 pub mod expect;
+pub mod footprint;
 pub mod format;
 pub mod hosts;
 pub mod locate;
 pub mod model;
-mod policies;
+pub mod scenario;
 pub mod validate;
 
 pub use locate::{Problem, ScenarioError};
-pub use model::Scenario;
+pub use scenario::Scenario;
 pub use validate::{Footprint, available_memory, humanize_bytes, load, parse, parse_within};

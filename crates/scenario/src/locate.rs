@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::ops::Range;
+use std::path::PathBuf;
 
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
@@ -111,7 +112,7 @@ pub enum ScenarioError {
     },
     /// A hosts file given with the scenario has a problem.
     #[error(transparent)]
-    Hosts(#[from] crate::hosts::HostsError),
+    Hosts(#[from] HostsError),
 }
 
 impl ScenarioError {
@@ -218,4 +219,27 @@ impl<'a> Locator<'a> {
             message: message.into(),
         }
     }
+}
+
+/// A problem with a hosts file, naming its line.
+#[derive(Debug, thiserror::Error)]
+pub enum HostsError {
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line is wrong.
+    #[error("{path}:{line}: {message}")]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Its line, from 1.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
 }

@@ -15,38 +15,36 @@
 //! - `jobs`: jobs present at start (`[[cluster.job]]`) and submissions
 //!   (`[[submit]]`);
 //! - `chaos`: the `[chaos]` table;
-//! - `job_index`: every job by name, for the entries that name one.
+//! - (`crate::check::job_index`: every job by name, for the entries that name one.)
 //!
-//! Scheduling policies are checked in `crate::policies` and `[[expect]]`
+//! Scheduling policies are checked in `policies` and `[[expect]]`
 //! entries in `crate::expect`, one file per kind.
 
 mod actions;
 mod chaos;
 mod clusters;
-mod footprint;
-pub(crate) mod job_index;
 mod jobs;
 mod links;
 mod lsf;
 mod params;
+mod policies;
 mod queues;
 mod scenario;
 mod workloads;
 
 use std::path::Path;
-use std::str::FromStr;
 use std::time::Duration;
 
+use crate::check::Checker;
 use crate::format::RawScenario;
 use crate::locate::{FieldPath, Locator, Problem, ScenarioError};
-use crate::model::Scenario;
+use crate::scenario::Scenario;
 
-pub use footprint::{BYTES_PER_HOST, BYTES_PER_JOB, Footprint, available_memory, humanize_bytes};
+pub use crate::footprint::{
+    BYTES_PER_HOST, BYTES_PER_JOB, Footprint, available_memory, humanize_bytes,
+};
+pub use crate::scenario::QUIET_INTERVAL;
 
-/// The interval a run's default end and its slot-usage samples use when no
-/// cluster sends counters (MC_PLUGIN_UPDATE_INTERVAL itself has no
-/// default: unset, a cluster sends none).
-pub const QUIET_INTERVAL: Duration = Duration::from_secs(30);
 /// A job's run time when the scenario gives none.
 pub const DEFAULT_RUN_TIME: Duration = Duration::from_secs(3600);
 /// A job's user when the scenario gives none.
@@ -137,47 +135,4 @@ fn deserialize(locator: &Locator<'_>, source: &str) -> Result<RawScenario, Probl
             message: inner.message().to_owned(),
         }
     })
-}
-
-/// Collects every problem of a scenario file, each located.
-pub(crate) struct Checker<'a> {
-    locator: &'a Locator<'a>,
-    problems: Vec<Problem>,
-    warnings: Vec<Problem>,
-    /// The scenario file's directory: files it names are relative to it.
-    base: std::path::PathBuf,
-    /// Per cluster, the LSF configuration it was imported from
-    /// (`lsf_config`), whose lines problems in it are reported at.
-    imported: Vec<Option<mcfed_lsf::ClusterDoc>>,
-}
-
-impl Checker<'_> {
-    /// Records a problem at `path`.
-    pub(crate) fn problem(&mut self, path: FieldPath, message: impl Into<String>) {
-        let message = self.imported_source(&path, message.into());
-        let problem = self.locator.problem(path, message);
-        self.problems.push(problem);
-    }
-
-    /// Records a warning at `path`: the scenario is accepted with it.
-    pub(crate) fn warning(&mut self, path: FieldPath, message: impl Into<String>) {
-        let message = self.imported_source(&path, message.into());
-        let warning = self.locator.problem(path, message);
-        self.warnings.push(warning);
-    }
-
-    /// Parses a name, or records why it is not one at `path`.
-    pub(crate) fn name<T: FromStr<Err = mcfed_protocol::NameError>>(
-        &mut self,
-        path: FieldPath,
-        text: &str,
-    ) -> Option<T> {
-        match text.parse() {
-            Ok(name) => Some(name),
-            Err(error) => {
-                self.problem(path, error.to_string());
-                None
-            }
-        }
-    }
 }

@@ -206,8 +206,8 @@ fn each_kind_is_checked_by_its_own_check() {
 fn the_kinds_that_look_at_jobs_or_queues_have_them_watched() {
     let scenario = mcfed_scenario::parse("every-kind.toml", SCENARIO).expect("valid");
     let name = |name: &str| name.parse().expect("a cluster name");
-    let c1 = Watched::of(&scenario, &name("C1"));
+    let c1 = super::watched(&scenario, &name("C1"));
     assert_eq!(c1.jobs, ["a", "a"], "the job state and the APS value");
     assert_eq!(c1.queues, ["apsq"], "the dispatch order");
-    assert_eq!(Watched::of(&scenario, &name("C2")), Watched::default());
+    assert_eq!(super::watched(&scenario, &name("C2")), Watched::default());
 }

@@ -6,8 +6,8 @@
 use mcfed_protocol::{ClusterName, QueueRef};
 
 use super::{Entry, Kind};
+use crate::check::job_index::JobRef;
 use crate::format::RawExpect;
-use crate::validate::job_index::JobRef;
 
 /// A job's forwarding decision is the one expected.
 #[derive(Clone, Debug, PartialEq)]

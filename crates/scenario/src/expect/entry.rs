@@ -7,11 +7,11 @@ use mcfed_cluster::QueueConfig;
 use mcfed_protocol::{ClusterName, QueueName, SimTime};
 
 use super::{ExpectKind, Kind};
+use crate::check::Checker;
+use crate::check::job_index::{JobIndex, JobRef};
 use crate::format::RawExpect;
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;
-use crate::validate::Checker;
-use crate::validate::job_index::{JobIndex, JobRef};
 
 /// An `[[expect]]` entry under validation; problems found in it are
 /// recorded at its keys.

@@ -7,8 +7,8 @@ use mcfed_cluster::JobState;
 use mcfed_protocol::ClusterName;
 
 use super::{ExpectKind, Expectation};
+use crate::check::Checker;
 use crate::locate::FieldPath;
-use crate::validate::Checker;
 
 /// After the first dispatch pass, the jobs of an initial group are all in
 /// `state`.

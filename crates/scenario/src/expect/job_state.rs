@@ -7,8 +7,8 @@ use mcfed_cluster::JobState;
 use mcfed_protocol::{ClusterName, SimTime};
 
 use super::{Entry, Kind};
+use crate::check::job_index::JobRef;
 use crate::format::RawExpect;
-use crate::validate::job_index::JobRef;
 
 /// At `at`, a job of `cluster` is in `state`.
 #[derive(Clone, Debug, PartialEq)]

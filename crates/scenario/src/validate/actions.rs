@@ -9,8 +9,8 @@
 use mcfed_cluster::HostEvent;
 use mcfed_protocol::{ApsChange, ClusterName, JobAction, JobChanges, QueueName, SimTime};
 
-use super::Checker;
-use super::job_index::{JobIndex, JobRef};
+use crate::check::Checker;
+use crate::check::job_index::{JobIndex, JobRef};
 use crate::format::RawAction;
 use crate::locate::FieldPath;
 use crate::model::{Action, ActionKind, ClusterSpec};

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, SimTime};
 
-use super::Checker;
+use crate::check::Checker;
 use crate::format::{RawChaos, RawLink};
 use crate::locate::FieldPath;
 use mcfed_chaos::{ChaosConfig, DEFAULT_RETRANSMIT, LinkFaults, Outage, Partition};

@@ -12,7 +12,7 @@ use mcfed_forwarder::ScheduleMode;
 use mcfed_protocol::{ClusterName, QueueName};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::Checker;
+use crate::check::Checker;
 use crate::format::{RawCluster, RawParams, WordList};
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;

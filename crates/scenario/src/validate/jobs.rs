@@ -8,10 +8,12 @@ use mcfed_cluster::{MAX_GPUS, QueueConfig};
 use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::{Checker, DEFAULT_RUN_TIME, DEFAULT_USER};
+use super::{DEFAULT_RUN_TIME, DEFAULT_USER};
+use crate::check::Checker;
+use crate::expect::Expectation;
 use crate::format::{RawCluster, RawJob};
 use crate::locate::FieldPath;
-use crate::model::{ClusterSpec, Expectation, InitialJobs, Submission};
+use crate::model::{ClusterSpec, InitialJobs, Submission};
 
 /// The clusters each name of a job present at start is used in.
 pub(super) type InitialNames = FxHashMap<String, Vec<ClusterName>>;

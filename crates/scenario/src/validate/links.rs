@@ -8,8 +8,8 @@ use mcfed_forwarder::{ForwarderConfig, Reachability, ScheduleMode, SendQueueConf
 use mcfed_protocol::{ClusterName, QueueName, QueueRef};
 use rustc_hash::FxHashSet;
 
-use super::Checker;
 use super::clusters::ClusterDraft;
+use crate::check::Checker;
 use crate::format::{RawCluster, RawQueue};
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;
@@ -77,7 +77,7 @@ impl Checker<'_> {
     /// Where the cluster's process listens, `host:port`, if given.
     pub(super) fn address(&mut self, raw: &RawCluster, path: &FieldPath) -> Option<String> {
         let address = raw.address.as_ref()?;
-        match crate::hosts::split_address(address) {
+        match mcfed_protocol::address::split_address(address) {
             Some(_) => Some(address.clone()),
             None => {
                 self.problem(

@@ -6,9 +6,9 @@
 //! the value came from.
 
 use crate::format::{RawCluster, RawParams, RawScenario};
-use crate::locate::{FieldPath, Segment};
+use crate::locate::FieldPath;
 
-use super::Checker;
+use crate::check::Checker;
 
 impl Checker<'_> {
     /// Replaces each `lsf_config` cluster's configuration with the one
@@ -78,37 +78,6 @@ impl Checker<'_> {
                     ),
                 );
             }
-        }
-    }
-
-    /// `message`, prefixed with the LSF file and line its field was
-    /// imported from when `path` is in an imported cluster.
-    pub(super) fn imported_source(&self, path: &FieldPath, message: String) -> String {
-        let [Segment::Key(top), Segment::Index(cluster), rest @ ..] = path.0.as_slice() else {
-            return message;
-        };
-        let Some(Some(doc)) = self.imported.get(*cluster).filter(|_| top == "cluster") else {
-            return message;
-        };
-        let source = match rest {
-            [Segment::Key(part), Segment::Key(key), ..] if part == "params" => {
-                doc.source("params", None, Some(key))
-            }
-            [
-                Segment::Key(part),
-                Segment::Index(index),
-                Segment::Key(key),
-                ..,
-            ] => doc.source(part, Some(*index), Some(key)),
-            [Segment::Key(part), Segment::Index(index)] => doc.source(part, Some(*index), None),
-            _ => None,
-        };
-        match source {
-            Some(at) => format!("{at}: {message}"),
-            None if matches!(rest.first(), Some(Segment::Key(key)) if key == "job" || key == "lsf_config" || key == "address" || key == "name") => {
-                message
-            }
-            None => format!("{}: {message}", doc.dir),
         }
     }
 }

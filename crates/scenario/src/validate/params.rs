@@ -2,7 +2,7 @@
 //! MC_PLUGIN_SCHEDULE_ENHANCE, and mcfed's own MAX_FORWARDS,
 //! MC_UNREACHABLE_UPDATES and MC_RECLAIM_TIME, each from a cluster's own
 //! `params` or else the federation's `[params]`. The scheduling parameters
-//! of lsb.params are checked in `crate::policies`.
+//! of lsb.params are checked in `super::policies`.
 
 use std::time::Duration;
 
@@ -10,10 +10,10 @@ use mcfed_forwarder::{
     DEFAULT_MAX_FORWARDS, DEFAULT_RECLAIM_TIME, DEFAULT_UNREACHABLE_UPDATES, ScheduleMode,
 };
 
-use super::Checker;
+use super::policies::pick;
+use crate::check::Checker;
 use crate::format::RawParams;
 use crate::locate::FieldPath;
-use crate::policies::pick;
 
 /// A cluster's forwarding parameters, defaults filled in.
 pub(super) struct ForwardingParams {

@@ -1,7 +1,7 @@
 //! A cluster's queues (`[[cluster.queue]]`) and their LSF parameters:
 //! name, PRIORITY, PREEMPTION, QJOB_LIMIT, HOSTS, IMPT_JOBBKLG and
 //! MAX_RSCHED_TIME. The scheduling-policy keys of a queue are checked in
-//! `crate::policies`, its forwarding keys (RCVJOBS_FROM, SNDJOBS_TO) in
+//! `super::policies`, its forwarding keys (RCVJOBS_FROM, SNDJOBS_TO) in
 //! `links`.
 
 use std::time::Duration;
@@ -12,7 +12,7 @@ use mcfed_cluster::{
 use mcfed_protocol::{ClusterName, QueueName};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::Checker;
+use crate::check::Checker;
 use crate::format::{RawCluster, RawQueue};
 use crate::locate::FieldPath;
 

@@ -3,11 +3,13 @@
 
 use mcfed_protocol::{ClusterName, SimTime};
 
-use super::job_index::{JobIndex, WorkloadJobs};
-use super::{Checker, QUIET_INTERVAL};
+use super::QUIET_INTERVAL;
+use crate::check::Checker;
+use crate::check::job_index::{JobIndex, WorkloadJobs};
 use crate::format::{EndValue, RawScenario};
 use crate::locate::FieldPath;
-use crate::model::{Action, ClusterSpec, Scenario, Submission};
+use crate::model::{Action, ClusterSpec, Submission};
+use crate::scenario::Scenario;
 use mcfed_trace::workload::WorkloadSpec;
 
 impl Checker<'_> {

@@ -4,7 +4,7 @@
 
 use mcfed_protocol::ClusterName;
 
-use super::Checker;
+use crate::check::Checker;
 use crate::format::RawWorkload;
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;

@@ -9,9 +9,9 @@ use mcfed_cluster::{ApsPriority, PriorityEscalation, QueueConfig, SchedulingPara
 use mcfed_protocol::QueueName;
 
 use super::pick;
+use crate::check::Checker;
 use crate::format::{RawParams, RawQueue};
 use crate::locate::FieldPath;
-use crate::validate::Checker;
 
 impl Checker<'_> {
     /// A queue's APS keys into `config`.

@@ -11,7 +11,7 @@ use mcfed_protocol::bounds::{
     JOB_SLOTS, SCENARIO_TIME, UPDATE_INTERVAL,
 };
 
-use super::Checker;
+use crate::check::Checker;
 use crate::format::{EndValue, RawJob, RawParams, RawScenario};
 use crate::locate::FieldPath;
 

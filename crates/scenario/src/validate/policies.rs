@@ -13,9 +13,9 @@ use mcfed_cluster::{
 
 mod aps;
 
+use crate::check::Checker;
 use crate::format::{LsfValue, RawCluster, RawFactors, RawParams, RawQueue};
 use crate::locate::FieldPath;
-use crate::validate::Checker;
 
 /// A parameter of lsb.params and where it was written: the cluster's own
 /// `params` wins over the federation's `[params]`.
