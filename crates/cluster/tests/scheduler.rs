@@ -304,6 +304,7 @@ fn forward(seq: u64, queue: &str) -> JobForward {
         forward_seq: seq,
         source_job: seq,
         queue: name(queue),
+        send_queue: mcfed_protocol::QueueName::new("send").expect("a queue name"),
         spec: job(1, 60),
         submitted_at: SimTime::ZERO,
         attempt: 0,

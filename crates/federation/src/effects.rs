@@ -19,6 +19,8 @@ pub struct Effects {
     /// Submissions taken or refused (and, at start, the jobs present at
     /// start), in order.
     pub submissions: Vec<SubmissionNote>,
+    /// Jobs forwarded here and accepted (each acceptance once).
+    pub forwarded_in: Vec<ForwardedIn>,
     /// Job transitions at the scheduler, in order.
     pub transitions: Vec<Transition>,
     /// The preemptions among the transitions, with the jobs' names.
@@ -37,6 +39,7 @@ impl Effects {
     pub fn clear(&mut self) {
         self.envelopes.clear();
         self.submissions.clear();
+        self.forwarded_in.clear();
         self.transitions.clear();
         self.preemptions.clear();
         self.decisions.clear();
@@ -48,6 +51,7 @@ impl Effects {
     pub fn is_empty(&self) -> bool {
         self.envelopes.is_empty()
             && self.submissions.is_empty()
+            && self.forwarded_in.is_empty()
             && self.transitions.is_empty()
             && self.preemptions.is_empty()
             && self.decisions.is_empty()
@@ -83,6 +87,21 @@ pub struct SubmissionNote {
     pub bundled: bool,
     /// Its id and route, or why it was refused.
     pub outcome: Result<Submitted, String>,
+}
+
+/// A job forwarded to this cluster that it accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForwardedIn {
+    /// Its id here.
+    pub job_id: u64,
+    /// The receive queue it went to.
+    pub queue: mcfed_protocol::QueueName,
+    /// The submission cluster that forwarded it.
+    pub from: ClusterName,
+    /// The send queue it left there.
+    pub send_queue: mcfed_protocol::QueueName,
+    /// Its id there.
+    pub source_job: u64,
 }
 
 /// Counts of counter updates.

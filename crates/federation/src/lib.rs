@@ -36,7 +36,9 @@ pub use build::{
     BuildError, GroupState, InitialJobs, MemberConfig, MemberSpec, connect_in_process,
 };
 pub use control::{ControlOutcome, ControlRefused, JobRef};
-pub use effects::{Effects, JobNotice, NoticeKind, Observer, SubmissionNote, UpdateTally};
+pub use effects::{
+    Effects, ForwardedIn, JobNotice, NoticeKind, Observer, SubmissionNote, UpdateTally,
+};
 pub use journal::{DurableState, JOURNAL_FORMAT, JournalRecord, ProcessFacts};
 pub use member::{Member, Origin, Route, SubmitError, Submitted};
 pub use quiescence::{Activity, Quiescence};

@@ -7,7 +7,7 @@ use mcfed_cluster::{Cluster, ClusterNode, JobOrigin, Transition};
 use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
 use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, SimTime};
 
-use crate::effects::{Effects, JobNotice, NoticeKind, SubmissionNote};
+use crate::effects::{Effects, ForwardedIn, JobNotice, NoticeKind, SubmissionNote};
 use crate::history::{History, RecordOrigin};
 use crate::publish::PublishClock;
 use crate::wake::{Pending, next_wake};
@@ -369,13 +369,38 @@ impl Member {
         message: Message,
         effects: &mut Effects,
     ) {
-        let forward = match (&message, self.history.is_some()) {
+        // A forward this cluster did not hold before and holds after was
+        // accepted: noted once, for the figures that count forwarded jobs.
+        let forward = match &message {
+            Message::JobForward(forward)
+                if self.node.forwarded_job(from, forward.source_job).is_none() =>
+            {
+                Some((
+                    forward.source_job,
+                    forward.queue.clone(),
+                    forward.send_queue.clone(),
+                ))
+            }
+            _ => None,
+        };
+        let recorded = match (&message, self.history.is_some()) {
             (Message::JobForward(forward), true) => Some(forward.clone()),
             _ => None,
         };
         self.node.handle(now, from, message, &mut effects.envelopes);
+        if let Some((source_job, queue, send_queue)) = forward {
+            if let Some(id) = self.node.forwarded_job(from, source_job) {
+                effects.forwarded_in.push(ForwardedIn {
+                    job_id: id.0,
+                    queue,
+                    from: from.clone(),
+                    send_queue,
+                    source_job,
+                });
+            }
+        }
         if let Some(history) = &mut self.history {
-            match forward {
+            match recorded {
                 Some(forward) => {
                     if let Some(id) = self.node.forwarded_job(from, forward.source_job) {
                         let origin = RecordOrigin::ForwardedIn {

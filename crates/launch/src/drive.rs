@@ -384,7 +384,7 @@ impl Drive<'_> {
         output.stats = stats;
         output.stats.end = end;
         mcfed_run::metrics::add_end_totals(&mut output.stats.jobs, &end_states);
-        output.metrics = Some(mcfed_run::metrics::finish(metrics, end_states));
+        output.metrics = Some(mcfed_run::metrics::finish(metrics, end_states, end));
         Ok(output)
     }
 }

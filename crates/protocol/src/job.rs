@@ -221,6 +221,9 @@ pub struct JobForward {
     pub source_job: u64,
     /// The receive queue it is sent to.
     pub queue: QueueName,
+    /// The send queue it leaves (so that both ends count the forward
+    /// against the queues it joins).
+    pub send_queue: QueueName,
     /// The job itself.
     pub spec: JobSpec,
     /// When it was submitted at the submission cluster.
@@ -562,6 +565,7 @@ mod tests {
             forward_seq: u64::MAX,
             source_job: u64::MAX,
             queue: QueueName::new(&"q".repeat(crate::MAX_NAME_LEN)).expect("valid"),
+            send_queue: QueueName::new("send").expect("a queue name"),
             spec,
             submitted_at: SimTime::from_millis(u64::MAX),
             attempt: u32::MAX,

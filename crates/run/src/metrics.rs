@@ -1,17 +1,20 @@
 //! Scheduling metrics of a run, per cluster and per queue: jobs submitted,
-//! started, finished and never started, jobs forwarded in and out, waits
-//! (mean, median, 95th percentile, maximum), mean bounded slowdown,
-//! utilization over the makespan, and the makespan itself.
+//! started (each job once) and restarted, finished and never started, jobs
+//! forwarded in and out, waits (mean, median, 95th percentile, maximum),
+//! mean bounded slowdown, utilization over the makespan, and the makespan
+//! itself. docs/metrics.md defines each figure and the laws they obey.
 //!
 //! Waits are kept as one `f32` per started job (4 bytes: 4 MB for a
-//! million jobs) and sorted once at the end for the quantiles; nothing else
-//! grows with the number of jobs. A wait runs from the job's first
-//! submission — for a forwarded job, at its submission cluster, so the time
-//! it was held there and in flight counts — to its start where it runs.
+//! million jobs) and sorted once at the end for the quantiles; the running
+//! jobs' intervals are kept while they run ([`busy`]); nothing else grows
+//! with the number of jobs. A wait runs from the job's first submission —
+//! for a forwarded job, at its submission cluster, so the time it was held
+//! there and in flight counts — to its first start where it runs.
 
+mod busy;
 mod end;
 
-use mcfed_cluster::{JobOrigin, Transition};
+use mcfed_cluster::Transition;
 use mcfed_protocol::{ClusterName, JobEvent, SimTime};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -37,6 +40,10 @@ pub struct MetricsRecorder {
     last: usize,
     first_submit: Option<SimTime>,
     last_finish: Option<SimTime>,
+    /// The latest end of a running interval.
+    last_busy: Option<SimTime>,
+    /// The running jobs' open intervals.
+    running: busy::Running,
 }
 
 /// What a [`MetricsRecorder`] is made of, as it travels (its index is
@@ -46,14 +53,20 @@ struct RecorderParts {
     queues: Vec<Tally>,
     first_submit: Option<SimTime>,
     last_finish: Option<SimTime>,
+    #[serde(default)]
+    last_busy: Option<SimTime>,
+    #[serde(default)]
+    running: Vec<(ClusterName, u64, busy::Interval)>,
 }
 
 impl From<MetricsRecorder> for RecorderParts {
     fn from(recorder: MetricsRecorder) -> Self {
         RecorderParts {
+            running: recorder.running.parts(),
             queues: recorder.queues,
             first_submit: recorder.first_submit,
             last_finish: recorder.last_finish,
+            last_busy: recorder.last_busy,
         }
     }
 }
@@ -72,6 +85,8 @@ struct Tally {
     queue: String,
     submitted: u64,
     started: u64,
+    #[serde(default)]
+    restarts: u64,
     finished: u64,
     forwarded_in: u64,
     forwarded_out: u64,
@@ -124,6 +139,8 @@ impl MetricsRecorder {
             (a, b) => a.or(b),
         };
         self.last_finish = self.last_finish.max(other.last_finish);
+        self.last_busy = self.last_busy.max(other.last_busy);
+        self.running.merge(other.running);
     }
 
     /// A job was submitted to `queue` of `cluster` at `at`.
@@ -132,25 +149,33 @@ impl MetricsRecorder {
         self.tally(cluster, queue).submitted += 1;
     }
 
-    /// A forwarding decision of send queue `queue` of `cluster` forwarded
-    /// a job.
+    /// A job of send queue `queue` of `cluster` was forwarded and accepted
+    /// by an execution cluster.
     pub fn forwarded(&mut self, cluster: &ClusterName, queue: &str) {
         self.tally(cluster, queue).forwarded_out += 1;
     }
 
+    /// A forwarded job was accepted into receive queue `queue` of
+    /// `cluster`.
+    pub fn forwarded_in(&mut self, cluster: &ClusterName, queue: &str) {
+        self.tally(cluster, queue).forwarded_in += 1;
+    }
+
     /// A job changed state in `cluster`.
     pub fn transition(&mut self, cluster: &ClusterName, transition: &Transition) {
+        if let Some(closed) = self.running.transition(cluster, transition) {
+            self.busy(cluster, closed);
+        }
         match transition.event {
-            JobEvent::Started => {
+            JobEvent::Started if transition.first_start => {
                 let wait = transition
                     .at
                     .saturating_since(transition.first_submitted_at);
-                let forwarded = matches!(transition.origin, JobOrigin::Forwarded { .. });
                 let tally = self.tally(cluster, transition.queue.as_str());
                 tally.started += 1;
-                tally.forwarded_in += u64::from(forwarded);
                 tally.waits.push(wait.as_secs_f32());
             }
+            JobEvent::Started => self.tally(cluster, transition.queue.as_str()).restarts += 1,
             // A job cut at its run limit ran its allocation too (Batsim's
             // COMPLETED_WALLTIME_REACHED): it counts as finished here.
             JobEvent::Finished | JobEvent::RunLimit => {
@@ -161,13 +186,28 @@ impl MetricsRecorder {
                 let wait = started
                     .saturating_since(transition.first_submitted_at)
                     .as_secs_f64();
-                let slots = f64::from(transition.slots);
                 let tally = self.tally(cluster, transition.queue.as_str());
                 tally.finished += 1;
                 tally.slowdown_sum += ((wait + run) / run.max(SLOWDOWN_BOUND_SECS)).max(1.0);
-                tally.busy_slot_seconds += run * slots;
             }
             _ => {}
+        }
+    }
+
+    /// A running interval of `cluster` closed: its slot-seconds are busy
+    /// time.
+    fn busy(&mut self, cluster: &ClusterName, closed: busy::Closed) {
+        self.last_busy = Some(
+            self.last_busy
+                .map_or(closed.until, |last| last.max(closed.until)),
+        );
+        self.tally(cluster, &closed.queue).busy_slot_seconds += closed.slot_seconds;
+    }
+
+    /// Closes the intervals of the jobs still running at `end`.
+    fn close_running(&mut self, end: SimTime) {
+        for (cluster, closed) in self.running.close_all(end) {
+            self.busy(&cluster, closed);
         }
     }
 
@@ -177,14 +217,21 @@ impl MetricsRecorder {
         mut self,
         total_slots: &[(ClusterName, u64)],
         pending: &[(ClusterName, String, u64)],
+        end: SimTime,
     ) -> RunMetrics {
+        self.close_running(end);
         // Queues with pending jobs appear even if nothing else happened there.
         for (cluster, queue, count) in pending {
             if *count > 0 {
                 let _ = self.tally(cluster, queue);
             }
         }
-        let makespan = match (self.first_submit, self.last_finish) {
+        // From the first submission to the last finish, or to the end of
+        // the last running interval if later (a job killed, or still
+        // running when the run stopped): every busy slot-second lies
+        // within it, so no utilization passes 100 %.
+        let last = self.last_finish.max(self.last_busy);
+        let makespan = match (self.first_submit, last) {
             (Some(first), Some(last)) => last.saturating_since(first).as_secs_f64(),
             _ => 0.0,
         };
@@ -246,6 +293,7 @@ impl Tally {
             queue,
             submitted: 0,
             started: 0,
+            restarts: 0,
             finished: 0,
             forwarded_in: 0,
             forwarded_out: 0,
@@ -258,6 +306,7 @@ impl Tally {
     fn absorb(&mut self, other: &mut Tally) {
         self.submitted += other.submitted;
         self.started += other.started;
+        self.restarts += other.restarts;
         self.finished += other.finished;
         self.forwarded_in += other.forwarded_in;
         self.forwarded_out += other.forwarded_out;
@@ -308,23 +357,30 @@ pub struct GroupMetrics {
     pub queue: Option<String>,
     /// Jobs submitted here.
     pub submitted: u64,
-    /// Job starts here (a job requeued by preemption starts again).
+    /// Jobs that started here (each job once, at its first start).
     pub started: u64,
+    /// Starts here of jobs that had started before (requeued, migrated,
+    /// rerun).
+    #[serde(default)]
+    pub restarts: u64,
     /// Jobs finished here.
     pub finished: u64,
     /// Jobs still pending here when the run ended (never started).
     pub never_started: u64,
-    /// Jobs forwarded here from a submission cluster that started.
+    /// Jobs forwarded here from a submission cluster and accepted,
+    /// whatever became of them.
     pub forwarded_in: u64,
-    /// Jobs forwarded from here (a send queue) to an execution cluster.
+    /// Jobs forwarded from here (a send queue) and accepted by an
+    /// execution cluster.
     pub forwarded_out: u64,
-    /// Waits of the jobs that started, in seconds.
+    /// Waits of the jobs that started, in seconds: from each job's first
+    /// submission to its first start.
     pub wait: WaitStats,
     /// Mean bounded slowdown of the finished jobs: (wait + run) / max(run,
     /// τ), at least 1.
     pub mean_bounded_slowdown: Option<f64>,
-    /// Busy slot time of finished jobs over (slots × makespan); clusters
-    /// only.
+    /// Slot-seconds of running (not suspended) jobs over (slots ×
+    /// makespan), at most 1; clusters only.
     pub utilization: Option<f64>,
 }
 
@@ -377,6 +433,7 @@ impl GroupMetrics {
             queue,
             submitted: tally.submitted,
             started: tally.started,
+            restarts: tally.restarts,
             finished: tally.finished,
             never_started,
             forwarded_in: tally.forwarded_in,
@@ -439,8 +496,8 @@ mod tests {
         let slots = [(c1.clone(), 8), (c2.clone(), 4)];
         let pending = [(c1, "normal".to_owned(), 1)];
         assert_eq!(
-            merged.finish(&slots, &pending),
-            whole.finish(&slots, &pending)
+            merged.finish(&slots, &pending, SimTime::ZERO),
+            whole.finish(&slots, &pending, SimTime::ZERO)
         );
     }
 }

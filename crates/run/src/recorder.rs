@@ -11,7 +11,8 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use mcfed_federation::{Effects, Member, Observer, SubmissionNote};
+use mcfed_federation::{Effects, Member, NoticeKind, Observer, Origin, SubmissionNote};
+use mcfed_protocol::JobEvent;
 use mcfed_protocol::{ClusterName, SimTime};
 use rustc_hash::FxHashMap;
 
@@ -164,7 +165,7 @@ impl Recorder {
         output.stats.end = end;
         output.workloads = workloads;
         crate::metrics::add_end_totals(&mut output.stats.jobs, &states);
-        output.metrics = Some(crate::metrics::finish(self.metrics, states));
+        output.metrics = Some(crate::metrics::finish(self.metrics, states, end));
         output
     }
 
@@ -191,6 +192,14 @@ impl Recorder {
         for transition in &effects.transitions {
             stats.count_transition(member.origin_of(transition), transition);
         }
+        // A job of a send queue killed where it still was (at its
+        // submission cluster) ends there, without a transition.
+        for notice in &effects.notices {
+            if notice.kind == NoticeKind::Control(JobEvent::Killed) && &notice.from == member.name()
+            {
+                stats.jobs.killed.add(Origin::Submitted);
+            }
+        }
         stats.decisions += effects.decisions.len() as u64;
         stats.forwarded += effects.decisions.iter().filter(|e| e.forwarded()).count() as u64;
         stats.stale_decisions += effects.decisions.iter().filter(|e| e.stale()).count() as u64;
@@ -208,8 +217,12 @@ impl Recorder {
         for transition in &effects.transitions {
             self.metrics.transition(cluster, transition);
         }
-        for entry in effects.decisions.iter().filter(|e| e.forwarded()) {
-            self.metrics.forwarded(cluster, entry.send_queue.as_str());
+        // Both ends of an accepted forward are counted where it is
+        // accepted, so forwarded out and in always agree.
+        for arrival in &effects.forwarded_in {
+            self.metrics.forwarded_in(cluster, arrival.queue.as_str());
+            self.metrics
+                .forwarded(&arrival.from, arrival.send_queue.as_str());
         }
     }
 

@@ -207,6 +207,7 @@ async fn forward_throughput(dir: &std::path::Path, forwards: u64) {
                     forward_seq: seq,
                     source_job: seq,
                     queue: QueueName::new("high").expect("name"),
+                    send_queue: mcfed_protocol::QueueName::new("send").expect("a queue name"),
                     spec: spec.clone(),
                     submitted_at: SimTime::ZERO,
                     attempt: 0,

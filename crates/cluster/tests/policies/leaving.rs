@@ -36,6 +36,7 @@ fn forwarded_jobs_from_users_without_shares_are_refused() {
         forward_seq: 1,
         source_job: 7,
         queue: name("fs"),
+        send_queue: mcfed_protocol::QueueName::new("send").expect("a queue name"),
         spec: spec("mallory", 1, 10),
         submitted_at: SimTime::ZERO,
         attempt: 0,

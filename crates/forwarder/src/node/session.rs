@@ -169,6 +169,7 @@ impl ForwarderNode {
                 forward_seq,
                 source_job: id,
                 queue: at.queue.clone(),
+                send_queue: self.send_queues[job.send_queue_index()].name.clone(),
                 spec,
                 submitted_at: job.submitted_at,
                 attempt,

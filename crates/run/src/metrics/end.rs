@@ -5,7 +5,7 @@
 
 use mcfed_federation::Member;
 use mcfed_forwarder::SourceState;
-use mcfed_protocol::ClusterName;
+use mcfed_protocol::{ClusterName, SimTime};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -105,8 +105,9 @@ pub fn add_end_totals(totals: &mut JobTotals, states: &[EndState]) {
     }
 }
 
-/// Finishes `metrics` with the members' end states.
-pub fn finish(metrics: MetricsRecorder, states: Vec<EndState>) -> RunMetrics {
+/// Finishes `metrics` with the members' end states, the run having
+/// stopped at `end`.
+pub fn finish(metrics: MetricsRecorder, states: Vec<EndState>, end: SimTime) -> RunMetrics {
     let slots: Vec<(ClusterName, u64)> = states
         .iter()
         .map(|state| (state.name.clone(), state.slots))
@@ -127,7 +128,7 @@ pub fn finish(metrics: MetricsRecorder, states: Vec<EndState>) -> RunMetrics {
         })
         .collect();
     pending.sort();
-    let mut metrics = metrics.finish(&slots, &pending);
+    let mut metrics = metrics.finish(&slots, &pending, end);
     metrics.never_started = std::mem::take(&mut listed);
     metrics
 }
