@@ -232,6 +232,13 @@ fn an_administrators_commands_on_a_live_federation() {
     eventually(Duration::from_secs(10), "job 1 runs again", || {
         forwarded_state(&fed, "Cluster2", 1).as_deref() == Some("RUN")
     });
+    // A command the execution cluster refuses is refused here too: on
+    // standard error, exit status 1 (it once said "is being resumed").
+    let again = refused(run(&fed, "Cluster1", &["bresume", "1"]), 1);
+    assert!(
+        again.contains("Job <1>") && again.contains("Cluster2") && again.contains("refused"),
+        "{again}"
+    );
 
     // bmod and bswitch: what they may change, and what they refuse.
     ok(run(&fed, "Cluster1", &["bmod", "-W", "30", "3"]));

@@ -30,6 +30,7 @@ mod observe;
 mod order;
 pub mod publish;
 mod quiescence;
+mod report;
 mod wake;
 
 pub use build::{

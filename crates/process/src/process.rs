@@ -46,6 +46,10 @@ pub use state::COMPACT_MIN_BYTES;
 
 pub use serve::{LocalWatch, WATCH_DECISIONS, listening_line, parse_listening_line};
 
+/// How long a job control command given at a job's submission cluster
+/// waits for its execution cluster's answer (wall time).
+pub const DEFAULT_CONTROL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How long a forwarding session waits for the true counters of the
 /// execution clusters (wall time) before it runs without judging its
 /// decisions.
@@ -159,6 +163,9 @@ pub struct ClusterOptions {
     pub timeouts: Timeouts,
     /// How long a session waits for the true counters.
     pub oracle_timeout: Duration,
+    /// How long a job control command sent to a job's execution cluster
+    /// waits for its answer before saying it has none.
+    pub control_timeout: Duration,
     /// The state directory: journal the member there, and resume from it.
     pub state: Option<PathBuf>,
     /// Keep every compacted journal as `journal.N` (like LSF's
@@ -186,6 +193,7 @@ impl ClusterOptions {
             max_frame: MAX_FRAME_SIZE,
             timeouts: Timeouts::default(),
             oracle_timeout: DEFAULT_ORACLE_TIMEOUT,
+            control_timeout: DEFAULT_CONTROL_TIMEOUT,
             state: None,
             keep_journals: false,
             salvage: false,

@@ -236,7 +236,7 @@ pub fn snapshot(member: &Member, at: SimTime, watched: &Watched) -> ClusterSnaps
     }
     jobs.sort_by(|a, b| a.name.cmp(&b.name));
     ClusterSnapshot {
-        report: cluster.report(at),
+        report: member.report(at),
         jobs,
         orders,
     }

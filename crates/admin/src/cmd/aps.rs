@@ -6,7 +6,7 @@
 //! member ([`aps_rows`], run inside the actor) and printed as LSF prints
 //! them.
 
-use mcfed_cluster::{ApsEntry, ApsShown, ApsTerm};
+use mcfed_cluster::{ApsEntry, ApsShown, ApsTerm, JobId};
 use mcfed_federation::Member;
 use mcfed_protocol::{JobSpec, SimTime};
 use serde::{Deserialize, Serialize};
@@ -63,20 +63,55 @@ pub struct ApsFactorRow {
 }
 
 /// The rows of `bjobs -aps` for `member` at `now`: its scheduler's jobs in
-/// dispatch order, then the jobs waiting at this cluster in its APS send
-/// queues, each group in the order its next forwarding session decides
-/// them.
+/// dispatch order — queue by queue from the highest PRIORITY (as a
+/// dispatch pass serves them), each queue in the order the dispatcher
+/// tries its jobs (an APS group's by APS value) — then the jobs waiting at
+/// this cluster in its APS send queues, each queue in the order its next
+/// forwarding session decides them.
 pub fn aps_rows(member: &Member, now: SimTime) -> Vec<ApsRow> {
     let cluster = member.cluster();
-    let mut rows: Vec<ApsRow> = cluster
-        .aps_listing(now)
-        .into_iter()
-        .filter_map(|entry| {
-            let job = cluster.job(entry.job)?;
-            let queue = cluster.queue_config(job.queue).name.as_str();
-            Some(row(&entry, &job.spec, job.state.as_str(), queue))
-        })
+    let listing = cluster.aps_listing(now);
+    let mut entries: rustc_hash::FxHashMap<JobId, ApsEntry> = listing
+        .iter()
+        .map(|entry| (entry.job, entry.clone()))
         .collect();
+    let mut queues: Vec<(usize, u32)> = cluster
+        .queue_configs()
+        .enumerate()
+        .map(|(index, config)| (index, config.priority))
+        .collect();
+    queues.sort_by_key(|&(index, priority)| (std::cmp::Reverse(priority), index));
+    let mut rows = Vec::with_capacity(entries.len());
+    for (queue, _) in queues {
+        let order = cluster.dispatch_order(queue, now).unwrap_or_else(|| {
+            // A fairshare queue picks by user priority as it goes: its
+            // jobs in the order they came.
+            let mut ids: Vec<JobId> = entries
+                .keys()
+                .copied()
+                .filter(|id| cluster.job(*id).is_some_and(|job| job.queue == queue))
+                .collect();
+            ids.sort_unstable();
+            ids
+        });
+        for id in order {
+            let (Some(entry), Some(job)) = (entries.remove(&id), cluster.job(id)) else {
+                continue;
+            };
+            let name = cluster.queue_config(job.queue).name.as_str();
+            rows.push(row(&entry, &job.spec, job.state.as_str(), name));
+        }
+    }
+    // Anything no queue's order named (none expected), as listed.
+    for entry in listing
+        .iter()
+        .filter(|entry| entries.contains_key(&entry.job))
+    {
+        if let Some(job) = cluster.job(entry.job) {
+            let name = cluster.queue_config(job.queue).name.as_str();
+            rows.push(row(entry, &job.spec, job.state.as_str(), name));
+        }
+    }
     rows.extend(send_queue_rows(member, now));
     rows
 }
@@ -203,4 +238,67 @@ pub fn prio_table(rows: &[ApsRow]) -> Table {
 /// A value with two decimals, as `bjobs -aps` prints values.
 fn number(value: f64) -> String {
     format!("{value:.2}")
+}
+
+#[cfg(test)]
+mod tests {
+    use mcfed_federation::{Effects, Member};
+    use mcfed_protocol::SimTime;
+
+    /// Jobs of a PRIORITY 20 queue are listed before those of a PRIORITY
+    /// 10 queue, whatever their APS values, as a dispatch pass tries them
+    /// (the listing was one sort by APS value across queues).
+    #[test]
+    fn bjobs_aps_lists_queue_by_queue_in_dispatch_order() {
+        let scenario = mcfed_scenario::parse(
+            "aps-order.toml",
+            r#"
+name = "aps order"
+end = "1h"
+
+[[cluster]]
+name = "C"
+params = { MAX_USER_PRIORITY = 100 }
+
+[[cluster.host]]
+name = "h"
+MXJ = 1
+
+[[cluster.queue]]
+name = "low"
+PRIORITY = 10
+APS_PRIORITY = "WEIGHT[[JPRIORITY, 10]]"
+
+[[cluster.queue]]
+name = "high"
+PRIORITY = 20
+APS_PRIORITY = "WEIGHT[[JPRIORITY, 1]]"
+
+[[cluster.job]]
+queue = "high"
+name = "runner"
+run_time = "1h"
+state = "running"
+"#,
+        )
+        .expect("valid");
+        let (mut member, _) = Member::build(scenario.clusters[0].member_spec()).expect("builds");
+        let mut effects = Effects::default();
+        member.take_start(&mut effects);
+        for (queue, name, priority) in [("low", "big", 90), ("high", "small", 1)] {
+            let mut spec =
+                mcfed_protocol::JobSpec::simple(name, "u", std::time::Duration::from_secs(60));
+            spec.options
+                .get_or_insert_with(Default::default)
+                .user_priority = Some(priority);
+            member
+                .submit(SimTime::ZERO, queue, spec, &mut effects)
+                .expect("accepted");
+        }
+        let now = SimTime::from_secs(10);
+        member.step(now, &mut effects);
+        let rows = super::aps_rows(&member, now);
+        let order: Vec<&str> = rows.iter().map(|row| row.queue.as_str()).collect();
+        assert_eq!(order, ["high", "low"], "{rows:?}");
+    }
 }

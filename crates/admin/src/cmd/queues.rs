@@ -9,23 +9,11 @@ pub use mcfed_cluster::QueueReport;
 
 use crate::table::{Table, dash};
 
-/// Every queue of the cluster at `now`, in configuration order: the
-/// cluster's own [`QueueReport`]s, with MAX_RSCHED_TIME (which only the
-/// submission side knows) filled in from the scenario's send queues.
+/// Every queue of the cluster at `now`, in configuration order, as the
+/// member reports them ([`Member::report`]: a send queue's jobs held at
+/// the submission cluster included).
 pub fn rows(member: &Member, now: SimTime) -> Vec<QueueReport> {
-    let mut queues = member.cluster().report(now).queues;
-    if let Some(forwarder) = member.config().and_then(|config| config.forwarder.as_ref()) {
-        for queue in &mut queues {
-            if let Some(send) = forwarder
-                .send_queues
-                .iter()
-                .find(|send| send.name.as_str() == queue.queue)
-            {
-                queue.set_max_rsched_time(send.max_rsched_time);
-            }
-        }
-    }
-    queues
+    member.report(now).queues
 }
 
 /// `bqueues`' columns.
@@ -140,8 +128,8 @@ mod tests {
 
     /// Every queue of every bundled scenario reads the same through
     /// `--show queues` and through the admin `Queues` answer: the same
-    /// fields with the same values, except MAX_RSCHED_TIME, which only the
-    /// admin answer (built with the submission side at hand) fills in.
+    /// fields with the same values, MAX_RSCHED_TIME included (one report,
+    /// the member's).
     #[test]
     fn show_queues_and_bqueues_are_one_view() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
@@ -162,14 +150,12 @@ mod tests {
                 let admin = admin_view(&member, now);
                 let show = show_view(&member, now);
                 assert_eq!(admin.len(), show.len(), "{}", file.display());
-                for (mut admin, show) in admin.into_iter().zip(show) {
+                for (admin, show) in admin.into_iter().zip(show) {
                     queues_seen += 1;
                     assert_eq!(keys(&admin), keys(&show), "{}", file.display());
-                    assert!(show["max_rsched_time"].is_null());
                     if !admin["max_rsched_time"].is_null() {
                         rsched_seen += 1;
                         assert!(!admin["sndjobs_to"].as_array().expect("list").is_empty());
-                        admin["max_rsched_time"] = Value::Null;
                     }
                     if !admin["counters"].is_null() {
                         counters_seen += 1;
@@ -265,5 +251,57 @@ mod tests {
         assert!(long.contains("RCVJOBS_FROM: Cluster1\n"), "{long}");
         assert!(long.contains("IMPT_JOBBKLG: "), "{long}");
         assert!(long.contains("COUNTERS: total "), "{long}");
+    }
+
+    /// A job of a send queue that no remote queue can take waits at its
+    /// submission cluster: `bqueues` counts it as PEND there, as LSF does
+    /// (it showed NJOBS 0 PEND 0), and `--show queues` says the same.
+    #[test]
+    fn a_send_queues_waiting_jobs_are_pending_in_bqueues() {
+        let scenario = mcfed_scenario::parse(
+            "waiting.toml",
+            r#"
+name = "waiting"
+end = "5m"
+[params]
+MC_PLUGIN_UPDATE_INTERVAL = "30s"
+
+[[cluster]]
+name = "C1"
+params = { MC_PLUGIN_SCHEDULE_ENHANCE = "RESOURCE_ONLY" }
+
+[[cluster.queue]]
+name = "send"
+SNDJOBS_TO = "normal@C2"
+
+[[cluster]]
+name = "C2"
+
+[[cluster.host]]
+name = "h"
+MXJ = 2
+
+[[cluster.queue]]
+name = "normal"
+RCVJOBS_FROM = "C1"
+"#,
+        )
+        .expect("valid");
+        let spec = &scenario.clusters[0];
+        let (mut member, _) = Member::build(spec.member_spec()).expect("builds");
+        let mut effects = mcfed_federation::Effects::default();
+        let mut wide =
+            mcfed_protocol::JobSpec::simple("wide", "u", std::time::Duration::from_secs(60));
+        wide.slots = 3;
+        member
+            .submit(SimTime::ZERO, "send", wide, &mut effects)
+            .expect("accepted");
+        let now = SimTime::from_secs(60);
+        member.step(now, &mut effects);
+        let rows = super::rows(&member, now);
+        let send = rows.iter().find(|row| row.queue == "send").expect("send");
+        assert_eq!((send.njobs, send.pend, send.run), (3, 3, 0), "{send:?}");
+        let show = show_view(&member, now);
+        assert_eq!(show[0]["pend"], 3);
     }
 }

@@ -24,7 +24,9 @@ mod requests;
 use requests::answer;
 
 use super::oracle::{Oracle, PeerHello};
-use super::shell::{LiveObserver, Local, Outbox, SetLocal, decisions_from, records_from};
+use super::shell::{
+    ControlWaiters, LiveObserver, Local, Outbox, SetLocal, decisions_from, records_from,
+};
 use super::state::Prepared;
 use super::{ClusterOptions, EPOCH_WAIT, NodeError, origin};
 use crate::faults::{ChaosFaults, skewed_origin};
@@ -43,6 +45,10 @@ struct Process {
     local: Local,
     /// What the member did: counts, metrics and records.
     recorder: SharedRecorder,
+    /// Admin calls waiting for answers to job control commands.
+    waiters: ControlWaiters,
+    /// How long such a call waits.
+    control_timeout: Duration,
     initial_states: Arc<Vec<GroupState>>,
     stop: mpsc::UnboundedSender<()>,
     oracle: Option<Addr<Oracle>>,
@@ -149,6 +155,7 @@ pub(super) async fn serve(
         local: None,
     }
     .start();
+    let waiters = ControlWaiters::default();
     let recorder = SharedRecorder::new(Recorder::new(Recording {
         events: true,
         count_only: false,
@@ -167,6 +174,7 @@ pub(super) async fn serve(
         MemberActor::new(member, clock, outbox.clone().recipient()).with_observer(LiveObserver {
             recorder: recorder.clone(),
             report: options.report,
+            waiters: waiters.clone(),
         });
     if let Some(every) = sample_every {
         actor = actor.with_usage_samples(every);
@@ -192,6 +200,8 @@ pub(super) async fn serve(
         transport: transport.clone(),
         local: local.clone(),
         recorder,
+        waiters,
+        control_timeout: options.control_timeout,
         initial_states: Arc::new(initial_states),
         stop: stop.clone(),
         oracle,

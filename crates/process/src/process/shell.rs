@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use actix::prelude::*;
 use mcfed_actors::{Deliver, MemberActor};
-use mcfed_federation::{Effects, Member, Observer};
+use mcfed_federation::{Effects, Member, NoticeKind, Observer};
 use mcfed_forwarder::DecisionRecord;
 use mcfed_protocol::{ClusterName, Envelope, SimTime};
 use mcfed_run::RunStats;
@@ -81,10 +81,13 @@ impl Handler<Deliver> for Outbox {
 pub(super) struct LiveObserver {
     pub(super) recorder: SharedRecorder,
     pub(super) report: LiveReport,
+    /// Admin calls waiting for answers to job control commands.
+    pub(super) waiters: ControlWaiters,
 }
 
 impl Observer for LiveObserver {
     fn observe(&mut self, member: &Member, at: SimTime, effects: &Effects) {
+        self.waiters.answer(effects);
         let mut recorder = self.recorder.lock();
         let before = recorder.output().decisions.len();
         recorder.observe(member, at, effects);
@@ -151,4 +154,51 @@ pub(super) fn decisions_from(
         decisions.get(from..).map(<[_]>::to_vec).unwrap_or_default(),
         total,
     )
+}
+
+/// Admin calls waiting for an execution cluster's answer to a job control
+/// command sent there, by the job's id at this (its submission) cluster.
+#[derive(Clone, Default)]
+pub(super) struct ControlWaiters(
+    Arc<
+        std::sync::Mutex<
+            rustc_hash::FxHashMap<u64, Vec<tokio::sync::oneshot::Sender<ControlAnswer>>>,
+        >,
+    >,
+);
+
+/// An execution cluster's answer to a job control command: whether it
+/// was done, and what it said.
+pub(super) type ControlAnswer = (bool, String);
+
+impl ControlWaiters {
+    /// Waits for the answer about job `source_job` (register it before the
+    /// command can be answered: inside the member's actor, as it is sent).
+    pub(super) fn wait_for(
+        &self,
+        source_job: u64,
+    ) -> tokio::sync::oneshot::Receiver<ControlAnswer> {
+        let (tell, answer) = tokio::sync::oneshot::channel();
+        if let Ok(mut waiting) = self.0.lock() {
+            waiting.entry(source_job).or_default().push(tell);
+        }
+        answer
+    }
+
+    /// Hands the answers among `effects` to whoever waits for them.
+    fn answer(&self, effects: &Effects) {
+        for notice in &effects.notices {
+            let NoticeKind::ControlReply { done } = notice.kind else {
+                continue;
+            };
+            let waiting = self
+                .0
+                .lock()
+                .ok()
+                .and_then(|mut waiting| waiting.remove(&notice.source_job));
+            for tell in waiting.into_iter().flatten() {
+                let _ = tell.send((done, notice.reason.clone().unwrap_or_default()));
+            }
+        }
+    }
 }

@@ -38,21 +38,66 @@ fn mailbox(error: MailboxError) -> AdminResponse {
 /// what only the process knows, here.
 async fn respond(process: &Process, request: AdminRequest) -> AdminResponse {
     let changes = request.changes_member();
+    let waiters = process.waiters.clone();
     let applied = process
         .local
         .member
         .send(Apply {
             changes,
             apply: move |member: &mut Member, now, effects: &mut Effects| {
-                mcfed_admin::apply(request, member, now, effects)
+                let applied = mcfed_admin::apply(request, member, now, effects);
+                // A command sent to the job's execution cluster waits for
+                // its answer: registered here, before it can come.
+                let answer = match &applied {
+                    Applied::Answer(AdminResponse::Controlled(controlled))
+                        if controlled.sent_to.is_some() =>
+                    {
+                        Some(waiters.wait_for(controlled.job_id))
+                    }
+                    _ => None,
+                };
+                (applied, answer)
             },
         })
         .await;
     match applied {
-        Ok(Ok(Applied::Answer(answer))) => answer,
-        Ok(Ok(Applied::ForProcess(request))) => respond_in_process(process, request).await,
+        Ok(Ok((Applied::Answer(answer), None))) => answer,
+        Ok(Ok((Applied::Answer(answer), Some(reply)))) => {
+            answered(answer, reply, process.control_timeout).await
+        }
+        Ok(Ok((Applied::ForProcess(request), _))) => respond_in_process(process, request).await,
         Ok(Err(NotDurable)) => AdminResponse::Error(NotDurable.to_string()),
         Err(error) => mailbox(error),
+    }
+}
+
+/// `sent`, the answer to a job control command sent to the job's execution
+/// cluster, once that cluster has answered: its refusal, as LSF prints it,
+/// or no answer within `limit`.
+async fn answered(
+    sent: AdminResponse,
+    reply: tokio::sync::oneshot::Receiver<(bool, String)>,
+    limit: Duration,
+) -> AdminResponse {
+    let AdminResponse::Controlled(controlled) = &sent else {
+        return sent;
+    };
+    let cluster = controlled.sent_to.clone().unwrap_or_default();
+    match tokio::time::timeout(limit, reply).await {
+        Ok(Ok((true, _))) => sent,
+        Ok(Ok((false, why))) => AdminResponse::Error(format!(
+            "Job <{}>: {why} (at cluster <{cluster}>)",
+            controlled.job_id
+        )),
+        Ok(Err(_)) => AdminResponse::Error(format!(
+            "Job <{}>: the process stopped before cluster <{cluster}> answered",
+            controlled.job_id
+        )),
+        Err(_) => AdminResponse::Error(format!(
+            "Job <{}>: cluster <{cluster}> did not answer within {}; the command may still take effect there",
+            controlled.job_id,
+            humantime::format_duration(limit)
+        )),
     }
 }
 
