@@ -315,19 +315,13 @@ fn refusal_checks(path: &std::path::Path, error: ScenarioError) -> anyhow::Resul
 /// Prints check results as `run --check` does; exit status 1 if one
 /// failed.
 fn print_checks(results: &[mcfed_run::CheckResult]) -> anyhow::Result<ExitCode> {
-    let failed = results.iter().filter(|result| !result.held).count();
+    let (summary, failed) = mcfed_run::render::checks_summary(results);
     let mut out = io::stdout().lock();
-    writeln!(
-        out,
-        "{}{} of {} expectations held",
-        mcfed_run::render::checks_text(results),
-        results.len() - failed,
-        results.len()
-    )?;
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
+    writeln!(out, "{summary}")?;
+    Ok(if failed {
         ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

@@ -223,13 +223,7 @@ pub(crate) fn print(
         return Ok(ExitCode::SUCCESS);
     }
     let results = mcfed_run::check(scenario, output);
-    let failed = results.iter().filter(|result| !result.held).count();
-    let summary = format!(
-        "{}{} of {} expectations held",
-        render::checks_text(&results),
-        results.len() - failed,
-        results.len()
-    );
+    let (summary, failed) = render::checks_summary(&results);
     // Keep stdout pure JSON lines when JSON is asked for.
     if printing.report == Report::Json {
         eprintln!("{summary}");
@@ -237,9 +231,9 @@ pub(crate) fn print(
         let mut out = io::stdout().lock();
         writeln!(out, "{summary}")?;
     }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
+    Ok(if failed {
         ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
 }

@@ -440,5 +440,6 @@ pub fn run_plan(scenario: &Scenario, plan: &RunOptions) -> Result<RunOutput, Act
     let (states, stopped, workloads) = output?;
     let mut output = shared.take().finish(states, stopped, workloads);
     output.initial_states = initial_states;
+    output.snapshots_taken = true;
     Ok(output)
 }

@@ -230,6 +230,7 @@ impl<'a> EventLoop<'a> {
             .recorder
             .finish(states, stopped, self.streams.reports());
         output.initial_states = self.federation.initial_states.clone();
+        output.snapshots_taken = true;
         output
     }
 

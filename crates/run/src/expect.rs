@@ -34,7 +34,22 @@ pub struct CheckResult {
     pub held: bool,
     /// What actually happened.
     pub actual: String,
+    /// Why it could not be checked, if it could not (it neither held nor
+    /// failed: a launched run takes no snapshots of its clusters).
+    pub skipped: Option<String>,
 }
+
+impl CheckResult {
+    /// Whether it failed (held not, and was not skipped).
+    pub fn failed(&self) -> bool {
+        !self.held && self.skipped.is_none()
+    }
+}
+
+/// Why expectations that look at the clusters at a time cannot be checked
+/// in a launched run.
+pub const NO_SNAPSHOTS: &str =
+    "a launched run takes no snapshots of its clusters; check it with `mcfed run`";
 
 /// A run to check: the scenario, and what its run produced.
 #[derive(Clone, Copy)]
@@ -50,6 +65,21 @@ impl<'a> Run<'a> {
     pub(crate) fn cluster_at(&self, at: SimTime, cluster: &str) -> Option<&'a ClusterSnapshot> {
         self.output.snapshot_at(at)?.cluster(cluster)
     }
+
+    /// What a check that needs a snapshot finds when there is none: a
+    /// failure (`actual`) in a run that takes snapshots, else a skip.
+    pub(crate) fn no_snapshot(&self, expected: String, actual: &str) -> Found {
+        if self.output.snapshots_taken {
+            Found::failed(expected, actual)
+        } else {
+            Found {
+                expected,
+                held: false,
+                actual: actual.to_owned(),
+                skipped: Some(NO_SNAPSHOTS.to_owned()),
+            }
+        }
+    }
 }
 
 /// What one check found.
@@ -60,6 +90,8 @@ pub(crate) struct Found {
     pub(crate) held: bool,
     /// What was, in words.
     pub(crate) actual: String,
+    /// Why it could not be checked, if it could not.
+    pub(crate) skipped: Option<String>,
 }
 
 impl Found {
@@ -69,6 +101,7 @@ impl Found {
             expected,
             held: false,
             actual: actual.into(),
+            skipped: None,
         }
     }
 }
@@ -120,6 +153,7 @@ pub fn check(scenario: &Scenario, output: &RunOutput) -> Vec<CheckResult> {
                 expected: found.expected,
                 held: found.held,
                 actual: found.actual,
+                skipped: found.skipped,
             }
         })
         .collect()

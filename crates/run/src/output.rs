@@ -41,6 +41,9 @@ pub struct RunOutput {
     pub jobs_csv_error: Option<String>,
     /// What each `[[action]]` did, in the order given.
     pub actions: Vec<ActionRecord>,
+    /// Whether the run took the snapshots its expectations look at (the
+    /// in-process engines do; a launched run does not).
+    pub snapshots_taken: bool,
 }
 
 impl RunOutput {

@@ -154,13 +154,40 @@ pub fn decision_json(record: &DecisionRecord) -> Result<String, serde_json::Erro
 pub fn checks_text(results: &[CheckResult]) -> String {
     let mut text = String::new();
     for result in results {
-        let mark = if result.held { "ok  " } else { "FAIL" };
+        let mark = match (&result.skipped, result.held) {
+            (Some(_), _) => "skip",
+            (None, true) => "ok  ",
+            (None, false) => "FAIL",
+        };
         let _ = writeln!(text, "{mark} {}: {}", result.origin, result.expected);
-        if !result.held {
+        if let Some(why) = &result.skipped {
+            let _ = writeln!(text, "     skipped: {why}");
+        } else if !result.held {
             let _ = writeln!(text, "     actual: {}", result.actual);
         }
     }
     text
+}
+
+/// The results of a check and the line that sums them up (`N of M
+/// expectations held`, with how many failed and were skipped when any
+/// were), and whether one failed.
+pub fn checks_summary(results: &[CheckResult]) -> (String, bool) {
+    let failed = results.iter().filter(|result| result.failed()).count();
+    let skipped = results
+        .iter()
+        .filter(|result| result.skipped.is_some())
+        .count();
+    let held = results.iter().filter(|result| result.held).count();
+    let mut line = format!(
+        "{}{held} of {} expectations held",
+        checks_text(results),
+        results.len()
+    );
+    if failed > 0 || skipped > 0 {
+        let _ = write!(line, " ({failed} failed, {skipped} skipped)");
+    }
+    (line, failed > 0)
 }
 
 /// The records of a run that kept no order of its own (`mcfed launch`

@@ -88,6 +88,7 @@ fn found(expected: String, held: bool, record: &DecisionRecord, reason: Option<&
         expected,
         held: held && reason_held,
         actual: describe_decision(record),
+        skipped: None,
     }
 }
 

@@ -20,7 +20,7 @@ impl Check for DispatchOrder {
             jobs.join(", ")
         );
         let Some(snapshot) = run.cluster_at(*at, cluster.as_str()) else {
-            return Found::failed(expected, "no snapshot was taken");
+            return run.no_snapshot(expected, "no snapshot was taken");
         };
         let order = snapshot
             .orders
@@ -36,6 +36,7 @@ impl Check for DispatchOrder {
                 } else {
                     order.join(", ")
                 },
+                skipped: None,
             },
             None => Found::failed(
                 expected,

@@ -29,6 +29,7 @@ impl Check for InitialState {
                     found.other,
                     found.total()
                 ),
+                skipped: None,
             },
             None => Found::failed(expected, "the group was not built"),
         }

@@ -30,7 +30,7 @@ impl Check for JobAps {
         }
         let expected = format!("at {at} job {job} has {}", wanted.join(", "));
         let Some(snapshot) = run.cluster_at(*at, cluster.as_str()) else {
-            return Found::failed(expected, "no snapshot was taken");
+            return run.no_snapshot(expected, "no snapshot was taken");
         };
         let Some(found) = snapshot.jobs.iter().find(|found| found.name == *job) else {
             return Found::failed(expected, "the job is not in the cluster");
@@ -51,6 +51,7 @@ impl Check for JobAps {
                 "APS {} ({}), JPRIORITY {}",
                 aps.shown, aps.kind, aps.jpriority
             ),
+            skipped: None,
         }
     }
 

@@ -20,7 +20,7 @@ impl Check for JobStateAt {
         let note = reason_note(reason_contains.as_deref());
         let expected = format!("at {at} job {job} is {}{note}", state.as_str());
         let Some(snapshot) = run.cluster_at(*at, cluster.as_str()) else {
-            return Found::failed(expected, "no snapshot was taken");
+            return run.no_snapshot(expected, "no snapshot was taken");
         };
         let found = snapshot.jobs.iter().find(|found| &found.name == job);
         let (actual_state, reason) = match found {
@@ -49,6 +49,7 @@ impl Check for JobStateAt {
             expected,
             held: actual_state == state.as_str() && reason_held,
             actual,
+            skipped: None,
         }
     }
 

@@ -22,6 +22,7 @@ impl Check for MetricBounds {
             held: at_least.is_none_or(|low| value >= low)
                 && at_most.is_none_or(|high| value <= high),
             actual: format!("{} = {value}", metric.name()),
+            skipped: None,
         }
     }
 }

@@ -50,6 +50,7 @@ impl Check for Preemption {
             expected,
             held,
             actual,
+            skipped: None,
         }
     }
 }

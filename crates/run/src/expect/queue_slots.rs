@@ -25,7 +25,7 @@ impl Check for QueueSlots {
                 .find(|report| report.queue == queue.as_str())
         });
         let Some(report) = report else {
-            return Found::failed(expected, "no snapshot of the queue was taken");
+            return run.no_snapshot(expected, "no snapshot of the queue was taken");
         };
         let actual = QueueFigures {
             running: Some(report.run),
@@ -45,6 +45,7 @@ impl Check for QueueSlots {
             expected,
             held,
             actual: describe_figures(&actual),
+            skipped: None,
         }
     }
 }

@@ -59,6 +59,7 @@ pub fn check_refusals(expected: &[ExpectedRefusal], error: &ScenarioError) -> Ve
                         .collect::<Vec<_>>()
                         .join("; "),
                 },
+                skipped: None,
             }
         })
         .collect()

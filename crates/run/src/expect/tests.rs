@@ -185,7 +185,11 @@ const EXPECTED: [(&str, &str, bool, &str); 12] = [
 #[test]
 fn each_kind_is_checked_by_its_own_check() {
     let scenario = mcfed_scenario::parse("every-kind.toml", SCENARIO).expect("valid");
-    let results = check(&scenario, &RunOutput::default());
+    let in_process = RunOutput {
+        snapshots_taken: true,
+        ..RunOutput::default()
+    };
+    let results = check(&scenario, &in_process);
     let found: Vec<(&str, &str, bool, &str)> = results
         .iter()
         .map(|result| {
@@ -194,11 +198,42 @@ fn each_kind_is_checked_by_its_own_check() {
                 expected,
                 held,
                 actual,
+                skipped,
             } = result;
+            assert_eq!(skipped, &None, "{origin}");
             (origin.as_str(), expected.as_str(), *held, actual.as_str())
         })
         .collect();
     assert_eq!(found, EXPECTED);
+}
+
+/// In a run that takes no snapshots (a launched one), what needs one is
+/// skipped with the reason, not failed; everything else is checked.
+#[test]
+fn a_launched_run_skips_what_needs_a_snapshot() {
+    let scenario = mcfed_scenario::parse("every-kind.toml", SCENARIO).expect("valid");
+    let results = check(&scenario, &RunOutput::default());
+    let skipped: Vec<&str> = results
+        .iter()
+        .filter(|result| result.skipped.is_some())
+        .map(|result| result.actual.as_str())
+        .collect();
+    assert!(!skipped.is_empty());
+    assert!(
+        skipped
+            .iter()
+            .all(|actual| actual.starts_with("no snapshot")),
+        "{skipped:?}"
+    );
+    let needs_snapshot = EXPECTED
+        .iter()
+        .filter(|(_, _, _, actual)| actual.starts_with("no snapshot"))
+        .count();
+    assert_eq!(skipped.len(), needs_snapshot);
+    assert!(
+        results.iter().any(CheckResult::failed),
+        "the others still fail"
+    );
 }
 
 /// The jobs and queues each kind asks the run to watch, per cluster.

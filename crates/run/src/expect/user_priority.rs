@@ -38,6 +38,7 @@ impl Check for UserPriority {
                     "priority {:.4} (shares {}, started {}, cpu {:.1}s, run {:.0}s, adjust {:.3})",
                     row.priority, row.shares, row.started, row.cpu_time, row.run_time, row.adjust
                 ),
+                skipped: None,
             },
             None => Found::failed(
                 expected,
