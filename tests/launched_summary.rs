@@ -38,6 +38,8 @@ fn counted(mut summary: Value, drained: bool) -> Value {
     if drained {
         summary.as_object_mut().expect("summary").remove("end");
     }
+    // How far the processes fell behind is a launched run's alone.
+    summary.as_object_mut().expect("summary").remove("lag");
     summary
 }
 
@@ -100,4 +102,123 @@ fn launched_summaries_equal_the_in_process_ones() {
     compare("control/job-control.toml", "400", false);
     // A workload replayed to drain.
     compare("traces/small-trace.toml", "100", true);
+}
+
+/// A launched run at an absurd speed says its processes fell behind
+/// emulated time and which speed would keep up; at a modest one it says
+/// nothing.
+#[test]
+fn a_launched_run_says_when_it_falls_behind() {
+    let fast = mcfed_within(
+        &[
+            "launch",
+            "scenarios/forwarding/reconciliation.toml",
+            "--base-port",
+            "0",
+            "--speed",
+            "100000",
+        ],
+        Duration::from_secs(120),
+    );
+    let said = String::from_utf8_lossy(&fast.stderr);
+    assert!(
+        said.contains("fell behind emulated time") && said.contains("try --speed"),
+        "{said}"
+    );
+    let modest = mcfed_within(
+        &[
+            "launch",
+            "scenarios/forwarding/reconciliation.toml",
+            "--base-port",
+            "0",
+            "--speed",
+            "8",
+        ],
+        Duration::from_secs(120),
+    );
+    let said = String::from_utf8_lossy(&modest.stderr);
+    assert!(!said.contains("fell behind"), "{said}");
+}
+
+/// Every decision of `records`, as (job, target) in order.
+fn decisions(records: &str) -> Vec<(String, String)> {
+    records
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|record| record["record"] == "decision")
+        .map(|record| (record["job"].to_string(), record["target"].to_string()))
+        .collect()
+}
+
+/// At a speed the run itself says is faithful, a launched federation fed
+/// by a trace of 100 jobs forwards every job where `mcfed run` does. The
+/// trace keeps 2.5 s between any two events at different clusters (a
+/// submission every 10 s at x5.0, ends at x7.5, counter updates at x0), so
+/// a run whose processes stay within the faithful bound (0.6 s) takes them
+/// in the same order; a run that warns is played again slower.
+#[test]
+fn a_faithful_launched_run_decides_as_mcfed_run() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let trace = dir.path().join("spaced.swf");
+    let lines: String = (0..100)
+        .map(|k| {
+            let submit = 10 * k + 5;
+            let run = 10 * (k % 6) + 12;
+            format!(
+                "{} {submit}.0 -1 {run}.5 1 -1 -1 1 120 -1 1 {} 1 -1 1 1 -1 -1\n",
+                k + 1,
+                k % 5 + 1
+            )
+        })
+        .collect();
+    std::fs::write(&trace, lines).expect("write trace");
+    let trace = trace.to_str().expect("utf-8");
+    let scenario = succeeded(&mcfed_within(
+        &[
+            "replay",
+            trace,
+            "--hosts",
+            "2",
+            "--mxj",
+            "2",
+            "--clusters",
+            "3",
+            "--print-scenario",
+        ],
+        Duration::from_secs(60),
+    ));
+    let path = dir.path().join("spaced.toml");
+    std::fs::write(&path, scenario).expect("write scenario");
+    let path = path.to_str().expect("utf-8");
+    let emulated = decisions(&succeeded(&mcfed_within(
+        &["run", path, "--report", "json"],
+        Duration::from_secs(60),
+    )));
+    assert_eq!(emulated.len(), 100);
+    for speed in ["20", "10", "5"] {
+        let output = mcfed_within(
+            &[
+                "launch",
+                path,
+                "--report",
+                "json",
+                "--base-port",
+                "0",
+                "--speed",
+                speed,
+            ],
+            Duration::from_secs(600),
+        );
+        let said = String::from_utf8_lossy(&output.stderr).into_owned();
+        if said.contains("fell behind") {
+            continue;
+        }
+        let launched = decisions(&succeeded(&output));
+        assert_eq!(
+            launched, emulated,
+            "at --speed {speed}, faithful by its own account"
+        );
+        return;
+    }
+    panic!("no speed down to 5 kept up with emulated time on this machine");
 }

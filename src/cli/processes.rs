@@ -238,6 +238,37 @@ pub(crate) enum LaunchReport {
     Json,
 }
 
+/// Warns, on standard error, when a launched run's processes fell behind
+/// emulated time by more than a fraction of the smallest update interval
+/// (records::FAITHFUL_LAG): their decisions may then differ from
+/// `mcfed run`'s. Says which clusters, by how much, and a speed that would
+/// keep up (lag grows with the speed: a timer late by a wall-clock
+/// millisecond is `speed` milliseconds late in emulated time).
+fn warn_if_unfaithful(
+    scenario: &mcfed_scenario::Scenario,
+    output: &mcfed_run::RunOutput,
+    speed: f64,
+    faults: bool,
+) {
+    let smallest = scenario.sample_interval();
+    let late = mcfed_run::records::unfaithful(&output.lags, smallest, faults);
+    let Some(worst) = late.first() else {
+        return;
+    };
+    let clusters: Vec<String> = late
+        .iter()
+        .map(|lag| format!("{} by {:.2} s", lag.cluster, lag.behind(faults)))
+        .collect();
+    let bound = smallest.as_secs_f64() * mcfed_run::records::FAITHFUL_LAG;
+    let faithful_speed = (speed * bound / worst.behind(faults)).floor().max(1.0);
+    eprintln!(
+        "warning: the processes fell behind emulated time ({}), more than {:.0} % of the {} update interval: decisions may differ from `mcfed run`'s; try --speed {faithful_speed} or lower",
+        clusters.join(", "),
+        mcfed_run::records::FAITHFUL_LAG * 100.0,
+        humantime::format_duration(smallest),
+    );
+}
+
 /// Runs `mcfed launch`.
 pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     let binary = std::env::current_exe().context("cannot find the mcfed executable")?;
@@ -295,7 +326,10 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
         });
     }
     match launched {
-        Ok(output) => super::report::print(&scenario, &output, &printing),
+        Ok(output) => {
+            warn_if_unfaithful(&scenario, &output, args.speed, faulty);
+            super::report::print(&scenario, &output, &printing)
+        }
         Err(failure) => {
             // What the processes had decided by then, before the error.
             if let Some(gathered) = &failure.gathered {

@@ -187,10 +187,21 @@ impl MemberActor {
         }
     }
 
+    /// A timer due at emulated time `at` fired now: tells the observer how
+    /// late (the emulated clock runs on real timers, which fire late on a
+    /// busy machine or at a high `--speed`).
+    fn late(&mut self, at: SimTime) {
+        let now = self.clock.now();
+        if let Some(observer) = &mut self.observer {
+            observer.late(&self.member, now.saturating_since(at));
+        }
+    }
+
     /// Arms the actor's own publish timer at the member's next round.
     fn arm_publish(&mut self, ctx: &mut Context<Self>) {
         if let Some(at) = self.member.next_publish() {
-            ctx.run_later(self.clock.real_delay_until(at), |actor, ctx| {
+            ctx.run_later(self.clock.real_delay_until(at), move |actor, ctx| {
+                actor.late(at);
                 actor.publish();
                 actor.arm_publish(ctx);
             });
@@ -253,8 +264,9 @@ impl MemberActor {
         }
         if let Some(at) = next {
             let delay = self.clock.real_delay_until(at);
-            let handle = ctx.run_later(delay, |actor, ctx| {
+            let handle = ctx.run_later(delay, move |actor, ctx| {
                 actor.wakeup = None;
+                actor.late(at);
                 actor.queue_step(ctx);
             });
             self.wakeup = Some((at, handle));

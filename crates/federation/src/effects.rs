@@ -32,6 +32,9 @@ pub struct Effects {
     pub notices: Vec<JobNotice>,
     /// The fate of counter updates sent and received.
     pub updates: UpdateTally,
+    /// The longest a message stamped with its sender's time took to come
+    /// (counter updates, job statuses).
+    pub delivery_delay: std::time::Duration,
 }
 
 impl Effects {
@@ -45,6 +48,7 @@ impl Effects {
         self.decisions.clear();
         self.notices.clear();
         self.updates = UpdateTally::default();
+        self.delivery_delay = std::time::Duration::ZERO;
     }
 
     /// Whether nothing was produced.
@@ -72,6 +76,12 @@ pub trait Observer {
     /// slots it has in use, for a run's usage plot).
     fn sample(&mut self, member: &Member, at: SimTime) {
         let _ = (member, at);
+    }
+
+    /// A driver on real time woke `member` `by` later (in emulated time)
+    /// than the member asked: how far it falls behind emulated time.
+    fn late(&mut self, member: &Member, by: std::time::Duration) {
+        let _ = (member, by);
     }
 }
 

@@ -340,6 +340,17 @@ impl Member {
     /// restarted, the forwarder that an execution cluster did).
     pub fn receive(&mut self, now: SimTime, envelope: Envelope, effects: &mut Effects) {
         let Envelope { from, message, .. } = envelope;
+        // How long a message stamped with its sender's time took to come
+        // (faults, or a driver on real time, delay it).
+        let stamped = match &message {
+            Message::CounterUpdate(update) => Some(update.taken_at),
+            Message::JobStatus(status) => Some(status.at),
+            _ => None,
+        };
+        if let Some(sent) = stamped {
+            let delay = self.local_time(now).saturating_since(sent);
+            effects.delivery_delay = effects.delivery_delay.max(delay);
+        }
         match message {
             Message::Hello(_) | Message::Resume(_) => {
                 if let Message::Resume(resume) = &message {

@@ -175,6 +175,8 @@ pub(super) struct Drive<'a> {
     /// submissions to a cluster the federation does not have (the
     /// processes record everything else).
     recorder: Recorder,
+    /// How late (in emulated time) the launcher played a step, at worst.
+    late: Duration,
 }
 
 pub(super) async fn drive(
@@ -209,9 +211,11 @@ pub(super) async fn drive(
             events: true,
             count_only: false,
         }),
+        late: Duration::ZERO,
     };
     while let Some((at, next)) = plan.next() {
         tokio::time::sleep_until(wall_time_of(epoch, at, options.speed)).await;
+        drive.late(epoch, at);
         match next {
             Next::Workload(submission) => drive.submit(submission).await?,
             Next::Step(Step::Submit(index)) => {
@@ -236,6 +240,17 @@ pub(super) async fn drive(
 }
 
 impl Drive<'_> {
+    /// The launcher woke to play a step due at `at`: notes how late, in
+    /// emulated time.
+    fn late(&mut self, epoch: SystemTime, at: SimTime) {
+        let elapsed = SystemTime::now()
+            .duration_since(epoch)
+            .unwrap_or_default()
+            .mul_f64(self.options.speed.max(1e-6));
+        let late = elapsed.saturating_sub(Duration::from_millis(at.as_millis()));
+        self.late = self.late.max(late);
+    }
+
     /// The session to cluster `index`, connecting first if its process was
     /// started again; none while it is down.
     pub(super) async fn session(&mut self, index: usize) -> Result<Option<&Session>, LaunchError> {
@@ -360,6 +375,7 @@ impl Drive<'_> {
         let mut end_states = Vec::new();
         let mut stats = *self.recorder.stats();
         let mut metrics = MetricsRecorder::default();
+        let mut lags = Vec::new();
         let gathered = std::mem::take(&mut self.gathered);
         for (index, mut kept) in gathered.into_iter().enumerate() {
             if let Some(session) = self.session(index).await? {
@@ -371,6 +387,11 @@ impl Drive<'_> {
             initial_states.push(kept.initial_states.unwrap_or_default());
             metrics.merge(kept.metrics);
             stats.merge(&kept.stats);
+            lags.push(mcfed_run::records::ClusterLag {
+                cluster: self.targets[index].0.clone(),
+                max_lag: Duration::from_millis(kept.stats.lag_max_ms).as_secs_f64(),
+                max_delivery: Duration::from_millis(kept.stats.delivery_max_ms).as_secs_f64(),
+            });
             end_states.extend(kept.end_state);
         }
         for link in self.sessions {
@@ -381,6 +402,12 @@ impl Drive<'_> {
         let mut output = in_time_order(decisions, events, usage, end);
         output.initial_states = initial_states;
         output.actions = self.recorder.output().actions.clone();
+        lags.push(mcfed_run::records::ClusterLag {
+            cluster: "(launcher)".to_owned(),
+            max_lag: self.late.as_secs_f64(),
+            max_delivery: 0.0,
+        });
+        output.lags = lags;
         output.stats = stats;
         output.stats.end = end;
         mcfed_run::metrics::add_end_totals(&mut output.stats.jobs, &end_states);

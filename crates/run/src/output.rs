@@ -44,6 +44,9 @@ pub struct RunOutput {
     /// Whether the run took the snapshots its expectations look at (the
     /// in-process engines do; a launched run does not).
     pub snapshots_taken: bool,
+    /// How far each cluster's process fell behind emulated time (launched
+    /// runs).
+    pub lags: Vec<crate::records::ClusterLag>,
 }
 
 impl RunOutput {
@@ -123,6 +126,7 @@ impl RunOutput {
             actions: self.actions.clone(),
             metrics,
             workloads: self.workloads.clone(),
+            lag: self.lags.clone(),
         })
     }
 }

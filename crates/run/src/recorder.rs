@@ -189,6 +189,8 @@ impl Recorder {
         stats.updates_ignored += updates.ignored;
         stats.update_regressions += updates.regressions;
         stats.backlog_overflows += updates.backlog_overflows;
+        let delivery = u64::try_from(effects.delivery_delay.as_millis()).unwrap_or(u64::MAX);
+        stats.delivery_max_ms = stats.delivery_max_ms.max(delivery);
         for transition in &effects.transitions {
             stats.count_transition(member.origin_of(transition), transition);
         }
@@ -323,6 +325,11 @@ impl Observer for Recorder {
     fn sample(&mut self, member: &Member, at: SimTime) {
         self.sample_usage(member, at);
     }
+
+    fn late(&mut self, _: &Member, by: std::time::Duration) {
+        let millis = u64::try_from(by.as_millis()).unwrap_or(u64::MAX);
+        self.output.stats.lag_max_ms = self.output.stats.lag_max_ms.max(millis);
+    }
 }
 
 /// One recorder shared by several drivers' observers (the member actors
@@ -358,5 +365,9 @@ impl Observer for SharedRecorder {
 
     fn sample(&mut self, member: &Member, at: SimTime) {
         self.lock().sample_usage(member, at);
+    }
+
+    fn late(&mut self, member: &Member, by: std::time::Duration) {
+        self.lock().late(member, by);
     }
 }

@@ -51,6 +51,63 @@ pub struct SummaryRecord {
     pub metrics: crate::metrics::RunMetrics,
     /// What each workload read and skipped.
     pub workloads: Vec<WorkloadReport>,
+    /// How far each cluster's process fell behind emulated time at worst
+    /// (launched runs only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lag: Vec<ClusterLag>,
+}
+
+/// How far one cluster's process fell behind emulated time at worst: its
+/// timers fired this much (emulated) time late. Past a fraction of the
+/// smallest update interval ([`FAITHFUL_LAG`]), a launched run's decisions
+/// may differ from `mcfed run`'s.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClusterLag {
+    /// The cluster.
+    pub cluster: String,
+    /// The worst lag of its timers, in emulated seconds.
+    pub max_lag: f64,
+    /// The longest a message stamped with its sender's time took to reach
+    /// it, in emulated seconds (faults add their delays).
+    #[serde(default)]
+    pub max_delivery: f64,
+}
+
+impl ClusterLag {
+    /// How far behind it fell: its timers' lag, and, in a run without
+    /// faults (whose delays are meant), its messages' delay.
+    pub fn behind(&self, faults: bool) -> f64 {
+        if faults {
+            self.max_lag
+        } else {
+            self.max_lag.max(self.max_delivery)
+        }
+    }
+}
+
+/// The fraction of the smallest MC_PLUGIN_UPDATE_INTERVAL a launched run's
+/// processes may fall behind emulated time before it warns that its
+/// decisions may differ from `mcfed run`'s. Two events at different
+/// clusters closer together than the lag may be taken in the other order
+/// (a job's end reported after a submission it preceded), so the bound is
+/// tight: 2 % (0.6 s of a 30 s interval); a run whose events are further
+/// apart than its lag decides as `mcfed run` does.
+pub const FAITHFUL_LAG: f64 = 0.02;
+
+/// The clusters of `lags` that fell behind ([`ClusterLag::behind`]) by
+/// more than [`FAITHFUL_LAG`] of `smallest_interval`, worst first.
+pub fn unfaithful(
+    lags: &[ClusterLag],
+    smallest_interval: std::time::Duration,
+    faults: bool,
+) -> Vec<&ClusterLag> {
+    let bound = smallest_interval.as_secs_f64() * FAITHFUL_LAG;
+    let mut late: Vec<&ClusterLag> = lags
+        .iter()
+        .filter(|lag| lag.behind(faults) > bound)
+        .collect();
+    late.sort_by(|a, b| b.behind(faults).total_cmp(&a.behind(faults)));
+    late
 }
 
 /// The first line of a run's records: what was run.

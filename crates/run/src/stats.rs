@@ -54,6 +54,17 @@ pub struct RunStats {
     pub actions_refused: u64,
     /// Emulated time at which the run stopped.
     pub end: SimTime,
+    /// How far behind emulated time a driver on real time woke a member at
+    /// worst, in milliseconds of emulated time (a cluster process: its
+    /// timers fire late on a busy machine or at a high `--speed`; in-process
+    /// runs are never late).
+    #[serde(default)]
+    pub lag_max_ms: u64,
+    /// The longest a message stamped with its sender's time (a counter
+    /// update, a job status) took to arrive, in milliseconds of emulated
+    /// time (faults delay messages; a launched run's transport does too).
+    #[serde(default)]
+    pub delivery_max_ms: u64,
 }
 
 impl RunStats {
@@ -83,6 +94,8 @@ impl RunStats {
             actions,
             actions_refused,
             end: _,
+            lag_max_ms,
+            delivery_max_ms,
         } = *other;
         self.events += events;
         self.submitted += submitted;
@@ -105,6 +118,8 @@ impl RunStats {
         self.jobs.killed += jobs.killed;
         self.actions += actions;
         self.actions_refused += actions_refused;
+        self.lag_max_ms = self.lag_max_ms.max(lag_max_ms);
+        self.delivery_max_ms = self.delivery_max_ms.max(delivery_max_ms);
     }
 
     /// Counts a job transition of a job that came from `origin`: starts

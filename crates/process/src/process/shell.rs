@@ -109,6 +109,10 @@ impl Observer for LiveObserver {
     fn sample(&mut self, member: &Member, at: SimTime) {
         self.recorder.lock().sample(member, at);
     }
+
+    fn late(&mut self, member: &Member, by: std::time::Duration) {
+        self.recorder.lock().late(member, by);
+    }
 }
 
 /// What the recorder holds, from decision record `from` on (a process's
