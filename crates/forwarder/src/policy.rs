@@ -93,6 +93,20 @@ pub enum Eligibility {
     Unreachable,
 }
 
+impl Eligibility {
+    /// Whether the queue can never take the job as long as what its
+    /// cluster says of it stays the same (its hosts' slots in all, their
+    /// resources): the job's size or needs exceed the queue itself, not its
+    /// present workload. Counters moving with the workload cannot change
+    /// this; only a change of the queue's slots in all or resources can.
+    pub fn is_static(self) -> bool {
+        matches!(
+            self,
+            Eligibility::MissingResource(_) | Eligibility::TooFewSlots { .. }
+        )
+    }
+}
+
 /// The key on which a candidate lost to the winner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LostOn {
@@ -190,7 +204,7 @@ pub struct Candidate {
 }
 
 /// Why a job stays at the submission cluster.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PendReason {
     /// The send queue lists no remote queue.
     NoRemoteQueues,
@@ -198,6 +212,12 @@ pub enum PendReason {
     NoCountersYet,
     /// Every remote queue is ineligible.
     NoEligibleQueue,
+    /// No remote queue can ever take the job as the federation stands:
+    /// every one is too small for it in all or lacks a resource it needs
+    /// ([`Eligibility::is_static`]). The forwarder decides such a job again
+    /// only when a remote queue's slots in all, resources or reachability
+    /// change (issue 25: a job that fits nowhere costs nothing meanwhile).
+    NoQueueCanTake,
     /// PENDING_WHEN_NOSLOTS and no queue has slots even after preemption.
     NoSlotsEvenAfterPreemption,
     /// Every remote queue that could take the job is at an unreachable
@@ -557,6 +577,12 @@ fn finish(mode: ScheduleMode, queues: &[RemoteQueueId], now: SimTime, decision: 
             PendReason::RemoteUnreachable
         } else if !any_known {
             PendReason::NoCountersYet
+        } else if decision
+            .candidates
+            .iter()
+            .all(|candidate| candidate.eligibility.is_static())
+        {
+            PendReason::NoQueueCanTake
         } else {
             PendReason::NoEligibleQueue
         });

@@ -359,6 +359,12 @@ pub fn describe_reason(decision: &Decision, view: &RemoteView, slots: u32) -> St
                 every_why(decision, view, slots)
             )
         }
+        Outcome::Pend(PendReason::NoQueueCanTake) => {
+            format!(
+                "no remote queue can take the job as the federation stands ({}); it is decided again when a remote queue's slots in all, resources or reachability change",
+                every_why(decision, view, slots)
+            )
+        }
         Outcome::Pend(PendReason::RemoteUnreachable) => {
             format!(
                 "remote cluster unreachable ({})",

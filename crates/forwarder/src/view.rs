@@ -126,6 +126,9 @@ pub struct RemoteView {
     cluster_by_name: FxHashMap<ClusterName, usize>,
     resource_ids: FxHashMap<String, ResourceId>,
     resource_names: Vec<String>,
+    /// Grows whenever something that decides whether a queue could ever
+    /// take a job changes (see [`RemoteView::fit_epoch`]).
+    fit_epoch: u64,
 }
 
 impl RemoteView {
@@ -210,6 +213,35 @@ impl RemoteView {
     #[inline]
     pub fn view_age(&self, id: RemoteQueueId, now: SimTime) -> Option<Duration> {
         self.taken_at(id).map(|taken| now.saturating_since(taken))
+    }
+
+    /// How many remote clusters the view knows.
+    pub fn cluster_count(&self) -> usize {
+        self.clusters.len()
+    }
+
+    /// The index of remote cluster `name` (its place in
+    /// [`RemoteView::clusters`]), if known.
+    pub fn cluster_index(&self, name: &ClusterName) -> Option<usize> {
+        self.cluster_by_name.get(name).copied()
+    }
+
+    /// The index of a remote queue's cluster.
+    #[inline]
+    pub fn cluster_index_of(&self, id: RemoteQueueId) -> usize {
+        self.queues[id.index()].cluster
+    }
+
+    /// The name of remote cluster `index`.
+    pub fn cluster_name(&self, index: usize) -> &ClusterName {
+        &self.clusters[index].name
+    }
+
+    /// When remote cluster `index` took the snapshot of the last update
+    /// applied from it.
+    #[inline]
+    pub fn taken_at_of(&self, index: usize) -> Option<SimTime> {
+        self.clusters[index].taken_at
     }
 
     /// The cluster name of a remote queue.
@@ -309,6 +341,21 @@ impl RemoteView {
         UpdateOutcome::Applied
     }
 
+    /// A number that grows whenever something changes that decides whether
+    /// a remote queue could ever take a job, whatever its workload: a
+    /// queue's figures become known or unknown, its slots in all or its
+    /// resources change, or its cluster becomes reachable or unreachable.
+    /// While it stays the same, a job no queue could take
+    /// ([`crate::policy::PendReason::NoQueueCanTake`]) still cannot.
+    pub fn fit_epoch(&self) -> u64 {
+        self.fit_epoch
+    }
+
+    /// What [`RemoteView::fit_epoch`] watches of one queue's figures.
+    fn fit_of(&self, id: RemoteQueueId) -> Option<u32> {
+        self.current[id.index()].map(|figures| figures.total)
+    }
+
     /// Whether the last update applied changed any figure a decision reads,
     /// or came from a cluster counted unreachable (an update that only
     /// restates the figures of a reachable cluster changes no decision:
@@ -349,6 +396,9 @@ impl RemoteView {
         resources.dedup();
         self.offers_resources[id.index()] = !resources.is_empty();
         let queue = &mut self.queues[id.index()];
+        if queue.resources != resources {
+            self.fit_epoch += 1;
+        }
         queue.resources = resources;
         queue.slot_group = Some(slot_group);
     }
@@ -356,6 +406,7 @@ impl RemoteView {
     /// Rebuilds the current figures of a cluster's queues from their base
     /// and the forwards logged since.
     fn recompute(&mut self, cluster_index: usize) {
+        let mut fit_changed = false;
         for &id in &self.clusters[cluster_index].queues {
             let queue = &self.queues[id.index()];
             let mut figures = queue.base.or(queue.facts);
@@ -366,11 +417,16 @@ impl RemoteView {
                     figures.preemptable_available = 0;
                 }
             }
+            // Forwards counted on top never change what `fit_of` reads.
+            fit_changed |= self.fit_of(id) != figures.map(|figures| figures.total);
             self.current[id.index()] = figures;
         }
         for index in 0..self.clusters[cluster_index].log.len() {
             let logged = self.clusters[cluster_index].log[index];
             self.count(logged.queue, logged.slots);
+        }
+        if fit_changed {
+            self.fit_epoch += 1;
         }
     }
 
@@ -484,11 +540,18 @@ impl RemoteView {
     /// Marks every queue of `cluster` unreachable or reachable: an
     /// unreachable queue is no candidate (see [`crate::policy`]).
     pub fn set_unreachable(&mut self, cluster: &ClusterName, unreachable: bool) {
-        let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
-            return;
-        };
+        if let Some(&cluster_index) = self.cluster_by_name.get(cluster) {
+            self.set_unreachable_at(cluster_index, unreachable);
+        }
+    }
+
+    /// [`RemoteView::set_unreachable`] for remote cluster `cluster_index`.
+    pub fn set_unreachable_at(&mut self, cluster_index: usize, unreachable: bool) {
         for &id in &self.clusters[cluster_index].queues {
-            self.unreachable[id.index()] = unreachable;
+            if self.unreachable[id.index()] != unreachable {
+                self.unreachable[id.index()] = unreachable;
+                self.fit_epoch += 1;
+            }
         }
     }
 

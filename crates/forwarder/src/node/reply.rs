@@ -283,7 +283,7 @@ impl ForwarderNode {
                 if let Some(oracle) = &mut self.oracle {
                     oracle.forward_finished(&cluster, forward_seq);
                 }
-                if changed && !self.waiting.is_empty() {
+                if changed && self.waiting_jobs() > 0 {
                     self.session_due = true;
                 }
             }

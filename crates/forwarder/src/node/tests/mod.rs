@@ -6,6 +6,7 @@ mod aps;
 mod control;
 mod fair;
 mod handled;
+mod parked;
 mod reach;
 
 use std::time::Duration;
