@@ -28,8 +28,9 @@ use crate::names::ClusterName;
 /// actions `bmig` and `bresize release`; and the job events `Migrated`,
 /// `Rerun`, `Resized`, `Waiting` and `Pended`.
 /// Version 7 (issue 14) added the messages [`Message::Resume`] and
-/// [`Message::JobWithdraw`].
-pub const PROTOCOL_VERSION: u16 = 7;
+/// [`Message::JobWithdraw`]. Version 8 (issue 27, item 5) added the GPUs
+/// of a queue's hosts to its counters and facts ([`crate::GpuSlots`]).
+pub const PROTOCOL_VERSION: u16 = 8;
 
 /// The first message on every connection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

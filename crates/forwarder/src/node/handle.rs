@@ -123,7 +123,9 @@ impl ForwarderNode {
                 }
                 // Waiting jobs are decided again when the figures moved; an
                 // update that restates them would decide them the same way.
-                if self.waiting_jobs() > 0 && self.view.last_update_changed() {
+                if self.waiting_jobs() > 0
+                    && (self.view.last_update_changed() || self.refused_at(from))
+                {
                     self.session_due = true;
                 }
             }

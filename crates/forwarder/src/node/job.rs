@@ -102,6 +102,10 @@ pub struct SourceJob {
     pub(super) last_pend: Option<PendReason>,
     /// Whether it waits parked (in the group of its shape and `last_pend`).
     pub(super) parked: bool,
+    /// Queues that refused it, with their cluster's generation then: each
+    /// is left out of its decisions until that cluster's next update
+    /// (`request.refused` lists the ones still standing).
+    pub(super) refusals: Vec<(RemoteQueueId, u64)>,
     pub(super) waiting_key: u64,
     /// The sequence number of its current forward.
     pub(super) forward_seq: u64,
@@ -168,11 +172,7 @@ impl SourceJob {
 
     /// Its shape, as the policy sees it.
     pub(super) fn shape(&self) -> Shape {
-        (
-            self.send_queue,
-            self.request.slots,
-            self.request.resources.clone(),
-        )
+        (self.send_queue, self.request.clone())
     }
 
     /// The reason of its parked group: its last pend reason.

@@ -55,6 +55,7 @@ mod order;
 mod parked;
 mod reach;
 mod records;
+mod refusals;
 mod reply;
 mod restore;
 mod session;
@@ -122,6 +123,8 @@ pub struct ForwarderNode {
     /// Waiting jobs that pended, decided again only when their decision
     /// can change (`parked`).
     parked: parked::Parked,
+    /// Jobs with refusals standing (`refusals`).
+    refused_jobs: rustc_hash::FxHashSet<u64>,
     /// How many times the policy was run on a waiting job.
     decisions_computed: u64,
     /// Tests turn parking off to compare with every job decided at every
@@ -195,6 +198,7 @@ impl ForwarderNode {
             jobs: FxHashMap::default(),
             waiting: BTreeMap::new(),
             parked: parked::Parked::default(),
+            refused_jobs: Default::default(),
             decisions_computed: 0,
             #[cfg(test)]
             parking: true,
@@ -349,6 +353,8 @@ impl ForwarderNode {
         let request = JobRequest {
             slots: spec.slots,
             resources,
+            gpus: spec.gpus,
+            refused: Vec::new(),
         };
         self.jobs.insert(
             id,
@@ -363,6 +369,7 @@ impl ForwarderNode {
                 note: None,
                 last_pend: None,
                 parked: false,
+                refusals: Vec::new(),
                 waiting_key: 0,
                 forward_seq: 0,
                 forwarded_at: SimTime::ZERO,
@@ -408,6 +415,7 @@ impl ForwarderNode {
     pub(super) fn forget_job(&mut self, id: u64) {
         if let Some(job) = self.jobs.remove(&id) {
             self.reach.unconfirmed.remove(&id);
+            self.refused_jobs.remove(&id);
             self.count_unstarted(job.state, -1);
             if job.state == SourceState::Waiting {
                 self.waiting.remove(&job.waiting_key);

@@ -29,11 +29,11 @@ use std::collections::{BTreeMap, BinaryHeap};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::policy::PendReason;
-use crate::view::ResourceId;
+use crate::policy::{JobRequest, PendReason};
 
-/// The shape of a job as the policy sees it: send queue, slots, resources.
-pub(super) type Shape = (usize, u32, Vec<ResourceId>);
+/// The shape of a job as the policy sees it: its send queue and what it
+/// asks for (slots, resources, GPUs, and the queues that just refused it).
+pub(super) type Shape = (usize, JobRequest);
 
 /// Waiting jobs of one shape that last pended for one reason.
 #[derive(Clone, Debug)]
@@ -116,14 +116,14 @@ impl Parked {
         let mut deciding = deciding.clone();
         for group in &self.groups {
             if !group.jobs.is_empty() && !standing(group) {
-                deciding.insert((group.shape.0, group.shape.1));
+                deciding.insert((group.shape.0, group.shape.1.slots));
             }
         }
         self.groups
             .iter()
             .enumerate()
             .filter(|(_, group)| {
-                !standing(group) || deciding.contains(&(group.shape.0, group.shape.1))
+                !standing(group) || deciding.contains(&(group.shape.0, group.shape.1.slots))
             })
             .filter_map(|(index, group)| {
                 let (&key, _) = group.jobs.first_key_value()?;

@@ -268,7 +268,12 @@ impl ForwarderNode {
             id,
             SourceJob {
                 id,
-                request: JobRequest { slots, resources },
+                request: JobRequest {
+                    slots,
+                    resources,
+                    gpus: image.spec.gpus,
+                    refused: Vec::new(),
+                },
                 spec: image.spec,
                 send_queue,
                 submitted_at: image.submitted_at,
@@ -277,6 +282,7 @@ impl ForwarderNode {
                 note: image.note,
                 last_pend: None,
                 parked: false,
+                refusals: Vec::new(),
                 waiting_key: 0,
                 forward_seq: image.forward_seq,
                 forwarded_at: image.forwarded_at,

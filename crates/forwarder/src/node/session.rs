@@ -59,6 +59,7 @@ impl ForwarderNode {
             return;
         }
         self.session_due = false;
+        self.expire_refusals();
         self.decide_waiting(now, out, order);
     }
 
@@ -132,11 +133,7 @@ impl ForwarderNode {
                 continue;
             };
             let parks = self.send_queues[job.send_queue].parks();
-            let shape = (
-                job.send_queue,
-                job.request.slots,
-                job.request.resources.clone(),
-            );
+            let shape = job.shape();
             let decision = if let Some(decision) = pended.get(&shape) {
                 if let Outcome::Pend(reason) = &decision.outcome {
                     if job.last_pend.as_ref() == Some(reason) {

@@ -68,6 +68,8 @@ fn counters(sender: &str, seq: u64, total: u32, available: u32) -> Message {
             imported_pending_jobs: 0,
             resources: Vec::new(),
             slot_group: 0,
+            gpu_slots: Default::default(),
+            gpu_free_slots: Default::default(),
         }],
         forwards_received: Vec::new(),
     })
@@ -373,6 +375,8 @@ impl World {
                             .map(|r| (*r).to_owned())
                             .collect(),
                         slot_group: 0,
+                        gpu_slots: Default::default(),
+                        gpu_free_slots: Default::default(),
                     })
                     .collect();
                 Some((
@@ -398,6 +402,7 @@ impl World {
                         impt_jobbklg: None,
                         resources: Vec::new(),
                         slot_group: 0,
+                        gpu_slots: Default::default(),
                     })
                     .collect();
                 Some((
