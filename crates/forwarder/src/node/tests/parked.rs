@@ -8,9 +8,9 @@
 use std::time::Duration;
 
 use mcfed_protocol::{
-    ClusterName, CounterUpdate, Envelope, Hello, JobAccept, JobAction, JobChanges, JobEvent,
-    JobReject, JobReturn, JobSpec, JobStatus, Message, QueueCounters, QueueFacts, QueueName,
-    RejectReason, SimTime,
+    ClusterName, CounterUpdate, Envelope, GpuSlots, Hello, JobAccept, JobAction, JobChanges,
+    JobEvent, JobReject, JobReturn, JobSpec, JobStatus, Message, QueueCounters, QueueFacts,
+    QueueName, RejectReason, SimTime,
 };
 use proptest::prelude::*;
 
@@ -254,17 +254,42 @@ struct Figures {
     backlog: Option<u32>,
     imported: u32,
     resource: u8,
+    /// GPUs on every host of the queue (0: none).
+    gpus: u32,
 }
 
 #[derive(Clone, Debug)]
 enum Op {
-    Submit { queue: u8, slots: u32, resource: u8 },
-    Update { cluster: u8, figures: Vec<Figures> },
-    Hello { cluster: u8, totals: Vec<u32> },
-    Answer { pick: usize, how: u8 },
-    Link { cluster: u8, up: bool },
-    Control { pick: usize, what: u8, slots: u32 },
-    Schedule { advance: u64 },
+    Submit {
+        queue: u8,
+        slots: u32,
+        resource: u8,
+        gpus: u32,
+    },
+    Update {
+        cluster: u8,
+        figures: Vec<Figures>,
+    },
+    Hello {
+        cluster: u8,
+        totals: Vec<u32>,
+    },
+    Answer {
+        pick: usize,
+        how: u8,
+    },
+    Link {
+        cluster: u8,
+        up: bool,
+    },
+    Control {
+        pick: usize,
+        what: u8,
+        slots: u32,
+    },
+    Schedule {
+        advance: u64,
+    },
 }
 
 const CLUSTERS: [&str; 3] = ["C2", "C3", "C4"];
@@ -304,25 +329,36 @@ fn figures() -> impl Strategy<Value = Figures> {
         0u32..20,
         proptest::option::of(0u32..3),
         0u32..4,
-        0u8..3,
+        (0u8..3, 0u32..3),
     )
         .prop_map(
-            |(total, available, preemptable_extra, pending, backlog, imported, resource)| Figures {
+            |(
                 total,
-                available: available.min(total),
+                available,
                 preemptable_extra,
                 pending,
                 backlog,
                 imported,
-                resource,
+                (resource, gpus),
+            )| {
+                Figures {
+                    total,
+                    available: available.min(total),
+                    preemptable_extra,
+                    pending,
+                    backlog,
+                    imported,
+                    resource,
+                    gpus,
+                }
             },
         )
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (0u8..4, 1u32..=12, 0u8..3)
-            .prop_map(|(queue, slots, resource)| Op::Submit { queue, slots, resource }),
+        4 => (0u8..4, 1u32..=12, 0u8..3, prop_oneof![3 => Just(0u32), 1 => 1u32..3])
+            .prop_map(|(queue, slots, resource, gpus)| Op::Submit { queue, slots, resource, gpus }),
         3 => (0u8..3, proptest::collection::vec(figures(), 2))
             .prop_map(|(cluster, figures)| Op::Update { cluster, figures }),
         1 => (0u8..3, proptest::collection::vec(prop_oneof![Just(4u32), Just(8), Just(12)], 2))
@@ -375,8 +411,8 @@ impl World {
                             .map(|r| (*r).to_owned())
                             .collect(),
                         slot_group: 0,
-                        gpu_slots: Default::default(),
-                        gpu_free_slots: Default::default(),
+                        gpu_slots: GpuSlots::from_hosts([(f.gpus, f.total)]),
+                        gpu_free_slots: GpuSlots::from_hosts([(f.gpus, f.available)]),
                     })
                     .collect();
                 Some((
@@ -525,10 +561,11 @@ proptest! {
         for op in &ops {
             let now = at(world.now);
             match op {
-                Op::Submit { queue, slots, resource } => {
+                Op::Submit { queue, slots, resource, gpus } => {
                     let queue = ["a", "b", "f", "p"][usize::from(*queue)];
                     let mut spec = wide(&format!("j{}", world.jobs.len()), *slots);
                     spec.user = ["u1", "u2"][world.jobs.len() % 2].into();
+                    spec.gpus = *gpus;
                     if *resource > 0 {
                         spec.resources = vec![RESOURCES[usize::from(*resource)].to_owned()];
                     }
