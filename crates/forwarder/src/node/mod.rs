@@ -10,9 +10,13 @@
 //! submission order (a FAIRSHARE send queue's jobs by their users' dynamic
 //! priorities, an APS send queue's by their APS values, in the places its
 //! jobs take in that order: `fair`, `aps`, asked of the scheduler through
-//! [`SendOrder`]). A job that stays pending is decided again in the next
-//! session (after a counter update or a returned job); a record is written
-//! for its first decision and whenever its outcome or reason changes.
+//! [`SendOrder`]). A job that stays pending is decided again only when its
+//! decision can change (`parked`: a session decides one job per group of
+//! jobs of one shape that pended for one reason, and none of a group that
+//! no remote queue can take until the federation changes); a record is
+//! written for its first decision and whenever its outcome or reason
+//! changes. A queue that refused a job is left out of its decisions until
+//! its cluster speaks again (`refusals`).
 //!
 //! Jobs that cannot stay where they went come back and are decided again:
 //! one the receiving queue refuses ([`Message::JobReject`]), one it returns
@@ -36,9 +40,11 @@
 //! `job` the jobs submitted here; `handle` the messages from execution
 //! clusters; `reply` the reconciliation of replies about forwarded jobs;
 //! `order` what the scheduler says of the waiting jobs' order;
-//! `session` the forwarding sessions and MAX_RSCHED_TIME recalls; `records`
-//! the decision records and the oracle; `reach` unreachable clusters and
-//! the settling of copies; `restore` what a journal keeps and puts back.
+//! `session` the forwarding sessions and MAX_RSCHED_TIME recalls;
+//! `parked` the waiting jobs that pended; `refusals` the queues that
+//! refused a job; `records` the decision records and the oracle; `reach`
+//! unreachable clusters and the settling of copies; `restore` what a
+//! journal keeps and puts back.
 //!
 //! [`Message::JobReject`]: mcfed_protocol::Message::JobReject
 //! [`Message::JobReturn`]: mcfed_protocol::Message::JobReturn
