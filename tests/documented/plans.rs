@@ -639,4 +639,12 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
             "bsub --cluster Cluster1 -q send --from tests/documented/bsub-from.txt --stats -o json",
         ]),
     ),
+    (
+        "/usr/bin/time -f \"%e s %U user %M KB\" mcfed replay nowhere.swf --hosts 8 --clusters 10 --quiet",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "valgrind --tool=callgrind mcfed replay nowhere.swf --hosts 8 --clusters 10 --quiet",
+        Plan::NotRun(BENCH),
+    ),
 ];

@@ -40,6 +40,8 @@ fn counters(sender: &ClusterName, seq: u64, available: u32) -> CounterUpdate {
             imported_pending_jobs: 0,
             resources: Vec::new(),
             slot_group: 0,
+            gpu_slots: Default::default(),
+            gpu_free_slots: Default::default(),
         }],
         forwards_received: Vec::new(),
     }

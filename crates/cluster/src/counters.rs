@@ -4,7 +4,7 @@
 //! forwarded job is taken (`mcfed_protocol::takes_import`, on the same
 //! figures the counters report).
 
-use mcfed_protocol::{QueueCounters, QueueFacts, SimTime};
+use mcfed_protocol::{GpuSlots, QueueCounters, QueueFacts, SimTime};
 
 use crate::job::QueueIndex;
 use crate::scheduler::Cluster;
@@ -27,17 +27,68 @@ pub(crate) struct Reach {
 
 impl Cluster {
     /// The slots queue `index` can reach at `now`, free and through
-    /// preemption (seed 004's "preemptable available slots: the number of
-    /// slots the queue can access through preemption"). Only jobs
-    /// [`Cluster::preemptable_now`] says may be preempted count, and never
-    /// more than the queue's QJOB_LIMIT leaves: a queue at its limit can
-    /// access nothing. Victim queues without NO_PREEMPT_* guards cost O(1)
-    /// each (their tallies are kept as jobs start and stop); a guarded
-    /// victim queue costs O(its running jobs).
+    /// preemption: seed 004's "preemptable available slots: the number of
+    /// slots the queue can access through preemption", as a job forwarded
+    /// there could actually use them (issue 27, item 6; seed 003: limits
+    /// set on a queue count its running and suspended jobs, so suspending
+    /// another queue's jobs frees nothing under them). Counted:
+    ///
+    /// * the free slots of its open hosts and the slots of running jobs it
+    ///   may preempt there now ([`Cluster::preemptable_now`]: NO_PREEMPT_*
+    ///   guards);
+    /// * but no host held by a slot reservation (SLOT_RESERVE) that a job
+    ///   arriving in the queue now would have to respect (of a queue
+    ///   dispatched earlier, or of this queue): the dispatch places such a
+    ///   job on none of its hosts;
+    /// * on each host, no more than HJOB_LIMIT leaves the queue there;
+    /// * in all, no more than QJOB_LIMIT leaves the queue, and no more
+    ///   than UJOB_LIMIT and the MAX_JOBS of lsb.users' `default` give a
+    ///   user with no job there (a forwarded job's user, as far as the
+    ///   queue can tell).
+    ///
+    /// The lowest victim priority is that of the victims counted, and none
+    /// when the limits leave nothing preemption could add. A queue without
+    /// HJOB_LIMIT or such reservations costs O(its victim queues) (their
+    /// tallies are kept as jobs start and stop; a guarded victim queue
+    /// costs O(its running jobs)); with them, O(its hosts' jobs).
     pub(crate) fn reach(&self, index: QueueIndex, now: SimTime) -> Reach {
         let queue = &self.queues[index];
         let set = &self.hosts.sets[queue.host_set];
-        let mut preemptable = set.free_slots;
+        let reserved = self.reserved_host_sets(index);
+        let (usable_free, mut preemptable, mut lowest_victim) =
+            if queue.config.host_job_limit.is_some() || !reserved.is_empty() {
+                self.reach_by_host(index, now, &reserved)
+            } else {
+                self.reach_by_queue(index, now)
+            };
+        let caps = [
+            queue
+                .config
+                .job_limit
+                .map(|limit| limit.saturating_sub(queue.held())),
+            queue.config.user_job_limit,
+            self.users.default_limits().max_jobs,
+        ];
+        for cap in caps.into_iter().flatten() {
+            preemptable = preemptable.min(u64::from(cap));
+        }
+        if preemptable <= usable_free {
+            // The limits leave nothing preemption could add.
+            lowest_victim = None;
+        }
+        Reach {
+            available: set.free_slots,
+            preemptable,
+            lowest_victim,
+        }
+    }
+
+    /// `(free slots, free and preemptable slots, lowest victim priority)`
+    /// of queue `index` over its whole host set, from the victim tallies.
+    fn reach_by_queue(&self, index: QueueIndex, now: SimTime) -> (u64, u64, Option<u32>) {
+        let queue = &self.queues[index];
+        let free = self.hosts.sets[queue.host_set].free_slots;
+        let mut preemptable = free;
         let mut lowest_victim: Option<u32> = None;
         for &victim in &queue.victims {
             let slots = self.preemptable_slots_of(index, victim, now);
@@ -47,18 +98,80 @@ impl Cluster {
                 lowest_victim = Some(lowest_victim.map_or(priority, |low| low.min(priority)));
             }
         }
-        if let Some(limit) = queue.config.job_limit {
-            preemptable = preemptable.min(u64::from(limit.saturating_sub(queue.held())));
-            if preemptable <= set.free_slots {
-                // The limit leaves nothing preemption could add.
-                lowest_victim = None;
+        (free, preemptable, lowest_victim)
+    }
+
+    /// The same, host by host: hosts held by `reserved` host sets left
+    /// out, each host's slots capped by what HJOB_LIMIT leaves the queue
+    /// there.
+    fn reach_by_host(
+        &self,
+        index: QueueIndex,
+        now: SimTime,
+        reserved: &[usize],
+    ) -> (u64, u64, Option<u32>) {
+        let queue = &self.queues[index];
+        let (mut usable_free, mut preemptable) = (0u64, 0u64);
+        let mut lowest_victim: Option<u32> = None;
+        for &host in &self.hosts.sets[queue.host_set].members {
+            let state = &self.hosts[host];
+            if state.config.closed
+                || reserved
+                    .iter()
+                    .any(|&set| self.hosts.sets[set].contains(host))
+            {
+                continue;
             }
+            let room = queue.config.host_job_limit.map_or(u32::MAX, |limit| {
+                limit.saturating_sub(self.tallies.queue_held(host, index))
+            });
+            let free = state.free().min(room);
+            let mut victims = 0u32;
+            let mut lowest_here: Option<u32> = None;
+            for job in state.jobs.iter().filter_map(|&id| self.jobs.get(id)) {
+                if queue.victims.contains(&job.queue) && self.preemptable_now(job, now) {
+                    victims += job
+                        .placement
+                        .iter()
+                        .filter(|place| place.host == host)
+                        .map(|place| place.slots)
+                        .sum::<u32>();
+                    let priority = self.queues[job.queue].config.priority;
+                    lowest_here = Some(lowest_here.map_or(priority, |low| low.min(priority)));
+                }
+            }
+            let usable = state.free().saturating_add(victims).min(room);
+            if usable > free {
+                if let Some(priority) = lowest_here {
+                    lowest_victim = Some(lowest_victim.map_or(priority, |low| low.min(priority)));
+                }
+            }
+            usable_free += u64::from(free);
+            preemptable += u64::from(usable);
         }
-        Reach {
-            available: set.free_slots,
-            preemptable,
-            lowest_victim,
-        }
+        (usable_free, preemptable, lowest_victim)
+    }
+
+    /// The host sets a job arriving in queue `index` now could not use for
+    /// slot reservations (SLOT_RESERVE): those of such queues dispatched
+    /// before it, or of its own (it would come after their jobs), with a
+    /// pending parallel job — which holds a reservation there, or makes one
+    /// in the next pass (a settled cluster's pending jobs do not fit). A
+    /// forwarded job's run limit is not known here, so it is not counted on
+    /// to backfill. Costs O(queues).
+    fn reserved_host_sets(&self, index: QueueIndex) -> Vec<usize> {
+        let position = &self.queues.order_position;
+        self.queues
+            .iter()
+            .enumerate()
+            .filter(|(other, queue)| {
+                queue.config.slot_reserve.is_some()
+                    // Some pending job asks for two slots or more.
+                    && queue.pending_slots as usize > queue.pending.len()
+                    && (*other == index || position[index] > position[*other])
+            })
+            .map(|(_, queue)| queue.host_set)
+            .collect()
     }
 
     /// Slots running jobs of queue `victim` hold on the open hosts of
@@ -79,6 +192,30 @@ impl Cluster {
             .sum()
     }
 
+    /// The slots of queue `index`'s open hosts by their GPUs, and its free
+    /// slots by the GPUs free on their hosts (seed 004's total and
+    /// available slots, as a job asking for GPUs on each host can use
+    /// them). Costs O(the queue's hosts with GPUs): nothing for a queue
+    /// without.
+    fn gpu_slots(&self, index: QueueIndex) -> (GpuSlots, GpuSlots) {
+        let hosts = &self.queues[index].gpu_hosts;
+        if hosts.is_empty() {
+            return (GpuSlots::default(), GpuSlots::default());
+        }
+        let open = || {
+            hosts
+                .iter()
+                .map(|&host| &self.hosts[host])
+                .filter(|host| !host.config.closed)
+        };
+        let total =
+            GpuSlots::from_hosts(open().map(|host| (host.config.gpus, host.config.max_slots)));
+        let free = GpuSlots::from_hosts(
+            open().map(|host| (host.config.gpus.saturating_sub(host.used_gpus), host.free())),
+        );
+        (total, free)
+    }
+
     /// The counters of the queue at `index`, from the cluster's current
     /// state at `now`. Costs O(number of queues), plus the running jobs of
     /// victim queues with NO_PREEMPT_* guards.
@@ -86,6 +223,7 @@ impl Cluster {
         let queue = &self.queues[index];
         let set = &self.hosts.sets[queue.host_set];
         let reach = self.reach(index, now);
+        let (gpu_slots, gpu_free_slots) = self.gpu_slots(index);
         QueueCounters {
             cluster: self.name.clone(),
             queue: queue.config.name.clone(),
@@ -100,6 +238,8 @@ impl Cluster {
             imported_pending_jobs: queue.imported_pending_jobs,
             resources: queue.resources.clone(),
             slot_group: self.hosts.slot_groups[queue.host_set],
+            gpu_slots,
+            gpu_free_slots,
         }
     }
 
@@ -115,6 +255,7 @@ impl Cluster {
                     impt_jobbklg: queue.config.impt_jobbklg,
                     resources: queue.resources.clone(),
                     slot_group: self.hosts.slot_groups[queue.host_set],
+                    gpu_slots: self.gpu_slots(index).0,
                 }
             })
             .collect()

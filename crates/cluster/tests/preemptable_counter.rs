@@ -1,19 +1,21 @@
 //! The counters' preemptable available slots keep their promise (seed 004:
 //! "the number of slots the queue can access through preemption"): on
-//! random clusters with preemption, QJOB_LIMITs, NO_PREEMPT_RUN_TIME and
-//! NO_PREEMPT_FINISH_TIME guards (on run limits and run-time estimates) and
-//! TERMINATE_WHEN=PREEMPT, when a queue's counter says N and a job needing
-//! N slots or fewer arrives in it, the cluster's own dispatch starts it —
-//! on free slots and the slots its preemption frees.
+//! random clusters with preemption, QJOB_LIMITs, HJOB_LIMITs, UJOB_LIMITs,
+//! lsb.users' `default` MAX_JOBS (issue 27, item 6), NO_PREEMPT_RUN_TIME
+//! and NO_PREEMPT_FINISH_TIME guards (on run limits and run-time
+//! estimates), TERMINATE_WHEN=PREEMPT and slot reservations (SLOT_RESERVE),
+//! when a queue's counter says N and a job of a new user needing N slots or
+//! fewer arrives in it, the cluster's own dispatch starts it — on free slots
+//! and the slots its preemption frees.
 //!
 //! The generated clusters leave out what the counter does not claim to
-//! cover: slot pools, fairshare, host and user limits, slot reservations.
+//! cover: slot pools, fairshare, named users' limits, lsb.resources.
 
 use std::time::Duration;
 
 use mcfed_cluster::{
     Cluster, ClusterConfig, HostConfig, JobOrigin, PreemptGuard, PreemptGuards, QueueConfig,
-    ReceiveFrom,
+    ReceiveFrom, UserLimitConfig,
 };
 use mcfed_protocol::{ClusterName, JobEvent, JobSpec, QueueName, SimTime};
 use proptest::prelude::*;
@@ -27,6 +29,9 @@ struct QueueSetup {
     terminate: bool,
     run_time_guard: Option<u64>,
     finish_guard: Option<PreemptGuard>,
+    host_job_limit: Option<u32>,
+    user_job_limit: Option<u32>,
+    slot_reserve: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -45,6 +50,8 @@ struct Setup {
     queues: Vec<QueueSetup>,
     jobs: Vec<JobPlan>,
     later_minutes: u64,
+    /// lsb.users' `default` MAX_JOBS.
+    default_max_jobs: Option<u32>,
 }
 
 fn guard() -> impl Strategy<Value = Option<PreemptGuard>> {
@@ -63,9 +70,22 @@ fn queue_setup() -> impl Strategy<Value = QueueSetup> {
         prop::bool::weighted(0.2),
         prop::option::weighted(0.3, 5u64..90),
         guard(),
+        (
+            prop::option::weighted(0.25, 1u32..6),
+            prop::option::weighted(0.25, 1u32..10),
+            prop::bool::weighted(0.3),
+        ),
     )
         .prop_map(
-            |(priority, preemption, job_limit, terminate, run_time_guard, finish_guard)| {
+            |(
+                priority,
+                preemption,
+                job_limit,
+                terminate,
+                run_time_guard,
+                finish_guard,
+                (host_job_limit, user_job_limit, slot_reserve),
+            )| {
                 QueueSetup {
                     priority,
                     preemption,
@@ -73,6 +93,9 @@ fn queue_setup() -> impl Strategy<Value = QueueSetup> {
                     terminate,
                     run_time_guard,
                     finish_guard,
+                    host_job_limit,
+                    user_job_limit,
+                    slot_reserve,
                 }
             },
         )
@@ -105,14 +128,18 @@ fn setup() -> impl Strategy<Value = Setup> {
                 Just(queues),
                 prop::collection::vec(job, 1..30),
                 1u64..120,
+                prop::option::weighted(0.2, 1u32..12),
             )
         })
-        .prop_map(|(hosts, queues, jobs, later_minutes)| Setup {
-            hosts,
-            queues,
-            jobs,
-            later_minutes,
-        })
+        .prop_map(
+            |(hosts, queues, jobs, later_minutes, default_max_jobs)| Setup {
+                hosts,
+                queues,
+                jobs,
+                later_minutes,
+                default_max_jobs,
+            },
+        )
 }
 
 fn build(setup: &Setup) -> Cluster {
@@ -147,9 +174,19 @@ fn build(setup: &Setup) -> Cluster {
                 finish_time: q.finish_guard,
             };
             queue.receive_from = Some(ReceiveFrom::All);
+            queue.host_job_limit = q.host_job_limit;
+            queue.user_job_limit = q.user_job_limit;
+            queue.slot_reserve = q.slot_reserve.then_some(5);
             queue
         })
         .collect();
+    if let Some(max_jobs) = setup.default_max_jobs {
+        config.users.push(UserLimitConfig {
+            name: "default".to_owned(),
+            max_jobs: Some(max_jobs),
+            slots_per_processor: None,
+        });
+    }
     Cluster::new(config).expect("valid configuration")
 }
 

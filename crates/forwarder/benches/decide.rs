@@ -44,6 +44,8 @@ fn view(queues: usize) -> (RemoteView, Vec<RemoteQueueId>) {
                 imported_pending_jobs: n % 60,
                 resources: vec![],
                 slot_group: 0,
+                gpu_slots: Default::default(),
+                gpu_free_slots: Default::default(),
             });
         }
         let update = CounterUpdate {
@@ -74,6 +76,7 @@ fn decide_reusing_buffer(bencher: Bencher, queues: usize) {
     let job = JobRequest {
         slots: 1,
         resources: vec![],
+        ..JobRequest::default()
     };
     let [resource_only, all_keys] = modes();
     let mut decision = Decision::empty(resource_only);
@@ -102,6 +105,7 @@ fn decide_allocating(bencher: Bencher, queues: usize) {
     let job = JobRequest {
         slots: 1,
         resources: vec![],
+        ..JobRequest::default()
     };
     let [_, all_keys] = modes();
     bencher

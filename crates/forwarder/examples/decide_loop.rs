@@ -37,6 +37,8 @@ fn main() {
                     imported_pending_jobs: n % 60,
                     resources: vec![],
                     slot_group: 0,
+                    gpu_slots: Default::default(),
+                    gpu_free_slots: Default::default(),
                 }],
                 forwards_received: vec![],
             },
@@ -45,6 +47,7 @@ fn main() {
     let job = JobRequest {
         slots: 1,
         resources: vec![],
+        ..JobRequest::default()
     };
     let mode: ScheduleMode = "COUNT_PREEMPTABLE HIGH_QUEUE_PRIORITY PREEMPTABLE_QUEUE_PRIORITY"
         .parse()

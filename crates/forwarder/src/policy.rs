@@ -33,14 +33,20 @@ use mcfed_protocol::SimTime;
 
 use crate::mode::ScheduleMode;
 use crate::view::{Figures, RemoteQueueId, RemoteView, ResourceId};
+use scan::scan;
 
 /// What a job needs from a remote queue.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct JobRequest {
     /// Slots.
     pub slots: u32,
     /// Boolean resources, interned in the view.
     pub resources: Vec<ResourceId>,
+    /// GPUs on each host it runs on (`bsub -gpu "num=N"`).
+    pub gpus: u32,
+    /// Queues that refused the job since their cluster's last update,
+    /// sorted: not tried again for it until then (issue 27, item 5).
+    pub refused: Vec<RemoteQueueId>,
 }
 
 /// A group of candidates that the policy ranks together.
@@ -82,6 +88,15 @@ pub enum Eligibility {
         /// Its total slots.
         total: u32,
     },
+    /// The job asks for GPUs on each host, and the queue's hosts with that
+    /// many have fewer slots in all than the job asks for.
+    TooFewGpuSlots {
+        /// Slots on its hosts with as many GPUs.
+        qualified: u32,
+    },
+    /// It refused the job since its cluster's last update: it is not tried
+    /// again for the job until its counters come again.
+    Refused,
     /// No slots for the job, free or after preemption, and its
     /// IMPT_JOBBKLG is reached.
     BacklogFull {
@@ -91,6 +106,22 @@ pub enum Eligibility {
     /// Its cluster is unreachable: the link is down, or its last counter
     /// update is too old (LSF's PEND_JOB_RCLUS_UNREACH).
     Unreachable,
+}
+
+impl Eligibility {
+    /// Whether the queue can never take the job as long as what its
+    /// cluster says of it stays the same (its hosts' slots in all, their
+    /// resources): the job's size or needs exceed the queue itself, not its
+    /// present workload. Counters moving with the workload cannot change
+    /// this; only a change of the queue's slots in all or resources can.
+    pub fn is_static(self) -> bool {
+        matches!(
+            self,
+            Eligibility::MissingResource(_)
+                | Eligibility::TooFewSlots { .. }
+                | Eligibility::TooFewGpuSlots { .. }
+        )
+    }
 }
 
 /// The key on which a candidate lost to the winner.
@@ -190,7 +221,7 @@ pub struct Candidate {
 }
 
 /// Why a job stays at the submission cluster.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PendReason {
     /// The send queue lists no remote queue.
     NoRemoteQueues,
@@ -198,6 +229,12 @@ pub enum PendReason {
     NoCountersYet,
     /// Every remote queue is ineligible.
     NoEligibleQueue,
+    /// No remote queue can ever take the job as the federation stands:
+    /// every one is too small for it in all or lacks a resource it needs
+    /// ([`Eligibility::is_static`]). The forwarder decides such a job again
+    /// only when a remote queue's slots in all, resources or reachability
+    /// change (issue 25: a job that fits nowhere costs nothing meanwhile).
+    NoQueueCanTake,
     /// PENDING_WHEN_NOSLOTS and no queue has slots even after preemption.
     NoSlotsEvenAfterPreemption,
     /// Every remote queue that could take the job is at an unreachable
@@ -356,32 +393,6 @@ fn compare(mode: ScheduleMode, a: &RankKey, b: &RankKey) -> (Ordering, LostOn) {
     (a.position.cmp(&b.position), LostOn::Order)
 }
 
-#[inline(always)]
-fn eligibility(
-    view: &RemoteView,
-    queue: RemoteQueueId,
-    figures: &Figures,
-    job: &JobRequest,
-) -> Eligibility {
-    if !job.resources.is_empty() {
-        if let Some(missing) = view.missing_resource(queue, &job.resources) {
-            return Eligibility::MissingResource(missing);
-        }
-    }
-    if figures.total < job.slots {
-        return Eligibility::TooFewSlots {
-            total: figures.total,
-        };
-    }
-    let at_once = mcfed_protocol::starts_at_once(job.slots, figures.preemptable_available);
-    if !mcfed_protocol::takes_import(figures.imported_pending, figures.impt_jobbklg, at_once) {
-        return Eligibility::BacklogFull {
-            limit: figures.impt_jobbklg.unwrap_or(u32::MAX),
-        };
-    }
-    Eligibility::Eligible
-}
-
 /// Decides where a job goes among `queues` (a send queue's SNDJOBS_TO, in
 /// order), from `view` at `now` under `mode`. Pure: it changes nothing.
 pub fn decide(
@@ -428,118 +439,6 @@ pub fn decide_into(
     finish(mode, queues, now, decision);
 }
 
-/// The tier, slot score and packed rank of an eligible queue. The packed
-/// rank is larger for a better queue and orders exactly as [`compare`] does
-/// except for the SNDJOBS_TO position, which the scan handles by keeping the
-/// first of equal ranks. Bits, high to low: tier (2), queue priority (32,
-/// HIGH_QUEUE_PRIORITY), victim priority inverted (33,
-/// PREEMPTABLE_QUEUE_PRIORITY outside the free tier), score offset by 2^33
-/// (35).
-#[inline(always)]
-fn rank<const CP: bool, const HQP: bool, const PQP: bool, const DEFAULT: bool>(
-    figures: &Figures,
-    slots: u32,
-) -> (Tier, i64, u128) {
-    let available = i64::from(figures.available);
-    let pending = i64::from(figures.pending);
-    let (tier, score) = if !CP {
-        (
-            Tier::Any,
-            if DEFAULT {
-                available
-            } else {
-                available - pending
-            },
-        )
-    } else if figures.available >= slots {
-        (Tier::FreeSlots, available - pending)
-    } else if figures.preemptable_available >= slots {
-        (
-            Tier::AfterPreemption,
-            i64::from(figures.preemptable_available) - pending,
-        )
-    } else {
-        (
-            Tier::Backlog,
-            i64::from(figures.preemptable_available) - pending,
-        )
-    };
-    let tier_good: u128 = match tier {
-        Tier::Any | Tier::FreeSlots => 3,
-        Tier::AfterPreemption => 2,
-        Tier::Backlog => 1,
-    };
-    let priority = if HQP { u128::from(figures.priority) } else { 0 };
-    let victim_good = if PQP && tier != Tier::FreeSlots {
-        figures
-            .victim_priority
-            .map_or(0, |victim| (1u128 << 32) - u128::from(victim))
-    } else {
-        0
-    };
-    let score_bits = (i128::from(score) + (1i128 << 33)).clamp(0, (1i128 << 35) - 1) as u128;
-    let packed = (tier_good << 100) | (priority << 68) | (victim_good << 35) | score_bits;
-    (tier, score, packed)
-}
-
-fn scan<const CP: bool, const HQP: bool, const PQP: bool, const DEFAULT: bool>(
-    view: &RemoteView,
-    queues: &[RemoteQueueId],
-    job: &JobRequest,
-    now: SimTime,
-    decision: &mut Decision,
-) {
-    // Every valid packed rank is at least 2^100 (its tier bits are never
-    // zero), so zero means "no winner yet".
-    let mut best_packed = 0u128;
-    let mut best_index = usize::MAX;
-    let mut oldest = SimTime::MAX;
-    decision.candidates.clear();
-    decision
-        .candidates
-        .extend(queues.iter().enumerate().map(|(index, &queue)| {
-            if view.is_unreachable(queue) {
-                return Candidate {
-                    queue,
-                    figures: view.figures(queue).copied(),
-                    eligibility: Eligibility::Unreachable,
-                    standing: None,
-                };
-            }
-            let Some(figures) = view.figures(queue) else {
-                return Candidate {
-                    queue,
-                    figures: None,
-                    eligibility: Eligibility::Unknown,
-                    standing: None,
-                };
-            };
-            oldest = oldest.min(figures.taken_at);
-            let eligibility = eligibility(view, queue, figures, job);
-            let standing = if eligibility == Eligibility::Eligible {
-                let (tier, score, packed) = rank::<CP, HQP, PQP, DEFAULT>(figures, job.slots);
-                if packed > best_packed {
-                    best_packed = packed;
-                    best_index = index;
-                }
-                Some(Standing { tier, score })
-            } else {
-                None
-            };
-            Candidate {
-                queue,
-                figures: Some(*figures),
-                eligibility,
-                standing,
-            }
-        }));
-    decision.view_age = (oldest != SimTime::MAX).then(|| now.saturating_since(oldest));
-    decision.best = decision
-        .candidates
-        .get(best_index)
-        .and_then(|candidate| Some((best_index, candidate.rank_key(best_index)?)));
-}
-
 /// Sets the outcome from the scan's winner.
 fn finish(mode: ScheduleMode, queues: &[RemoteQueueId], now: SimTime, decision: &mut Decision) {
     decision.mode = mode;
@@ -557,6 +456,12 @@ fn finish(mode: ScheduleMode, queues: &[RemoteQueueId], now: SimTime, decision: 
             PendReason::RemoteUnreachable
         } else if !any_known {
             PendReason::NoCountersYet
+        } else if decision
+            .candidates
+            .iter()
+            .all(|candidate| candidate.eligibility.is_static())
+        {
+            PendReason::NoQueueCanTake
         } else {
             PendReason::NoEligibleQueue
         });
@@ -570,5 +475,6 @@ fn finish(mode: ScheduleMode, queues: &[RemoteQueueId], now: SimTime, decision: 
     };
 }
 
+mod scan;
 #[cfg(test)]
 mod tests;

@@ -224,6 +224,13 @@ fn ineligible_why(view: &RemoteView, candidate: &Candidate, slots: u32) -> Strin
         Eligibility::TooFewSlots { total } => {
             format!("the queue has {total} slots in all; the job needs {slots}")
         }
+        Eligibility::TooFewGpuSlots { qualified } => format!(
+            "the queue's hosts with the GPUs the job asks for on each host have {qualified} slots in all; the job needs {slots}"
+        ),
+        Eligibility::Refused => format!(
+            "it refused the job; not tried again for it until {} sends its counters again",
+            view.cluster_of(candidate.queue)
+        ),
         Eligibility::BacklogFull { limit } => {
             format!(
                 "no slots for the job, free or after preemption, and IMPT_JOBBKLG reached ({limit} imported jobs pending)"
@@ -356,6 +363,12 @@ pub fn describe_reason(decision: &Decision, view: &RemoteView, slots: u32) -> St
         Outcome::Pend(PendReason::NoEligibleQueue) => {
             format!(
                 "no eligible remote queue ({})",
+                every_why(decision, view, slots)
+            )
+        }
+        Outcome::Pend(PendReason::NoQueueCanTake) => {
+            format!(
+                "no remote queue can take the job as the federation stands ({}); it is decided again when a remote queue's slots in all, resources or reachability change",
                 every_why(decision, view, slots)
             )
         }

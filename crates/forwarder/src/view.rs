@@ -32,10 +32,12 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use mcfed_protocol::{ClusterName, CounterUpdate, QueueFacts, QueueRef, SimTime};
+use mcfed_protocol::{ClusterName, CounterUpdate, GpuSlots, QueueFacts, QueueRef, SimTime};
 use rustc_hash::FxHashMap;
 
 mod figures;
+mod gpus;
+mod journal;
 
 pub use figures::{Figures, Took};
 
@@ -88,6 +90,9 @@ struct RemoteCluster {
     taken_at: Option<SimTime>,
     next_forward_seq: u64,
     log: VecDeque<LoggedForward>,
+    /// Grows with every update applied from it, hello and loss of state:
+    /// what it says of its queues is new since a given one.
+    generation: u64,
 }
 
 /// What became of a counter update.
@@ -118,6 +123,8 @@ pub struct RemoteView {
     last_update_changed: bool,
     /// Per queue: whether it offers any resource at all.
     offers_resources: Vec<bool>,
+    /// Per queue: its GPUs.
+    gpus: Vec<gpus::QueueGpus>,
     /// Per queue: whether its cluster is unreachable (its link is down or
     /// its last update too old; set by the forwarder before each session).
     unreachable: Vec<bool>,
@@ -126,6 +133,9 @@ pub struct RemoteView {
     cluster_by_name: FxHashMap<ClusterName, usize>,
     resource_ids: FxHashMap<String, ResourceId>,
     resource_names: Vec<String>,
+    /// Grows whenever something that decides whether a queue could ever
+    /// take a job changes (see [`RemoteView::fit_epoch`]).
+    fit_epoch: u64,
 }
 
 impl RemoteView {
@@ -149,6 +159,7 @@ impl RemoteView {
                     taken_at: None,
                     next_forward_seq: 1,
                     log: VecDeque::new(),
+                    generation: 0,
                 });
                 let index = self.clusters.len() - 1;
                 self.cluster_by_name.insert(at.cluster.clone(), index);
@@ -167,6 +178,7 @@ impl RemoteView {
         });
         self.current.push(None);
         self.offers_resources.push(false);
+        self.gpus.push(gpus::QueueGpus::default());
         self.unreachable.push(false);
         self.clusters[cluster].queues.push(id);
         self.by_ref.insert(at.clone(), id);
@@ -200,6 +212,21 @@ impl RemoteView {
         self.current[id.index()].as_ref()
     }
 
+    /// A remote queue's slots by the GPUs of their hosts, and its free
+    /// slots by the GPUs free there, as the submission cluster believes
+    /// them now (empty for a queue without GPUs).
+    #[inline]
+    pub fn gpu_slots(&self, id: RemoteQueueId) -> (&GpuSlots, &GpuSlots) {
+        let gpus = &self.gpus[id.index()];
+        (&gpus.total, &gpus.free)
+    }
+
+    /// The generation of a remote queue's cluster: it grows with every
+    /// update applied from it, every hello, and a loss of its state.
+    pub fn generation_of(&self, id: RemoteQueueId) -> u64 {
+        self.clusters[self.queues[id.index()].cluster].generation
+    }
+
     /// When the snapshot behind a remote queue's figures was taken.
     #[inline]
     pub fn taken_at(&self, id: RemoteQueueId) -> Option<SimTime> {
@@ -210,6 +237,35 @@ impl RemoteView {
     #[inline]
     pub fn view_age(&self, id: RemoteQueueId, now: SimTime) -> Option<Duration> {
         self.taken_at(id).map(|taken| now.saturating_since(taken))
+    }
+
+    /// How many remote clusters the view knows.
+    pub fn cluster_count(&self) -> usize {
+        self.clusters.len()
+    }
+
+    /// The index of remote cluster `name` (its place in
+    /// [`RemoteView::clusters`]), if known.
+    pub fn cluster_index(&self, name: &ClusterName) -> Option<usize> {
+        self.cluster_by_name.get(name).copied()
+    }
+
+    /// The index of a remote queue's cluster.
+    #[inline]
+    pub fn cluster_index_of(&self, id: RemoteQueueId) -> usize {
+        self.queues[id.index()].cluster
+    }
+
+    /// The name of remote cluster `index`.
+    pub fn cluster_name(&self, index: usize) -> &ClusterName {
+        &self.clusters[index].name
+    }
+
+    /// When remote cluster `index` took the snapshot of the last update
+    /// applied from it.
+    #[inline]
+    pub fn taken_at_of(&self, index: usize) -> Option<SimTime> {
+        self.clusters[index].taken_at
     }
 
     /// The cluster name of a remote queue.
@@ -280,9 +336,14 @@ impl RemoteView {
             }
         }
         let queue_ids = self.clusters[cluster_index].queues.clone();
-        let before: Vec<Option<Figures>> = queue_ids
+        let before: Vec<(Option<Figures>, GpuSlots)> = queue_ids
             .iter()
-            .map(|id| self.current[id.index()].map(Figures::untimed))
+            .map(|id| {
+                (
+                    self.current[id.index()].map(Figures::untimed),
+                    self.gpus[id.index()].free.clone(),
+                )
+            })
             .collect();
         for &id in &queue_ids {
             let at = self.queues[id.index()].at.queue.clone();
@@ -291,22 +352,43 @@ impl RemoteView {
                     self.learn_static(id, &counters.resources, counters.slot_group);
                     let queue = &mut self.queues[id.index()];
                     queue.base = Some(Figures::from_counters(counters, update.taken_at));
+                    self.gpus[id.index()].base =
+                        Some((counters.gpu_slots.clone(), counters.gpu_free_slots.clone()));
                 }
-                None => self.queues[id.index()].base = None,
+                None => {
+                    self.queues[id.index()].base = None;
+                    self.gpus[id.index()].base = None;
+                }
             }
             self.queues[id.index()].marked_full = false;
         }
+        self.clusters[cluster_index].generation += 1;
         self.recompute(cluster_index);
         // An update from a cluster counted unreachable (its link was down
         // or its counters too old) may make it a candidate again: that
         // changes decisions even when it restates the figures.
         let was_unreachable = queue_ids.iter().any(|id| self.unreachable[id.index()]);
         self.last_update_changed = was_unreachable
-            || queue_ids
-                .iter()
-                .zip(&before)
-                .any(|(id, before)| self.current[id.index()].map(Figures::untimed) != *before);
+            || queue_ids.iter().zip(&before).any(|(id, (figures, gpus))| {
+                self.current[id.index()].map(Figures::untimed) != *figures
+                    || self.gpus[id.index()].free != *gpus
+            });
         UpdateOutcome::Applied
+    }
+
+    /// A number that grows whenever something changes that decides whether
+    /// a remote queue could ever take a job, whatever its workload: a
+    /// queue's figures become known or unknown, its slots in all or its
+    /// resources change, or its cluster becomes reachable or unreachable.
+    /// While it stays the same, a job no queue could take
+    /// ([`crate::policy::PendReason::NoQueueCanTake`]) still cannot.
+    pub fn fit_epoch(&self) -> u64 {
+        self.fit_epoch
+    }
+
+    /// What [`RemoteView::fit_epoch`] watches of one queue's figures.
+    fn fit_of(&self, id: RemoteQueueId) -> Option<u32> {
+        self.current[id.index()].map(|figures| figures.total)
     }
 
     /// Whether the last update applied changed any figure a decision reads,
@@ -330,11 +412,16 @@ impl RemoteView {
                 Some(queue) => {
                     self.learn_static(id, &queue.resources, queue.slot_group);
                     self.queues[id.index()].facts = Some(Figures::from_facts(queue, now));
+                    self.gpus[id.index()].facts = Some(queue.gpu_slots.clone());
                 }
-                None => self.queues[id.index()].facts = None,
+                None => {
+                    self.queues[id.index()].facts = None;
+                    self.gpus[id.index()].facts = None;
+                }
             }
             self.queues[id.index()].marked_full = false;
         }
+        self.clusters[cluster_index].generation += 1;
         self.recompute(cluster_index);
     }
 
@@ -349,6 +436,9 @@ impl RemoteView {
         resources.dedup();
         self.offers_resources[id.index()] = !resources.is_empty();
         let queue = &mut self.queues[id.index()];
+        if queue.resources != resources {
+            self.fit_epoch += 1;
+        }
         queue.resources = resources;
         queue.slot_group = Some(slot_group);
     }
@@ -356,6 +446,7 @@ impl RemoteView {
     /// Rebuilds the current figures of a cluster's queues from their base
     /// and the forwards logged since.
     fn recompute(&mut self, cluster_index: usize) {
+        let mut fit_changed = false;
         for &id in &self.clusters[cluster_index].queues {
             let queue = &self.queues[id.index()];
             let mut figures = queue.base.or(queue.facts);
@@ -364,13 +455,20 @@ impl RemoteView {
                     figures.imported_pending = figures.imported_pending.max(limit);
                     figures.available = 0;
                     figures.preemptable_available = 0;
+                    figures.follow_victims();
                 }
             }
+            // Forwards counted on top never change what `fit_of` reads.
+            fit_changed |= self.fit_of(id) != figures.map(|figures| figures.total);
+            fit_changed |= self.gpus[id.index()].reset();
             self.current[id.index()] = figures;
         }
         for index in 0..self.clusters[cluster_index].log.len() {
             let logged = self.clusters[cluster_index].log[index];
             self.count(logged.queue, logged.slots);
+        }
+        if fit_changed {
+            self.fit_epoch += 1;
         }
     }
 
@@ -384,6 +482,7 @@ impl RemoteView {
         if figures.count_forward(slots) != Took::Free {
             return;
         }
+        self.gpus[queue.index()].free.take(slots);
         let Some(group) = self.queues[queue.index()].slot_group else {
             return;
         };
@@ -392,6 +491,7 @@ impl RemoteView {
             if sibling != queue && self.queues[sibling.index()].slot_group == Some(group) {
                 if let Some(figures) = self.current[sibling.index()].as_mut() {
                     figures.take_free(slots);
+                    self.gpus[sibling.index()].free.take(slots);
                 }
             }
         }
@@ -424,10 +524,12 @@ impl RemoteView {
         remote.applied_seq = None;
         remote.taken_at = None;
         remote.log.clear();
+        remote.generation += 1;
         for id in remote.queues.clone() {
             let queue = &mut self.queues[id.index()];
             queue.base = None;
             queue.marked_full = false;
+            self.gpus[id.index()].base = None;
         }
         self.recompute(cluster_index);
     }
@@ -484,11 +586,18 @@ impl RemoteView {
     /// Marks every queue of `cluster` unreachable or reachable: an
     /// unreachable queue is no candidate (see [`crate::policy`]).
     pub fn set_unreachable(&mut self, cluster: &ClusterName, unreachable: bool) {
-        let Some(&cluster_index) = self.cluster_by_name.get(cluster) else {
-            return;
-        };
+        if let Some(&cluster_index) = self.cluster_by_name.get(cluster) {
+            self.set_unreachable_at(cluster_index, unreachable);
+        }
+    }
+
+    /// [`RemoteView::set_unreachable`] for remote cluster `cluster_index`.
+    pub fn set_unreachable_at(&mut self, cluster_index: usize, unreachable: bool) {
         for &id in &self.clusters[cluster_index].queues {
-            self.unreachable[id.index()] = unreachable;
+            if self.unreachable[id.index()] != unreachable {
+                self.unreachable[id.index()] = unreachable;
+                self.fit_epoch += 1;
+            }
         }
     }
 
@@ -496,63 +605,6 @@ impl RemoteView {
     #[inline]
     pub fn is_unreachable(&self, id: RemoteQueueId) -> bool {
         self.unreachable[id.index()]
-    }
-
-    /// When `cluster` took the snapshot of the last update applied from it.
-    pub fn cluster_taken_at(&self, cluster: &ClusterName) -> Option<SimTime> {
-        self.cluster_by_name
-            .get(cluster)
-            .and_then(|&index| self.clusters[index].taken_at)
-    }
-
-    /// The sequence number the next forward to `cluster` gets.
-    pub fn next_forward_seq(&self, cluster: &ClusterName) -> Option<u64> {
-        self.cluster_by_name
-            .get(cluster)
-            .map(|&index| self.clusters[index].next_forward_seq)
-    }
-
-    /// Puts back what a journal kept of `cluster`: forwards are numbered
-    /// from `next_forward_seq` at least, and an update whose sequence number
-    /// is not above `applied_seq` is ignored as old news.
-    pub fn restore_cluster(
-        &mut self,
-        cluster: &ClusterName,
-        next_forward_seq: u64,
-        applied_seq: Option<u64>,
-    ) {
-        let Some(&index) = self.cluster_by_name.get(cluster) else {
-            return;
-        };
-        let remote = &mut self.clusters[index];
-        remote.next_forward_seq = remote.next_forward_seq.max(next_forward_seq);
-        remote.applied_seq = remote.applied_seq.max(applied_seq);
-    }
-
-    /// Logs forward `seq` of `slots` slots to `queue`, not yet reflected in
-    /// an update (a forward restored from a journal, still unanswered).
-    pub fn restore_forward(&mut self, queue: RemoteQueueId, seq: u64, slots: u32) {
-        let cluster = &mut self.clusters[self.queues[queue.index()].cluster];
-        cluster.next_forward_seq = cluster.next_forward_seq.max(seq.saturating_add(1));
-        let at = cluster.log.partition_point(|logged| logged.seq < seq);
-        cluster.log.insert(at, LoggedForward { seq, queue, slots });
-        if let Some(figures) = self.current[queue.index()].as_mut() {
-            figures.count_forward(slots);
-        }
-    }
-
-    /// How many forwards to `cluster` are not yet reflected in an update.
-    pub fn unreflected_forwards(&self, cluster: &ClusterName) -> usize {
-        self.cluster_by_name
-            .get(cluster)
-            .map_or(0, |&index| self.clusters[index].log.len())
-    }
-
-    /// The sequence number of the last update applied from `cluster`.
-    pub fn applied_seq(&self, cluster: &ClusterName) -> Option<u64> {
-        self.cluster_by_name
-            .get(cluster)
-            .and_then(|&index| self.clusters[index].applied_seq)
     }
 }
 

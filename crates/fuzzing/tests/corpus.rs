@@ -77,6 +77,8 @@ fn messages() -> Vec<Message> {
                 imported_pending_jobs: 1,
                 resources: vec!["bigmem".to_owned()],
                 slot_group: 1,
+                gpu_slots: Default::default(),
+                gpu_free_slots: Default::default(),
             }],
             forwards_received: vec![ForwardWatermark {
                 submission_cluster: name("Cluster1"),

@@ -13,10 +13,14 @@
 //!
 //! Each queue also carries its *slot group*: queues of one cluster with the
 //! same slot group draw on the same hosts' slots, so a job forwarded to one
-//! of them takes free slots from all of them (docs/forwarding.md). The
-//! static facts of a queue ([`QueueFacts`]: priority, total slots,
-//! IMPT_JOBBKLG, resources, slot group) travel in the connection's hello,
-//! so a submission cluster can forward before the first update.
+//! of them takes free slots from all of them (docs/forwarding.md), and its
+//! GPUs ([`GpuSlots`]): the slots of its hosts by how many GPUs they have,
+//! and its free slots by how many GPUs are free there, so a job asking
+//! for GPUs is filtered and scored on the slots it could use, as a job
+//! without is on all of them (issue 27, item 5). The static facts of a
+//! queue ([`QueueFacts`]: priority, total slots, IMPT_JOBBKLG, resources,
+//! slot group, GPUs) travel in the connection's hello, so a submission
+//! cluster can forward before the first update.
 
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +57,64 @@ pub fn starts_at_once(slots: u32, preemptable_available: u32) -> bool {
     preemptable_available >= slots
 }
 
+/// A queue's slots by the GPUs of the hosts they are on: entry `(g, s)`
+/// says `s` slots are on hosts with at least `g` GPUs (in all, or free:
+/// the counters carry both). Entries go by `g`, one per GPU count some
+/// host has (hosts without GPUs are left out), so the slots a job asking
+/// for `n` GPUs on each host can use are those of the first entry with
+/// `g >= n` ([`GpuSlots::slots_for`]). A job takes its GPUs on every host
+/// it runs on, so the slots of every host with enough GPUs are all usable
+/// by it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GpuSlots {
+    /// `(GPUs, slots on hosts with at least that many)`, by GPUs.
+    pub by_gpus: Vec<(u32, u32)>,
+}
+
+impl GpuSlots {
+    /// The table of hosts given as `(GPUs, slots)` pairs, in any order.
+    pub fn from_hosts(hosts: impl IntoIterator<Item = (u32, u32)>) -> Self {
+        let mut hosts: Vec<(u32, u32)> = hosts.into_iter().filter(|&(gpus, _)| gpus > 0).collect();
+        if hosts.is_empty() {
+            return GpuSlots::default();
+        }
+        hosts.sort_unstable();
+        // Slots on hosts with at least `g` GPUs: a running sum from the top.
+        let mut by_gpus: Vec<(u32, u32)> = Vec::new();
+        let mut slots = 0u32;
+        for &(gpus, host_slots) in hosts.iter().rev() {
+            slots = slots.saturating_add(host_slots);
+            match by_gpus.last_mut() {
+                Some(last) if last.0 == gpus => last.1 = slots,
+                _ => by_gpus.push((gpus, slots)),
+            }
+        }
+        by_gpus.reverse();
+        GpuSlots { by_gpus }
+    }
+
+    /// The slots on hosts with at least `gpus` GPUs (`gpus` 0: none are
+    /// asked for, and this says nothing: `u32::MAX`).
+    pub fn slots_for(&self, gpus: u32) -> u32 {
+        if gpus == 0 {
+            return u32::MAX;
+        }
+        self.by_gpus
+            .iter()
+            .find(|&&(g, _)| g >= gpus)
+            .map_or(0, |&(_, slots)| slots)
+    }
+
+    /// `slots` of the listed slots are taken (by a job forwarded there,
+    /// counted locally before the next update): each entry loses them, as
+    /// the submission cluster cannot tell on which hosts.
+    pub fn take(&mut self, slots: u32) {
+        for entry in &mut self.by_gpus {
+            entry.1 = entry.1.saturating_sub(slots);
+        }
+    }
+}
+
 /// The static facts of a receive queue, known as soon as a connection is
 /// made (sent in the hello): what a submission cluster forwards on before
 /// the first counter update, and, when counters are never sent (no
@@ -73,6 +135,8 @@ pub struct QueueFacts {
     /// Queues of the cluster with the same slot group draw on the same
     /// slots.
     pub slot_group: u32,
+    /// The queue's slots by the GPUs of their hosts (protocol 8).
+    pub gpu_slots: GpuSlots,
 }
 
 /// The counters of one queue of an execution cluster, as computed by that
@@ -110,6 +174,10 @@ pub struct QueueCounters {
     /// Queues of the cluster with the same slot group draw on the same
     /// slots (their hosts overlap).
     pub slot_group: u32,
+    /// `total_slots` by the GPUs of their hosts (protocol 8).
+    pub gpu_slots: GpuSlots,
+    /// `available_slots` by the GPUs free on their hosts (protocol 8).
+    pub gpu_free_slots: GpuSlots,
 }
 
 /// The highest forward sequence number an execution cluster had received from
@@ -148,6 +216,33 @@ impl CounterUpdate {
             .iter()
             .find(|mark| &mark.submission_cluster == submission_cluster)
             .map_or(0, |mark| mark.last_forward_seq)
+    }
+}
+
+#[cfg(test)]
+mod gpu_slots_tests {
+    use super::GpuSlots;
+
+    #[test]
+    fn a_job_can_use_the_slots_of_hosts_with_as_many_gpus() {
+        // Two 4-slot hosts with 2 GPUs, one 8-slot host with 4, one
+        // 16-slot host without.
+        let table = GpuSlots::from_hosts([(2, 4), (0, 16), (4, 8), (2, 4)]);
+        assert_eq!(table.by_gpus, vec![(2, 16), (4, 8)]);
+        assert_eq!(table.slots_for(1), 16);
+        assert_eq!(table.slots_for(2), 16);
+        assert_eq!(table.slots_for(3), 8);
+        assert_eq!(table.slots_for(4), 8);
+        assert_eq!(table.slots_for(5), 0);
+        assert_eq!(table.slots_for(0), u32::MAX);
+        assert_eq!(GpuSlots::from_hosts([(0, 8)]).slots_for(1), 0);
+    }
+
+    #[test]
+    fn slots_taken_leave_every_entry() {
+        let mut table = GpuSlots::from_hosts([(1, 4), (2, 2)]);
+        table.take(3);
+        assert_eq!(table.by_gpus, vec![(1, 3), (2, 0)]);
     }
 }
 

@@ -188,6 +188,8 @@ mod tests {
                 imported_pending_jobs: 3,
                 resources: vec!["bigmem".into()],
                 slot_group: 0,
+                gpu_slots: crate::GpuSlots::from_hosts([(2, 40)]),
+                gpu_free_slots: crate::GpuSlots::from_hosts([(1, 10), (2, 5)]),
             }],
             forwards_received: vec![ForwardWatermark {
                 submission_cluster: name("Cluster1"),
@@ -215,6 +217,7 @@ mod tests {
                 impt_jobbklg: None,
                 resources: vec!["bigmem".into()],
                 slot_group: 1,
+                gpu_slots: crate::GpuSlots::from_hosts([(2, 40)]),
             }],
         ));
         let recall = Message::JobRecall(crate::job::JobRecall {

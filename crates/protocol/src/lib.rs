@@ -22,7 +22,8 @@ pub use control::{
     ApsChange, ApsNumber, JobAction, JobChanges, JobControl, JobControlReply, SlotRelease,
 };
 pub use counters::{
-    CounterUpdate, ForwardWatermark, QueueCounters, QueueFacts, starts_at_once, takes_import,
+    CounterUpdate, ForwardWatermark, GpuSlots, QueueCounters, QueueFacts, starts_at_once,
+    takes_import,
 };
 pub use frame::{FrameDecoder, FrameError, MAX_FRAME_SIZE, decode_frame, encode_frame};
 pub use job::{

@@ -28,8 +28,9 @@ use crate::names::ClusterName;
 /// actions `bmig` and `bresize release`; and the job events `Migrated`,
 /// `Rerun`, `Resized`, `Waiting` and `Pended`.
 /// Version 7 (issue 14) added the messages [`Message::Resume`] and
-/// [`Message::JobWithdraw`]. Version 8 added a forward's send queue to
-/// [`crate::JobForward`].
+/// [`Message::JobWithdraw`]. Version 8 added the GPUs of a queue's hosts
+/// to its counters and facts ([`crate::GpuSlots`], issue 27 item 5) and a
+/// forward's send queue to [`crate::JobForward`] (so both ends count it).
 pub const PROTOCOL_VERSION: u16 = 8;
 
 /// The first message on every connection.

@@ -15,7 +15,7 @@ use crate::config::QueueConfig;
 use crate::fairshare::{
     DecayingTotal, FairshareFactors, GroupDirectory, JobUse, NodeId, ShareTree, StopKind,
 };
-use crate::job::{Job, JobId, PendingReason, QueueIndex, UserId};
+use crate::job::{HostIndex, Job, JobId, PendingReason, QueueIndex, UserId};
 use crate::preemption::PreemptGuards;
 
 use super::Policy;
@@ -117,6 +117,8 @@ pub(crate) struct Queue {
     pub(crate) resources: Vec<String>,
     /// Total slots on all the queue's hosts, open or closed.
     pub(crate) configured_slots: u64,
+    /// The queue's hosts with GPUs (what its counters' GPU figures read).
+    pub(crate) gpu_hosts: Vec<HostIndex>,
     /// Per-user figures.
     pub(crate) users: FxHashMap<UserId, QueueUser>,
     /// User-based fairshare, if configured.

@@ -72,6 +72,12 @@ impl UserBook {
         }
     }
 
+    /// The lsb.users limits of `default`: those of every user not named
+    /// (the counters cap what a forwarded job's user could use by them).
+    pub(crate) fn default_limits(&self) -> UserLimits {
+        self.default_limits
+    }
+
     /// The user numbered `id`.
     pub(crate) fn get(&self, id: UserId) -> Option<&User> {
         self.list.get(id as usize)

@@ -125,6 +125,11 @@ fn queue(
         .iter()
         .map(|&host| u64::from(hosts[host].config.max_slots))
         .sum();
+    let gpu_hosts = members
+        .iter()
+        .copied()
+        .filter(|&host| hosts[host].config.gpus > 0)
+        .collect();
     let fairshare = config.fairshare.clone().map(|shares| QueueFairshare {
         tree: ShareTree::new(shares, groups),
         factors: config
@@ -149,6 +154,7 @@ fn queue(
         preemptors: Vec::new(),
         resources,
         configured_slots,
+        gpu_hosts,
         users: FxHashMap::default(),
         fairshare,
         pool: None,

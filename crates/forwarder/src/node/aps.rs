@@ -164,11 +164,15 @@ impl ForwarderNode {
     /// The waiting jobs (waiting key, id) of the send queues `wanted`
     /// takes, in submission order.
     fn waiting_where(&self, wanted: impl Fn(usize) -> bool) -> Vec<(u64, u64)> {
-        self.waiting
+        let mut jobs: Vec<(u64, u64)> = self
+            .waiting
             .iter()
-            .filter(|(_, id)| self.jobs.get(id).is_some_and(|job| wanted(job.send_queue)))
             .map(|(&key, &id)| (key, id))
-            .collect()
+            .chain(self.parked.jobs())
+            .filter(|(_, id)| self.jobs.get(id).is_some_and(|job| wanted(job.send_queue)))
+            .collect();
+        jobs.sort_unstable();
+        jobs
     }
 }
 

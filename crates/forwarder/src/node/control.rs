@@ -104,10 +104,16 @@ impl ForwarderNode {
                         self.cluster
                     )
                 })?;
-                let job = self.jobs.get_mut(&id).ok_or("no matching job found")?;
-                if job.send_queue == index {
+                if self
+                    .jobs
+                    .get(&id)
+                    .is_some_and(|job| job.send_queue == index)
+                {
                     return Err(format!("the job is already in queue `{queue}`"));
                 }
+                // Its shape changes: decided again in its place.
+                self.unpark(id);
+                let job = self.jobs.get_mut(&id).ok_or("no matching job found")?;
                 job.send_queue = index;
                 job.last_pend = None;
                 self.session_due |= waiting;
@@ -117,13 +123,16 @@ impl ForwarderNode {
                 if changes.slots == Some(0) {
                     return Err("a job needs at least one slot".into());
                 }
-                let job = self.jobs.get_mut(&id).ok_or("no matching job found")?;
+                let job = self.jobs.get(&id).ok_or("no matching job found")?;
                 if changes.aps.is_some() && self.send_queues[job.send_queue].aps_group.is_none() {
                     return Err(format!(
                         "send queue `{}` is ordered by no APS_PRIORITY",
                         self.send_queues[job.send_queue].name
                     ));
                 }
+                // Its shape may change: decided again in its place.
+                self.unpark(id);
+                let job = self.jobs.get_mut(&id).ok_or("no matching job found")?;
                 changes.apply_to(&mut job.spec);
                 match changes.aps {
                     Some(ApsChange::Clear) => job.aps = None,
@@ -171,11 +180,7 @@ impl ForwarderNode {
 
     /// Takes job `id` off the list of jobs waiting to be decided.
     fn unwait(&mut self, id: u64) {
-        if let Some(key) = self.jobs.get(&id).map(|job| job.waiting_key) {
-            if self.waiting.get(&key) == Some(&id) {
-                self.waiting.remove(&key);
-            }
-        }
+        self.leave_waiting(id);
     }
 
     /// The job of a send queue named `name` (the lowest id of those so

@@ -117,9 +117,15 @@ impl ForwarderNode {
         let outcome = self.view.apply_update(&self.cluster, update);
         match outcome {
             UpdateOutcome::Applied => {
+                if let Some(index) = self.view.cluster_index(from) {
+                    // Heard from: its unreachable spell moves on.
+                    self.refresh_reclaim(index);
+                }
                 // Waiting jobs are decided again when the figures moved; an
                 // update that restates them would decide them the same way.
-                if !self.waiting.is_empty() && self.view.last_update_changed() {
+                if self.waiting_jobs() > 0
+                    && (self.view.last_update_changed() || self.refused_at(from))
+                {
                     self.session_due = true;
                 }
             }
@@ -189,6 +195,9 @@ impl ForwarderNode {
         if lost_state {
             tracing::info!(at = %now, cluster = %self.cluster, peer = %from, "execution cluster lost its state; its counters are unknown until its next update");
             self.view.reset_cluster(from);
+            if let Some(index) = self.view.cluster_index(from) {
+                self.refresh_reclaim(index);
+            }
             // The oracle forgets the old lineage's forwards too; its
             // figures come again with the next true counters.
             if let Some(oracle) = &mut self.oracle {
@@ -212,7 +221,7 @@ impl ForwarderNode {
         if let Some(oracle) = &mut self.oracle {
             oracle.apply_facts(from, &hello.queues, now);
         }
-        if !self.waiting.is_empty() {
+        if self.waiting_jobs() > 0 {
             self.session_due = true;
         }
     }

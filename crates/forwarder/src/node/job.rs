@@ -3,6 +3,7 @@
 
 use mcfed_protocol::{ApsChange, JobSpec, SimTime};
 
+use super::parked::Shape;
 use crate::policy::{JobRequest, PendReason};
 use crate::view::RemoteQueueId;
 
@@ -99,6 +100,12 @@ pub struct SourceJob {
     pub(super) note: Option<String>,
     /// The pend reason last recorded, to record only changes.
     pub(super) last_pend: Option<PendReason>,
+    /// Whether it waits parked (in the group of its shape and `last_pend`).
+    pub(super) parked: bool,
+    /// Queues that refused it, with their cluster's generation then: each
+    /// is left out of its decisions until that cluster's next update
+    /// (`request.refused` lists the ones still standing).
+    pub(super) refusals: Vec<(RemoteQueueId, u64)>,
     pub(super) waiting_key: u64,
     /// The sequence number of its current forward.
     pub(super) forward_seq: u64,
@@ -161,5 +168,22 @@ impl SourceJob {
     /// The send queue's index in the forwarder.
     pub fn send_queue_index(&self) -> usize {
         self.send_queue
+    }
+
+    /// Its shape, as the policy sees it.
+    pub(super) fn shape(&self) -> Shape {
+        (self.send_queue, self.request.clone())
+    }
+
+    /// The reason of its parked group: its last pend reason.
+    pub(super) fn parked_reason(&self) -> PendReason {
+        self.last_pend.clone().unwrap_or(PendReason::NoRemoteQueues)
+    }
+
+    /// Whether it waits here because no remote queue can ever take it as
+    /// the federation stands (its last decision said so:
+    /// [`PendReason::NoQueueCanTake`]).
+    pub fn fits_nowhere(&self) -> bool {
+        self.state == SourceState::Waiting && self.last_pend == Some(PendReason::NoQueueCanTake)
     }
 }

@@ -10,9 +10,13 @@
 //! submission order (a FAIRSHARE send queue's jobs by their users' dynamic
 //! priorities, an APS send queue's by their APS values, in the places its
 //! jobs take in that order: `fair`, `aps`, asked of the scheduler through
-//! [`SendOrder`]). A job that stays pending is decided again in the next
-//! session (after a counter update or a returned job); a record is written
-//! for its first decision and whenever its outcome or reason changes.
+//! [`SendOrder`]). A job that stays pending is decided again only when its
+//! decision can change (`parked`: a session decides one job per group of
+//! jobs of one shape that pended for one reason, and none of a group that
+//! no remote queue can take until the federation changes); a record is
+//! written for its first decision and whenever its outcome or reason
+//! changes. A queue that refused a job is left out of its decisions until
+//! its cluster speaks again (`refusals`).
 //!
 //! Jobs that cannot stay where they went come back and are decided again:
 //! one the receiving queue refuses ([`Message::JobReject`]), one it returns
@@ -36,9 +40,11 @@
 //! `job` the jobs submitted here; `handle` the messages from execution
 //! clusters; `reply` the reconciliation of replies about forwarded jobs;
 //! `order` what the scheduler says of the waiting jobs' order;
-//! `session` the forwarding sessions and MAX_RSCHED_TIME recalls; `records`
-//! the decision records and the oracle; `reach` unreachable clusters and
-//! the settling of copies; `restore` what a journal keeps and puts back.
+//! `session` the forwarding sessions and MAX_RSCHED_TIME recalls;
+//! `parked` the waiting jobs that pended; `refusals` the queues that
+//! refused a job; `records` the decision records and the oracle; `reach`
+//! unreachable clusters and the settling of copies; `restore` what a
+//! journal keeps and puts back.
 //!
 //! [`Message::JobReject`]: mcfed_protocol::Message::JobReject
 //! [`Message::JobReturn`]: mcfed_protocol::Message::JobReturn
@@ -52,8 +58,10 @@ mod fair;
 mod handle;
 mod job;
 mod order;
+mod parked;
 mod reach;
 mod records;
+mod refusals;
 mod reply;
 mod restore;
 mod session;
@@ -95,6 +103,14 @@ struct SendQueue {
     aps_group: Option<usize>,
 }
 
+impl SendQueue {
+    /// Whether its jobs that pend are parked (`parked`): those of a
+    /// first-come-first-served send queue, not FAIRSHARE or APS.
+    fn parks(&self) -> bool {
+        self.forwarded_slots.is_none() && self.aps_group.is_none()
+    }
+}
+
 /// The submission side of one cluster.
 #[derive(Debug)]
 pub struct ForwarderNode {
@@ -107,7 +123,20 @@ pub struct ForwarderNode {
     /// Whether some send queue is ordered by APS.
     any_aps: bool,
     jobs: FxHashMap<u64, SourceJob>,
+    /// Jobs waiting here to be decided at the next session (waiting key →
+    /// id), in submission order; those that pended are in `parked`.
     waiting: BTreeMap<u64, u64>,
+    /// Waiting jobs that pended, decided again only when their decision
+    /// can change (`parked`).
+    parked: parked::Parked,
+    /// Jobs with refusals standing (`refusals`).
+    refused_jobs: rustc_hash::FxHashSet<u64>,
+    /// How many times the policy was run on a waiting job.
+    decisions_computed: u64,
+    /// Tests turn parking off to compare with every job decided at every
+    /// session, as before parking.
+    #[cfg(test)]
+    parking: bool,
     next_job_id: u64,
     next_waiting_key: u64,
     session_due: bool,
@@ -128,8 +157,6 @@ pub struct ForwarderNode {
     lineages: FxHashMap<ClusterName, u64>,
     /// Unreachable clusters: the rule, the links, the spells handled.
     reach: reach::Reach,
-    /// Per remote cluster, how many jobs forwarded there have not started.
-    unstarted: FxHashMap<ClusterName, u32>,
     /// Jobs changed since the last [`ForwarderNode::take_changes`], when
     /// tracking them for a journal.
     changes: Option<Vec<u64>>,
@@ -165,6 +192,7 @@ impl ForwarderNode {
                 aps_group,
             });
         }
+        let reach = reach::Reach::new(&config.reachability, &view);
         ForwarderNode {
             cluster: config.cluster,
             mode: config.mode,
@@ -175,6 +203,11 @@ impl ForwarderNode {
             send_queue_by_name,
             jobs: FxHashMap::default(),
             waiting: BTreeMap::new(),
+            parked: parked::Parked::default(),
+            refused_jobs: Default::default(),
+            decisions_computed: 0,
+            #[cfg(test)]
+            parking: true,
             next_job_id: 1,
             next_waiting_key: 0,
             session_due: false,
@@ -186,8 +219,7 @@ impl ForwarderNode {
             recalls: BTreeMap::new(),
             incarnations: FxHashMap::default(),
             lineages: FxHashMap::default(),
-            reach: reach::Reach::new(&config.reachability),
-            unstarted: FxHashMap::default(),
+            reach,
             changes: None,
         }
     }
@@ -224,7 +256,21 @@ impl ForwarderNode {
 
     /// How many jobs wait at the submission cluster.
     pub fn waiting_jobs(&self) -> usize {
-        self.waiting.len()
+        self.waiting.len() + self.parked.len()
+    }
+
+    /// How many waiting jobs are parked: they pended and are decided again
+    /// only when their decision can change (a session decides one job per
+    /// group of them).
+    pub fn parked_jobs(&self) -> usize {
+        self.parked.len()
+    }
+
+    /// How many times the forwarding policy has been run on a waiting job
+    /// (a decision a session reuses for a job of the same shape, or one
+    /// skipped for a parked group, does not count).
+    pub fn decisions_computed(&self) -> u64 {
+        self.decisions_computed
     }
 
     /// Whether a forwarding session is due at `now`: something changed for
@@ -313,6 +359,8 @@ impl ForwarderNode {
         let request = JobRequest {
             slots: spec.slots,
             resources,
+            gpus: spec.gpus,
+            refused: Vec::new(),
         };
         self.jobs.insert(
             id,
@@ -326,6 +374,8 @@ impl ForwarderNode {
                 forwards: 0,
                 note: None,
                 last_pend: None,
+                parked: false,
+                refusals: Vec::new(),
                 waiting_key: 0,
                 forward_seq: 0,
                 forwarded_at: SimTime::ZERO,
@@ -340,6 +390,7 @@ impl ForwarderNode {
     }
 
     fn enqueue_waiting(&mut self, id: u64) {
+        self.leave_waiting(id);
         let key = self.next_waiting_key;
         self.next_waiting_key += 1;
         if let Some(job) = self.jobs.get_mut(&id) {
@@ -370,26 +421,70 @@ impl ForwarderNode {
     pub(super) fn forget_job(&mut self, id: u64) {
         if let Some(job) = self.jobs.remove(&id) {
             self.reach.unconfirmed.remove(&id);
+            self.refused_jobs.remove(&id);
             self.count_unstarted(job.state, -1);
             if job.state == SourceState::Waiting {
                 self.waiting.remove(&job.waiting_key);
+                if job.parked {
+                    self.parked
+                        .remove(&job.shape(), &job.parked_reason(), job.waiting_key);
+                }
             }
             self.note_change(id);
         }
+    }
+
+    /// Takes job `id` off the jobs waiting to be decided, parked or not.
+    fn leave_waiting(&mut self, id: u64) {
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        let key = job.waiting_key;
+        if job.parked {
+            job.parked = false;
+            let (shape, reason) = (job.shape(), job.parked_reason());
+            self.parked.remove(&shape, &reason, key);
+        } else if self.waiting.get(&key) == Some(&id) {
+            self.waiting.remove(&key);
+        }
+    }
+
+    /// Puts parked job `id` back among the jobs decided at the next
+    /// session, in its place (its shape or reason is about to change).
+    fn unpark(&mut self, id: u64) {
+        let Some(job) = self.jobs.get(&id).filter(|job| job.parked) else {
+            return;
+        };
+        let key = job.waiting_key;
+        self.leave_waiting(id);
+        self.waiting.insert(key, id);
+    }
+
+    /// Parks waiting job `id`, which pended in a session at fit epoch
+    /// `epoch` (see `parked`).
+    fn park(&mut self, id: u64, epoch: u64) {
+        let Some(job) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        if job.parked || job.state != SourceState::Waiting || job.last_pend.is_none() {
+            return;
+        }
+        #[cfg(test)]
+        if !self.parking {
+            return;
+        }
+        job.parked = true;
+        let key = job.waiting_key;
+        let (shape, reason) = (job.shape(), job.parked_reason());
+        self.waiting.remove(&key);
+        self.parked.park(shape, reason, key, id, epoch);
     }
 
     fn count_unstarted(&mut self, state: SourceState, delta: i32) {
         let (SourceState::Forwarded { to, .. } | SourceState::Accepted { to, .. }) = state else {
             return;
         };
-        let cluster = self.view.cluster_of(to);
-        match self.unstarted.get_mut(cluster) {
-            Some(count) => *count = count.saturating_add_signed(delta),
-            None if delta > 0 => {
-                self.unstarted.insert(cluster.clone(), delta.unsigned_abs());
-            }
-            None => {}
-        }
+        self.count_unstarted_at(to, delta);
     }
 
     /// Notes job `id` as changed, when tracking changes for a journal.

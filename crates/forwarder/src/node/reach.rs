@@ -30,26 +30,35 @@
 use std::time::Duration;
 
 use mcfed_protocol::{ClusterName, Envelope, JobEvent, JobWithdraw, Message, SimTime};
-use rustc_hash::FxHashMap;
 
 use super::reply::{Names, Reply, Then};
 use super::{ForwarderNode, Handled, LeftBehind, Reachability, SourceState};
+use crate::view::RemoteView;
 
-/// What the forwarder knows of its remote clusters' reachability.
+/// What the forwarder knows of its remote clusters' reachability, by the
+/// view's cluster index (so the checks before each session and at every
+/// wake-up read arrays, not maps keyed by name).
 #[derive(Clone, Debug)]
 pub(super) struct Reach {
     /// How old a cluster's last update may grow.
-    stale_after: FxHashMap<ClusterName, Duration>,
+    stale_after: Vec<Option<Duration>>,
     /// How long a cluster stays unreachable before its jobs come back.
     reclaim_after: Option<Duration>,
-    /// Clusters whose link is known down, since when.
-    down_since: FxHashMap<ClusterName, SimTime>,
+    /// Since when each cluster's link is known down.
+    down_since: Vec<Option<SimTime>>,
     /// When the forwarder started or was restored: a cluster that has
     /// sent no update yet counts as silent from then.
     start: SimTime,
     /// Per cluster, the start of the unreachable spell whose jobs were
     /// taken back already.
-    reclaimed_spell: FxHashMap<ClusterName, SimTime>,
+    reclaimed_spell: Vec<Option<SimTime>>,
+    /// Per cluster, how many jobs forwarded there have not started.
+    unstarted: Vec<u32>,
+    /// Per cluster, the start of its current spell and when its jobs that
+    /// have not started come back ([`ForwarderNode::reclaim_due`]), kept
+    /// up to date as what it depends on changes, so the next wake-up is
+    /// found in O(clusters) reads.
+    due: Vec<Option<(SimTime, SimTime)>>,
     /// Jobs restored from the journal at a remote cluster that has not
     /// said anything about them since: what the forwarder believes of them
     /// may be out of date (word of a start or an end lost with the
@@ -59,20 +68,25 @@ pub(super) struct Reach {
 }
 
 impl Reach {
-    pub(super) fn new(config: &Reachability) -> Self {
+    /// The rule of `config` for the clusters of `view`.
+    pub(super) fn new(config: &Reachability, view: &RemoteView) -> Self {
+        let clusters = view.cluster_count();
+        let mut stale_after = vec![None; clusters];
+        for (cluster, limit) in &config.stale_after {
+            if let Some(index) = view.cluster_index(cluster) {
+                stale_after[index] = Some(*limit);
+            }
+        }
         Reach {
-            stale_after: config.stale_after.iter().cloned().collect(),
+            stale_after,
             reclaim_after: config.reclaim_after,
-            down_since: FxHashMap::default(),
+            down_since: vec![None; clusters],
             start: SimTime::ZERO,
-            reclaimed_spell: FxHashMap::default(),
+            reclaimed_spell: vec![None; clusters],
+            unstarted: vec![0; clusters],
+            due: vec![None; clusters],
             unconfirmed: Default::default(),
         }
-    }
-
-    /// Counts silence from `start` (a restored forwarder).
-    pub(super) fn restart_at(&mut self, start: SimTime) {
-        self.start = start;
     }
 }
 
@@ -81,29 +95,60 @@ impl ForwarderNode {
     /// `now` (a driver that knows its links says so; the in-process
     /// engines go by the age of the counters alone).
     pub fn link(&mut self, cluster: &ClusterName, up: bool, now: SimTime) {
+        let Some(index) = self.view.cluster_index(cluster) else {
+            return;
+        };
         if up {
-            self.reach.down_since.remove(cluster);
+            self.reach.down_since[index] = None;
             // Back in reach: the jobs waiting here may go there now.
-            if !self.waiting.is_empty() {
+            if self.waiting_jobs() > 0 {
                 self.session_due = true;
             }
         } else {
-            self.reach.down_since.entry(cluster.clone()).or_insert(now);
+            self.reach.down_since[index].get_or_insert(now);
+        }
+        self.refresh_reclaim(index);
+    }
+
+    /// Counts silence from `start` (a restored forwarder).
+    pub(super) fn restart_at(&mut self, start: SimTime) {
+        self.reach.start = start;
+        for index in 0..self.view.cluster_count() {
+            self.refresh_reclaim(index);
         }
     }
 
-    /// When `cluster`'s current unreachable spell starts (or will start,
-    /// if nothing is heard from it meanwhile), if it has a limit or its
-    /// link is down.
-    fn spell_start(&self, cluster: &ClusterName) -> Option<SimTime> {
-        let stale = self.reach.stale_after.get(cluster).map(|limit| {
-            let heard = self
-                .view
-                .cluster_taken_at(cluster)
-                .unwrap_or(self.reach.start);
-            heard + *limit
+    /// Job `to`'s queue's cluster has `delta` more jobs that have not
+    /// started there.
+    pub(super) fn count_unstarted_at(&mut self, to: crate::view::RemoteQueueId, delta: i32) {
+        let index = self.view.cluster_index_of(to);
+        let count = &mut self.reach.unstarted[index];
+        let before = *count;
+        *count = count.saturating_add_signed(delta);
+        if (before == 0) != (*count == 0) {
+            self.refresh_reclaim(index);
+        }
+    }
+
+    /// Works out again when remote cluster `index`'s jobs would come back
+    /// (after what it depends on changed: its jobs not started, its last
+    /// update, its link, the spell last reclaimed, the start).
+    pub(super) fn refresh_reclaim(&mut self, index: usize) {
+        self.reach.due[index] = self
+            .reach
+            .reclaim_after
+            .and_then(|reclaim| self.reclaim_due(index, reclaim));
+    }
+
+    /// When remote cluster `index`'s current unreachable spell starts (or
+    /// will start, if nothing is heard from it meanwhile), if it has a
+    /// limit or its link is down.
+    fn spell_start(&self, index: usize) -> Option<SimTime> {
+        let stale = self.reach.stale_after[index].map(|limit| {
+            let heard = self.view.taken_at_of(index).unwrap_or(self.reach.start);
+            heard + limit
         });
-        let down = self.reach.down_since.get(cluster).copied();
+        let down = self.reach.down_since[index];
         match (stale, down) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -113,36 +158,55 @@ impl ForwarderNode {
     /// Whether remote cluster `cluster` is unreachable at `now`: its link
     /// is down, or its last counter update is older than its limit.
     pub fn is_unreachable(&self, cluster: &ClusterName, now: SimTime) -> bool {
-        self.reach.down_since.contains_key(cluster)
-            || self.spell_start(cluster).is_some_and(|since| since < now)
+        self.view
+            .cluster_index(cluster)
+            .is_some_and(|index| self.unreachable_at(index, now))
+    }
+
+    /// [`ForwarderNode::is_unreachable`] for remote cluster `index`.
+    fn unreachable_at(&self, index: usize, now: SimTime) -> bool {
+        self.reach.down_since[index].is_some()
+            || self.spell_start(index).is_some_and(|since| since < now)
     }
 
     /// Marks each remote cluster's queues reachable or not, in the view
     /// (and the oracle's, which judges figures, not reachability).
     pub(super) fn mark_unreachable(&mut self, now: SimTime) {
-        let clusters: Vec<ClusterName> = self.view.clusters().cloned().collect();
-        for cluster in clusters {
-            let unreachable = self.is_unreachable(&cluster, now);
-            self.view.set_unreachable(&cluster, unreachable);
+        for index in 0..self.view.cluster_count() {
+            let unreachable = self.unreachable_at(index, now);
+            self.view.set_unreachable_at(index, unreachable);
             if let Some(oracle) = &mut self.oracle {
-                oracle.set_unreachable(&cluster, unreachable);
+                oracle.set_unreachable_at(index, unreachable);
             }
         }
+    }
+
+    /// When the reclaim time of cluster `index`'s current spell comes, if
+    /// jobs forwarded there have not started and they were not taken back
+    /// in this spell yet.
+    fn reclaim_due(&self, index: usize, reclaim: Duration) -> Option<(SimTime, SimTime)> {
+        if self.reach.unstarted[index] == 0 {
+            return None;
+        }
+        let spell = self.spell_start(index)?;
+        let done = self.reach.reclaimed_spell[index] == Some(spell);
+        (!done).then_some((spell, spell + reclaim))
     }
 
     /// When the next cluster holding jobs that have not started would have
     /// been unreachable for the reclaim time (if nothing is heard from it).
     pub(super) fn next_reclaim(&self) -> Option<SimTime> {
-        let reclaim = self.reach.reclaim_after?;
-        self.unstarted
-            .iter()
-            .filter(|(_, count)| **count > 0)
-            .filter_map(|(cluster, _)| {
-                let spell = self.spell_start(cluster)?;
-                let done = self.reach.reclaimed_spell.get(cluster) == Some(&spell);
-                (!done).then_some(spell + reclaim)
-            })
-            .min()
+        let next = self.reach.due.iter().flatten().map(|&(_, due)| due).min();
+        debug_assert_eq!(
+            next,
+            self.reach.reclaim_after.and_then(|reclaim| {
+                (0..self.view.cluster_count())
+                    .filter_map(|index| self.reclaim_due(index, reclaim).map(|(_, due)| due))
+                    .min()
+            }),
+            "the kept reclaim times are out of date"
+        );
+        next
     }
 
     /// Takes back, at `now`, the jobs that have not started at every
@@ -151,20 +215,16 @@ impl ForwarderNode {
         let Some(reclaim) = self.reach.reclaim_after else {
             return;
         };
-        let due: Vec<(ClusterName, SimTime)> = self
-            .unstarted
-            .iter()
-            .filter(|(_, count)| **count > 0)
-            .filter_map(|(cluster, _)| {
-                let spell = self.spell_start(cluster)?;
-                let done = self.reach.reclaimed_spell.get(cluster) == Some(&spell);
-                (!done && spell + reclaim <= now && self.is_unreachable(cluster, now))
-                    .then(|| (cluster.clone(), spell))
-            })
-            .collect();
-        for (cluster, spell) in due {
-            self.reach.reclaimed_spell.insert(cluster.clone(), spell);
-            self.reclaim_from(&cluster, reclaim, now);
+        for index in 0..self.view.cluster_count() {
+            let Some((spell, due)) = self.reach.due[index] else {
+                continue;
+            };
+            if due <= now && self.unreachable_at(index, now) {
+                self.reach.reclaimed_spell[index] = Some(spell);
+                self.refresh_reclaim(index);
+                let cluster = self.view.cluster_name(index).clone();
+                self.reclaim_from(&cluster, reclaim, now);
+            }
         }
     }
 
@@ -328,10 +388,7 @@ impl ForwarderNode {
             return;
         };
         match job.state {
-            SourceState::Waiting => {
-                let key = job.waiting_key;
-                self.waiting.remove(&key);
-            }
+            SourceState::Waiting => self.leave_waiting(id),
             SourceState::Forwarded { to, forward_seq } => {
                 let cluster = self.view.cluster_of(to).clone();
                 self.forget_forward(&cluster, forward_seq);

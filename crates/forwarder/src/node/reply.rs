@@ -239,6 +239,9 @@ impl ForwarderNode {
         };
         self.count_forwarded(id, true);
         self.forget_forward(from, forward_seq);
+        if how == CameBack::Refused && !backlog_full {
+            self.note_refusal(id, to);
+        }
         if backlog_full {
             self.view.mark_backlog_full(to);
             // Not a ping-pong: the queue was full, and the view now
@@ -283,7 +286,7 @@ impl ForwarderNode {
                 if let Some(oracle) = &mut self.oracle {
                     oracle.forward_finished(&cluster, forward_seq);
                 }
-                if changed && !self.waiting.is_empty() {
+                if changed && self.waiting_jobs() > 0 {
                     self.session_due = true;
                 }
             }

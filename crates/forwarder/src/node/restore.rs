@@ -216,7 +216,7 @@ impl ForwarderNode {
     /// silent from `now`. Returns the jobs that could not be put back as
     /// they were, with why.
     pub fn restore(&mut self, restored: RestoredForwarder, now: SimTime) -> Vec<(u64, String)> {
-        self.reach.restart_at(now);
+        self.restart_at(now);
         for remote in restored.remotes {
             self.view
                 .restore_cluster(&remote.cluster, remote.next_forward_seq, remote.applied_seq);
@@ -268,7 +268,12 @@ impl ForwarderNode {
             id,
             SourceJob {
                 id,
-                request: JobRequest { slots, resources },
+                request: JobRequest {
+                    slots,
+                    resources,
+                    gpus: image.spec.gpus,
+                    refused: Vec::new(),
+                },
                 spec: image.spec,
                 send_queue,
                 submitted_at: image.submitted_at,
@@ -276,6 +281,8 @@ impl ForwarderNode {
                 forwards: image.forwards,
                 note: image.note,
                 last_pend: None,
+                parked: false,
+                refusals: Vec::new(),
                 waiting_key: 0,
                 forward_seq: image.forward_seq,
                 forwarded_at: image.forwarded_at,

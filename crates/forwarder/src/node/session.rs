@@ -2,19 +2,31 @@
 //! waiting at the submission cluster and forwards it, and sends the
 //! MAX_RSCHED_TIME recalls that have come due.
 
+use std::cmp::Reverse;
 use std::time::Duration;
 
 use mcfed_protocol::{Envelope, JobForward, JobRecall, Message, SimTime};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::aps::ApsOrder;
 use super::fair::FairOrder;
-use super::{ForwarderNode, SendOrder, SourceState, SubmissionOrder};
+use super::parked::Shape;
+use super::{ApsStanding, ForwarderNode, SendOrder, SourceState, SubmissionOrder};
 use crate::policy::{Decision, Outcome, PendReason, decide_into};
-use crate::view::{RemoteQueueId, ResourceId};
+use crate::view::RemoteQueueId;
 
-/// The shape of a job as the policy sees it: send queue, slots, resources.
-type Shape = (usize, u32, Vec<ResourceId>);
+/// What a session carries from one parked group to the next.
+struct Session<'a> {
+    now: SimTime,
+    /// The view's fit epoch during the session.
+    epoch: u64,
+    /// The session's pend decision of each shape decided so far.
+    pended: &'a mut FxHashMap<Shape, Decision>,
+    /// Jobs that pended in the session, to park once it is over.
+    to_park: &'a mut Vec<u64>,
+    out: &'a mut Vec<Envelope>,
+    order: &'a dyn SendOrder,
+}
 
 impl ForwarderNode {
     /// Runs a forwarding session at `now` if one is due: decides every
@@ -47,13 +59,16 @@ impl ForwarderNode {
             return;
         }
         self.session_due = false;
+        self.expire_refusals();
         self.decide_waiting(now, out, order);
     }
 
     /// Decides every waiting job, in submission order; the places of a
     /// FAIRSHARE send queue's jobs go to its users in the order of their
     /// dynamic priorities, recomputed after each forward; those of an APS
-    /// group's jobs to its jobs in the order of their APS values.
+    /// group's jobs to its jobs in the order of their APS values. Parked
+    /// jobs (`parked`) are met group by group, each group at its first
+    /// job's place.
     fn decide_waiting(&mut self, now: SimTime, out: &mut Vec<Envelope>, order: &dyn SendOrder) {
         // Within a session views only lose slots, so a job shaped like one
         // that just pended pends too: reuse that decision.
@@ -61,7 +76,41 @@ impl ForwarderNode {
         let waiting: Vec<(u64, u64)> = self.waiting.iter().map(|(&k, &v)| (k, v)).collect();
         let mut fair = FairOrder::new(self, &waiting, order);
         let mut aps = ApsOrder::new(self, &waiting, order, now);
-        for (key, id) in waiting {
+        let epoch = self.view.fit_epoch();
+        let deciding: FxHashSet<(usize, u32)> = waiting
+            .iter()
+            .filter_map(|(_, id)| self.jobs.get(id))
+            .map(|job| (job.send_queue, job.request.slots))
+            .collect();
+        let mut heads = self.parked.heads(epoch, &deciding);
+        let mut to_park = Vec::new();
+        let mut places = waiting.into_iter().peekable();
+        loop {
+            let group_first = match (places.peek(), heads.peek()) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(&(key, _)), Some(Reverse((first, _)))) => *first < key,
+            };
+            if group_first {
+                let Some(Reverse((_, group))) = heads.pop() else {
+                    break;
+                };
+                let mut session = Session {
+                    now,
+                    epoch,
+                    pended: &mut pended,
+                    to_park: &mut to_park,
+                    out,
+                    order,
+                };
+                if let Some(next) = self.decide_parked(group, &mut session) {
+                    heads.push(Reverse((next, group)));
+                }
+                continue;
+            }
+            let Some((key, id)) = places.next() else {
+                break;
+            };
             let queue = self.jobs.get(&id).map(|job| job.send_queue);
             let group = queue.and_then(|queue| self.send_queues[queue].aps_group);
             let mut standing = None;
@@ -83,30 +132,20 @@ impl ForwarderNode {
                 self.waiting.remove(&key);
                 continue;
             };
-            let shape = (
-                job.send_queue,
-                job.request.slots,
-                job.request.resources.clone(),
-            );
+            let parks = self.send_queues[job.send_queue].parks();
+            let shape = job.shape();
             let decision = if let Some(decision) = pended.get(&shape) {
                 if let Outcome::Pend(reason) = &decision.outcome {
                     if job.last_pend.as_ref() == Some(reason) {
+                        if parks {
+                            to_park.push(id);
+                        }
                         continue;
                     }
                 }
                 decision.clone()
             } else {
-                let targets = &self.send_queues[job.send_queue].targets;
-                let mut decision = std::mem::replace(&mut self.scratch, Decision::empty(self.mode));
-                decide_into(
-                    &self.view,
-                    self.mode,
-                    targets,
-                    &job.request,
-                    now,
-                    &mut decision,
-                );
-                decision
+                self.decide_job(id, now)
             };
             match decision.outcome {
                 Outcome::Forward(target) => {
@@ -116,17 +155,106 @@ impl ForwarderNode {
                     self.forward(now, id, target, out, order);
                 }
                 Outcome::Pend(ref reason) => {
-                    let changed = job.last_pend.as_ref() != Some(reason);
-                    if changed {
-                        self.record(now, id, &decision, standing);
-                        if let Some(job) = self.jobs.get_mut(&id) {
-                            job.last_pend = Some(reason.clone());
-                        }
+                    self.note_pend(now, id, &decision, reason, standing);
+                    if parks {
+                        to_park.push(id);
                     }
                     pended.entry(shape).or_insert(decision);
                 }
             }
         }
+        for id in to_park {
+            self.park(id, epoch);
+        }
+        self.parked.compact();
+    }
+
+    /// Decides job `id` now, from the view as it stands.
+    fn decide_job(&mut self, id: u64, now: SimTime) -> Decision {
+        let mut decision = std::mem::replace(&mut self.scratch, Decision::empty(self.mode));
+        self.decisions_computed += 1;
+        if let Some(job) = self.jobs.get(&id) {
+            let targets = &self.send_queues[job.send_queue].targets;
+            decide_into(
+                &self.view,
+                self.mode,
+                targets,
+                &job.request,
+                now,
+                &mut decision,
+            );
+        }
+        decision
+    }
+
+    /// Job `id` pends for `reason` by `decision`: recorded if the reason
+    /// changed since its last decision.
+    fn note_pend(
+        &mut self,
+        now: SimTime,
+        id: u64,
+        decision: &Decision,
+        reason: &PendReason,
+        standing: Option<ApsStanding>,
+    ) {
+        let changed = self
+            .jobs
+            .get(&id)
+            .is_some_and(|job| job.last_pend.as_ref() != Some(reason));
+        if changed {
+            self.record(now, id, decision, standing);
+            if let Some(job) = self.jobs.get_mut(&id) {
+                job.last_pend = Some(reason.clone());
+            }
+        }
+    }
+
+    /// Meets parked group `group` at its first job's place: decides that
+    /// job (or takes the session's decision for its shape). If it pends
+    /// for the group's reason, so does the whole group, and the session is
+    /// done with it; otherwise the job leaves the group, and the key of the
+    /// group's next job is returned, to meet the group again there.
+    fn decide_parked(&mut self, group: usize, session: &mut Session<'_>) -> Option<u64> {
+        let (_, id) = self.parked.first(group)?;
+        let cached = session.pended.get(self.parked.group(group).0).cloned();
+        let decision = match cached {
+            Some(decision) => decision,
+            None => self.decide_job(id, session.now),
+        };
+        match decision.outcome {
+            Outcome::Forward(target) => {
+                self.record(session.now, id, &decision, None);
+                self.scratch = decision;
+                let next = self.unpark_first(group);
+                self.forward(session.now, id, target, session.out, session.order);
+                next
+            }
+            Outcome::Pend(ref new_reason) => {
+                let (shape, reason) = self.parked.group(group);
+                let same = new_reason == reason;
+                if !session.pended.contains_key(shape) {
+                    session.pended.insert(shape.clone(), decision.clone());
+                }
+                if same {
+                    self.parked.confirm(group, session.epoch);
+                    return None;
+                }
+                self.note_pend(session.now, id, &decision, new_reason, None);
+                session.to_park.push(id);
+                self.unpark_first(group)
+            }
+        }
+    }
+
+    /// Takes group `group`'s first job out of it (it is decided in its
+    /// place); returns the key of the group's next job.
+    fn unpark_first(&mut self, group: usize) -> Option<u64> {
+        if let Some((_, id)) = self.parked.first(group) {
+            if let Some(job) = self.jobs.get_mut(&id) {
+                job.parked = false;
+            }
+        }
+        self.parked.take_first(group)
     }
 
     /// Forwards job `id` to `target`, carrying the JPRIORITY `order` gives

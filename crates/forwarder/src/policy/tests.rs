@@ -67,6 +67,8 @@ fn view_of(queues: &[Q]) -> (RemoteView, Vec<RemoteQueueId>) {
             imported_pending_jobs: q.imported,
             resources: vec!["bigmem".into()],
             slot_group: 0,
+            gpu_slots: Default::default(),
+            gpu_free_slots: Default::default(),
         };
         let update = CounterUpdate {
             sender: cluster,
@@ -88,6 +90,7 @@ fn one_slot() -> JobRequest {
     JobRequest {
         slots: 1,
         resources: vec![],
+        ..JobRequest::default()
     }
 }
 
@@ -398,6 +401,7 @@ fn missing_resource_and_too_many_slots_are_ineligible() {
     let needs_gpu = JobRequest {
         slots: 1,
         resources: vec![gpu],
+        ..JobRequest::default()
     };
     let decision = decide(
         &view,
@@ -413,6 +417,7 @@ fn missing_resource_and_too_many_slots_are_ineligible() {
     let needs_bigmem = JobRequest {
         slots: 1,
         resources: vec![bigmem],
+        ..JobRequest::default()
     };
     let decision = decide(
         &view,
@@ -425,6 +430,7 @@ fn missing_resource_and_too_many_slots_are_ineligible() {
     let huge = JobRequest {
         slots: 101,
         resources: vec![],
+        ..JobRequest::default()
     };
     let decision = decide(
         &view,
@@ -516,6 +522,7 @@ fn every_mode_decides_every_job_shape_without_panicking() {
             let job = JobRequest {
                 slots,
                 resources: vec![],
+                ..JobRequest::default()
             };
             let decision = decide(&view, mode, &ids, &job, SimTime::from_secs(45));
             let winners = (0..decision.candidates.len())
@@ -568,7 +575,10 @@ mod packed_ranks {
         ) {
             let mode = ScheduleMode::all()[mode_index];
             let (view, ids) = view_of(&queues);
-            let job = JobRequest { slots, resources: vec![] };
+            let job = JobRequest {
+                slots,
+                ..JobRequest::default()
+            };
             let decision = decide(&view, mode, &ids, &job, SimTime::from_secs(45));
             let keys: Vec<_> = decision.candidates.iter().enumerate().map(|(i, c)| c.rank_key(i)).collect();
             let best = (0..keys.len()).filter(|&i| keys[i].is_some()).min_by(|&a, &b| {

@@ -100,6 +100,7 @@ impl Figures {
         } else if self.preemptable_available >= slots {
             self.preemptable_available -= slots;
             self.running += slots;
+            self.follow_victims();
             Took::Preempted
         } else {
             self.pending += slots;
@@ -113,5 +114,18 @@ impl Figures {
     pub fn take_free(&mut self, slots: u32) {
         self.available = self.available.saturating_sub(slots);
         self.preemptable_available = self.preemptable_available.saturating_sub(slots);
+        self.follow_victims();
+    }
+
+    /// The victim priority follows the slots it is derived from (issue 27,
+    /// item 7): once the preemptable available slots are no more than the
+    /// free ones, nothing is left to preempt, and the queue has no victim —
+    /// as its cluster would report (`mcfed_cluster`'s counters). While some
+    /// are left, the lowest priority stays: the counters do not say which
+    /// victim queue's slots a forward took.
+    pub fn follow_victims(&mut self) {
+        if self.preemptable_available <= self.available {
+            self.victim_priority = None;
+        }
     }
 }

@@ -26,6 +26,8 @@ fn counters(available: u32, pending: u32) -> QueueCounters {
         imported_pending_jobs: 0,
         resources: vec![],
         slot_group: 0,
+        gpu_slots: Default::default(),
+        gpu_free_slots: Default::default(),
     }
 }
 
@@ -158,6 +160,7 @@ fn facts(queue: &str, total: u32, slot_group: u32) -> QueueFacts {
         impt_jobbklg: Some(50),
         resources: vec![],
         slot_group,
+        gpu_slots: Default::default(),
     }
 }
 
@@ -248,4 +251,55 @@ fn a_queue_marked_full_takes_nothing_until_its_cluster_changes() {
     // Without counters, a job of this cluster finishing lifts the mark.
     view.forward_finished(&cluster("C2"), seq);
     assert_eq!(view.figures(id).map(|f| f.available), Some(4));
+}
+
+#[test]
+fn gpu_slots_come_from_the_counters_and_forwards_take_free_ones() {
+    let (mut view, id) = view();
+    let mut with_gpus = update(1, 10, 0);
+    with_gpus.queues[0].gpu_slots = GpuSlots::from_hosts([(2, 8), (4, 4)]);
+    with_gpus.queues[0].gpu_free_slots = GpuSlots::from_hosts([(1, 6)]);
+    view.apply_update(&cluster("C1"), &with_gpus);
+    let fit = view.fit_epoch();
+    let (total, free) = view.gpu_slots(id);
+    assert_eq!((total.slots_for(2), total.slots_for(3)), (12, 4));
+    assert_eq!(free.slots_for(1), 6);
+    // A forward that takes free slots takes them from the GPU hosts too,
+    // as far as the submission cluster can tell.
+    view.record_forward(id, 4);
+    assert_eq!(view.gpu_slots(id).1.slots_for(1), 2);
+    // An update that only moves the free GPUs changes decisions, not what
+    // could ever fit.
+    let mut busier = update(2, 10, 1);
+    busier.queues[0].gpu_slots = GpuSlots::from_hosts([(2, 8), (4, 4)]);
+    view.apply_update(&cluster("C1"), &busier);
+    assert!(view.last_update_changed());
+    assert_eq!(view.gpu_slots(id).1.slots_for(1), 0);
+    assert_eq!(view.fit_epoch(), fit);
+    // Hosts with GPUs gone: what could fit changed.
+    view.apply_update(&cluster("C1"), &update(3, 10, 1));
+    assert_eq!(view.gpu_slots(id).0.slots_for(1), 0);
+    assert_ne!(view.fit_epoch(), fit);
+}
+
+#[test]
+fn the_victim_goes_with_the_last_preemptable_slot() {
+    let (mut view, id) = view();
+    let mut full = update(1, 0, 0);
+    full.queues[0].preemptable_available_slots = 2;
+    full.queues[0].lowest_preemptable_priority = Some(10);
+    view.apply_update(&cluster("C1"), &full);
+    view.record_forward(id, 1);
+    let figures = view.figures(id).copied().expect("known");
+    assert_eq!(
+        (figures.preemptable_available, figures.victim_priority),
+        (1, Some(10))
+    );
+    view.record_forward(id, 1);
+    let figures = view.figures(id).copied().expect("known");
+    assert_eq!(
+        (figures.preemptable_available, figures.victim_priority),
+        (0, None),
+        "nothing is left to preempt: no victim"
+    );
 }

@@ -5,7 +5,9 @@
 mod aps;
 mod control;
 mod fair;
+mod fit;
 mod handled;
+mod parked;
 mod reach;
 
 use std::time::Duration;
@@ -64,6 +66,8 @@ fn update(sender: &str, seq: u64, available: u32) -> Message {
             imported_pending_jobs: 0,
             resources: Vec::new(),
             slot_group: 0,
+            gpu_slots: Default::default(),
+            gpu_free_slots: Default::default(),
         }],
         forwards_received: Vec::new(),
     })
