@@ -1,0 +1,124 @@
+//! What a new user sees first (issue 29): an error chain said once, with
+//! control characters escaped; numbers in human units with the right
+//! number on their nouns; `mcfed report -` reading standard input;
+//! `mcfed replay` errors that name the trace or the flag, never a file the
+//! user did not write.
+
+use std::io::Write as _;
+use std::process::{Command, Output, Stdio};
+
+mod common;
+use common::mcfed;
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// How many times `needle` occurs in `text`.
+fn occurrences(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+#[test]
+fn a_missing_file_is_said_once() {
+    let output = mcfed(&["report", "/nonexistent.jsonl"]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert_eq!(
+        text.trim_end(),
+        "mcfed: cannot read /nonexistent.jsonl: No such file or directory (os error 2)"
+    );
+    let output = mcfed(&["replay", "/nonexistent.swf", "--hosts", "2"]);
+    let text = stderr(&output);
+    assert_eq!(occurrences(&text, "(os error 2)"), 1, "{text}");
+}
+
+#[test]
+fn control_characters_in_an_error_are_shown_escaped() {
+    let output = mcfed(&["report", "/nonexistent/\u{1b}[31mred\u{7}.jsonl"]);
+    let text = stderr(&output);
+    assert!(text.contains("\\u{1b}[31mred\\u{7}.jsonl"), "{text}");
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "{text:?}"
+    );
+}
+
+#[test]
+fn validate_counts_with_the_right_number() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("one.toml");
+    std::fs::write(
+        &path,
+        "name = \"one\"\n[[cluster]]\nname = \"C1\"\n[[cluster.host]]\nname = \"h\"\nMXJ = 1\n\
+         [[cluster.queue]]\nname = \"normal\"\n[[submit]]\nat = 0\ncluster = \"C1\"\nqueue = \"normal\"\n",
+    )
+    .expect("write");
+    let output = mcfed(&["validate", path.to_str().expect("utf-8")]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("(1 cluster, 1 submission, 0 expectations)"),
+        "{text}"
+    );
+    assert!(text.contains("(1 job, 1 host"), "{text}");
+}
+
+#[test]
+fn a_huge_end_is_refused_in_human_units() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("end.toml");
+    std::fs::write(
+        &path,
+        "name = \"end\"\nend = 1e300\n[[cluster]]\nname = \"C1\"\n[[cluster.host]]\nname = \"h\"\nMXJ = 1\n\
+         [[cluster.queue]]\nname = \"normal\"\n",
+    )
+    .expect("write");
+    for verb in ["validate", "run"] {
+        let output = mcfed(&[verb, path.to_str().expect("utf-8")]);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{text}");
+        assert!(text.contains("end.toml:2:7: field `end`: duration = 1e300 seconds is out of bounds: mcfed accepts 0s to 36500d (100 years)"), "{text}");
+        assert!(text.len() < 300, "no 300-digit number: {text}");
+    }
+}
+
+#[test]
+fn report_dash_reads_standard_input() {
+    let run = mcfed(&[
+        "run",
+        "scenarios/forwarding/example1-count-preemptable.toml",
+        "--report",
+        "json",
+        "--events",
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let from_file = {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("run.jsonl");
+        std::fs::write(&path, &run.stdout).expect("write");
+        mcfed(&["report", path.to_str().expect("utf-8"), "--format", "json"])
+    };
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcfed"))
+        .args(["report", "-", "--format", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcfed starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let records = run.stdout.clone();
+    let writer = std::thread::spawn(move || input.write_all(&records));
+    let from_stdin = child.wait_with_output().expect("mcfed ends");
+    writer.join().expect("writer").expect("written");
+    assert!(from_stdin.status.success(), "{}", stderr(&from_stdin));
+    assert_eq!(stdout(&from_stdin), stdout(&from_file));
+    let twice = mcfed(&["report", "-", "-"]);
+    assert!(stderr(&twice).contains("`-` (standard input) can be given once"));
+}
