@@ -32,15 +32,15 @@ pub fn load_with_hosts(
     Ok(loaded)
 }
 
-/// Reads a hosts file and sets the address of every cluster it names in
-/// `scenario` (replacing the scenario's own). A cluster the scenario does
+/// Reads a hosts file (a regular file of at most
+/// [`mcfed_protocol::bounds::CONFIG_FILE`]'s bytes) and sets the address
+/// of every cluster it names in `scenario` (replacing the scenario's own). A cluster the scenario does
 /// not have, a cluster named twice, or a line that is not `CLUSTER
 /// HOST:PORT` is refused with its line.
 pub fn apply(scenario: &mut Scenario, path: &Path) -> Result<(), HostsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| HostsError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = mcfed_protocol::bounds::CONFIG_FILE
+        .read_to_string(path)
+        .map_err(HostsError::Io)?;
     apply_text(scenario, path, &text)
 }
 

@@ -82,7 +82,8 @@ impl Checker<'_> {
     }
 
     /// The trace's path, resolved against the scenario's directory, if it
-    /// opens.
+    /// opens as a regular file (a FIFO, which would block validation until
+    /// something writes to it, or a device is refused).
     fn trace_file(&mut self, path: &FieldPath, swf: Option<&str>) -> Option<std::path::PathBuf> {
         let Some(swf) = swf else {
             self.problem(
@@ -92,13 +93,10 @@ impl Checker<'_> {
             return None;
         };
         let file = self.base.join(swf);
-        match std::fs::File::open(&file) {
+        match mcfed_protocol::bounds::TRACE_FILE.open(&file) {
             Ok(_) => Some(file),
             Err(error) => {
-                self.problem(
-                    path.key("swf"),
-                    format!("cannot open `{}`: {error}", file.display()),
-                );
+                self.problem(path.key("swf"), format!("cannot open trace {error}"));
                 None
             }
         }
