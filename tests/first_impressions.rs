@@ -122,3 +122,70 @@ fn report_dash_reads_standard_input() {
     let twice = mcfed(&["report", "-", "-"]);
     assert!(stderr(&twice).contains("`-` (standard input) can be given once"));
 }
+
+#[test]
+fn replay_errors_name_the_flag_or_the_trace_not_a_file_never_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let trace = dir.path().join("t.swf");
+    let trace_text = trace.to_str().expect("utf-8");
+    let made = mcfed(&["gen", "swf", "-o", trace_text, "--jobs", "20"]);
+    assert!(made.status.success(), "{}", stderr(&made));
+    let missing = dir.path().join("missing.swf");
+    let missing_text = missing.to_str().expect("utf-8");
+    for (args, says) in [
+        (
+            vec![trace_text, "--hosts", "2000000"],
+            "mcfed: --hosts = 2000000 is out of bounds: mcfed accepts 1 to 1000000".to_owned(),
+        ),
+        (
+            vec![trace_text, "--hosts", "0"],
+            "mcfed: --hosts = 0 is out of bounds".to_owned(),
+        ),
+        (
+            vec![trace_text, "--hosts", "2", "--mxj", "0"],
+            "mcfed: --mxj = 0 is out of bounds".to_owned(),
+        ),
+        (
+            vec![trace_text, "--hosts", "99999", "--mxj", "99999"],
+            "mcfed: --hosts × --mxj, the slots of a cluster = 9999800001 is out of bounds".to_owned(),
+        ),
+        (
+            vec![trace_text, "--hosts", "2", "--limit", "0"],
+            "mcfed: --limit = 0 is out of bounds".to_owned(),
+        ),
+        (
+            vec![missing_text, "--hosts", "2"],
+            format!("mcfed: cannot open trace {missing_text}: No such file or directory (os error 2)"),
+        ),
+        (
+            vec![trace_text, "--hosts", "1000000", "--clusters", "1000"],
+            "mcfed: the federation built from --hosts, --mxj, --clusters and --limit is refused (--print-scenario shows it): this scenario needs about".to_owned(),
+        ),
+    ] {
+        let mut full = vec!["replay"];
+        full.extend(&args);
+        let output = mcfed(&full);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {text}");
+        assert!(text.starts_with(&says), "{args:?}: {text}");
+        assert!(!text.contains("replay.toml"), "{args:?}: {text}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn replay_refuses_a_device_or_a_fifo_as_a_trace_naming_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("trace.swf");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    for path in [fifo.to_str().expect("utf-8"), "/dev/zero"] {
+        let output = mcfed(&["replay", path, "--hosts", "2"]);
+        let text = stderr(&output);
+        assert!(
+            text.starts_with(&format!("mcfed: cannot open trace {path}: is a ")),
+            "{text}"
+        );
+        assert_eq!(occurrences(&text, "not a regular file"), 1, "{text}");
+    }
+}

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
+use mcfed_protocol::words::count;
 use mcfed_run::{RunOutput, render};
 use mcfed_scenario::Scenario;
 
@@ -112,20 +113,20 @@ fn workload_summary(
     let skipped = &workload.skipped;
     writeln!(
         out,
-        "workload {} ({}): {} jobs submitted, {} skipped ({} without run time, {} without processors, {} malformed lines)",
+        "workload {} ({}): {} submitted, {} skipped ({} without run time, {} without processors, {})",
         workload.name,
         workload.file,
-        workload.submitted,
+        count(workload.submitted, "job"),
         skipped.total(),
         skipped.no_run_time,
         skipped.no_processors,
-        skipped.malformed
+        count(skipped.malformed, "malformed line")
     )?;
     if skipped.out_of_bounds > 0 {
         writeln!(
             out,
-            "  {} jobs skipped with processors or run time beyond mcfed's bounds",
-            skipped.out_of_bounds
+            "  {} skipped with processors or run time beyond mcfed's bounds",
+            count(skipped.out_of_bounds, "job")
         )?;
     }
     for (key, value) in &workload.header {

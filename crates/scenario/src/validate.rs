@@ -44,6 +44,7 @@ pub use crate::footprint::{
     BYTES_PER_HOST, BYTES_PER_JOB, Footprint, available_memory, humanize_bytes,
 };
 pub use crate::scenario::QUIET_INTERVAL;
+pub use workloads::WORKLOAD_LIMIT;
 
 /// A job's run time when the scenario gives none.
 pub const DEFAULT_RUN_TIME: Duration = Duration::from_secs(3600);
