@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use mcfed_protocol::words::count;
 use mcfed_sweep::batch::{self, Scheduler};
 use mcfed_sweep::{Cell, SweepSpec};
 
@@ -160,11 +161,11 @@ fn emit(
     let dir = script.parent().unwrap_or(dir);
     writeln!(
         io::stdout().lock(),
-        "{} cells written to {}\nsubmit:  {}\nmerge:   mcfed report {}",
-        points.len(),
+        "{} written to {}\nsubmit:  {}\nmerge:   {}",
+        count(points.len() as u64, "cell"),
         dir.display(),
         scheduler.submit_command(&script),
-        dir.display()
+        batch::merge_command(dir)
     )?;
     if points.len() > 1000 {
         eprintln!(
@@ -225,8 +226,8 @@ pub(crate) fn merged_report(
     if !merged.missing.is_empty() {
         writeln!(
             err,
-            "{} cells missing (not run, or still running): {}",
-            merged.missing.len(),
+            "{} missing (not run, or still running): {}",
+            count(merged.missing.len() as u64, "cell"),
             ranges(&merged.missing)
         )?;
     }
@@ -236,7 +237,7 @@ pub(crate) fn merged_report(
     writeln!(
         err,
         "the table above counts only the cells that ran; run the others with `mcfed sweep --cell I {}`",
-        dir.display()
+        batch::shell_quote(dir)
     )?;
     Ok(ExitCode::FAILURE)
 }
