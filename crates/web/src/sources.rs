@@ -185,13 +185,20 @@ pub(crate) async fn poll(
                 }
                 // Sent under the lock: a page that connects takes its full
                 // frame under it too, so it gets each change exactly once.
-                match serde_json::to_string(&state.take_changes()) {
-                    Ok(json) => {
-                        let _ = pushes.send(Push::Frame(json.into()));
-                    }
-                    Err(error) => tracing::warn!(%error, "live page frame not sent"),
-                }
+                let _ = pushes.send(changes(&mut state));
             }
+        }
+    }
+}
+
+/// What changed in `state` since the last frame, as the event every page
+/// is sent (made once for all).
+pub(crate) fn changes(state: &mut LiveState) -> Push {
+    match serde_json::to_vec(&state.take_changes()) {
+        Ok(json) => Push::frame(&json),
+        Err(error) => {
+            tracing::warn!(%error, "live page frame not made");
+            Push::frame(b"{}")
         }
     }
 }
