@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
-use mcfed_protocol::words::count;
+use mcfed_protocol::words::{count, escape_controls};
 use mcfed_run::{RunOutput, render};
 use mcfed_scenario::Scenario;
 
@@ -129,11 +129,18 @@ fn workload_summary(
             count(skipped.out_of_bounds, "job")
         )?;
     }
+    // What the trace holds is shown escaped: a control character in it
+    // must not drive the terminal.
     for (key, value) in &workload.header {
-        writeln!(out, "  ; {key}: {value}")?;
+        writeln!(
+            out,
+            "  ; {}: {}",
+            escape_controls(key),
+            escape_controls(value)
+        )?;
     }
     if let Some(error) = &workload.first_error {
-        writeln!(out, "  first malformed line: {error}")?;
+        writeln!(out, "  first malformed line: {}", escape_controls(error))?;
     }
     Ok(())
 }
@@ -207,8 +214,8 @@ pub(crate) fn print(
                 .count();
             writeln!(
                 out,
-                "{} decisions ({} forwarded, {} pending); ran to {}",
-                output.decisions.len(),
+                "{} ({} forwarded, {} pending); ran to {}",
+                count(output.decisions.len() as u64, "decision"),
                 forwarded,
                 output.decisions.len() - forwarded,
                 output.stats.end

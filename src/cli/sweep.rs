@@ -103,10 +103,11 @@ pub(crate) fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let cells = (args.interval.len() * modes.len()) as u128 * u128::from(args.seeds.max(1));
     if cells == 0 || cells > batch::MAX_CELLS as u128 {
         anyhow::bail!(
-            "a grid of {} intervals × {} modes × {} seeds = {cells} runs: a sweep has between 1 and {} runs",
-            args.interval.len(),
-            modes.len(),
-            args.seeds.max(1),
+            "a grid of {} × {} × {} = {}: a sweep has between 1 and {} runs",
+            count(args.interval.len() as u64, "interval"),
+            count(modes.len() as u64, "mode"),
+            count(args.seeds.max(1), "seed"),
+            count(cells.min(u128::from(u64::MAX)) as u64, "run"),
             batch::MAX_CELLS
         );
     }

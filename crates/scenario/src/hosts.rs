@@ -63,8 +63,8 @@ pub fn apply_text(scenario: &mut Scenario, path: &Path, text: &str) -> Result<()
                 continue;
             }
             return Err(problem(format!(
-                "expected `CLUSTER HOST:PORT`, found {} words",
-                words.len()
+                "expected `CLUSTER HOST:PORT`, found {}",
+                mcfed_protocol::words::count(words.len() as u64, "word")
             )));
         };
         let Some(index) = scenario
@@ -150,7 +150,7 @@ queue = [{ name = "normal", PRIORITY = 30 }]
             ("Cluster1 a:99999\n", "is not an address"),
             (
                 "Cluster1\n",
-                "hosts:1: expected `CLUSTER HOST:PORT`, found 1 words",
+                "hosts:1: expected `CLUSTER HOST:PORT`, found 1 word",
             ),
             ("Cluster1 a:1 b:2\n", "found 3 words"),
         ] {

@@ -366,8 +366,8 @@ pub fn read(dir: &Path) -> Result<(Manifest, Vec<GridPoint>), BatchError> {
         return Err(BatchError::Manifest {
             path,
             message: format!(
-                "{} cells, but {} has {}",
-                manifest.cells,
+                "{}, but {} has {}",
+                mcfed_protocol::words::count(manifest.cells as u64, "cell"),
                 grid_path.display(),
                 points.len()
             ),

@@ -68,7 +68,10 @@ impl Source {
                     // started again after an outage).
                     Ok(Ok(_)) => Err(format!("cluster `{cluster}` gave an unexpected answer")),
                     Ok(Err(error)) => Err(error.to_string()),
-                    Err(_) => Err(format!("no answer within {ANSWER_TIMEOUT:?}")),
+                    Err(_) => Err(format!(
+                        "no answer within {}",
+                        mcfed_protocol::words::duration(ANSWER_TIMEOUT)
+                    )),
                 }
             }
         }
