@@ -183,6 +183,11 @@ pub(crate) async fn poll(
                 )
                 .await;
                 let mut state = lock(&state);
+                if state.ended().is_some() {
+                    // The end came while these were asked: what they met
+                    // (the processes shutting down) is not shown.
+                    continue;
+                }
                 for (index, answer) in answers {
                     state.update(index, answer);
                 }
