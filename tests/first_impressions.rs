@@ -189,3 +189,24 @@ fn replay_refuses_a_device_or_a_fifo_as_a_trace_naming_it() {
         assert_eq!(occurrences(&text, "not a regular file"), 1, "{text}");
     }
 }
+
+#[test]
+fn what_a_trace_holds_is_printed_escaped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let trace = dir.path().join("odd.swf");
+    std::fs::write(
+        &trace,
+        "; Note: \u{1b}[31mred\u{7}\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 1 1 -1 -1 -1\n\u{1b}[2J 0 0 10 1 -1 -1 1 10 -1 1 1 1 1 1 -1 -1 -1\n",
+    )
+    .expect("write");
+    let output = mcfed(&["replay", trace.to_str().expect("utf-8"), "--hosts", "1"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("; Note: \\u{1b}[31mred\\u{7}"), "{text}");
+    assert!(text.contains("first malformed line: "), "{text}");
+    assert!(text.contains("1 job submitted"), "{text}");
+    assert!(
+        !text.chars().any(|c| c.is_control() && c != '\n'),
+        "{text:?}"
+    );
+}
