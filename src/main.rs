@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcfed_chaos::ChaosConfig;
 use mcfed_protocol::SimTime;
+use mcfed_protocol::words::count;
 use mcfed_run::{RunOptions, RunOutput, inspect};
 use mcfed_scenario::{Scenario, ScenarioError};
 
@@ -200,14 +201,40 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            // A scenario's problems are already one per line with file:line.
-            match error.downcast_ref::<ScenarioError>() {
-                Some(scenario_error) => eprintln!("{scenario_error}"),
-                None => eprintln!("mcfed: {error:#}"),
-            }
+            eprintln!("{}", error_text(&error));
             ExitCode::from(2)
         }
     }
+}
+
+/// What `mcfed` prints for an error: a scenario's problems as they are
+/// (one per line with file:line), anything else as `mcfed: ` and its
+/// chain of causes, each said once (a layer that already quotes its
+/// cause, as `cannot read FILE: No such file or directory` does, is not
+/// followed by that cause again); control characters shown escaped.
+fn error_text(error: &anyhow::Error) -> String {
+    let text = match error.downcast_ref::<ScenarioError>() {
+        Some(scenario_error) => scenario_error.to_string(),
+        None => format!("mcfed: {}", chain_once(error)),
+    };
+    mcfed_protocol::words::escape_controls_but(&text, &['\n'])
+}
+
+/// The messages of `error` and its causes joined by `: `, leaving out a
+/// cause whose message the text already holds.
+fn chain_once(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let message = cause.to_string();
+        if message.is_empty() || text.contains(&message) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&message);
+    }
+    text
 }
 
 fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -240,20 +267,20 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
             let mut out = io::stdout().lock();
             writeln!(
                 out,
-                "{}: ok: {} ({} clusters, {} submissions, {} expectations)",
+                "{}: ok: {} ({}, {}, {})",
                 scenario.display(),
                 loaded.name,
-                loaded.clusters.len(),
-                loaded.submissions.len(),
-                loaded.expectations.len()
+                count(loaded.clusters.len() as u64, "cluster"),
+                count(loaded.submissions.len() as u64, "submission"),
+                count(loaded.expectations.len() as u64, "expectation")
             )?;
             let footprint = loaded.footprint;
             writeln!(
                 out,
-                "memory: about {} ({} jobs, {} hosts{})",
+                "memory: about {} ({}, {}{})",
                 mcfed_scenario::humanize_bytes(footprint.bytes),
-                footprint.jobs,
-                footprint.hosts,
+                count(footprint.jobs, "job"),
+                count(footprint.hosts, "host"),
                 match mcfed_scenario::available_memory() {
                     Some(available) =>
                         format!("; {} available", mcfed_scenario::humanize_bytes(available)),
@@ -303,7 +330,9 @@ fn print_warnings(file: &std::path::Path, scenario: &Scenario) {
 /// A scenario that does not load: when its `[[expect]]` entries say it is
 /// refused (`refused = "..."`), its refusal is checked against them.
 fn refusal_checks(path: &std::path::Path, error: ScenarioError) -> anyhow::Result<ExitCode> {
-    let source = std::fs::read_to_string(path).unwrap_or_default();
+    let source = mcfed_protocol::bounds::CONFIG_FILE
+        .read_to_string(path)
+        .unwrap_or_default();
     let expected = mcfed_run::refusal::expected_refusals(&source);
     if expected.is_empty() {
         return Err(error.into());
@@ -386,7 +415,34 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    use super::colour_allowed;
+    use super::{colour_allowed, error_text};
+
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        let os = std::io::Error::from_raw_os_error(2);
+        let quoted = format!("cannot read /nonexistent.jsonl: {os}");
+        let error = anyhow::Error::new(os).context(quoted).context("report");
+        let text = error_text(&error);
+        assert_eq!(
+            text,
+            "mcfed: report: cannot read /nonexistent.jsonl: No such file or directory (os error 2)"
+        );
+        let plain =
+            anyhow::Error::new(std::io::Error::from_raw_os_error(98)).context("cannot listen");
+        assert_eq!(
+            error_text(&plain),
+            "mcfed: cannot listen: Address already in use (os error 98)"
+        );
+    }
+
+    #[test]
+    fn control_characters_in_an_error_are_shown_escaped() {
+        let error = anyhow::anyhow!("cannot read a\u{1b}[2Jb\0c\nd");
+        assert_eq!(
+            error_text(&error),
+            "mcfed: cannot read a\\u{1b}[2Jb\\u{0}c\nd"
+        );
+    }
 
     #[test]
     fn colour_only_on_a_terminal_without_no_color() {

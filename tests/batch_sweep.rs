@@ -250,3 +250,62 @@ fn bad_cells_and_changed_scenarios_are_refused() {
         stderr(&unknown)
     );
 }
+
+/// A sweep written into a directory whose name holds a space and quotes
+/// (issue 29): its task runs, and the `submit:` and `merge:` lines it
+/// printed, run as printed by a shell, reach it.
+#[test]
+fn printed_commands_and_the_script_survive_an_odd_directory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let sweep = dir.path().join("my sweeps/it's \"odd\"");
+    let emitted = mcfed(&[
+        "sweep",
+        SCENARIO,
+        "--interval",
+        "5s",
+        "--emit",
+        "slurm",
+        sweep.to_str().expect("utf-8"),
+    ]);
+    assert!(emitted.status.success(), "{}", stderr(&emitted));
+    let printed = text(&emitted);
+    let line = |prefix: &str| -> String {
+        printed
+            .lines()
+            .find_map(|line| line.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` in {printed}"))
+            .trim()
+            .to_owned()
+    };
+    let task = run_task(&sweep.join("sweep.slurm"), "SLURM_ARRAY_TASK_ID", 1);
+    assert!(task.status.success(), "{}", stderr(&task));
+    let bin = Path::new(env!("CARGO_BIN_EXE_mcfed"))
+        .parent()
+        .expect("the binary's directory");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let merged = Command::new("sh")
+        .arg("-c")
+        .arg(line("merge:"))
+        .env("PATH", &path)
+        .output()
+        .expect("sh");
+    assert!(
+        merged.status.success(),
+        "{}: {}",
+        line("merge:"),
+        stderr(&merged)
+    );
+    assert!(text(&merged).contains("| 5s |"), "{}", text(&merged));
+    // `sbatch` is not here: a stand-in that checks its one argument.
+    let submit = line("submit:").replacen("sbatch", "test -f", 1);
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(&submit)
+        .output()
+        .expect("sh");
+    assert!(found.status.success(), "{submit}");
+}

@@ -138,13 +138,94 @@ fn words(line: &str) -> Vec<String> {
     words
 }
 
-/// Fails on an error exit or a panic.
+/// What is wrong with the messages of `stderr`, if anything: a cause said
+/// twice (`X: X`, as `No such file or directory (os error 2): No such
+/// file or directory (os error 2)`), or a raw control character (a
+/// message shows them escaped).
+fn unclean_message(stderr: &str) -> Option<String> {
+    for line in stderr.lines() {
+        if let Some(control) = line.chars().find(|c| c.is_control()) {
+            return Some(format!("raw control character {control:?} in: {line:?}"));
+        }
+        if line.matches("(os error").count() > 1 {
+            return Some(format!("an OS error said twice: {line}"));
+        }
+        let parts: Vec<&str> = line.split(": ").collect();
+        for start in 0..parts.len() {
+            for len in 1..=(parts.len() - start) / 2 {
+                let (first, second) = (
+                    &parts[start..start + len],
+                    &parts[start + len..start + 2 * len],
+                );
+                if first == second && first.iter().map(|part| part.len()).sum::<usize>() >= 12 {
+                    return Some(format!("`{}` said twice: {line}", first.join(": ")));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Fails on a message [`unclean_message`] finds fault with.
+fn clean_messages(what: &str, output: &Output) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if let Some(fault) = unclean_message(&stderr) {
+        panic!("`mcfed {what}`: {fault}");
+    }
+}
+
+#[test]
+fn the_message_check_finds_doubled_causes_and_raw_control_characters() {
+    for bad in [
+        "mcfed: cannot read /nonexistent.jsonl: No such file or directory (os error 2): No such file or directory (os error 2)",
+        "mcfed: cannot listen on 127.0.0.1:7100: Address already in use (os error 98): Address already in use (os error 98)",
+        "mcfed: st/C1/snapshot: the snapshot file ends inside its header: the snapshot file ends inside its header",
+        "bad.toml:3:1: field `name`: job `a\u{1b}[2Jb` is unknown",
+    ] {
+        assert!(unclean_message(bad).is_some(), "{bad}");
+    }
+    for good in [
+        "mcfed: cannot read /nonexistent.jsonl: No such file or directory (os error 2)",
+        "bad.toml:3:1: field `name`: job `a\\u{1b}[2Jb` is unknown",
+        "warning: x: y: x: z",
+    ] {
+        assert_eq!(unclean_message(good), None, "{good}");
+    }
+}
+
+#[test]
+fn the_readme_says_how_to_pick_free_ports() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README");
+    let fixed: Vec<&str> = readme
+        .lines()
+        .filter(|line| line.starts_with("mcfed cluster "))
+        .filter(|line| !line.contains("--base-port 0") && !line.contains("--listen"))
+        .collect();
+    if fixed.is_empty() {
+        return;
+    }
+    let section = &readme[readme.find("## Clusters as processes").expect("section")..];
+    for needed in [
+        "Address\nalready in use",
+        "--base-port 17100",
+        "--base-port 0",
+    ] {
+        assert!(
+            section.contains(needed),
+            "the README starts processes on fixed ports ({fixed:?}) without saying how to pick free ones: `{needed}`"
+        );
+    }
+}
+
+/// Fails on an error exit or a panic, or a message said twice or with a
+/// raw control character.
 fn check(what: &str, output: &Output) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains("panicked"),
         "`mcfed {what}` panicked: {stderr}"
     );
+    clean_messages(what, output);
     assert!(
         output.status.success(),
         "`mcfed {what}` failed ({:?}): {stderr}",
@@ -269,6 +350,7 @@ fn live(fed: &Federation, command: &str) -> String {
         !stderr.contains("panicked"),
         "`mcfed {command}` panicked: {stderr}"
     );
+    clean_messages(&command, &output);
     match expected {
         None => check(&command, &output),
         Some((code, pattern)) => {

@@ -243,6 +243,13 @@ fn a_launched_federation_watched_live_and_its_report_in_a_browser() {
         "document.getElementById('status').textContent === 'ended' && document.getElementById('ended').textContent.includes('the run ended') && document.querySelectorAll('#clusters .cluster').length === 4",
         Duration::from_secs(5),
     );
+    // A normal end is neutral: every panel stopped, none down with the
+    // error its last poll met while the processes shut down.
+    browser.wait_for(
+        "every panel says stopped",
+        "document.querySelectorAll('#clusters .cluster.stopped').length === 4 && document.querySelectorAll('#clusters .cluster .error').length === 0",
+        Duration::from_secs(5),
+    );
     let problems = browser.problems();
     assert!(
         problems.is_empty(),

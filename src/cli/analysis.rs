@@ -20,8 +20,9 @@ pub(crate) enum Format {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReportArgs {
-    /// JSON-lines files of one or more runs, or the directory of a sweep
-    /// written with `mcfed sweep --emit` (its cells are merged).
+    /// JSON-lines files of one or more runs (`-`: standard input), or
+    /// the directory of a sweep written with `mcfed sweep --emit` (its
+    /// cells are merged).
     #[arg(required = true)]
     pub(crate) runs: Vec<PathBuf>,
     /// Output format.
@@ -110,13 +111,33 @@ pub(crate) fn write_file(path: &std::path::Path, contents: &str) -> anyhow::Resu
     std::fs::write(path, contents).with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// The records of each run named: a file, or `-` for standard input
+/// (at most once: it can be read only once).
+fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<mcfed_report::Records>> {
+    let stdin = std::path::Path::new("-");
+    if paths.iter().filter(|path| *path == stdin).count() > 1 {
+        anyhow::bail!("`-` (standard input) can be given once");
+    }
+    let mut runs = Vec::with_capacity(paths.len());
+    for path in paths {
+        if path == stdin {
+            let mut records = mcfed_report::Records::default();
+            records.read_lines(io::stdin().lock(), "standard input")?;
+            runs.push(records);
+        } else {
+            runs.push(mcfed_report::read_records(&[path])?);
+        }
+    }
+    Ok(runs)
+}
+
 pub(crate) fn report(args: ReportArgs) -> anyhow::Result<ExitCode> {
     if let [dir] = &args.runs[..]
         && dir.join(mcfed_sweep::batch::MANIFEST).is_file()
     {
         return super::sweep::merged_report(dir, args.format, args.plots.as_deref());
     }
-    let runs = mcfed_report::read_runs(&args.runs)?;
+    let runs = read_runs(&args.runs)?;
     // Stale rate per run, against its update interval.
     let per_run: Vec<(String, f64, f64)> = runs
         .iter()

@@ -163,7 +163,11 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     }
     let ran = mcfed_process::run_cluster(options, plan);
     if let Some(web) = &web {
-        web.finish("the cluster's process stopped; the page shows what it held last");
+        let why = "the cluster's process stopped; the page shows what it held last";
+        match &ran {
+            Ok(_) => web.finish(why),
+            Err(_) => web.fail(why),
+        }
     }
     ran?;
     Ok(ExitCode::SUCCESS)
@@ -320,10 +324,14 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     };
     let launched = mcfed_launch::launch(&options);
     if let Some(web) = &web {
-        web.finish(match &launched {
-            Ok(_) => "the run ended and its processes were stopped; the page shows what they held last",
-            Err(_) => "the launch failed and its processes were stopped; the page shows what they held last",
-        });
+        match &launched {
+            Ok(_) => web.finish(
+                "the run ended and its processes were stopped; the page shows what they held last",
+            ),
+            Err(_) => web.fail(
+                "the launch failed and its processes were stopped; the page shows what they held last",
+            ),
+        }
     }
     match launched {
         Ok(output) => {

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::ValueEnum;
+use mcfed_protocol::words::{count, escape_controls};
 use mcfed_run::{RunOutput, render};
 use mcfed_scenario::Scenario;
 
@@ -112,27 +113,34 @@ fn workload_summary(
     let skipped = &workload.skipped;
     writeln!(
         out,
-        "workload {} ({}): {} jobs submitted, {} skipped ({} without run time, {} without processors, {} malformed lines)",
+        "workload {} ({}): {} submitted, {} skipped ({} without run time, {} without processors, {})",
         workload.name,
         workload.file,
-        workload.submitted,
+        count(workload.submitted, "job"),
         skipped.total(),
         skipped.no_run_time,
         skipped.no_processors,
-        skipped.malformed
+        count(skipped.malformed, "malformed line")
     )?;
     if skipped.out_of_bounds > 0 {
         writeln!(
             out,
-            "  {} jobs skipped with processors or run time beyond mcfed's bounds",
-            skipped.out_of_bounds
+            "  {} skipped with processors or run time beyond mcfed's bounds",
+            count(skipped.out_of_bounds, "job")
         )?;
     }
+    // What the trace holds is shown escaped: a control character in it
+    // must not drive the terminal.
     for (key, value) in &workload.header {
-        writeln!(out, "  ; {key}: {value}")?;
+        writeln!(
+            out,
+            "  ; {}: {}",
+            escape_controls(key),
+            escape_controls(value)
+        )?;
     }
     if let Some(error) = &workload.first_error {
-        writeln!(out, "  first malformed line: {error}")?;
+        writeln!(out, "  first malformed line: {}", escape_controls(error))?;
     }
     Ok(())
 }
@@ -206,8 +214,8 @@ pub(crate) fn print(
                 .count();
             writeln!(
                 out,
-                "{} decisions ({} forwarded, {} pending); ran to {}",
-                output.decisions.len(),
+                "{} ({} forwarded, {} pending); ran to {}",
+                count(output.decisions.len() as u64, "decision"),
                 forwarded,
                 output.decisions.len() - forwarded,
                 output.stats.end

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
+use mcfed_protocol::words::count;
 use mcfed_sweep::batch::{self, Scheduler};
 use mcfed_sweep::{Cell, SweepSpec};
 
@@ -102,10 +103,11 @@ pub(crate) fn sweep(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let cells = (args.interval.len() * modes.len()) as u128 * u128::from(args.seeds.max(1));
     if cells == 0 || cells > batch::MAX_CELLS as u128 {
         anyhow::bail!(
-            "a grid of {} intervals × {} modes × {} seeds = {cells} runs: a sweep has between 1 and {} runs",
-            args.interval.len(),
-            modes.len(),
-            args.seeds.max(1),
+            "a grid of {} × {} × {} = {}: a sweep has between 1 and {} runs",
+            count(args.interval.len() as u64, "interval"),
+            count(modes.len() as u64, "mode"),
+            count(args.seeds.max(1), "seed"),
+            count(cells.min(u128::from(u64::MAX)) as u64, "run"),
             batch::MAX_CELLS
         );
     }
@@ -160,11 +162,11 @@ fn emit(
     let dir = script.parent().unwrap_or(dir);
     writeln!(
         io::stdout().lock(),
-        "{} cells written to {}\nsubmit:  {}\nmerge:   mcfed report {}",
-        points.len(),
+        "{} written to {}\nsubmit:  {}\nmerge:   {}",
+        count(points.len() as u64, "cell"),
         dir.display(),
         scheduler.submit_command(&script),
-        dir.display()
+        batch::merge_command(dir)
     )?;
     if points.len() > 1000 {
         eprintln!(
@@ -225,8 +227,8 @@ pub(crate) fn merged_report(
     if !merged.missing.is_empty() {
         writeln!(
             err,
-            "{} cells missing (not run, or still running): {}",
-            merged.missing.len(),
+            "{} missing (not run, or still running): {}",
+            count(merged.missing.len() as u64, "cell"),
             ranges(&merged.missing)
         )?;
     }
@@ -236,7 +238,7 @@ pub(crate) fn merged_report(
     writeln!(
         err,
         "the table above counts only the cells that ran; run the others with `mcfed sweep --cell I {}`",
-        dir.display()
+        batch::shell_quote(dir)
     )?;
     Ok(ExitCode::FAILURE)
 }

@@ -140,18 +140,34 @@ fn toml_string(path: &Path) -> String {
         .replace('"', "\\\"")
 }
 
-/// The scenario `mcfed replay` runs, on `traces` (absolute paths).
-fn replay_scenario(args: &ReplayArgs, traces: &[PathBuf]) -> anyhow::Result<String> {
-    anyhow::ensure!(args.hosts >= 1, "--hosts: at least 1");
-    anyhow::ensure!(args.mxj >= 1, "--mxj: at least 1");
+/// Checks the flags `mcfed replay` builds its federation from against the
+/// bounds a scenario's own keys are held to, each error naming its flag
+/// (not the scenario built from them, which the user never wrote).
+fn check_replay_flags(args: &ReplayArgs, traces: usize) -> anyhow::Result<()> {
+    use mcfed_protocol::Bound;
+    use mcfed_protocol::bounds::{CLUSTER_SLOTS, HOST_COUNT, HOST_SLOTS};
+    let flag = |what: &'static str, bound: Bound| Bound { what, ..bound };
+    flag("--hosts", HOST_COUNT).check(u64::from(args.hosts))?;
+    flag("--mxj", HOST_SLOTS).check(u64::from(args.mxj))?;
+    flag("--hosts × --mxj, the slots of a cluster", CLUSTER_SLOTS)
+        .check(u64::from(args.hosts) * u64::from(args.mxj))?;
     anyhow::ensure!(
         (1..=MAX_REPLAY_CLUSTERS).contains(&args.clusters),
         "--clusters: between 1 and {MAX_REPLAY_CLUSTERS}"
     );
+    if let Some(limit) = args.limit {
+        flag("--limit", mcfed_scenario::validate::WORKLOAD_LIMIT).check(limit)?;
+    }
     anyhow::ensure!(
-        (1..=MAX_REPLAY_TRACES).contains(&traces.len()),
+        (1..=MAX_REPLAY_TRACES).contains(&traces),
         "between 1 and {MAX_REPLAY_TRACES} traces"
     );
+    Ok(())
+}
+
+/// The scenario `mcfed replay` runs, on `traces` (absolute paths).
+fn replay_scenario(args: &ReplayArgs, traces: &[PathBuf]) -> anyhow::Result<String> {
+    check_replay_flags(args, traces.len())?;
     let names: Vec<String> = traces.iter().map(|trace| toml_string(trace)).collect();
     let mut text = String::new();
     let _ = writeln!(
@@ -222,6 +238,28 @@ fn replay_scenario(args: &ReplayArgs, traces: &[PathBuf]) -> anyhow::Result<Stri
     Ok(text)
 }
 
+/// A refusal of the federation `mcfed replay` built from its flags, said
+/// without the lines of a file the user never wrote: each problem's field
+/// and message, and how to see that federation.
+fn flags_refused(error: mcfed_scenario::ScenarioError) -> anyhow::Error {
+    let problems: Vec<String> = error
+        .problems()
+        .iter()
+        .map(|problem| match problem.field.0.is_empty() {
+            true => problem.message.clone(),
+            false => format!("{}: {}", problem.field, problem.message),
+        })
+        .collect();
+    if problems.is_empty() {
+        return error.into();
+    }
+    anyhow::anyhow!(
+        "the federation built from --hosts, --mxj, --clusters and --limit is refused ({} shows it): {}",
+        "--print-scenario",
+        problems.join("; ")
+    )
+}
+
 pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let traces = args
         .traces
@@ -237,7 +275,12 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         write!(out, "{text}")?;
         return Ok(ExitCode::SUCCESS);
     }
-    let scenario = mcfed_scenario::parse("replay.toml", &text)?;
+    for trace in &traces {
+        mcfed_protocol::bounds::TRACE_FILE
+            .open(trace)
+            .map_err(|error| anyhow::anyhow!("cannot open trace {error}"))?;
+    }
+    let scenario = mcfed_scenario::parse("replay.toml", &text).map_err(flags_refused)?;
     let options = RunOptions {
         count_only: args.report == Report::Summary,
         jobs_csv: args.jobs_csv.clone(),

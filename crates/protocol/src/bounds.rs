@@ -86,7 +86,7 @@ impl Bound {
             Ok(value)
         } else {
             Err(self.error(
-                humanize_millis(u64::try_from(value.as_millis()).unwrap_or(u64::MAX)),
+                crate::words::duration(value),
                 humanize_millis(self.min),
                 humanize_millis(self.max),
             ))
@@ -103,13 +103,9 @@ impl Bound {
     }
 }
 
-/// Milliseconds in words: `0s`, `250ms`, `90s`, `3600s`.
+/// Milliseconds in words: `0s`, `250ms`, `1m 30s`, `36500d (100 years)`.
 fn humanize_millis(millis: u64) -> String {
-    if millis % 1000 == 0 {
-        format!("{}s", millis / 1000)
-    } else {
-        format!("{millis}ms")
-    }
+    crate::words::duration(Duration::from_millis(millis))
 }
 
 impl fmt::Display for Bound {

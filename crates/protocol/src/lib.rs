@@ -16,6 +16,7 @@ pub mod job;
 pub mod message;
 pub mod names;
 pub mod time;
+pub mod words;
 
 pub use bounds::{Bound, BoundError, FileBound, LogLimit, ReadError, TextBound, TextError};
 pub use control::{

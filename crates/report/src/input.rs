@@ -138,16 +138,27 @@ pub fn read_records(paths: &[impl AsRef<Path>]) -> Result<Records, ReportError> 
     for path in paths {
         let path = path.as_ref();
         let file = path.display().to_string();
-        let read_error = |source| ReportError::Read {
+        let handle = std::fs::File::open(path).map_err(|source| ReportError::Read {
             file: file.clone(),
             source,
-        };
-        let handle = std::fs::File::open(path).map_err(read_error)?;
+        })?;
         let reader = std::io::BufReader::with_capacity(1 << 20, handle);
-        for (index, line) in reader.lines().enumerate() {
-            let line = line.map_err(read_error)?;
-            records.push_line(&line, &file, index + 1)?;
-        }
+        records.read_lines(reader, &file)?;
     }
     Ok(records)
+}
+
+impl Records {
+    /// Adds every record `reader` holds (standard input, a pipe); `file`
+    /// names it in errors.
+    pub fn read_lines(&mut self, reader: impl BufRead, file: &str) -> Result<(), ReportError> {
+        for (index, line) in reader.lines().enumerate() {
+            let line = line.map_err(|source| ReportError::Read {
+                file: file.to_owned(),
+                source,
+            })?;
+            self.push_line(&line, file, index + 1)?;
+        }
+        Ok(())
+    }
 }

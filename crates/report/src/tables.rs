@@ -32,11 +32,11 @@ pub(crate) fn seconds(value: f64) -> String {
 pub(crate) fn spread(spread: &Option<Spread>) -> String {
     match spread {
         Some(s) => format!(
-            "mean {}, p95 {}, max {} ({} values)",
+            "mean {}, p95 {}, max {} ({})",
             seconds(s.mean),
             seconds(s.p95),
             seconds(s.max),
-            s.count
+            mcfed_protocol::words::count(s.count as u64, "value")
         ),
         None => "—".to_owned(),
     }

@@ -149,10 +149,10 @@ impl Checker<'_> {
             self.problem(
                 root,
                 format!(
-                    "this scenario needs about {} of memory ({} jobs, {} hosts); this machine has {} available",
+                    "this scenario needs about {} of memory ({}, {}); this machine has {} available",
                     humanize_bytes(footprint.bytes),
-                    footprint.jobs,
-                    footprint.hosts,
+                    mcfed_protocol::words::count(footprint.jobs, "job"),
+                    mcfed_protocol::words::count(footprint.hosts, "host"),
                     humanize_bytes(memory)
                 ),
             );

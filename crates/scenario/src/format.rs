@@ -13,7 +13,7 @@ mod actions;
 mod values;
 
 pub use actions::{RawAction, RawExpect};
-pub use values::{Backlog, DurationValue, EndValue, LsfValue, WordList, YesNo};
+pub use values::{Backlog, DurationValue, EndValue, LsfValue, MAX_DURATION, WordList, YesNo};
 
 /// A whole scenario file.
 #[derive(Debug, Deserialize)]

@@ -32,15 +32,15 @@ pub fn load_with_hosts(
     Ok(loaded)
 }
 
-/// Reads a hosts file and sets the address of every cluster it names in
-/// `scenario` (replacing the scenario's own). A cluster the scenario does
+/// Reads a hosts file (a regular file of at most
+/// [`mcfed_protocol::bounds::CONFIG_FILE`]'s bytes) and sets the address
+/// of every cluster it names in `scenario` (replacing the scenario's own). A cluster the scenario does
 /// not have, a cluster named twice, or a line that is not `CLUSTER
 /// HOST:PORT` is refused with its line.
 pub fn apply(scenario: &mut Scenario, path: &Path) -> Result<(), HostsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| HostsError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = mcfed_protocol::bounds::CONFIG_FILE
+        .read_to_string(path)
+        .map_err(HostsError::Io)?;
     apply_text(scenario, path, &text)
 }
 
@@ -63,8 +63,8 @@ pub fn apply_text(scenario: &mut Scenario, path: &Path, text: &str) -> Result<()
                 continue;
             }
             return Err(problem(format!(
-                "expected `CLUSTER HOST:PORT`, found {} words",
-                words.len()
+                "expected `CLUSTER HOST:PORT`, found {}",
+                mcfed_protocol::words::count(words.len() as u64, "word")
             )));
         };
         let Some(index) = scenario
@@ -150,7 +150,7 @@ queue = [{ name = "normal", PRIORITY = 30 }]
             ("Cluster1 a:99999\n", "is not an address"),
             (
                 "Cluster1\n",
-                "hosts:1: expected `CLUSTER HOST:PORT`, found 1 words",
+                "hosts:1: expected `CLUSTER HOST:PORT`, found 1 word",
             ),
             ("Cluster1 a:1 b:2\n", "found 3 words"),
         ] {

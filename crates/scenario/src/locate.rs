@@ -9,6 +9,8 @@ use std::fmt;
 use std::ops::Range;
 use std::path::PathBuf;
 
+use mcfed_protocol::ReadError;
+use mcfed_protocol::words::escape_controls;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
@@ -93,14 +95,16 @@ pub struct Problem {
 /// Why a scenario could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
-    /// The file could not be read.
-    #[error("cannot read scenario {file}: {source}")]
+    /// The file could not be read: it is missing, not a regular file
+    /// (`/dev/zero`, a FIFO) or larger than mcfed reads
+    /// ([`mcfed_protocol::bounds::CONFIG_FILE`]).
+    #[error("cannot read scenario {source}")]
     Read {
         /// The file.
         file: String,
-        /// The I/O error.
+        /// Why (it names the file).
         #[source]
-        source: std::io::Error,
+        source: ReadError,
     },
     /// The file has problems.
     #[error("{}", render_problems(file, problems))]
@@ -134,12 +138,14 @@ fn render_problems(file: &str, problems: &[Problem]) -> String {
 }
 
 impl Problem {
-    /// `file:line:column: field `path`: message`.
+    /// `file:line:column: field `path`: message`, on one line: control
+    /// characters (a job name's escape sequence, a newline in a value)
+    /// are shown escaped.
     pub fn render(&self, file: &str) -> String {
-        format!(
+        escape_controls(&format!(
             "{file}:{}:{}: field `{}`: {}",
             self.line, self.column, self.field, self.message
-        )
+        ))
     }
 }
 
@@ -224,16 +230,12 @@ impl<'a> Locator<'a> {
 /// A problem with a hosts file, naming its line.
 #[derive(Debug, thiserror::Error)]
 pub enum HostsError {
-    /// The file cannot be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// The file cannot be read (missing, not a regular file, or larger
+    /// than [`mcfed_protocol::bounds::CONFIG_FILE`]).
+    #[error("cannot read hosts file {0}")]
+    Io(#[source] ReadError),
     /// A line is wrong.
-    #[error("{path}:{line}: {message}")]
+    #[error("{}", escape_controls(&format!("{}:{line}: {message}", path.display())))]
     Line {
         /// The file.
         path: PathBuf,

@@ -44,19 +44,24 @@ pub use crate::footprint::{
     BYTES_PER_HOST, BYTES_PER_JOB, Footprint, available_memory, humanize_bytes,
 };
 pub use crate::scenario::QUIET_INTERVAL;
+pub use workloads::WORKLOAD_LIMIT;
 
 /// A job's run time when the scenario gives none.
 pub const DEFAULT_RUN_TIME: Duration = Duration::from_secs(3600);
 /// A job's user when the scenario gives none.
 pub const DEFAULT_USER: &str = "user1";
 
-/// Reads and validates the scenario file at `path`.
+/// Reads and validates the scenario file at `path`: a regular file of at
+/// most [`mcfed_protocol::bounds::CONFIG_FILE`]'s bytes (a device, a FIFO
+/// or a larger file is refused, not read on).
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let source = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        file: file.clone(),
-        source,
-    })?;
+    let source = mcfed_protocol::bounds::CONFIG_FILE
+        .read_to_string(path)
+        .map_err(|source| ScenarioError::Read {
+            file: file.clone(),
+            source,
+        })?;
     parse(&file, &source)
 }
 

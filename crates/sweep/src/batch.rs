@@ -17,8 +17,14 @@ use mcfed_chaos::ChaosOverrides;
 use mcfed_forwarder::ScheduleMode;
 use serde::{Deserialize, Serialize};
 
+use mcfed_protocol::words::escape_controls;
+
 use super::grid::{self, GridPoint, RunFigures};
 use super::{Cell, Runner};
+
+mod script;
+
+pub use script::{merge_command, shell_quote};
 
 /// The file naming the scenario and the faults.
 pub const MANIFEST: &str = "sweep.json";
@@ -59,7 +65,16 @@ impl Scheduler {
         }
     }
 
-    /// The command that submits the script.
+    /// Its name: `Slurm` or `LSF`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Slurm => "Slurm",
+            Scheduler::Lsf => "LSF",
+        }
+    }
+
+    /// The command that submits the script, the script's path quoted
+    /// for a POSIX shell.
     pub fn submit_command(self, script: &Path) -> String {
         match self {
             Scheduler::Slurm => format!("sbatch {}", shell_quote(script)),
@@ -136,6 +151,20 @@ pub enum BatchError {
     /// The scenario cannot be loaded.
     #[error("{0}")]
     Scenario(#[from] mcfed_scenario::ScenarioError),
+    /// A path the script would have to name, but which its batch system
+    /// (or its shell) could not read back exactly.
+    #[error(
+        "{}: the {scheduler} script cannot name this path: {why}; write the sweep into another directory",
+        escape_controls(&path.display().to_string())
+    )]
+    Unnameable {
+        /// The path.
+        path: PathBuf,
+        /// `Slurm` or `LSF`.
+        scheduler: &'static str,
+        /// Why.
+        why: &'static str,
+    },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BatchError + '_ {
@@ -254,6 +283,7 @@ pub fn emit(request: &EmitRequest<'_>) -> Result<PathBuf, BatchError> {
     if std::fs::read_dir(&cells_dir).is_ok_and(|mut entries| entries.next().is_some()) {
         return Err(BatchError::Taken(dir));
     }
+    let script_text = script::script_text(request.scheduler, &dir, cells, request.executable)?;
     let scenario = std::fs::canonicalize(request.scenario).map_err(io(request.scenario))?;
     let bytes = std::fs::read(&scenario).map_err(io(&scenario))?;
     let manifest = Manifest {
@@ -276,10 +306,7 @@ pub fn emit(request: &EmitRequest<'_>) -> Result<PathBuf, BatchError> {
     write_whole(&dir.join(MANIFEST), manifest_text.as_bytes())?;
     write_whole(&dir.join(GRID), grid_text(request.points).as_bytes())?;
     let script = dir.join(request.scheduler.script_name());
-    write_whole(
-        &script,
-        script_text(request.scheduler, &dir, cells, request.executable).as_bytes(),
-    )?;
+    write_whole(&script, script_text.as_bytes())?;
     make_executable(&script)?;
     Ok(script)
 }
@@ -299,33 +326,6 @@ fn grid_text(points: &[GridPoint]) -> String {
         );
     }
     text
-}
-
-fn script_text(scheduler: Scheduler, dir: &Path, cells: usize, executable: &Path) -> String {
-    let logs = dir.join(LOGS);
-    let directives = match scheduler {
-        Scheduler::Slurm => format!(
-            "#SBATCH --job-name=mcfed-sweep\n#SBATCH --array=1-{cells}\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n#SBATCH --output={}/cell-%a.out\n",
-            logs.display()
-        ),
-        Scheduler::Lsf => format!(
-            "#BSUB -J \"mcfed-sweep[1-{cells}]\"\n#BSUB -n 1\n#BSUB -o {}/cell-%I.out\n",
-            logs.display()
-        ),
-    };
-    let variable = scheduler.index_variable();
-    let script = dir.join(scheduler.script_name());
-    format!(
-        "#!/bin/sh\n{directives}# A sweep of {cells} cells written by mcfed: each array task runs one cell.\n# Submit: {submit}\n# Merge:  mcfed report {dir_quoted}\nset -eu\nexec \"${{MCFED:-{executable}}}\" sweep --cell \"${{{variable}:?run this script as a job array task, or set {variable}}}\" {dir_quoted}\n",
-        submit = scheduler.submit_command(&script),
-        dir_quoted = shell_quote(dir),
-        executable = executable.display(),
-    )
-}
-
-/// `path` quoted for a POSIX shell.
-fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
 }
 
 #[cfg(unix)]
@@ -366,8 +366,8 @@ pub fn read(dir: &Path) -> Result<(Manifest, Vec<GridPoint>), BatchError> {
         return Err(BatchError::Manifest {
             path,
             message: format!(
-                "{} cells, but {} has {}",
-                manifest.cells,
+                "{}, but {} has {}",
+                mcfed_protocol::words::count(manifest.cells as u64, "cell"),
                 grid_path.display(),
                 points.len()
             ),

@@ -44,7 +44,7 @@ pub enum SweepError {
     #[error("a sweep needs at least one interval and one mode")]
     EmptyGrid,
     /// A run of the grid could not be built.
-    #[error("run with interval {interval:?} and mode {mode}: {message}")]
+    #[error("run with interval {} and mode {mode}: {message}", mcfed_protocol::words::duration(*interval))]
     Run {
         /// Its interval.
         interval: Duration,

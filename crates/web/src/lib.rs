@@ -16,19 +16,17 @@
 //! runtime model (its own workers and system) for one read-only page.
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::atomic::AtomicUsize;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcfed_process::client::Started;
 use mcfed_process::process::LocalWatch;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 mod server;
 mod sources;
 pub mod state;
 
-pub use server::MAX_STREAMS;
+pub use server::{MAX_STREAMS, QUEUED_FRAMES};
 
 /// Where the page is served when `--web` names no address: loopback only.
 pub const DEFAULT_ADDRESS: &str = "127.0.0.1:7180";
@@ -100,12 +98,7 @@ impl Web {
             .build()?;
         let (local, local_arrivals) = mpsc::unbounded_channel();
         let (launched, launched_arrivals) = mpsc::unbounded_channel();
-        let shared = server::Shared {
-            state: Arc::new(Mutex::new(state::LiveState::default())),
-            pushes: broadcast::channel(64).0,
-            streams: Arc::new(AtomicUsize::new(0)),
-            hosts: Arc::new(server::allowed_hosts(bound)),
-        };
+        let shared = server::Shared::new(state::LiveState::default(), server::allowed_hosts(bound));
         let kept = shared.clone();
         let arrivals = sources::Arrivals {
             local: Some(local_arrivals),
@@ -160,13 +153,30 @@ impl Web {
         self.launched.clone()
     }
 
-    /// Tells every page that the watched processes stopped (`why`), and
-    /// waits until they have closed their streams (at most
-    /// [`FINISH_WAIT`]), so that they show it rather than a lost
-    /// connection. Nothing is polled afterwards.
+    /// Tells every page that the watched processes stopped normally
+    /// (`why`): every panel says `stopped`, not `down` with what its last
+    /// poll met while they shut down. Waits until the pages have closed
+    /// their streams (at most [`FINISH_WAIT`]), so that they show it rather
+    /// than a lost connection. Nothing is polled afterwards.
     pub fn finish(&self, why: &str) {
-        sources::lock(&self.shared.state).end(why);
-        let _ = self.shared.pushes.send(server::Push::End(why.into()));
+        self.end(why, state::End::Stopped);
+    }
+
+    /// [`Web::finish`] after a failure (a process died, the launch
+    /// failed): each panel keeps what its last poll found.
+    pub fn fail(&self, why: &str) {
+        self.end(why, state::End::Failed);
+    }
+
+    fn end(&self, why: &str, how: state::End) {
+        {
+            // The last frame (the panels as the end leaves them), then the
+            // end, under the lock a page takes its first frame under.
+            let mut state = sources::lock(&self.shared.state);
+            state.end(why, how);
+            let _ = self.shared.pushes.send(sources::changes(&mut state));
+            let _ = self.shared.pushes.send(server::Push::end(why));
+        }
         let deadline = std::time::Instant::now() + FINISH_WAIT;
         while self
             .shared

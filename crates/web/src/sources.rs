@@ -68,7 +68,10 @@ impl Source {
                     // started again after an outage).
                     Ok(Ok(_)) => Err(format!("cluster `{cluster}` gave an unexpected answer")),
                     Ok(Err(error)) => Err(error.to_string()),
-                    Err(_) => Err(format!("no answer within {ANSWER_TIMEOUT:?}")),
+                    Err(_) => Err(format!(
+                        "no answer within {}",
+                        mcfed_protocol::words::duration(ANSWER_TIMEOUT)
+                    )),
                 }
             }
         }
@@ -180,18 +183,30 @@ pub(crate) async fn poll(
                 )
                 .await;
                 let mut state = lock(&state);
+                if state.ended().is_some() {
+                    // The end came while these were asked: what they met
+                    // (the processes shutting down) is not shown.
+                    continue;
+                }
                 for (index, answer) in answers {
                     state.update(index, answer);
                 }
                 // Sent under the lock: a page that connects takes its full
                 // frame under it too, so it gets each change exactly once.
-                match serde_json::to_string(&state.take_changes()) {
-                    Ok(json) => {
-                        let _ = pushes.send(Push::Frame(json.into()));
-                    }
-                    Err(error) => tracing::warn!(%error, "live page frame not sent"),
-                }
+                let _ = pushes.send(changes(&mut state));
             }
+        }
+    }
+}
+
+/// What changed in `state` since the last frame, as the event every page
+/// is sent (made once for all).
+pub(crate) fn changes(state: &mut LiveState) -> Push {
+    match serde_json::to_vec(&state.take_changes()) {
+        Ok(json) => Push::frame(&json),
+        Err(error) => {
+            tracing::warn!(%error, "live page frame not made");
+            Push::frame(b"{}")
         }
     }
 }

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use mcfed_admin::{CountersRow, HostRow, WatchReply};
 use mcfed_forwarder::{DecisionRecord, OutcomeKind};
+use mcfed_protocol::words;
 use mcfed_run::render;
 use serde::Serialize;
 
@@ -17,6 +18,23 @@ pub const MAX_POINTS: usize = 2000;
 
 /// The most decisions kept (the newest).
 pub const MAX_DECISIONS: usize = 500;
+
+/// The most bytes of a job's name the page shows; a longer one is cut
+/// there and its length said (`name… (30000000 bytes)`), so one huge name
+/// cannot make every frame and every page huge.
+pub const MAX_SHOWN_NAME: usize = 256;
+
+/// How the watched processes ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// A normal end (the run ended, the process was stopped): every panel
+    /// says `stopped`, not `down` with the error its last poll met while
+    /// the processes shut down.
+    Stopped,
+    /// A failure (a process died, the launch failed): each panel keeps
+    /// what its last poll found.
+    Failed,
+}
 
 /// What a page is sent: all of it when it connects (`full`), then at every
 /// poll the clusters' panels, the new points of each series and the new
@@ -42,8 +60,8 @@ pub struct Panel {
     pub cluster: String,
     /// Where its process listens, once known.
     pub address: Option<String>,
-    /// `up` (its last poll answered), `down` (it did not) or `waiting`
-    /// (not asked yet).
+    /// `up` (its last poll answered), `down` (it did not), `waiting` (not
+    /// asked yet) or `stopped` (the run ended normally).
     pub status: &'static str,
     /// Why its last poll failed.
     pub error: Option<String>,
@@ -137,17 +155,23 @@ pub struct DecisionItem {
 }
 
 impl DecisionItem {
-    fn of(record: &DecisionRecord) -> Self {
+    /// The item of `record`, its job's name cut at [`MAX_SHOWN_NAME`]
+    /// bytes (in the text too).
+    fn of(mut record: DecisionRecord) -> Self {
+        if record.job.len() > MAX_SHOWN_NAME {
+            record.job = words::elide(&record.job, MAX_SHOWN_NAME);
+        }
+        let text = render::decision_text(&record);
         DecisionItem {
             time: record.time,
-            cluster: record.cluster.clone(),
-            job: record.job.clone(),
+            stale: record.oracle.as_ref().map(|oracle| oracle.stale),
+            cluster: record.cluster,
+            job: record.job,
             job_id: record.job_id,
             outcome: record.outcome,
-            target: record.target.clone(),
+            target: record.target,
             view_age: record.view_age,
-            stale: record.oracle.as_ref().map(|oracle| oracle.stale),
-            text: render::decision_text(record),
+            text,
         }
     }
 }
@@ -194,13 +218,17 @@ pub struct LiveState {
     decisions: VecDeque<DecisionItem>,
     /// Decisions not yet sent.
     fresh_decisions: usize,
-    /// Why the watched processes stopped, once they have.
-    ended: Option<String>,
+    /// Why the watched processes stopped, once they have, and how.
+    ended: Option<(String, End)>,
+    /// Counts every change, so that what is made of the state (a page's
+    /// full frame as JSON) can be made once per change and shared.
+    version: u64,
 }
 
 impl LiveState {
     /// Adds a cluster to watch; returns its index.
     pub fn add_cluster(&mut self, name: &str, address: Option<String>) -> usize {
+        self.version += 1;
         self.slots.push(Slot {
             name: name.to_owned(),
             address,
@@ -211,15 +239,21 @@ impl LiveState {
         self.slots.len() - 1
     }
 
-    /// Notes that the watched processes stopped, and why: nothing more
-    /// will change.
-    pub fn end(&mut self, why: &str) {
-        self.ended = Some(why.to_owned());
+    /// Notes that the watched processes stopped, why and how: nothing
+    /// more will change.
+    pub fn end(&mut self, why: &str, how: End) {
+        self.version += 1;
+        self.ended = Some((why.to_owned(), how));
     }
 
     /// Why the watched processes stopped, if they have.
     pub fn ended(&self) -> Option<&str> {
-        self.ended.as_deref()
+        self.ended.as_ref().map(|(why, _)| why.as_str())
+    }
+
+    /// A number that changes whenever anything a frame shows does.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// How many clusters are watched.
@@ -237,6 +271,7 @@ impl LiveState {
         let Some(slot) = self.slots.get_mut(index) else {
             return;
         };
+        self.version += 1;
         let mut reply = match answer {
             Ok(reply) => reply,
             Err(error) => {
@@ -257,7 +292,7 @@ impl LiveState {
             slot.next_decision = 0;
         } else {
             slot.next_decision = reply.decisions_total;
-            for record in &decisions {
+            for record in decisions {
                 self.decisions.push_back(DecisionItem::of(record));
                 self.fresh_decisions += 1;
             }
@@ -349,7 +384,8 @@ impl LiveState {
     /// a queue go in the panel of the queue's cluster, beside its truth,
     /// when that cluster is watched; else in the holder's panel.
     fn panels(&self) -> Vec<Panel> {
-        let mut panels: Vec<Panel> = self.slots.iter().map(panel).collect();
+        let stopped = matches!(self.ended, Some((_, End::Stopped)));
+        let mut panels: Vec<Panel> = self.slots.iter().map(|slot| panel(slot, stopped)).collect();
         for (index, slot) in self.slots.iter().enumerate() {
             let Some(reply) = &slot.last else { continue };
             for view in &reply.views {
@@ -387,8 +423,11 @@ fn points(id: &str, series: &Series, newest: usize) -> SeriesPoints {
     }
 }
 
-fn panel(slot: &Slot) -> Panel {
+/// The panel of `slot`; after a normal end (`stopped`) it says so, with
+/// no error: what its last poll met was the processes shutting down.
+fn panel(slot: &Slot, stopped: bool) -> Panel {
     let status = match (&slot.error, &slot.last) {
+        _ if stopped => "stopped",
         (Some(_), _) => "down",
         (None, Some(_)) => "up",
         (None, None) => "waiting",
@@ -397,7 +436,7 @@ fn panel(slot: &Slot) -> Panel {
         cluster: slot.name.clone(),
         address: slot.address.clone(),
         status,
-        error: slot.error.clone(),
+        error: slot.error.clone().filter(|_| !stopped),
         now: None,
         incarnation: None,
         hosts: Vec::new(),

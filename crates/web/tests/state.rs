@@ -9,7 +9,7 @@ use mcfed_admin::{CountersRow, WatchReply};
 use mcfed_federation::Member;
 use mcfed_forwarder::{CandidateRecord, DecisionRecord, OracleVerdict, OutcomeKind};
 use mcfed_protocol::SimTime;
-use mcfed_web::state::{Frame, LiveState, MAX_DECISIONS, MAX_POINTS};
+use mcfed_web::state::{End, Frame, LiveState, MAX_DECISIONS, MAX_POINTS, MAX_SHOWN_NAME};
 
 fn scenario() -> mcfed_scenario::Scenario {
     mcfed_scenario::load(
@@ -270,4 +270,87 @@ fn memory_stays_bounded_however_long_the_run() {
             series.id
         );
     }
+}
+
+/// Two clusters that answered, then met the processes shutting down.
+fn shut_down_state() -> LiveState {
+    let mut state = LiveState::default();
+    for (index, name) in ["Cluster1", "Cluster2"].into_iter().enumerate() {
+        state.add_cluster(name, None);
+        state.update(index, Ok(answer(index, SimTime::ZERO, 1)));
+        state.update(
+            index,
+            Err("the request failed: closed by peer: shutting down".to_owned()),
+        );
+    }
+    state
+}
+
+#[test]
+fn a_normal_end_shows_every_cluster_stopped_not_down() {
+    let mut state = shut_down_state();
+    state.end("the run ended", End::Stopped);
+    for frame in [state.full_frame(), state.take_changes()] {
+        for panel in &frame.clusters {
+            assert_eq!(panel.status, "stopped", "{}", panel.cluster);
+            assert_eq!(panel.error, None, "{}", panel.cluster);
+            assert!(!panel.queues.is_empty(), "what it held last stays");
+        }
+    }
+    assert_eq!(state.ended(), Some("the run ended"));
+}
+
+#[test]
+fn a_failed_end_keeps_what_each_cluster_last_showed() {
+    let mut state = shut_down_state();
+    state.end("the launch failed", End::Failed);
+    let frame = state.full_frame();
+    assert!(frame.clusters.iter().all(|panel| {
+        panel.status == "down"
+            && panel
+                .error
+                .as_deref()
+                .is_some_and(|error| error.contains("closed by peer"))
+    }));
+}
+
+#[test]
+fn a_huge_job_name_is_cut_in_what_the_page_shows() {
+    let mut state = LiveState::default();
+    state.add_cluster("Cluster1", None);
+    let mut huge = decision(1, 40.0, None);
+    huge.job = "n".repeat(30_000_000);
+    state.update(0, Ok(holder(truth_of_cluster2(), 0, vec![huge])));
+    let frame = state.full_frame();
+    let item = &frame.decisions[0];
+    assert!(item.job.len() < MAX_SHOWN_NAME + 32, "{}", item.job.len());
+    assert!(
+        item.job.ends_with("… (30000000 bytes)"),
+        "{}",
+        &item.job[200..]
+    );
+    assert!(item.text.contains("… (30000000 bytes)"));
+    let json = serde_json::to_string(&frame).expect("JSON");
+    assert!(
+        json.len() < 100_000,
+        "the whole state is {} bytes",
+        json.len()
+    );
+}
+
+#[test]
+fn every_change_moves_the_version_and_nothing_else_does() {
+    let mut state = LiveState::default();
+    let start = state.version();
+    state.add_cluster("Cluster1", None);
+    let added = state.version();
+    assert!(added > start);
+    let _ = state.full_frame();
+    let _ = state.take_changes();
+    assert_eq!(state.version(), added, "looking changes nothing");
+    state.update(0, Ok(holder(truth_of_cluster2(), 0, Vec::new())));
+    let updated = state.version();
+    assert!(updated > added);
+    state.end("done", End::Stopped);
+    assert!(state.version() > updated);
 }

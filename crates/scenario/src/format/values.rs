@@ -5,8 +5,80 @@
 use std::fmt;
 use std::time::Duration;
 
+use mcfed_protocol::bounds::{self, Bound};
+use mcfed_protocol::words;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+/// The longest time or duration a scenario may hold. Every bound on
+/// one (`end` and every `at`, a run time or limit, an update interval) is
+/// within it, so a longer one — `1e20` seconds, `"99999999999h"` — is
+/// refused where it is read, whatever its field, with its line, before
+/// anything adds to it or converts it.
+pub const MAX_DURATION: Bound = Bound {
+    what: "duration",
+    min: 0,
+    max: bounds::SCENARIO_TIME.max,
+    why: "the longest time or duration a scenario may hold",
+};
+
+/// `value` if it is within [`MAX_DURATION`].
+fn bounded<E: de::Error>(value: Duration) -> Result<Duration, E> {
+    MAX_DURATION
+        .check_duration(value)
+        .map_err(|error| E::custom(error))
+}
+
+/// The error for a duration beyond [`MAX_DURATION`], with the value as
+/// written (`1e20 seconds`, `` `99999999999999999999h` ``).
+fn too_long<E: de::Error>(written: String) -> E {
+    match MAX_DURATION.check_duration(Duration::MAX) {
+        Err(mut error) => {
+            error.value = written;
+            E::custom(error)
+        }
+        Ok(_) => E::custom(format!("{written} is too long a duration")),
+    }
+}
+
+/// A number of seconds from a file: from zero, finite, and within
+/// [`MAX_DURATION`] (a huge number is refused, never converted).
+fn from_seconds<E: de::Error>(value: f64) -> Result<Duration, E> {
+    if value.is_nan() || value < 0.0 {
+        return Err(E::custom(format!(
+            "a duration is a number of seconds from 0, not {}",
+            if value.abs() >= 1e15 {
+                format!("{value:e}")
+            } else {
+                value.to_string()
+            }
+        )));
+    }
+    match Duration::try_from_secs_f64(value) {
+        Ok(duration) => bounded(duration),
+        Err(_) => Err(too_long(words::seconds(value))),
+    }
+}
+
+/// A duration written as text (`"30s"`, `"1h 30m"`), within
+/// [`MAX_DURATION`]; `what` says what else the text could have been.
+fn from_text<E: de::Error>(value: &str, what: &str) -> Result<Duration, E> {
+    match humantime::parse_duration(value) {
+        Ok(duration) => bounded(duration),
+        Err(humantime::DurationError::NumberOverflow) => Err(too_long(format!("`{value}`"))),
+        Err(error) => Err(E::custom(format!("`{value}` is not {what}: {error}"))),
+    }
+}
+
+/// A whole number of seconds from a file, within [`MAX_DURATION`].
+fn from_integer<E: de::Error>(value: i64) -> Result<Duration, E> {
+    match u64::try_from(value) {
+        Ok(secs) => bounded(Duration::from_secs(secs)),
+        Err(_) => Err(E::custom(format!(
+            "a duration cannot be negative ({value})"
+        ))),
+    }
+}
 
 /// When a run ends: at a time, or once it has drained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,40 +98,27 @@ impl<'de> Deserialize<'de> for EndValue {
                 f.write_str("\"drain\" or a duration such as \"30s\", \"5m\", \"1h 30m\"")
             }
             fn visit_i64<E: de::Error>(self, value: i64) -> Result<EndValue, E> {
-                u64::try_from(value)
-                    .map(|secs| EndValue::At(Duration::from_secs(secs)))
-                    .map_err(|_| E::custom(format!("a duration cannot be negative ({value})")))
+                from_integer(value).map(EndValue::At)
             }
             fn visit_u64<E: de::Error>(self, value: u64) -> Result<EndValue, E> {
-                Ok(EndValue::At(Duration::from_secs(value)))
+                bounded(Duration::from_secs(value)).map(EndValue::At)
             }
             fn visit_f64<E: de::Error>(self, value: f64) -> Result<EndValue, E> {
-                if (0.0..1e15).contains(&value) {
-                    Ok(EndValue::At(Duration::from_secs_f64(value)))
-                } else {
-                    Err(E::custom(format!(
-                        "a duration must be a non-negative number of seconds ({value})"
-                    )))
-                }
+                from_seconds(value).map(EndValue::At)
             }
             fn visit_str<E: de::Error>(self, value: &str) -> Result<EndValue, E> {
                 if value.trim().eq_ignore_ascii_case("drain") {
                     return Ok(EndValue::Drain);
                 }
-                humantime::parse_duration(value)
-                    .map(EndValue::At)
-                    .map_err(|error| {
-                        E::custom(format!(
-                            "`{value}` is neither \"drain\" nor a duration: {error}"
-                        ))
-                    })
+                from_text(value, "\"drain\" nor a duration").map(EndValue::At)
             }
         }
         deserializer.deserialize_any(EndVisitor)
     }
 }
 
-/// A duration: `"30s"`, `"1h 30m"`, or a number of seconds.
+/// A duration: `"30s"`, `"1h 30m"`, or a number of seconds, at most
+/// [`MAX_DURATION`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DurationValue(pub Duration);
 
@@ -74,26 +133,16 @@ impl<'de> Deserialize<'de> for DurationValue {
                 )
             }
             fn visit_i64<E: de::Error>(self, value: i64) -> Result<DurationValue, E> {
-                u64::try_from(value)
-                    .map(|secs| DurationValue(Duration::from_secs(secs)))
-                    .map_err(|_| E::custom(format!("a duration cannot be negative ({value})")))
+                from_integer(value).map(DurationValue)
             }
             fn visit_u64<E: de::Error>(self, value: u64) -> Result<DurationValue, E> {
-                Ok(DurationValue(Duration::from_secs(value)))
+                bounded(Duration::from_secs(value)).map(DurationValue)
             }
             fn visit_f64<E: de::Error>(self, value: f64) -> Result<DurationValue, E> {
-                if value.is_finite() && value >= 0.0 {
-                    Ok(DurationValue(Duration::from_secs_f64(value)))
-                } else {
-                    Err(E::custom(format!(
-                        "a duration must be a non-negative number of seconds ({value})"
-                    )))
-                }
+                from_seconds(value).map(DurationValue)
             }
             fn visit_str<E: de::Error>(self, value: &str) -> Result<DurationValue, E> {
-                humantime::parse_duration(value)
-                    .map(DurationValue)
-                    .map_err(|error| E::custom(format!("`{value}` is not a duration: {error}")))
+                from_text(value, "a duration").map(DurationValue)
             }
         }
         deserializer.deserialize_any(DurationVisitor)

@@ -128,10 +128,40 @@ impl Checker<'_> {
             // A local queue: the job must be able to run there some day.
             ok &= self.job_resources(path, raw, cluster);
         }
-        if !ok {
+        if !ok || !self.job_spec_bounds(path, raw) {
             return None;
         }
         Some((raw.queue.clone(), expand(raw, counter)))
+    }
+
+    /// Whether the entry's jobs pass [`JobSpec::check_bounds`] (the check
+    /// every way a job enters makes: name and user bounded, no control
+    /// character, every number in bounds), checked on the longest name the
+    /// entry makes before any job is made; a refusal is at the field it
+    /// is about.
+    fn job_spec_bounds(&mut self, path: &FieldPath, raw: &RawJob) -> bool {
+        let mut spec = base_spec(raw);
+        spec.name = job_name(raw, raw.count.unwrap_or(1), 0).into();
+        let Err(message) = spec.check_bounds() else {
+            return true;
+        };
+        let key = [
+            ("job name", "name"),
+            ("user name", "user"),
+            ("resource", "resources"),
+            ("slots", "slots"),
+            ("memory", "memory_mb"),
+            ("run time", "run_time"),
+            ("cpu_utilisation", "cpu_utilisation"),
+        ]
+        .into_iter()
+        .find(|(what, _)| message.starts_with(what))
+        .map(|(_, key)| key);
+        self.problem(
+            key.map_or_else(|| path.clone(), |key| path.key(key)),
+            message,
+        );
+        false
     }
 
     /// Whether the keys that say where and when a job is (`at`, `cluster`,
@@ -350,6 +380,30 @@ impl Checker<'_> {
 /// of the scenario.
 fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
     let count = raw.count.unwrap_or(1);
+    let base = base_spec(raw);
+    (1..=count)
+        .map(|n| {
+            *counter += 1;
+            JobSpec {
+                name: job_name(raw, n, *counter).into(),
+                ..base.clone()
+            }
+        })
+        .collect()
+}
+
+/// Job `n` (from 1) of an entry's `count`: `name`, `name-N`, or
+/// `job<counter>` without a name.
+fn job_name(raw: &RawJob, n: u32, counter: usize) -> String {
+    match (&raw.name, raw.count.unwrap_or(1)) {
+        (Some(name), 1) => name.clone(),
+        (Some(name), _) => format!("{name}-{n}"),
+        (None, _) => format!("job{counter}"),
+    }
+}
+
+/// What every job of an entry shares: all but its name.
+fn base_spec(raw: &RawJob) -> JobSpec {
     let base = JobSpec {
         name: "".into(),
         user: raw.user.as_deref().unwrap_or(DEFAULT_USER).into(),
@@ -372,18 +426,5 @@ fn expand(raw: &RawJob, counter: &mut usize) -> Vec<JobSpec> {
         auto_resize: raw.auto_resize.unwrap_or(false),
         ..mcfed_protocol::JobOptions::default()
     });
-    (1..=count)
-        .map(|n| {
-            *counter += 1;
-            let name = match (&raw.name, count) {
-                (Some(name), 1) => name.clone(),
-                (Some(name), _) => format!("{name}-{n}"),
-                (None, _) => format!("job{counter}"),
-            };
-            JobSpec {
-                name: name.into(),
-                ..base.clone()
-            }
-        })
-        .collect()
+    base
 }

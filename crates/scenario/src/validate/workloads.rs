@@ -2,7 +2,7 @@
 //! its jobs go to, the queue and partition maps, the user template, and the
 //! bounds on `limit` and `time_scale`.
 
-use mcfed_protocol::ClusterName;
+use mcfed_protocol::{Bound, ClusterName};
 
 use crate::check::Checker;
 use crate::format::RawWorkload;
@@ -10,8 +10,13 @@ use crate::locate::FieldPath;
 use crate::model::ClusterSpec;
 use mcfed_trace::workload::{QueueTarget, WorkloadSpec};
 
-/// The most jobs one workload may read.
-pub(super) const MAX_WORKLOAD_JOBS: u64 = 1_000_000_000;
+/// A workload's `limit` (and `mcfed replay --limit`): the jobs it reads.
+pub const WORKLOAD_LIMIT: Bound = Bound {
+    what: "limit",
+    min: 1,
+    max: 1_000_000_000,
+    why: "jobs one workload reads",
+};
 
 impl Checker<'_> {
     /// Every valid `[[workload]]`.
@@ -51,14 +56,8 @@ impl Checker<'_> {
         if user.trim().is_empty() {
             self.problem(path.key("user"), "the user template is empty");
         }
-        if raw
-            .limit
-            .is_some_and(|limit| limit == 0 || limit > MAX_WORKLOAD_JOBS)
-        {
-            self.problem(
-                path.key("limit"),
-                format!("`limit` must be between 1 and {MAX_WORKLOAD_JOBS}"),
-            );
+        if let Some(limit) = raw.limit {
+            self.bounded(path.key("limit"), &WORKLOAD_LIMIT, limit);
         }
         let time_scale = raw.time_scale.unwrap_or(1.0);
         if !(time_scale.is_finite() && time_scale > 0.0 && time_scale <= 1e6) {
@@ -82,7 +81,8 @@ impl Checker<'_> {
     }
 
     /// The trace's path, resolved against the scenario's directory, if it
-    /// opens.
+    /// opens as a regular file (a FIFO, which would block validation until
+    /// something writes to it, or a device is refused).
     fn trace_file(&mut self, path: &FieldPath, swf: Option<&str>) -> Option<std::path::PathBuf> {
         let Some(swf) = swf else {
             self.problem(
@@ -92,13 +92,10 @@ impl Checker<'_> {
             return None;
         };
         let file = self.base.join(swf);
-        match std::fs::File::open(&file) {
+        match mcfed_protocol::bounds::TRACE_FILE.open(&file) {
             Ok(_) => Some(file),
             Err(error) => {
-                self.problem(
-                    path.key("swf"),
-                    format!("cannot open `{}`: {error}", file.display()),
-                );
+                self.problem(path.key("swf"), format!("cannot open trace {error}"));
                 None
             }
         }
