@@ -248,3 +248,41 @@ fn report_html_is_one_self_contained_page() {
     assert_eq!(short.matches("<details class=\"job").count(), 3);
     assert!(short.contains(&format!("The first 3 of {} jobs", timelines.len())));
 }
+
+/// `mcfed report`'s Summary and its Metrics block say the same of the jobs
+/// that never started (its Summary once said 0 where the Metrics said 16:
+/// it counted from job events a run without `--events` does not have).
+#[test]
+fn report_summary_and_metrics_agree_on_jobs_never_started() {
+    let dir = scratch("agree");
+    let run = mcfed(&["run", "scenarios/chaos/churn.toml", "--report", "json"]);
+    assert!(run.status.success());
+    let path = dir.join("churn.jsonl");
+    std::fs::write(&path, &run.stdout).expect("write records");
+    let summary: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .last()
+            .expect("a summary record"),
+    )
+    .expect("JSON");
+    let never: u64 = summary["metrics"]["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .map(|cluster| cluster["never_started"].as_u64().expect("a count"))
+        .sum();
+    assert!(never > 0, "the scenario leaves jobs pending");
+    let report = mcfed(&["report", path.to_str().expect("utf-8")]);
+    assert!(report.status.success());
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        text.contains(&format!("| jobs never started | {never} |")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("never started: {never} jobs")),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

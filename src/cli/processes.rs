@@ -208,7 +208,7 @@ pub(crate) struct LaunchArgs {
     #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
     base_port: u16,
     /// How long the processes may take to start and connect.
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "30s", value_parser = positive_duration)]
     connect_timeout: Duration,
     /// With `--report json`, also print job events (from every process)
     /// and the run record: the input `mcfed report` reads.
@@ -271,6 +271,16 @@ fn warn_if_unfaithful(
         mcfed_run::records::FAITHFUL_LAG * 100.0,
         humantime::format_duration(smallest),
     );
+}
+
+/// A duration flag that must be above zero (`--connect-timeout 0s` would
+/// give up before trying).
+fn positive_duration(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    if duration.is_zero() {
+        return Err("must be above zero".to_owned());
+    }
+    Ok(duration)
 }
 
 /// Runs `mcfed launch`.

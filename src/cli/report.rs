@@ -113,7 +113,7 @@ fn workload_summary(
     let skipped = &workload.skipped;
     writeln!(
         out,
-        "workload {} ({}): {} submitted, {} skipped ({} without run time, {} without processors, {})",
+        "workload {} ({}): {} read and handed to the federation (the totals above count those taken and refused), {} skipped ({} without run time, {} without processors, {})",
         workload.name,
         workload.file,
         count(workload.submitted, "job"),

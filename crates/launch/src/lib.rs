@@ -89,7 +89,7 @@ pub enum LaunchError {
         status: String,
     },
     /// The federation did not connect in time.
-    #[error("the clusters did not all connect within {limit:?}: {detail}")]
+    #[error("the clusters did not all connect within {}: {detail}", mcfed_protocol::words::duration(*limit))]
     NotConnected {
         /// The limit.
         limit: Duration,

@@ -57,7 +57,9 @@ pub struct Summary {
     pub forwarded_per_queue: BTreeMap<String, usize>,
     /// Decisions that left a job pending at its submission cluster.
     pub pended: usize,
-    /// Jobs whose last decision left them pending.
+    /// Jobs left waiting at their submission clusters at the end (from the
+    /// summary records; without them, jobs whose last decision left them
+    /// pending).
     pub jobs_left_pending: usize,
     /// Decisions made again after a job was refused or returned.
     pub returned: usize,
@@ -74,7 +76,8 @@ pub struct Summary {
     /// Per execution cluster, seconds from submission to start of the jobs
     /// forwarded there.
     pub wait_per_cluster: BTreeMap<String, Spread>,
-    /// Jobs submitted to send queues that never started.
+    /// Jobs that never started (from the summary records: every queue's;
+    /// without them, jobs of send queues whose events show no start).
     pub jobs_not_started: usize,
 }
 
@@ -158,7 +161,30 @@ impl Summary {
             .into_iter()
             .filter_map(|(cluster, mut values)| Some((cluster, Spread::of(&mut values)?)))
             .collect();
+        summary.take_run_totals(records);
         summary
+    }
+
+    /// With the runs' summary records at hand, the jobs never started and
+    /// left pending are theirs (every queue's, counted by the recorder: one
+    /// definition, docs/metrics.md), not what the decisions and events
+    /// read here suggest (only forwarded jobs, and none without events).
+    fn take_run_totals(&mut self, records: &Records) {
+        if records.summaries.is_empty() {
+            return;
+        }
+        let total = |count: u64| usize::try_from(count).unwrap_or(usize::MAX);
+        self.jobs_not_started = records
+            .summaries
+            .iter()
+            .flat_map(|summary| &summary.metrics.clusters)
+            .map(|cluster| total(cluster.never_started))
+            .sum();
+        self.jobs_left_pending = records
+            .summaries
+            .iter()
+            .map(|summary| total(summary.jobs.waiting))
+            .sum();
     }
 }
 

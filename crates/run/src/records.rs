@@ -351,7 +351,8 @@ pub struct WorkloadReport {
     pub file: String,
     /// The trace's header comments (`MaxProcs`, ...).
     pub header: Vec<(String, String)>,
-    /// Jobs submitted.
+    /// Jobs read from the trace and handed to the federation (the run's
+    /// `submitted` and `refused` say how many were taken).
     pub submitted: u64,
     /// Jobs skipped.
     pub skipped: mcfed_trace::workload::Skipped,

@@ -315,7 +315,8 @@ pub fn metrics_text(metrics: &crate::metrics::RunMetrics) -> String {
     if never > 0 {
         let _ = writeln!(
             text,
-            "never started: {never} jobs, still pending at the end:"
+            "never started: {}, still pending at the end:",
+            mcfed_protocol::words::count(never, "job")
         );
         for job in &metrics.never_started {
             let _ = writeln!(

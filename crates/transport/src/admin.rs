@@ -174,7 +174,12 @@ impl AdminClient {
             .map_err(|error| connect_error(error.to_string()))?;
         let connection = tokio::time::timeout(timeout, connecting)
             .await
-            .map_err(|_| connect_error(format!("no answer within {timeout:?}")))?
+            .map_err(|_| {
+                connect_error(format!(
+                    "no answer within {}",
+                    mcfed_protocol::words::duration(timeout)
+                ))
+            })?
             .map_err(|error| connect_error(error.to_string()))?;
         let identity =
             tls::peer_identity(&connection).map_err(|error| connect_error(error.to_string()))?;

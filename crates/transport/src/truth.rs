@@ -181,7 +181,10 @@ impl TruthClient {
             .unwrap_or_else(|_| {
                 Err(TruthError::Call {
                     peer: peer.clone(),
-                    reason: format!("no answer within {timeout:?}"),
+                    reason: format!(
+                        "no answer within {}",
+                        mcfed_protocol::words::duration(timeout)
+                    ),
                 })
             });
         if result.is_err() {

@@ -186,4 +186,14 @@ impl SourceJob {
     pub fn fits_nowhere(&self) -> bool {
         self.state == SourceState::Waiting && self.last_pend == Some(PendReason::NoQueueCanTake)
     }
+
+    /// Why a job waiting at its submission cluster waits, as `bjobs -p`
+    /// and a run's summary say it.
+    pub fn waiting_reason(&self) -> &'static str {
+        if self.fits_nowhere() {
+            "No remote queue can take the job as the federation stands (too few slots in all, a resource or GPUs no eligible queue has)"
+        } else {
+            "Waiting at the submission cluster for a remote queue"
+        }
+    }
 }

@@ -68,7 +68,7 @@ pub fn end_state(member: &Member) -> EndState {
     if let Some(forwarder) = member.forwarder() {
         for job in forwarder.jobs() {
             let reason = match job.state {
-                SourceState::Waiting => "Waiting at the submission cluster for a remote queue",
+                SourceState::Waiting => job.waiting_reason(),
                 SourceState::GaveUp => {
                     "Forwarded MAX_FORWARDS times; pending at the submission cluster"
                 }

@@ -207,9 +207,7 @@ pub fn forwarder_jobs(forwarder: &ForwarderNode, now: SimTime) -> Vec<JobRow> {
                 _ => None,
             };
             let pending_reason = match job.state {
-                SourceState::Waiting => {
-                    Some("Waiting at the submission cluster for a remote queue".to_owned())
-                }
+                SourceState::Waiting => Some(job.waiting_reason().to_owned()),
                 SourceState::GaveUp => Some(
                     "Forwarded MAX_FORWARDS times; pending at the submission cluster".to_owned(),
                 ),
