@@ -171,10 +171,13 @@ slots = 2
         );
         let metrics = output.metrics.expect("metrics");
         assert_eq!(metrics.never_started.len(), 3);
+        // Wider than every remote host: held for ever, and said so.
         assert!(
             metrics.never_started[0]
                 .reason
-                .contains("Waiting at the submission cluster")
+                .contains("No remote queue can take the job"),
+            "{}",
+            metrics.never_started[0].reason
         );
         assert_eq!(metrics.clusters[0].never_started, 3);
     }

@@ -177,6 +177,10 @@ pub struct LaunchOptions {
     pub watch: Option<tokio::sync::mpsc::UnboundedSender<Started>>,
 }
 
+/// How long each process may take to start and connect before emulated
+/// time zero (the start is set at least this times the clusters ahead).
+pub const STARTUP_PER_CLUSTER: Duration = Duration::from_millis(750);
+
 /// How far ahead emulated time zero is set when faults are injected, so
 /// that the processes connect before the faults start.
 pub const FAULTY_STARTUP: Duration = Duration::from_secs(2);
@@ -259,10 +263,15 @@ async fn run(
         .filter(ChaosConfig::is_active);
     // With faults, give the processes time to connect before the clock
     // starts: the faults act from emulated time zero on.
+    // Each process takes a moment to start and connect (they start one
+    // after the other): a step due before they all have would be played
+    // late, so the clock starts later the more clusters there are.
+    let per_cluster = STARTUP_PER_CLUSTER.saturating_mul(scenario.clusters.len() as u32);
     let startup = match &chaos {
         Some(_) => options.startup.max(FAULTY_STARTUP),
         None => options.startup,
-    };
+    }
+    .max(per_cluster);
     let epoch = SystemTime::now() + startup;
     let epoch_ms = epoch
         .duration_since(UNIX_EPOCH)
