@@ -132,8 +132,8 @@ impl Cluster {
                 let mut cache = crate::aps::order_cache();
                 let mut ranked: Vec<_> = self.queues[queue]
                     .pending
-                    .values()
-                    .filter_map(|&id| {
+                    .unordered()
+                    .filter_map(|(_, id)| {
                         let job = self.jobs.get(id)?;
                         Some((self.aps_rank(job, group, now, &mut cache, None).0, id))
                     })
@@ -141,7 +141,7 @@ impl Cluster {
                 ranked.sort_by(|a, b| a.0.dispatch_cmp(&b.0));
                 ranked.into_iter().map(|(_, id)| id).collect()
             }
-            None => self.queues[queue].pending.values().copied().collect(),
+            None => self.queues[queue].pending.values().collect(),
         }
     }
 

@@ -33,18 +33,18 @@
 
 mod aps_turn;
 mod fairshare_turn;
+mod fcfs_turn;
 mod limits;
 mod placement;
 mod pools;
 mod resource_limits;
-
-use std::ops::Bound;
 
 use mcfed_protocol::SimTime;
 
 use crate::job::{Job, JobId, JobState, PendingReason, QueueIndex, UserId};
 use crate::scheduler::{Cluster, Stop, Transition};
 
+pub(crate) use fcfs_turn::WalkBuffers;
 pub(crate) use limits::LimitBlock;
 pub(crate) use placement::{PlaceMode, PlacementFailure};
 
@@ -63,6 +63,11 @@ pub(crate) enum Outcome {
 pub(crate) enum Scope {
     /// Just this job.
     Job,
+    /// Every later job of the same bucket of the queue's pending jobs
+    /// (`scheduler::pending`: the same slots, resources and, where a limit
+    /// reads it, user), as long as nothing changes in the books: the
+    /// failure depended on nothing else and had no side effect.
+    Class,
     /// Every job of the same user in the queue.
     User,
     /// Every job of the queue.
@@ -162,6 +167,12 @@ impl Cluster {
             return job.pending_reason;
         }
         let queue = &self.queues[job.queue];
+        if let Some(reason) = queue
+            .pending
+            .skipped_reason(job.bucket, job.arrival, self.cycle.pass)
+        {
+            return reason;
+        }
         if let Some((pass, reason)) = queue.users.get(&job.user).and_then(|user| user.stopped) {
             if pass == self.cycle.pass {
                 return reason;
@@ -244,33 +255,6 @@ impl Cluster {
         self.queues[queue].stopped = Some(Stop { reason });
     }
 
-    /// A first-come-first-served queue's turn.
-    fn dispatch_in_arrival_order(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
-        let mut turn = Turn::new(Round::Main);
-        let mut cursor = Bound::Unbounded;
-        while let Some((&arrival, &id)) = self.queues[queue]
-            .pending
-            .range((cursor, Bound::Unbounded))
-            .next()
-        {
-            cursor = Bound::Excluded(arrival);
-            if let Outcome::Failed { reason, scope } =
-                self.try_dispatch(queue, id, now, transitions, &mut turn)
-            {
-                self.set_reason(id, reason);
-                if scope == Scope::Queue {
-                    self.stop_queue(queue, reason);
-                    break;
-                }
-            }
-        }
-    }
-
     /// Tries to start pending job `id` of `queue` now.
     pub(crate) fn try_dispatch(
         &mut self,
@@ -286,7 +270,7 @@ impl Cluster {
         let plain = job.spec.resources.is_empty() && job.spec.gpus == 0;
         let (slots, user) = (job.spec.slots, job.user);
         if let Some(outcome) = self.queue_limit_failure(queue, user, slots, turn.round) {
-            return outcome;
+            return class_wide(outcome);
         }
         let state = &self.queues[queue];
         let can_preempt = !state.victims.is_empty();
@@ -297,12 +281,12 @@ impl Cluster {
                 let scope = if block.at_limit {
                     Scope::User
                 } else {
-                    Scope::Job
+                    Scope::Class
                 };
                 return failed(block.reason, scope);
             }
         } else if plain && slots >= turn.smallest_failure {
-            return failed(PendingReason::NotEnoughSlots, Scope::Job);
+            return failed(PendingReason::NotEnoughSlots, Scope::Class);
         }
         let failure = match block {
             Some(block) => PlacementFailure {
@@ -334,6 +318,13 @@ impl Cluster {
         if can_preempt && self.preempt_for(queue, id, now, transitions) {
             return Outcome::Started;
         }
+        // Placement reads reservations through the job's own place in the
+        // queue and run limit, and a shortage may make the job reserve:
+        // then the failure is this job's alone.
+        let reserves = self.queues[queue].config.slot_reserve.is_some() && slots >= 2;
+        let placed_alike = !can_preempt
+            && self.reservations.is_empty()
+            && !(reserves && failure.reason == PendingReason::NotEnoughSlots);
         if failure.reason == PendingReason::NotEnoughSlots {
             self.reserve_slots(queue, id, now);
         }
@@ -342,6 +333,8 @@ impl Cluster {
         }
         let scope = if self.hosts.sets[host_set].free_slots == 0 && !can_preempt {
             Scope::Queue
+        } else if placed_alike {
+            Scope::Class
         } else {
             Scope::Job
         };
@@ -397,6 +390,18 @@ impl Cluster {
             }
         }
         None
+    }
+}
+
+/// A queue-level limit's failure, which depends on the job's user and
+/// slots alone: it stands for the job's bucket.
+fn class_wide(outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Failed {
+            reason,
+            scope: Scope::Job,
+        } => failed(reason, Scope::Class),
+        other => other,
     }
 }
 

@@ -46,6 +46,7 @@ impl Cluster {
             }
         }
         self.reservations = kept;
+        self.cycle.version += 1;
     }
 
     /// The free slots reservations of `queue` hold now — of `user`'s jobs
@@ -73,8 +74,12 @@ impl Cluster {
 
     /// Ends job `id`'s reservation, if it has one.
     pub(crate) fn drop_reservation_of(&mut self, id: JobId) {
+        let before = self.reservations.len();
         self.reservations
             .retain(|reservation| reservation.job != id);
+        if self.reservations.len() != before {
+            self.cycle.version += 1;
+        }
     }
 
     /// Reservations that hold job `id` back, unless it may backfill them.
@@ -157,6 +162,7 @@ impl Cluster {
         reservation.predicted_start = self.predicted_start(&reservation, now);
         tracing::debug!(cluster = %self.name, job = %id, until = %reservation.expires_at, "slots reserved");
         self.reservations.push(reservation);
+        self.cycle.version += 1;
     }
 
     /// Predicts every reservation's start as of `now`.

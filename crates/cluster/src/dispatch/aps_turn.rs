@@ -69,7 +69,7 @@ impl Cluster {
                 self.set_reason(id, reason);
             }
             match scope {
-                Scope::Job => {}
+                Scope::Job | Scope::Class => {}
                 Scope::User => self.stop_user(queue, user, reason),
                 Scope::Queue => {
                     self.stop_queue(queue, reason);

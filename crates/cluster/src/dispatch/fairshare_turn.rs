@@ -380,7 +380,7 @@ impl Cluster {
             self.set_reason(id, reason);
             let changed = self.reservations.len() != reservations;
             match scope {
-                Scope::Job => return Step::Tried { changed },
+                Scope::Job | Scope::Class => return Step::Tried { changed },
                 Scope::User => {
                     if let Some(state) = self.queues[queue].users.get_mut(&user) {
                         state.stopped = Some((this_pass, reason));

@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use mcfed_protocol::SimTime;
 
-use crate::job::QueueIndex;
+use crate::job::{JobId, JobState, QueueIndex};
 use crate::pool::{PoolClaim, allocate};
 use crate::scheduler::{Cluster, Transition};
 
@@ -170,22 +170,25 @@ impl Cluster {
         if self.queues.pools[pool].running >= total {
             return;
         }
-        let mut heap: BinaryHeap<Reverse<(u64, QueueIndex)>> = members
+        let mut heap: BinaryHeap<Reverse<(u64, QueueIndex, JobId)>> = members
             .iter()
             .filter_map(|&queue| {
-                let (&arrival, _) = self.queues[queue].pending.first_key_value()?;
-                Some(Reverse((arrival, queue)))
+                let (arrival, id) = self.queues[queue].pending.next_after(None)?;
+                Some(Reverse((arrival, queue, id)))
             })
             .collect();
         let mut turns: Vec<Turn> = vec![Turn::new(Round::Main); members.len()];
-        while let Some(Reverse((arrival, queue))) = heap.pop() {
+        while let Some(Reverse((arrival, queue, id))) = heap.pop() {
             let running = self.queues.pools[pool].running;
             if running >= total {
                 break;
             }
-            let Some(&id) = self.queues[queue].pending.get(&arrival) else {
+            // Gone since (a chunk took it): the queue is done with.
+            if !self.jobs.get(id).is_some_and(|job| {
+                job.state == JobState::Pending && job.queue == queue && job.arrival == arrival
+            }) {
                 continue;
-            };
+            }
             let member = members.iter().position(|&q| q == queue).unwrap_or(0);
             turns[member].round = Round::PoolSecond {
                 room: total - running,
@@ -199,8 +202,8 @@ impl Cluster {
                     }
                 }
             }
-            if let Some((&next, _)) = self.queues[queue].pending.range(arrival + 1..).next() {
-                heap.push(Reverse((next, queue)));
+            if let Some((next, id)) = self.queues[queue].pending.next_after(Some(arrival)) {
+                heap.push(Reverse((next, queue, id)));
             }
         }
     }
