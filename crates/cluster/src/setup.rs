@@ -2,12 +2,16 @@
 //! check that names the host, queue, user or parameter at fault
 //! (`setup::checks`), the host sets shared by queues and the queues
 //! themselves (`setup::queues`), the preemption relation
-//! (`setup::preemption`), slot pools (`setup::pools`), users, groups and
-//! their limits (`setup::users`), and the warnings LSF gives for settings
-//! it advises against.
+//! (`setup::preemption`), slot pools (`setup::pools`), APS groups
+//! (`setup::aps`) with each queue's ordering across queues
+//! (`setup::dispatch_order`) and chunks (`setup::chunks`), users, groups
+//! and their limits (`setup::users`), and the warnings LSF gives for
+//! settings it advises against.
 
 mod aps;
 mod checks;
+mod chunks;
+mod dispatch_order;
 mod limits;
 mod pools;
 mod preemption;

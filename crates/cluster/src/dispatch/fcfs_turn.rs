@@ -198,7 +198,6 @@ impl Cluster {
         let mut turn = Turn::new(Round::Main);
         let buffers = std::mem::take(&mut self.walk_buffers);
         let mut walk = Walk::new(&self.queues[queue].pending, self.cycle.pass, buffers);
-        let unlimited = self.without_queue_limits(queue);
         let mut last = u64::MAX;
         while let Some((key, bucket, id)) = walk.next(&self.queues[queue].pending) {
             let version = self.cycle.version;
@@ -220,9 +219,9 @@ impl Cluster {
                     // before the shortcut: every later job of its bucket
                     // takes the shortcut, whatever else starts.
                     let pending = &self.queues[queue].pending;
-                    let lasting = unlimited
-                        && reason == PendingReason::NotEnoughSlots
-                        && pending.is_plain(bucket);
+                    let lasting = reason == PendingReason::NotEnoughSlots
+                        && pending.is_plain(bucket)
+                        && self.without_queue_limits(queue);
                     walk.aside.push(SetAside {
                         bucket,
                         generation: pending.generation(bucket),
