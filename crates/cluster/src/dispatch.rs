@@ -8,9 +8,9 @@
 //!
 //! 1. suspended jobs resume first, where their hosts have room again (seed
 //!    001: suspended jobs are scheduled before pending ones);
-//! 2. pending jobs are tried first come first served, or, in a fairshare
-//!    queue, one at a time from the user with the highest dynamic priority,
-//!    recomputed after each start (seed 002);
+//! 2. pending jobs are tried in the order its policy gives (`order`: first
+//!    come first served, fairshare by the users' dynamic priorities, or
+//!    APS values for an APS queue and its QUEUE_GROUP);
 //! 3. a job that cannot start may preempt running jobs of queues its queue
 //!    may preempt (see `victims`), and a parallel job of a SLOT_RESERVE
 //!    queue reserves the free slots of its hosts.
@@ -24,17 +24,17 @@
 //!
 //! The pass never looks at more jobs than it must: a queue whose hosts are
 //! full (and that cannot preempt) or that has reached its job limit is
-//! skipped at once, and its pending jobs share the reason.
+//! skipped at once, and its pending jobs share the reason; a
+//! first-come-first-served turn jumps over the jobs of a bucket that failed
+//! as one (`order::arrival`).
 //!
-//! Here are the pass, a queue's turn and the trial of one job; a fairshare
-//! queue's turn is in `fairshare_turn`, the pools' order, shares and second
-//! round in `pools`, the user and host limits in `limits`, and the search
-//! for hosts in `placement`.
+//! Here are the pass and the trial of one job; the queue ordering
+//! policies and the turn's loop are in `order`, the pools' order, shares
+//! and second round in `pools`, the user and host limits in `limits`, and
+//! the search for hosts in `placement`.
 
-mod aps_turn;
-mod fairshare_turn;
-mod fcfs_turn;
 mod limits;
+mod order;
 mod placement;
 mod pools;
 mod resource_limits;
@@ -44,8 +44,10 @@ use mcfed_protocol::SimTime;
 use crate::job::{Job, JobId, JobState, PendingReason, QueueIndex, UserId};
 use crate::scheduler::{Cluster, Stop, Transition};
 
-pub(crate) use fcfs_turn::WalkBuffers;
+use order::QueueOrder;
+
 pub(crate) use limits::LimitBlock;
+pub(crate) use order::WalkBuffers;
 pub(crate) use placement::{PlaceMode, PlacementFailure};
 
 /// What trying one job gave.
@@ -130,13 +132,8 @@ impl Cluster {
                 }
             }
             self.resume_suspended(queue, now, transitions);
-            match self.queues[queue].aps_group {
-                None => self.dispatch_queue(queue, now, transitions),
-                Some(group) if self.queues.aps_groups[group].parent == queue => {
-                    self.dispatch_aps(group, now, transitions);
-                }
-                // A queue of a QUEUE_GROUP: its jobs go in its APS queue's turn.
-                Some(_) => {}
+            if let Some(order) = QueueOrder::start(self, queue, now, transitions) {
+                self.serve(order, now, transitions);
             }
         }
         for pool in 0..self.queues.pools.len() {
@@ -203,30 +200,21 @@ impl Cluster {
         }
     }
 
-    /// The queue's turn for its pending jobs, unless it is at its job limit
-    /// or pool share, or its hosts are full and it cannot preempt.
-    fn dispatch_queue(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
+    /// Whether `queue`'s turn has anything to try: pending jobs or resize
+    /// requests, and no reason to stop at once (which its pending jobs
+    /// then share). Its stop from the last pass is cleared either way.
+    pub(crate) fn open_for_turn(&mut self, queue: QueueIndex) -> bool {
         let state = &mut self.queues[queue];
         state.stopped = None;
         if state.pending.is_empty() && state.resize_pending.is_empty() {
-            return;
+            return false;
         }
-        if let Some(reason) = self.queue_stop(queue) {
-            self.queues[queue].stopped = Some(Stop { reason });
-            return;
-        }
-        if !self.queues[queue].resize_pending.is_empty() {
-            self.dispatch_resize_requests(queue, now, transitions);
-        }
-        if self.queues[queue].fairshare.is_some() {
-            self.dispatch_fairshare(queue, now, transitions);
-        } else {
-            self.dispatch_in_arrival_order(queue, now, transitions);
+        match self.queue_stop(queue) {
+            Some(reason) => {
+                self.stop_queue(queue, reason);
+                false
+            }
+            None => true,
         }
     }
 
@@ -253,6 +241,23 @@ impl Cluster {
     /// The pass looks at no more of the queue's jobs: they share `reason`.
     pub(crate) fn stop_queue(&mut self, queue: QueueIndex, reason: PendingReason) {
         self.queues[queue].stopped = Some(Stop { reason });
+    }
+
+    /// Whether the pass stopped looking at `user`'s jobs in `queue`.
+    pub(crate) fn user_stopped(&self, queue: QueueIndex, user: UserId) -> bool {
+        let pass = self.cycle.pass;
+        self.queues[queue]
+            .users
+            .get(&user)
+            .and_then(|state| state.stopped)
+            .is_some_and(|(at, _)| at == pass)
+    }
+
+    /// The pass looks at no more of `user`'s jobs in `queue`: they share
+    /// `reason`.
+    pub(crate) fn stop_user(&mut self, queue: QueueIndex, user: UserId, reason: PendingReason) {
+        let pass = self.cycle.pass;
+        self.queues[queue].users.entry(user).or_default().stopped = Some((pass, reason));
     }
 
     /// Tries to start pending job `id` of `queue` now.

@@ -168,7 +168,7 @@ pub(crate) struct Cycle {
     pub(crate) pass_again: bool,
     /// Bumped whenever a job's hold on slots or the slot reservations
     /// change: a failure seen before stands for the jobs of its bucket
-    /// only while this stays the same (`dispatch::fcfs_turn`).
+    /// only while this stays the same (`dispatch::order::arrival`).
     pub(crate) version: u64,
 }
 

@@ -1,6 +1,6 @@
 //! The indexed dispatch pass against the plain one: a first-come,
 //! first-served queue's turn jumps over the pending jobs that fail as a
-//! job of their bucket already did (`dispatch::fcfs_turn`); told to
+//! job of their bucket already did (`dispatch::order::arrival`); told to
 //! `scan_every_job`, it tries every one. On generated clusters (host
 //! groups, boolean resources and GPUs, JL/U, HJOB_LIMIT, QJOB_LIMIT,
 //! UJOB_LIMIT, MAX_JOBS of users and groups, lsb.resources limits, slot

@@ -5,7 +5,7 @@
 //! failure stands for every later job of its bucket until something
 //! changes (a job starts, a reservation is made, ...), so the pass jumps
 //! over them: it walks the buckets' heads instead of every job
-//! (`dispatch::fcfs_turn`), as production schedulers cache a failed job
+//! (`dispatch::order::arrival`), as production schedulers cache a failed job
 //! class within a session. The queue's whole order is the buckets merged
 //! ([`PendingJobs::iter`]).
 //!

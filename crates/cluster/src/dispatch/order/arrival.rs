@@ -1,4 +1,4 @@
-//! A first-come-first-served queue's turn: its pending jobs are tried in
+//! A first-come-first-served queue's order: its pending jobs are tried in
 //! the queue's order (user priority, then arrival) until one fails for the
 //! whole queue.
 //!
@@ -17,19 +17,18 @@
 //! starts the same jobs and gives every job the same reason; the reasons
 //! of the jobs it jumped over are kept as ranges in their buckets.
 //!
-//! A cluster told to [`Cluster::scan_every_job`] walks every pending job
-//! instead, as the comparison property in `tests/indexed_dispatch.rs`
-//! does.
+//! A cluster told to [`Cluster::scan_every_job`] sets no bucket aside, and
+//! so tries every pending job, as the comparison property in
+//! `tests/indexed_dispatch.rs` has it do.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use mcfed_protocol::SimTime;
-
+use crate::dispatch::{Outcome, Round, Scope, Turn};
 use crate::job::{JobId, PendingReason, QueueIndex};
-use crate::scheduler::{BucketIndex, Cluster, PendingJobs, Transition};
+use crate::scheduler::{BucketIndex, Cluster, PendingJobs};
 
-use super::{Outcome, Round, Scope, Turn};
+use super::{Flow, Next};
 
 /// A bucket set aside: its jobs after `after` fail for `reason` until
 /// something changes — or, `lasting`, for the rest of the turn.
@@ -174,6 +173,138 @@ fn record(pending: &mut PendingJobs, aside: SetAside, last: u64, pass: u64) {
     }
 }
 
+/// A first-come-first-served queue's order for one turn.
+pub(crate) struct ArrivalOrder {
+    queue: QueueIndex,
+    walk: Walk,
+    turn: Turn,
+    /// The job being tried and what it was tried against.
+    current: Option<Current>,
+    /// The last order key the turn reached (it stops early at a failure
+    /// for the whole queue).
+    last: u64,
+    /// Try every job: set no bucket aside ([`Cluster::scan_every_job`]).
+    every: bool,
+}
+
+/// The job being tried: where it is, and the books before the try.
+#[derive(Clone, Copy, Debug)]
+struct Current {
+    key: u64,
+    bucket: BucketIndex,
+    version: u64,
+    smallest_failure: u32,
+    added: u64,
+}
+
+impl ArrivalOrder {
+    /// `queue`'s order, with the walk's vectors kept from the last turn.
+    pub(super) fn new(cluster: &mut Cluster, queue: QueueIndex) -> Self {
+        let buffers = std::mem::take(&mut cluster.walk_buffers);
+        ArrivalOrder {
+            queue,
+            walk: Walk::new(&cluster.queues[queue].pending, cluster.cycle.pass, buffers),
+            turn: Turn::new(Round::Main),
+            current: None,
+            last: u64::MAX,
+            every: cluster.scan_every_job,
+        }
+    }
+
+    pub(super) fn next(&mut self, cluster: &Cluster) -> Option<Next> {
+        let pending = &cluster.queues[self.queue].pending;
+        let (key, bucket, id) = self.walk.next(pending)?;
+        self.current = Some(Current {
+            key,
+            bucket,
+            version: cluster.cycle.version,
+            smallest_failure: self.turn.smallest_failure,
+            added: pending.added(),
+        });
+        Some(Next::pending(self.queue, id))
+    }
+
+    pub(super) fn turn(&mut self) -> &mut Turn {
+        &mut self.turn
+    }
+
+    /// After the try of the current job: set its bucket aside if its
+    /// failure stands for the bucket, bring back the buckets a change may
+    /// have freed, and go on with the bucket's next job.
+    pub(super) fn tried(&mut self, cluster: &mut Cluster, outcome: Outcome) -> Flow {
+        let Some(Current {
+            key,
+            bucket,
+            version,
+            smallest_failure,
+            added,
+        }) = self.current.take()
+        else {
+            return Flow::Continue;
+        };
+        let queue = self.queue;
+        let unchanged = cluster.cycle.version == version;
+        let mut set_aside = false;
+        if let Outcome::Failed { reason, scope } = outcome {
+            if scope == Scope::Queue {
+                cluster.stop_queue(queue, reason);
+                self.last = key.saturating_sub(1);
+                return Flow::Stop;
+            }
+            if !self.every && unchanged && matches!(scope, Scope::Class | Scope::User) {
+                // A plain job short of slots where no limit is checked
+                // before the shortcut: every later job of its bucket takes
+                // the shortcut, whatever else starts.
+                let pending = &cluster.queues[queue].pending;
+                let lasting = reason == PendingReason::NotEnoughSlots
+                    && pending.is_plain(bucket)
+                    && cluster.without_queue_limits(queue);
+                self.walk.aside.push(SetAside {
+                    bucket,
+                    generation: pending.generation(bucket),
+                    after: key,
+                    reason,
+                    lasting,
+                });
+                set_aside = true;
+            }
+        }
+        let pending = &mut cluster.queues[queue].pending;
+        let walk = &mut self.walk;
+        walk.note_removals(pending, matches!(outcome, Outcome::Started));
+        if pending.added() != added {
+            // Jobs came in (a requeue): every bucket from here on.
+            walk.bring_back(pending, key, |_| true);
+            walk.heads.clear();
+            let from = key.saturating_add(1);
+            let heads = pending.heads().filter_map(|(_, bucket, _)| {
+                let (next, id) = pending.next_in_bucket(bucket, from)?;
+                Some(Reverse((next, bucket, id)))
+            });
+            walk.heads.extend(heads);
+            return Flow::Continue;
+        }
+        if !unchanged {
+            walk.bring_back(pending, key, |aside| !aside.lasting);
+        } else if self.turn.smallest_failure != smallest_failure {
+            walk.bring_back(pending, key, |aside| {
+                aside.reason != PendingReason::NotEnoughSlots
+            });
+        }
+        if !set_aside {
+            walk.push_after(pending, bucket, key);
+        }
+        Flow::Continue
+    }
+
+    /// The turn is over: the buckets still set aside note what they
+    /// skipped, and the walk's vectors go back to the cluster.
+    pub(super) fn finish(self, cluster: &mut Cluster) {
+        let pending = &mut cluster.queues[self.queue].pending;
+        cluster.walk_buffers = self.walk.finish(pending, self.last);
+    }
+}
+
 impl Cluster {
     /// Whether dispatch passes try every pending job of a first-come,
     /// first-served queue (`true`) or jump over the jobs that fail as one
@@ -184,82 +315,6 @@ impl Cluster {
         self.scan_every_job = every;
     }
 
-    /// A first-come-first-served queue's turn.
-    pub(super) fn dispatch_in_arrival_order(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
-        if self.scan_every_job {
-            self.dispatch_every_job(queue, now, transitions);
-            return;
-        }
-        let mut turn = Turn::new(Round::Main);
-        let buffers = std::mem::take(&mut self.walk_buffers);
-        let mut walk = Walk::new(&self.queues[queue].pending, self.cycle.pass, buffers);
-        let mut last = u64::MAX;
-        while let Some((key, bucket, id)) = walk.next(&self.queues[queue].pending) {
-            let version = self.cycle.version;
-            let smallest = turn.smallest_failure;
-            let added = self.queues[queue].pending.added();
-            let outcome = self.try_dispatch(queue, id, now, transitions, &mut turn);
-            let unchanged = self.cycle.version == version;
-            let started = matches!(outcome, Outcome::Started);
-            let mut set_aside = false;
-            if let Outcome::Failed { reason, scope } = outcome {
-                self.set_reason(id, reason);
-                if scope == Scope::Queue {
-                    self.stop_queue(queue, reason);
-                    last = key.saturating_sub(1);
-                    break;
-                }
-                if unchanged && matches!(scope, Scope::Class | Scope::User) {
-                    // A plain job short of slots where no limit is checked
-                    // before the shortcut: every later job of its bucket
-                    // takes the shortcut, whatever else starts.
-                    let pending = &self.queues[queue].pending;
-                    let lasting = reason == PendingReason::NotEnoughSlots
-                        && pending.is_plain(bucket)
-                        && self.without_queue_limits(queue);
-                    walk.aside.push(SetAside {
-                        bucket,
-                        generation: pending.generation(bucket),
-                        after: key,
-                        reason,
-                        lasting,
-                    });
-                    set_aside = true;
-                }
-            }
-            let pending = &mut self.queues[queue].pending;
-            walk.note_removals(pending, started);
-            if pending.added() != added {
-                // Jobs came in (a requeue): every bucket from here on.
-                walk.bring_back(pending, key, |_| true);
-                walk.heads.clear();
-                let from = key.saturating_add(1);
-                let heads = pending.heads().filter_map(|(_, bucket, _)| {
-                    let (next, id) = pending.next_in_bucket(bucket, from)?;
-                    Some(Reverse((next, bucket, id)))
-                });
-                walk.heads.extend(heads);
-                continue;
-            }
-            if !unchanged {
-                walk.bring_back(pending, key, |aside| !aside.lasting);
-            } else if turn.smallest_failure != smallest {
-                walk.bring_back(pending, key, |aside| {
-                    aside.reason != PendingReason::NotEnoughSlots
-                });
-            }
-            if !set_aside {
-                walk.push_after(pending, bucket, key);
-            }
-        }
-        self.walk_buffers = walk.finish(&mut self.queues[queue].pending, last);
-    }
-
     /// Whether no queue-level or user-level limit is checked before the
     /// shortcut for slots (`Turn::smallest_failure`) in `queue`'s turn:
     /// no QJOB_LIMIT, slot pool, UJOB_LIMIT, user or group limit or
@@ -267,28 +322,5 @@ impl Cluster {
     fn without_queue_limits(&self, queue: QueueIndex) -> bool {
         let state = &self.queues[queue];
         state.config.job_limit.is_none() && state.pool.is_none() && !state.pending.by_user()
-    }
-
-    /// A first-come-first-served queue's turn, trying every pending job.
-    fn dispatch_every_job(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
-        let mut turn = Turn::new(Round::Main);
-        let mut cursor = None;
-        while let Some((key, id)) = self.queues[queue].pending.next_after(cursor) {
-            cursor = Some(key);
-            if let Outcome::Failed { reason, scope } =
-                self.try_dispatch(queue, id, now, transitions, &mut turn)
-            {
-                self.set_reason(id, reason);
-                if scope == Scope::Queue {
-                    self.stop_queue(queue, reason);
-                    break;
-                }
-            }
-        }
     }
 }
