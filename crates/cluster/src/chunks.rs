@@ -10,8 +10,10 @@
 //! **Choices** (LSF's chunk scheduling has more rules than the seed): only
 //! one-slot jobs with no GPUs and no `-n min,max` are chunked; a chunk's
 //! jobs stay waiting while its running job is suspended; when the running
-//! job is requeued, migrated or rerun, or its host fails, the waiting jobs
-//! pend again in their places (`Pended`). A waiting job can be killed; other
+//! job is requeued, migrated or rerun, its host fails, or it is killed
+//! while suspended by preemption (its preemptor holds the slot), the
+//! waiting jobs pend again in their places (`Pended`); killed while
+//! running or stopped by `bstop`, it is followed on its slot by the next. A waiting job can be killed; other
 //! job control commands are refused while it waits.
 
 use std::collections::VecDeque;

@@ -77,3 +77,40 @@ fn a_chunk_takes_only_jobs_of_the_same_whole_requirement() {
     assert_eq!(state(&c, with_swap), Some(JobState::Pending));
     assert_eq!(c.audit(), Ok(()));
 }
+
+/// A chunk's running job stopped by `bstop` keeps its slot (USUSP); killed
+/// then, the next job of its chunk runs on that slot, as after a running
+/// job's kill (the waiting jobs were left in no chunk before; found by
+/// tests/aps_properties.rs).
+#[test]
+fn killing_a_stopped_chunk_runner_runs_the_next_job_of_its_chunk() {
+    let mut c = cluster();
+    let runner = submit(&mut c, "runner", &[], None, None);
+    let next = submit(&mut c, "next", &[], None, None);
+    let last = submit(&mut c, "last", &[], None, None);
+    let mut transitions: Vec<Transition> = Vec::new();
+    c.advance(minutes(0), &mut transitions);
+    assert_eq!(state(&c, next), Some(JobState::ChunkWaiting));
+    c.control(
+        minutes(1),
+        runner,
+        &mcfed_protocol::JobAction::Stop,
+        &mut transitions,
+    )
+    .expect("stopped");
+    assert_eq!(state(&c, runner), Some(JobState::UserSuspended));
+    assert_eq!(state(&c, next), Some(JobState::ChunkWaiting));
+    c.control(
+        minutes(2),
+        runner,
+        &mcfed_protocol::JobAction::Kill,
+        &mut transitions,
+    )
+    .expect("killed");
+    assert_eq!(state(&c, next), Some(JobState::Running));
+    assert_eq!(state(&c, last), Some(JobState::ChunkWaiting));
+    assert_eq!(c.audit(), Ok(()));
+    c.advance(minutes(12), &mut transitions);
+    assert_eq!(state(&c, last), Some(JobState::Running));
+    assert_eq!(c.audit(), Ok(()));
+}
