@@ -199,6 +199,18 @@ impl PendingJobs {
             .is_some_and(|entry| entry.listed && entry.jobs.get(&key) == Some(&id))
     }
 
+    /// The slots each user's pending jobs ask for (buckets per user only:
+    /// empty when no limit reads the user).
+    pub(crate) fn slots_by_user(&self) -> impl Iterator<Item = (UserId, u32)> + '_ {
+        self.buckets
+            .iter()
+            .filter(|bucket| self.by_user && !bucket.jobs.is_empty())
+            .map(|bucket| {
+                let count = u32::try_from(bucket.jobs.len()).unwrap_or(u32::MAX);
+                (bucket.key.user, count.saturating_mul(bucket.key.slots))
+            })
+    }
+
     /// How many jobs have been put in so far.
     pub(crate) fn added(&self) -> u64 {
         self.added
