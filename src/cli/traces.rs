@@ -51,6 +51,18 @@ pub(crate) struct GenSwfArgs {
     /// The seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// The share of serial (one-processor) jobs; the rest spread evenly
+    /// over the powers of two up to --max-width.
+    #[arg(long, default_value_t = 0.5)]
+    serial: f64,
+    /// The share of jobs asking --unfit-width processors, more than
+    /// --max-width: on clusters no larger than --max-width they fit
+    /// nowhere. They do not count toward --load.
+    #[arg(long, default_value_t = 0.0)]
+    unfit: f64,
+    /// The width of the jobs --unfit asks for.
+    #[arg(long, default_value_t = 32)]
+    unfit_width: u32,
 }
 
 /// `mcfed replay`
@@ -102,6 +114,9 @@ pub(crate) fn generate(command: GenCommand) -> anyhow::Result<ExitCode> {
         max_run_time: args.max_run_time,
         users: args.users,
         seed: args.seed,
+        serial: args.serial,
+        unfit: args.unfit,
+        unfit_width: args.unfit_width,
     };
     trace.validate()?;
     let written = if args.output == Path::new("-") {

@@ -537,6 +537,34 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::NotRun(BENCH),
     ),
     (
+        "mcfed gen swf -o deep16.swf --jobs 1000000 --processors 16 --max-width 16 --load 1.5",
+        Plan::Run(&[
+            "gen swf -o {tmp}/deep16.swf --jobs 2000 --processors 16 --max-width 16 --load 1.5",
+        ]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %U user %M KB\" mcfed replay deep16.swf --hosts 16 --quiet",
+        Plan::Run(&["replay {tmp}/deep16.swf --hosts 16 --quiet"]),
+    ),
+    (
+        "valgrind --tool=callgrind mcfed replay deep16.swf --hosts 16 --quiet",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "cargo build --release -p mcfed-cluster --example deep_replay",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_replay*' target/release/examples/deep_replay 1000000",
+        Plan::NotRun(BENCH),
+    ),
+    (
+        "mcfed gen swf -o fed16.swf --jobs 1000000 --processors 80 --max-width 8 --unfit 0.02 --unfit-width 16 --load 1.5",
+        Plan::Run(&[
+            "gen swf -o {tmp}/fed16.swf --jobs 2000 --processors 80 --max-width 8 --unfit 0.02 --unfit-width 16 --load 1.5",
+        ]),
+    ),
+    (
         "mcfed gen swf -o fed.swf --jobs 20000 --processors 320 --max-width 1 --load 0.74",
         Plan::Run(&[
             "gen swf -o {tmp}/fed.swf --jobs 2000 --processors 320 --max-width 1 --load 0.74",

@@ -8,7 +8,7 @@
 //! - `formula`: the value of one job from its figures (pure);
 //! - `order`: the figures of a cluster's jobs, their values and ranks,
 //!   `bjobs -aps`'s listing; the dispatch turn of an APS queue group is in
-//!   `dispatch::aps_turn`;
+//!   `dispatch::order::aps`;
 //! - `send`: the value of a job waiting in a send queue, which its
 //!   forwarder decides in APS order, and the JPRIORITY a forwarded job
 //!   carries.

@@ -104,7 +104,7 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
 /// Job `id` is in exactly the lists of its state.
 fn check_job_lists(cluster: &Cluster, id: JobId, job: &Job) -> Result<(), String> {
     let queue = &cluster.queues[job.queue];
-    let in_pending = queue.pending.get(&job.arrival) == Some(&id);
+    let in_pending = queue.pending.holds(job.bucket, job.arrival, id);
     let in_suspended = queue.suspended.get(&job.arrival) == Some(&id);
     let in_running = queue.running_order.contains(&(
         Reverse(victim_key(job, cluster.policy.preempt_for.least_run_time)),
@@ -289,6 +289,16 @@ fn check_queue(cluster: &Cluster, index: QueueIndex, expected: &Expected) -> Res
         queue.pending.len() == tally.pending_jobs && queue.suspended.len() == tally.resumable_jobs,
         || format!("queue {name} lists jobs that are not its"),
     )?;
+    queue
+        .pending
+        .audit(|id| {
+            cluster
+                .jobs
+                .get(id)
+                .filter(|job| job.state == JobState::Pending && job.queue == index)
+                .map(|job| (job.bucket, job.arrival))
+        })
+        .map_err(|error| format!("queue {name}: {error}"))?;
     if !queue.preemptors.is_empty() {
         check(queue.running_order.len() == tally.running_jobs, || {
             format!("queue {name} victim list has stale jobs")

@@ -1,7 +1,8 @@
 //! Chunk jobs (CHUNK_JOB_SIZE, seed 001 "Chunk jobs"): when a one-slot job
 //! of a queue with CHUNK_JOB_SIZE above 1 starts, up to that many less one
-//! more pending jobs of the same queue, user, resource and host
-//! requirements and job priority join it — picked in the queue's order,
+//! more pending jobs of the same queue, user, resource requirement (the
+//! boolean resources it selects and what its `rusage` asks for, compared
+//! whole) and job priority join it — picked in the queue's order,
 //! which in an APS queue is by APS value — and wait (WAIT) to run on its
 //! slot one after another. When the running job finishes (or is killed),
 //! the next one starts at once on the same slot.
@@ -9,8 +10,10 @@
 //! **Choices** (LSF's chunk scheduling has more rules than the seed): only
 //! one-slot jobs with no GPUs and no `-n min,max` are chunked; a chunk's
 //! jobs stay waiting while its running job is suspended; when the running
-//! job is requeued, migrated or rerun, or its host fails, the waiting jobs
-//! pend again in their places (`Pended`). A waiting job can be killed; other
+//! job is requeued, migrated or rerun, its host fails, or it is killed
+//! while suspended by preemption (its preemptor holds the slot), the
+//! waiting jobs pend again in their places (`Pended`); killed while
+//! running or stopped by `bstop`, it is followed on its slot by the next. A waiting job can be killed; other
 //! job control commands are refused while it waits.
 
 use std::collections::VecDeque;
@@ -67,10 +70,26 @@ impl ChunkBook {
     }
 }
 
-/// What jobs of one chunk share (seed 001: submitting user, resource and
-/// host requirements, queue, job priority).
+/// Whether `job` may be chunked at all: one slot, no GPUs, not resizable.
 fn chunkable(job: &Job) -> bool {
     job.spec.slots == 1 && job.spec.gpus == 0 && job.spec.max_slots() == 1
+}
+
+/// A job's resource requirement, normalized: the boolean resources it
+/// selects, as a set (`-R "a b"` and `-R "b a"` ask the same), and what its
+/// `rusage` reserves (mem, swap). Seed 001: "The following job properties
+/// must be the same for all chunk jobs: Submitting user, Resource
+/// requirements, Host requirements, Queue or application profile, Job
+/// priority" — so the whole requirement, not its boolean part alone.
+fn requirement(job: &Job) -> (Vec<&str>, u64, u64) {
+    let mut select: Vec<&str> = job.spec.resources.iter().map(String::as_str).collect();
+    select.sort_unstable();
+    select.dedup();
+    (
+        select,
+        job.spec.mem_request_mb(),
+        job.spec.swap_request_mb(),
+    )
 }
 
 impl Cluster {
@@ -92,10 +111,11 @@ impl Cluster {
             return;
         }
         let priority = self.job_priority(first, now);
+        let needs = requirement(first);
         let same = |job: &Job| {
             job.user == first.user
-                && job.spec.resources == first.spec.resources
                 && chunkable(job)
+                && requirement(job) == needs
                 && self.job_priority(job, now) == priority
         };
         let members: Vec<JobId> = self
@@ -132,8 +152,8 @@ impl Cluster {
                 let mut cache = crate::aps::order_cache();
                 let mut ranked: Vec<_> = self.queues[queue]
                     .pending
-                    .values()
-                    .filter_map(|&id| {
+                    .unordered()
+                    .filter_map(|(_, id)| {
                         let job = self.jobs.get(id)?;
                         Some((self.aps_rank(job, group, now, &mut cache, None).0, id))
                     })
@@ -141,7 +161,7 @@ impl Cluster {
                 ranked.sort_by(|a, b| a.0.dispatch_cmp(&b.0));
                 ranked.into_iter().map(|(_, id)| id).collect()
             }
-            None => self.queues[queue].pending.values().copied().collect(),
+            None => self.queues[queue].pending.values().collect(),
         }
     }
 

@@ -8,9 +8,9 @@
 //!
 //! 1. suspended jobs resume first, where their hosts have room again (seed
 //!    001: suspended jobs are scheduled before pending ones);
-//! 2. pending jobs are tried first come first served, or, in a fairshare
-//!    queue, one at a time from the user with the highest dynamic priority,
-//!    recomputed after each start (seed 002);
+//! 2. pending jobs are tried in the order its policy gives (`order`: first
+//!    come first served, fairshare by the users' dynamic priorities, or
+//!    APS values for an APS queue and its QUEUE_GROUP);
 //! 3. a job that cannot start may preempt running jobs of queues its queue
 //!    may preempt (see `victims`), and a parallel job of a SLOT_RESERVE
 //!    queue reserves the free slots of its hosts.
@@ -24,28 +24,30 @@
 //!
 //! The pass never looks at more jobs than it must: a queue whose hosts are
 //! full (and that cannot preempt) or that has reached its job limit is
-//! skipped at once, and its pending jobs share the reason.
+//! skipped at once, and its pending jobs share the reason; a
+//! first-come-first-served turn jumps over the jobs of a bucket that failed
+//! as one (`order::arrival`).
 //!
-//! Here are the pass, a queue's turn and the trial of one job; a fairshare
-//! queue's turn is in `fairshare_turn`, the pools' order, shares and second
-//! round in `pools`, the user and host limits in `limits`, and the search
-//! for hosts in `placement`.
+//! Here are the pass and the trial of one job; the queue ordering
+//! policies and the turn's loop are in `order`, the pools' order, shares
+//! and second round in `pools`, the user and host limits in `limits`, and
+//! the search for hosts in `placement`.
 
-mod aps_turn;
-mod fairshare_turn;
 mod limits;
+mod order;
 mod placement;
 mod pools;
 mod resource_limits;
-
-use std::ops::Bound;
 
 use mcfed_protocol::SimTime;
 
 use crate::job::{Job, JobId, JobState, PendingReason, QueueIndex, UserId};
 use crate::scheduler::{Cluster, Stop, Transition};
 
+use order::QueueOrder;
+
 pub(crate) use limits::LimitBlock;
+pub(crate) use order::WalkBuffers;
 pub(crate) use placement::{PlaceMode, PlacementFailure};
 
 /// What trying one job gave.
@@ -63,6 +65,11 @@ pub(crate) enum Outcome {
 pub(crate) enum Scope {
     /// Just this job.
     Job,
+    /// Every later job of the same bucket of the queue's pending jobs
+    /// (`scheduler::pending`: the same slots, resources and, where a limit
+    /// reads it, user), as long as nothing changes in the books: the
+    /// failure depended on nothing else and had no side effect.
+    Class,
     /// Every job of the same user in the queue.
     User,
     /// Every job of the queue.
@@ -125,13 +132,8 @@ impl Cluster {
                 }
             }
             self.resume_suspended(queue, now, transitions);
-            match self.queues[queue].aps_group {
-                None => self.dispatch_queue(queue, now, transitions),
-                Some(group) if self.queues.aps_groups[group].parent == queue => {
-                    self.dispatch_aps(group, now, transitions);
-                }
-                // A queue of a QUEUE_GROUP: its jobs go in its APS queue's turn.
-                Some(_) => {}
+            if let Some(order) = QueueOrder::start(self, queue, now, transitions) {
+                self.serve(order, now, transitions);
             }
         }
         for pool in 0..self.queues.pools.len() {
@@ -162,6 +164,12 @@ impl Cluster {
             return job.pending_reason;
         }
         let queue = &self.queues[job.queue];
+        if let Some(reason) = queue
+            .pending
+            .skipped_reason(job.bucket, job.arrival, self.cycle.pass)
+        {
+            return reason;
+        }
         if let Some((pass, reason)) = queue.users.get(&job.user).and_then(|user| user.stopped) {
             if pass == self.cycle.pass {
                 return reason;
@@ -192,30 +200,21 @@ impl Cluster {
         }
     }
 
-    /// The queue's turn for its pending jobs, unless it is at its job limit
-    /// or pool share, or its hosts are full and it cannot preempt.
-    fn dispatch_queue(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
+    /// Whether `queue`'s turn has anything to try: pending jobs or resize
+    /// requests, and no reason to stop at once (which its pending jobs
+    /// then share). Its stop from the last pass is cleared either way.
+    pub(crate) fn open_for_turn(&mut self, queue: QueueIndex) -> bool {
         let state = &mut self.queues[queue];
         state.stopped = None;
         if state.pending.is_empty() && state.resize_pending.is_empty() {
-            return;
+            return false;
         }
-        if let Some(reason) = self.queue_stop(queue) {
-            self.queues[queue].stopped = Some(Stop { reason });
-            return;
-        }
-        if !self.queues[queue].resize_pending.is_empty() {
-            self.dispatch_resize_requests(queue, now, transitions);
-        }
-        if self.queues[queue].fairshare.is_some() {
-            self.dispatch_fairshare(queue, now, transitions);
-        } else {
-            self.dispatch_in_arrival_order(queue, now, transitions);
+        match self.queue_stop(queue) {
+            Some(reason) => {
+                self.stop_queue(queue, reason);
+                false
+            }
+            None => true,
         }
     }
 
@@ -244,31 +243,21 @@ impl Cluster {
         self.queues[queue].stopped = Some(Stop { reason });
     }
 
-    /// A first-come-first-served queue's turn.
-    fn dispatch_in_arrival_order(
-        &mut self,
-        queue: QueueIndex,
-        now: SimTime,
-        transitions: &mut Vec<Transition>,
-    ) {
-        let mut turn = Turn::new(Round::Main);
-        let mut cursor = Bound::Unbounded;
-        while let Some((&arrival, &id)) = self.queues[queue]
-            .pending
-            .range((cursor, Bound::Unbounded))
-            .next()
-        {
-            cursor = Bound::Excluded(arrival);
-            if let Outcome::Failed { reason, scope } =
-                self.try_dispatch(queue, id, now, transitions, &mut turn)
-            {
-                self.set_reason(id, reason);
-                if scope == Scope::Queue {
-                    self.stop_queue(queue, reason);
-                    break;
-                }
-            }
-        }
+    /// Whether the pass stopped looking at `user`'s jobs in `queue`.
+    pub(crate) fn user_stopped(&self, queue: QueueIndex, user: UserId) -> bool {
+        let pass = self.cycle.pass;
+        self.queues[queue]
+            .users
+            .get(&user)
+            .and_then(|state| state.stopped)
+            .is_some_and(|(at, _)| at == pass)
+    }
+
+    /// The pass looks at no more of `user`'s jobs in `queue`: they share
+    /// `reason`.
+    pub(crate) fn stop_user(&mut self, queue: QueueIndex, user: UserId, reason: PendingReason) {
+        let pass = self.cycle.pass;
+        self.queues[queue].users.entry(user).or_default().stopped = Some((pass, reason));
     }
 
     /// Tries to start pending job `id` of `queue` now.
@@ -286,7 +275,7 @@ impl Cluster {
         let plain = job.spec.resources.is_empty() && job.spec.gpus == 0;
         let (slots, user) = (job.spec.slots, job.user);
         if let Some(outcome) = self.queue_limit_failure(queue, user, slots, turn.round) {
-            return outcome;
+            return class_wide(outcome);
         }
         let state = &self.queues[queue];
         let can_preempt = !state.victims.is_empty();
@@ -297,12 +286,12 @@ impl Cluster {
                 let scope = if block.at_limit {
                     Scope::User
                 } else {
-                    Scope::Job
+                    Scope::Class
                 };
                 return failed(block.reason, scope);
             }
         } else if plain && slots >= turn.smallest_failure {
-            return failed(PendingReason::NotEnoughSlots, Scope::Job);
+            return failed(PendingReason::NotEnoughSlots, Scope::Class);
         }
         let failure = match block {
             Some(block) => PlacementFailure {
@@ -334,6 +323,13 @@ impl Cluster {
         if can_preempt && self.preempt_for(queue, id, now, transitions) {
             return Outcome::Started;
         }
+        // Placement reads reservations through the job's own place in the
+        // queue and run limit, and a shortage may make the job reserve:
+        // then the failure is this job's alone.
+        let reserves = self.queues[queue].config.slot_reserve.is_some() && slots >= 2;
+        let placed_alike = !can_preempt
+            && self.reservations.is_empty()
+            && !(reserves && failure.reason == PendingReason::NotEnoughSlots);
         if failure.reason == PendingReason::NotEnoughSlots {
             self.reserve_slots(queue, id, now);
         }
@@ -342,6 +338,8 @@ impl Cluster {
         }
         let scope = if self.hosts.sets[host_set].free_slots == 0 && !can_preempt {
             Scope::Queue
+        } else if placed_alike {
+            Scope::Class
         } else {
             Scope::Job
         };
@@ -397,6 +395,18 @@ impl Cluster {
             }
         }
         None
+    }
+}
+
+/// A queue-level limit's failure, which depends on the job's user and
+/// slots alone: it stands for the job's bucket.
+fn class_wide(outcome: Outcome) -> Outcome {
+    match outcome {
+        Outcome::Failed {
+            reason,
+            scope: Scope::Job,
+        } => failed(reason, Scope::Class),
+        other => other,
     }
 }
 

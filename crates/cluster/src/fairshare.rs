@@ -28,6 +28,7 @@ mod account;
 mod adjustment;
 mod decay;
 mod formula;
+mod priority;
 mod shares;
 #[cfg(test)]
 mod tests;

@@ -235,6 +235,9 @@ pub struct Job {
     pub(crate) pending_reason: PendingReason,
     /// The dispatch pass that set `pending_reason`.
     pub(crate) reason_pass: u64,
+    /// Its bucket in its queue's pending jobs, while it pends
+    /// (`scheduler::pending`).
+    pub(crate) bucket: u32,
     /// Its place in its queue's order: user priority first (`bsub -sp`,
     /// higher first), then arrival (first come, first served). See
     /// [`order_key`].

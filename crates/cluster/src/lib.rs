@@ -8,7 +8,7 @@
 //!   (`scheduler` and its submodules); the pass is in `dispatch`, slot
 //!   reservation in `reservations`, victim choice in `victims`, building
 //!   and checking a cluster from its configuration in `setup`.
-//! - [`ClusterNode`] (in `node`) is the cluster's protocol endpoint, still
+//! - [`ClusterNode`] (in `endpoint`) is the cluster's protocol endpoint, still
 //!   sans-IO: it takes forwarded jobs, answers them, reports job state to
 //!   submission clusters and takes counter snapshots.
 //! - [`inspect`] turns a cluster's queues into what `bqueues -l` shows.
@@ -21,12 +21,12 @@ mod chunks;
 pub mod config;
 mod counters;
 mod dispatch;
+pub mod endpoint;
 pub mod fairshare;
 mod hostset;
 pub mod inspect;
 pub mod job;
 pub mod limits;
-pub mod node;
 pub mod pool;
 pub mod preemption;
 mod reservations;
@@ -44,13 +44,13 @@ pub use config::{
     LimitConfig, MAX_GPUS, MaxReserveTime, PriorityEscalation, QueueConfig, ReceiveFrom,
     SchedulingParams, SlotPoolConfig, UserGroupConfig, UserLimitConfig,
 };
+pub use endpoint::{ClusterNode, FinishedForward, RestoredNode};
 pub use fairshare::{
     AdjustmentPlugin, FairshareAdjustment, FairshareFactors, FairshareOverrides, MemoryAdjustment,
     UserShares,
 };
 pub use inspect::{ClusterReport, FairshareReport, PoolReport, QueueReport, UserShareReport};
 pub use job::{ApsSet, Job, JobAps, JobId, JobOrigin, JobState, PendingReason, Placement};
-pub use node::{ClusterNode, FinishedForward, RestoredNode};
 pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
 pub use scheduler::{
     Cluster, ControlError, HostEvent, ImageState, JobImage, PreemptionNote, RestoreReport,

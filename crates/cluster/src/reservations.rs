@@ -9,7 +9,7 @@
 
 use mcfed_protocol::SimTime;
 
-use crate::job::{JobId, JobState, QueueIndex, UserId};
+use crate::job::{ARRIVAL_MASK, JobId, JobState, QueueIndex, UserId};
 use crate::scheduler::Cluster;
 
 /// A pending job holding the free slots of its hosts (SLOT_RESERVE).
@@ -46,6 +46,7 @@ impl Cluster {
             }
         }
         self.reservations = kept;
+        self.cycle.version += 1;
     }
 
     /// The free slots reservations of `queue` hold now — of `user`'s jobs
@@ -71,13 +72,45 @@ impl Cluster {
             .sum()
     }
 
-    /// Ends job `id`'s reservation, if it has one.
-    pub(crate) fn drop_reservation_of(&mut self, id: JobId) {
-        self.reservations
-            .retain(|reservation| reservation.job != id);
+    /// The free slots slot reservations hold on each host, in
+    /// configuration order (`bhosts`' RSV column; they add up to the
+    /// queues' RSV of `bqueues`): each reservation
+    /// takes, up to its job's slots, the free slots of its hosts, the
+    /// hosts with most free slots first (where its job would go), after
+    /// the reservations made before it.
+    pub fn reserved_slots_by_host(&self) -> Vec<u32> {
+        let mut held = vec![0u32; self.hosts.len()];
+        for reservation in &self.reservations {
+            let mut left = reservation.slots;
+            for (host, free) in self.hosts.sets[reservation.host_set].hosts_with_free_slots() {
+                if left == 0 {
+                    break;
+                }
+                let take = free.saturating_sub(held[host]).min(left);
+                held[host] += take;
+                left -= take;
+            }
+        }
+        held
     }
 
-    /// Reservations that hold job `id` back, unless it may backfill them.
+    /// Ends job `id`'s reservation, if it has one.
+    pub(crate) fn drop_reservation_of(&mut self, id: JobId) {
+        let before = self.reservations.len();
+        self.reservations
+            .retain(|reservation| reservation.job != id);
+        if self.reservations.len() != before {
+            self.cycle.version += 1;
+        }
+    }
+
+    /// Reservations that hold job `id` back, unless it may backfill them:
+    /// those of queues served before its queue, and those of its own queue
+    /// made by a job submitted before it. Seed 001: "The APS value does not
+    /// affect current resource reservation policy" — so a later job that
+    /// an APS value, or a higher user priority (`bsub -sp`), puts ahead of
+    /// the reserving job in the queue's order does not take its slots
+    /// either (issue 27 item 3).
     pub(crate) fn binding_reservations(
         &self,
         queue: QueueIndex,
@@ -92,9 +125,11 @@ impl Cluster {
             .iter()
             .enumerate()
             .filter(|(_, reservation)| {
+                let submitted_later =
+                    job.arrival & ARRIVAL_MASK > reservation.arrival & ARRIVAL_MASK;
                 let after = self.queues.order_position[queue]
                     > self.queues.order_position[reservation.queue]
-                    || (queue == reservation.queue && job.arrival > reservation.arrival);
+                    || (queue == reservation.queue && submitted_later);
                 let backfills = state.config.backfill
                     && !(queue == reservation.queue && self.no_backfill_in_own_reservations(queue))
                     && job.spec.run_limit.is_some_and(|limit| {
@@ -157,6 +192,7 @@ impl Cluster {
         reservation.predicted_start = self.predicted_start(&reservation, now);
         tracing::debug!(cluster = %self.name, job = %id, until = %reservation.expires_at, "slots reserved");
         self.reservations.push(reservation);
+        self.cycle.version += 1;
     }
 
     /// Predicts every reservation's start as of `now`.

@@ -27,6 +27,7 @@ mod hosts;
 mod jobs;
 mod lifecycle;
 mod limit_book;
+mod pending;
 mod queries;
 mod queues;
 mod resize;
@@ -47,6 +48,7 @@ pub use host_failure::HostEvent;
 pub(crate) use hosts::{Host, HostBook};
 pub(crate) use jobs::JobBook;
 pub(crate) use limit_book::{Limit, LimitBook, LimitKey};
+pub(crate) use pending::{BucketIndex, PendingJobs};
 pub(crate) use queues::{Pool, Queue, QueueBook, QueueFairshare, Stop, victim_key};
 pub use restore::{ImageState, JobImage, RestoreReport};
 pub(crate) use tallies::{HostTallies, Tracking};
@@ -164,6 +166,10 @@ pub(crate) struct Cycle {
     /// or a preemption left free slots (a queue served earlier may use
     /// them): another pass runs at the same instant.
     pub(crate) pass_again: bool,
+    /// Bumped whenever a job's hold on slots or the slot reservations
+    /// change: a failure seen before stands for the jobs of its bucket
+    /// only while this stays the same (`dispatch::order::arrival`).
+    pub(crate) version: u64,
 }
 
 /// One cluster's scheduling state.
@@ -204,6 +210,11 @@ pub struct Cluster {
     pub(crate) changes: Option<Vec<JobId>>,
     /// Running jobs whose end is held back ([`Cluster::hold_end`]).
     pub(crate) held_ends: rustc_hash::FxHashSet<JobId>,
+    /// Dispatch tries every pending job of a first-come-first-served
+    /// queue ([`Cluster::scan_every_job`]).
+    pub(crate) scan_every_job: bool,
+    /// Vectors a first-come-first-served turn reuses.
+    pub(crate) walk_buffers: crate::dispatch::WalkBuffers,
 }
 
 impl Cluster {

@@ -2,12 +2,16 @@
 //! check that names the host, queue, user or parameter at fault
 //! (`setup::checks`), the host sets shared by queues and the queues
 //! themselves (`setup::queues`), the preemption relation
-//! (`setup::preemption`), slot pools (`setup::pools`), users, groups and
-//! their limits (`setup::users`), and the warnings LSF gives for settings
-//! it advises against.
+//! (`setup::preemption`), slot pools (`setup::pools`), APS groups
+//! (`setup::aps`) with each queue's ordering across queues
+//! (`setup::dispatch_order`) and chunks (`setup::chunks`), users, groups
+//! and their limits (`setup::users`), and the warnings LSF gives for
+//! settings it advises against.
 
 mod aps;
 mod checks;
+mod chunks;
+mod dispatch_order;
 mod limits;
 mod pools;
 mod preemption;
@@ -16,8 +20,8 @@ mod users;
 
 use crate::config::{ClusterConfig, ConfigError, DEFAULT_SLEEP_TIME, SchedulingParams};
 use crate::scheduler::{
-    Adjustment, Cluster, Cycle, Host, HostBook, HostTallies, JobBook, Policy, QueueBook,
-    VictimSlots,
+    Adjustment, Cluster, Cycle, Host, HostBook, HostTallies, JobBook, PendingJobs, Policy,
+    QueueBook, VictimSlots,
 };
 
 pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
@@ -65,8 +69,13 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         &params,
         &users.directory,
     );
+    // Whether a job's chances depend on its user: some limit reads it.
+    let users_limited =
+        users.has_limits() || !limit_book.is_empty() || tracking.host_user || tracking.host_group;
     for (queue, group) in queues.iter_mut().zip(aps_group_of) {
         queue.aps_group = group;
+        let by_user = users_limited || queue.config.user_job_limit.is_some();
+        queue.pending = PendingJobs::new(by_user);
     }
     Ok(Cluster {
         name,
@@ -85,6 +94,8 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         cycle: Cycle::default(),
         changes: None,
         held_ends: Default::default(),
+        scan_every_job: false,
+        walk_buffers: Default::default(),
     })
 }
 

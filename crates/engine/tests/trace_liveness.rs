@@ -104,6 +104,7 @@ impl TraceRun {
             max_run_time: 600.0,
             users: 5,
             seed: self.seed,
+            ..SyntheticTrace::default()
         };
         let mut file = std::fs::File::create(path).expect("trace file");
         trace.write(&mut file).expect("trace written");

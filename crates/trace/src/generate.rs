@@ -1,8 +1,11 @@
 //! A seeded generator of synthetic SWF traces, shaped like real ones: half
-//! the jobs serial, the rest of power-of-two widths up to a maximum;
-//! log-uniform run times; users' estimates above the run time; arrivals
-//! as a Poisson process whose rate gives a target load on a given number
-//! of processors. The same settings and seed give the same trace.
+//! the jobs serial (or another share), the rest of power-of-two widths up
+//! to a maximum; log-uniform run times; users' estimates above the run
+//! time; arrivals as a Poisson process whose rate gives a target load
+//! (above 1: overload, the queue grows) on a given number of processors.
+//! A share of jobs may ask for more processors than the maximum width, to
+//! stand for jobs that fit nowhere (they do not count toward the load).
+//! The same settings and seed give the same trace.
 
 use std::io::Write;
 
@@ -34,7 +37,19 @@ pub struct SyntheticTrace {
     pub users: u32,
     /// The seed.
     pub seed: u64,
+    /// The share of serial (one-processor) jobs; the others spread evenly
+    /// over the power-of-two widths up to `max_width` (one among them).
+    pub serial: f64,
+    /// The share of jobs wider than `max_width`, asking `unfit_width`
+    /// processors: on machines no larger than `max_width` they fit
+    /// nowhere. The load counts the other jobs only.
+    pub unfit: f64,
+    /// The width of those jobs (above `max_width`).
+    pub unfit_width: u32,
 }
+
+/// The widest job the generator writes.
+pub const MAX_WIDTH: u32 = 1 << 20;
 
 impl Default for SyntheticTrace {
     fn default() -> Self {
@@ -47,6 +62,9 @@ impl Default for SyntheticTrace {
             max_run_time: 600.0,
             users: 20,
             seed: 1,
+            serial: 0.5,
+            unfit: 0.0,
+            unfit_width: 32,
         }
     }
 }
@@ -94,6 +112,19 @@ impl SyntheticTrace {
         if self.users == 0 {
             return invalid("users", "at least 1");
         }
+        if !(0.0..=1.0).contains(&self.serial) {
+            return invalid("serial", "a share between 0 and 1");
+        }
+        if !(0.0..1.0).contains(&self.unfit) {
+            return invalid("unfit", "a share from 0 up to (not including) 1");
+        }
+        if self.unfit > 0.0 && !(self.max_width < self.unfit_width && self.unfit_width <= MAX_WIDTH)
+        {
+            return invalid(
+                "unfit_width",
+                &format!("wider than max_width and at most {MAX_WIDTH}"),
+            );
+        }
         Ok(())
     }
 
@@ -103,14 +134,19 @@ impl SyntheticTrace {
         let settings = self.clone();
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         let widths = widths(self.max_width);
-        let mean_area = mean_area(&widths, self.min_run_time, self.max_run_time);
-        let mean_gap = mean_area / (self.load * f64::from(self.processors));
+        let mean_area = mean_area(&widths, self.serial, self.min_run_time, self.max_run_time);
+        // Jobs that fit nowhere add arrivals but no load.
+        let mean_gap = mean_area * (1.0 - self.unfit) / (self.load * f64::from(self.processors));
         let mut clock = 0.0f64;
         Ok((1..=self.jobs).map(move |number| {
             // Exponential gaps: a Poisson process at the target rate.
             let uniform: f64 = rng.random();
             clock += -mean_gap * (1.0 - uniform).ln();
-            let width = if rng.random::<f64>() < 0.5 {
+            // No draw for the unfit share unless it is asked for, so
+            // traces made before it existed come out the same.
+            let width = if settings.unfit > 0.0 && rng.random::<f64>() < settings.unfit {
+                settings.unfit_width
+            } else if rng.random::<f64>() < settings.serial {
                 1
             } else {
                 widths[rng.random_range(0..widths.len())]
@@ -155,6 +191,13 @@ impl SyntheticTrace {
             "; Note: seed {} load {} widths 1..{} run times {}..{} s",
             self.seed, self.load, self.max_width, self.min_run_time, self.max_run_time
         )?;
+        if self.serial != 0.5 || self.unfit > 0.0 {
+            writeln!(
+                out,
+                "; Note: serial share {}, share {} of width {} (fits nowhere up to {})",
+                self.serial, self.unfit, self.unfit_width, self.max_width
+            )?;
+        }
         let mut count = 0;
         for record in records {
             writeln!(out, "{}", record.to_line())?;
@@ -176,10 +219,11 @@ fn widths(max: u32) -> Vec<u32> {
     widths
 }
 
-/// The mean processors × seconds of one job.
-fn mean_area(widths: &[u32], min: f64, max: f64) -> f64 {
-    let mean_width =
-        0.5 + 0.5 * widths.iter().map(|&w| f64::from(w)).sum::<f64>() / widths.len() as f64;
+/// The mean processors × seconds of one job that fits, `serial` of them
+/// serial.
+fn mean_area(widths: &[u32], serial: f64, min: f64, max: f64) -> f64 {
+    let mean_width = serial
+        + (1.0 - serial) * widths.iter().map(|&w| f64::from(w)).sum::<f64>() / widths.len() as f64;
     let mean_run = if max > min {
         (max - min) / (max / min).ln()
     } else {
@@ -253,6 +297,79 @@ mod tests {
     }
 
     #[test]
+    fn unfit_jobs_come_in_their_share_and_leave_the_load_alone() {
+        let fitting = SyntheticTrace {
+            jobs: 20_000,
+            processors: 80,
+            max_width: 8,
+            load: 1.5,
+            ..SyntheticTrace::default()
+        };
+        let trace = SyntheticTrace {
+            unfit: 0.02,
+            unfit_width: 16,
+            ..fitting.clone()
+        };
+        let records: Vec<SwfRecord> = trace.records().expect("valid").collect();
+        let unfit = records
+            .iter()
+            .filter(|r| r.requested_processors == 16)
+            .count();
+        assert!((300..500).contains(&unfit), "{unfit} jobs of 16");
+        assert!(
+            records
+                .iter()
+                .all(|r| matches!(r.requested_processors, 1 | 2 | 4 | 8 | 16))
+        );
+        let area: f64 = records
+            .iter()
+            .filter(|r| r.requested_processors <= 8)
+            .map(|r| r.run_time * r.requested_processors as f64)
+            .sum();
+        let span = records.last().map_or(1.0, |r| r.submit_time);
+        let load = area / (span * 80.0);
+        assert!((1.35..1.65).contains(&load), "load {load}");
+    }
+
+    #[test]
+    fn the_serial_share_is_kept() {
+        let trace = SyntheticTrace {
+            jobs: 10_000,
+            serial: 0.0,
+            max_width: 16,
+            ..SyntheticTrace::default()
+        };
+        let serial = trace
+            .records()
+            .expect("valid")
+            .filter(|r| r.requested_processors == 1)
+            .count();
+        // Only the width-1 fifth of the powers of two.
+        assert!((1_700..2_300).contains(&serial), "{serial} serial jobs");
+    }
+
+    #[test]
+    fn default_shares_draw_as_before() {
+        // The default trace's first 20 jobs as written before the serial
+        // and unfit shares existed (seed 1): traces and benchmarks made
+        // with the earlier flags stay the same.
+        let trace = SyntheticTrace {
+            jobs: 20,
+            ..SyntheticTrace::default()
+        };
+        let records: Vec<SwfRecord> = trace.records().expect("valid").collect();
+        let widths: Vec<i64> = records.iter().map(|r| r.requested_processors).collect();
+        assert_eq!(
+            widths,
+            [1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 4, 1, 8, 1, 2, 8]
+        );
+        assert_eq!(
+            records.last().map(SwfRecord::to_line).as_deref(),
+            Some("20 645 -1 58 8 -1 -1 8 180 -1 1 1 1 -1 1 1 -1 -1")
+        );
+    }
+
+    #[test]
     fn bad_settings_are_refused() {
         let bad = SyntheticTrace {
             max_width: 64,
@@ -267,6 +384,23 @@ mod tests {
         ));
         let bad = SyntheticTrace {
             load: 0.0,
+            ..SyntheticTrace::default()
+        };
+        assert!(bad.validate().is_err());
+        let bad = SyntheticTrace {
+            unfit: 0.1,
+            unfit_width: 16,
+            ..SyntheticTrace::default()
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(GenerateError::Invalid {
+                field: "unfit_width",
+                ..
+            })
+        ));
+        let bad = SyntheticTrace {
+            serial: 1.5,
             ..SyntheticTrace::default()
         };
         assert!(bad.validate().is_err());

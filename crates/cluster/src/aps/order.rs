@@ -378,8 +378,7 @@ impl Cluster {
         }
         let mut order: Vec<(u64, JobId)> = state
             .pending
-            .iter()
-            .map(|(&arrival, &id)| (arrival, id))
+            .unordered()
             .chain(
                 state
                     .resize_pending
@@ -415,7 +414,7 @@ impl Cluster {
             .sum();
         let mut candidates = Vec::with_capacity(count);
         for state in members() {
-            for &id in state.pending.values() {
+            for (_, id) in state.pending.unordered() {
                 if let Some(job) = self.jobs.get(id) {
                     candidates.push((self.aps_key(job, group, now, &mut cache, None), id));
                 }

@@ -7,7 +7,8 @@ use std::collections::BinaryHeap;
 
 use mcfed_protocol::SimTime;
 
-use crate::job::QueueIndex;
+use crate::job::{JobId, JobState, QueueIndex, UserId};
+use crate::limits::SlotLimit;
 use crate::pool::{PoolClaim, allocate};
 use crate::scheduler::{Cluster, Transition};
 
@@ -54,22 +55,88 @@ impl Cluster {
         });
         let claims: Vec<PoolClaim> = order
             .iter()
-            .map(|&queue| {
-                let queue = &self.queues[queue];
-                let mut need = queue.running_slots.saturating_add(queue.pending_slots);
-                if let Some(limit) = queue.config.job_limit {
-                    need = need.min(limit.saturating_sub(queue.suspended_slots));
-                }
-                PoolClaim {
-                    share: queue.share(),
-                    need,
-                }
+            .map(|&queue| PoolClaim {
+                share: self.queues[queue].share(),
+                need: self.pool_need(queue, pool.host_set),
             })
             .collect();
         for (queue, deserved) in order.into_iter().zip(allocate(total, &claims)) {
             self.queues[queue].deserved = deserved;
         }
         self.queues.pools[pool_index].total = total;
+    }
+
+    /// The slots `queue` can run in its pool (on `host_set`): its running
+    /// and pending slots, but no more than its own limits let it hold —
+    /// QJOB_LIMIT, HJOB_LIMIT on each open host of the pool, and, user by
+    /// user, UJOB_LIMIT and what the user's MAX_JOBS (lsb.users) leaves
+    /// after its slots in other queues. Seed 000: "Job limits and host
+    /// limits are enforced by the scheduler. For example, if LSF
+    /// determines that a queue is eligible to run 50 jobs, but the queue
+    /// has a job limit of 40 jobs, no more than 40 jobs will run. The
+    /// remaining 10 job slots are redistributed among other queues
+    /// belonging to the same pool" (issue 27 item 1).
+    fn pool_need(&self, queue: QueueIndex, host_set: usize) -> u32 {
+        let state = &self.queues[queue];
+        let suspended = state.suspended_slots;
+        let mut need = state.running_slots.saturating_add(state.pending_slots);
+        if let Some(limit) = state.config.job_limit {
+            need = need.min(limit.saturating_sub(suspended));
+        }
+        if let Some(limit) = state.config.host_job_limit {
+            let hosts = self.hosts.sets[host_set]
+                .members
+                .iter()
+                .filter(|&&host| !self.hosts[host].config.closed)
+                .fold(0u32, |sum, &host| {
+                    sum.saturating_add(self.hosts[host].config.max_slots.min(limit))
+                });
+            need = need.min(hosts.saturating_sub(suspended));
+        }
+        if state.config.user_job_limit.is_some() || self.users.has_limits() {
+            need = need.min(self.users_room_in(queue));
+        }
+        need
+    }
+
+    /// The most `queue`'s users can hold in it: each user's running,
+    /// suspended and pending slots there, capped by UJOB_LIMIT and by what
+    /// the user's own MAX_JOBS leaves after its slots in other queues.
+    /// (Its groups' MAX_JOBS, shared among their users, and lsb.resources
+    /// Limits are left to dispatch.)
+    fn users_room_in(&self, queue: QueueIndex) -> u32 {
+        let state = &self.queues[queue];
+        let mut wanted: Vec<(UserId, u32)> = state
+            .users
+            .iter()
+            .filter(|(_, user)| user.held > 0)
+            .map(|(&user, figures)| (user, figures.held))
+            .chain(state.pending.slots_by_user())
+            .collect();
+        wanted.sort_unstable_by_key(|&(user, _)| user);
+        let mut room = 0u32;
+        let mut at = 0;
+        while at < wanted.len() {
+            let user = wanted[at].0;
+            let mut slots = 0u32;
+            while at < wanted.len() && wanted[at].0 == user {
+                slots = slots.saturating_add(wanted[at].1);
+                at += 1;
+            }
+            if let Some(limit) = state.config.user_job_limit {
+                slots = slots.min(limit);
+            }
+            if let Some(figures) = self.users.get(user) {
+                if let Some(max_jobs) = figures.limits.max_jobs {
+                    let here = state.users.get(&user).map_or(0, |user| user.held);
+                    let counts = self.counts_suspended(SlotLimit::UserTotal);
+                    let elsewhere = figures.held.counted(counts).saturating_sub(here);
+                    slots = slots.min(max_jobs.saturating_sub(elsewhere));
+                }
+            }
+            room = room.saturating_add(slots);
+        }
+        room
     }
 
     /// Each queue of pool `pool_index` (in its order) at `now`: its share
@@ -170,22 +237,25 @@ impl Cluster {
         if self.queues.pools[pool].running >= total {
             return;
         }
-        let mut heap: BinaryHeap<Reverse<(u64, QueueIndex)>> = members
+        let mut heap: BinaryHeap<Reverse<(u64, QueueIndex, JobId)>> = members
             .iter()
             .filter_map(|&queue| {
-                let (&arrival, _) = self.queues[queue].pending.first_key_value()?;
-                Some(Reverse((arrival, queue)))
+                let (arrival, id) = self.queues[queue].pending.next_after(None)?;
+                Some(Reverse((arrival, queue, id)))
             })
             .collect();
         let mut turns: Vec<Turn> = vec![Turn::new(Round::Main); members.len()];
-        while let Some(Reverse((arrival, queue))) = heap.pop() {
+        while let Some(Reverse((arrival, queue, id))) = heap.pop() {
             let running = self.queues.pools[pool].running;
             if running >= total {
                 break;
             }
-            let Some(&id) = self.queues[queue].pending.get(&arrival) else {
+            // Gone since (a chunk took it): the queue is done with.
+            if !self.jobs.get(id).is_some_and(|job| {
+                job.state == JobState::Pending && job.queue == queue && job.arrival == arrival
+            }) {
                 continue;
-            };
+            }
             let member = members.iter().position(|&q| q == queue).unwrap_or(0);
             turns[member].round = Round::PoolSecond {
                 room: total - running,
@@ -199,8 +269,8 @@ impl Cluster {
                     }
                 }
             }
-            if let Some((&next, _)) = self.queues[queue].pending.range(arrival + 1..).next() {
-                heap.push(Reverse((next, queue)));
+            if let Some((next, id)) = self.queues[queue].pending.next_after(Some(arrival)) {
+                heap.push(Reverse((next, queue, id)));
             }
         }
     }

@@ -181,6 +181,7 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return;
         };
+        self.cycle.version += 1;
         let groups = &self.users[job.user].groups;
         for &place in &job.placement {
             self.hosts.account(id, place, job.spec.gpus, change);

@@ -90,14 +90,18 @@ impl Cluster {
     }
 
     /// `bkill`: the job leaves with status EXIT, whatever its state; its
-    /// use counts in fairshare up to `now`. A chunk's running job is
-    /// followed on its slot by the next job of the chunk.
+    /// use counts in fairshare up to `now`. A chunk's running job — or one
+    /// stopped by `bstop`, which keeps its slot — is followed on its slot by
+    /// the next job of the chunk; one suspended by preemption, whose slot
+    /// its preemptor holds, leaves its chunk's waiting jobs to pend again.
     fn kill(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
-        let placement = match self.jobs.get(id) {
-            Some(job) if job.state == JobState::Running && !self.chunks.is_empty() => {
-                job.placement.clone()
-            }
-            _ => Vec::new(),
+        let (placement, breaks_chunk) = match self.jobs.get(id) {
+            Some(job) if !self.chunks.is_empty() => match job.state {
+                JobState::Running | JobState::UserSuspended => (job.placement.clone(), false),
+                JobState::Suspended => (Vec::new(), true),
+                _ => (Vec::new(), false),
+            },
+            _ => (Vec::new(), false),
         };
         self.release(id, now);
         if let Some(job) = self.jobs.get(id) {
@@ -113,6 +117,8 @@ impl Cluster {
         self.cycle.dirty = true;
         if !placement.is_empty() {
             self.chunk_runner_gone(id, placement, now, transitions);
+        } else if breaks_chunk {
+            self.break_chunk(id, now, transitions);
         }
     }
 

@@ -143,6 +143,7 @@ impl JobBook {
             placement: Vec::new(),
             pending_reason: PendingReason::NewJob,
             reason_pass: 0,
+            bucket: 0,
             arrival,
             queued_at: now,
             run_epoch: 0,

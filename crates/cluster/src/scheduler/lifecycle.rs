@@ -96,9 +96,9 @@ impl Cluster {
             return;
         };
         job.pend_clock = now.saturating_sub(job.pend_clock);
-        let job = &*job;
         let queue = &mut self.queues[job.queue];
-        queue.pending.insert(job.arrival, id);
+        job.bucket = queue.pending.insert(job, self.cycle.pass);
+        let job = &*job;
         queue.pending_slots += job.spec.slots;
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
             queue.imported_pending_jobs += 1;
@@ -120,9 +120,16 @@ impl Cluster {
             return;
         };
         job.pend_clock = now.saturating_sub(job.pend_clock);
-        let job = &*job;
+        let pass = self.cycle.pass;
         let queue = &mut self.queues[job.queue];
-        queue.pending.remove(&job.arrival);
+        // A job a pass skipped keeps the reason it was skipped for.
+        if let Some(reason) = queue.pending.remove(job, job.bucket, pass) {
+            if job.reason_pass != pass {
+                job.pending_reason = reason;
+                job.reason_pass = pass;
+            }
+        }
+        let job = &*job;
         queue.pending_slots -= job.spec.slots;
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
             queue.imported_pending_jobs -= 1;

@@ -243,17 +243,15 @@ impl LimitBook {
             }
         }
         use super::accounting::Holding;
-        use crate::job::JobState;
         let mut fresh = LimitBook {
             limits: self.limits.clone(),
             users: self.users.clone(),
             tallies: FxHashMap::default(),
         };
         for job in jobs {
-            let holding = match job.state {
-                JobState::Running => Holding::Running,
-                JobState::Suspended => Holding::Suspended,
-                _ => continue,
+            // Jobs stopped by `bstop` (USUSP) hold their slots too.
+            let Some(holding) = Holding::of(job.state) else {
+                continue;
             };
             fresh.account(job, Change::new(Holding::Nothing, holding));
         }

@@ -20,6 +20,7 @@ use crate::preemption::PreemptGuards;
 
 use super::Policy;
 use super::accounting::Change;
+use super::pending::PendingJobs;
 
 /// One user's figures in one queue.
 #[derive(Clone, Debug, Default)]
@@ -92,8 +93,9 @@ pub(crate) struct Stop {
 pub(crate) struct Queue {
     pub(crate) config: QueueConfig,
     pub(crate) host_set: usize,
-    /// Pending jobs by arrival order.
-    pub(crate) pending: BTreeMap<u64, JobId>,
+    /// Pending jobs in the queue's order, and in buckets of jobs a pass
+    /// cannot tell apart.
+    pub(crate) pending: PendingJobs,
     /// Jobs suspended by preemption, by arrival order: they resume when
     /// their hosts have room (jobs stopped by `bstop` are not here).
     pub(crate) suspended: BTreeMap<u64, JobId>,

@@ -78,6 +78,15 @@ impl UserBook {
         self.default_limits
     }
 
+    /// Whether lsb.users gives any user or group a limit.
+    pub(crate) fn has_limits(&self) -> bool {
+        let set =
+            |limits: &UserLimits| limits.max_jobs.is_some() || limits.slots_per_processor.is_some();
+        set(&self.default_limits)
+            || self.named_limits.values().any(set)
+            || self.groups.iter().any(|group| set(&group.limits))
+    }
+
     /// The user numbered `id`.
     pub(crate) fn get(&self, id: UserId) -> Option<&User> {
         self.list.get(id as usize)

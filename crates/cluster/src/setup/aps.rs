@@ -1,10 +1,11 @@
 //! Absolute priority scheduling's configuration: each APS queue with its
 //! QUEUE_GROUP becomes a group, and the settings seed 001 says APS cannot
-//! be used with are refused ("Fair share"): DISPATCH_ORDER=QUEUE,
-//! cross-queue fairshare (FAIRSHARE_QUEUES, obsolete, replaced by
-//! QUEUE_GROUP) and queue-based fairshare (SLOT_POOL/SLOT_SHARE). mcfed
-//! models no host-partition fairshare or time-based SLA, so neither can
-//! conflict. CHUNK_JOB_SIZE and RERUNNABLE are checked here too.
+//! be used with are refused ("Fair share"): queue-based fairshare
+//! (SLOT_POOL/SLOT_SHARE) here, DISPATCH_ORDER=QUEUE and cross-queue
+//! fairshare in `setup::dispatch_order`. mcfed models no host-partition
+//! fairshare or time-based SLA, so neither can conflict. Each queue's own
+//! settings are checked in configuration order (the first fault found is
+//! the one reported), CHUNK_JOB_SIZE in `setup::chunks`.
 
 use mcfed_protocol::QueueName;
 use rustc_hash::FxHashMap;
@@ -57,69 +58,26 @@ pub(super) fn aps_groups(
     Ok((groups, group_of))
 }
 
-/// One queue's own settings: what APS cannot be used with, and
+/// One queue's own settings, in this order: its ordering across queues
+/// (DISPATCH_ORDER, FAIRSHARE_QUEUES), what APS cannot be used with, and
 /// CHUNK_JOB_SIZE.
 fn check_queue(
     index: QueueIndex,
     queue: &QueueConfig,
     warnings: &mut Vec<ConfigWarning>,
 ) -> Result<(), ConfigError> {
-    let name = &queue.name;
-    if !queue.fairshare_queues.is_empty() {
-        let message = if queue.aps_priority.is_some() {
-            format!(
-                "queue `{name}`: APS_PRIORITY cannot be used with cross-queue fairshare (FAIRSHARE_QUEUES); QUEUE_GROUP, which replaces FAIRSHARE_QUEUES (obsolete since LSF 7.0), orders several queues' jobs by APS"
-            )
-        } else {
-            format!(
-                "queue `{name}`: cross-queue fairshare (FAIRSHARE_QUEUES) is obsolete since LSF 7.0 and mcfed does not model it; QUEUE_GROUP with APS_PRIORITY orders several queues' jobs together"
-            )
-        };
-        return Err(ConfigError::queue(index, "FAIRSHARE_QUEUES", message));
-    }
-    if queue.aps_priority.is_some() {
-        if queue.dispatch_order_queue {
-            return Err(ConfigError::queue(
-                index,
-                "DISPATCH_ORDER",
-                format!("queue `{name}`: APS_PRIORITY cannot be used with DISPATCH_ORDER=QUEUE"),
-            ));
-        }
-        if queue.slot_pool.is_some() {
-            return Err(ConfigError::queue(
-                index,
-                "APS_PRIORITY",
-                format!(
-                    "queue `{name}`: APS_PRIORITY cannot be used with queue-based fairshare (SLOT_POOL/SLOT_SHARE)"
-                ),
-            ));
-        }
-    } else if queue.dispatch_order_queue {
-        warnings.push(ConfigWarning::queue(
+    super::dispatch_order::check(index, queue, warnings)?;
+    if queue.aps_priority.is_some() && queue.slot_pool.is_some() {
+        return Err(ConfigError::queue(
             index,
-            "DISPATCH_ORDER",
+            "APS_PRIORITY",
             format!(
-                "queue `{name}`: DISPATCH_ORDER=QUEUE only orders cross-queue fairshare, which mcfed does not model: it has no effect"
+                "queue `{}`: APS_PRIORITY cannot be used with queue-based fairshare (SLOT_POOL/SLOT_SHARE)",
+                queue.name
             ),
         ));
     }
-    if queue.chunk_job_size == Some(0) {
-        return Err(ConfigError::queue(
-            index,
-            "CHUNK_JOB_SIZE",
-            format!("queue `{name}`: CHUNK_JOB_SIZE must be at least 1 (1: no chunks)"),
-        ));
-    }
-    if queue.chunk_job_size.is_some_and(|size| size > 1) && !queue.send_to.is_empty() {
-        return Err(ConfigError::queue(
-            index,
-            "CHUNK_JOB_SIZE",
-            format!(
-                "queue `{name}` is a send queue: its jobs run elsewhere, so it dispatches no chunks (give CHUNK_JOB_SIZE to the receive queue)"
-            ),
-        ));
-    }
-    Ok(())
+    super::chunks::check(index, queue)
 }
 
 /// The queue named `name` in the QUEUE_GROUP of APS queue `parent`.

@@ -10,7 +10,7 @@ use crate::config::{ConfigError, HostSelection, QueueConfig, SchedulingParams};
 use crate::fairshare::{DecayingTotal, GroupDirectory, ShareTree};
 use crate::hostset::HostSet;
 use crate::job::{HostIndex, QueueIndex};
-use crate::scheduler::{HostBook, Queue, QueueFairshare};
+use crate::scheduler::{HostBook, PendingJobs, Queue, QueueFairshare};
 
 use super::preemption::Relation;
 
@@ -141,7 +141,7 @@ fn queue(
     Queue {
         config,
         host_set,
-        pending: BTreeMap::new(),
+        pending: PendingJobs::new(false),
         suspended: BTreeMap::new(),
         running_order: BTreeSet::new(),
         running_slots: 0,

@@ -148,3 +148,45 @@ fn max_slots_in_pool_caps_the_pool() {
     advance(&mut c, SimTime::ZERO);
     assert_eq!((running_slots(&c, "a"), running_slots(&c, "b")), (3, 3));
 }
+
+/// Seed 000: "Job limits and host limits are enforced by the scheduler.
+/// ... The remaining ... job slots are redistributed among other queues
+/// belonging to the same pool" — HJOB_LIMIT, UJOB_LIMIT and a user's
+/// MAX_JOBS as well as QJOB_LIMIT (issue 27 item 1,
+/// `scenarios/fairshare/pool-host-user-limits-remainder.toml`). One host of
+/// 20 slots, two queues at 50/50 with plenty of work: the limited one runs
+/// what its limit lets it, the other the rest.
+#[test]
+fn host_and_user_limits_leave_their_share_to_the_pool() {
+    type Limit = fn(&mut QueueConfig, &mut ClusterConfig);
+    let cases: [(&str, Limit, u32); 3] = [
+        ("HJOB_LIMIT 4", |q, _| q.host_job_limit = Some(4), 4),
+        // Two users, three slots each.
+        ("UJOB_LIMIT 3", |q, _| q.user_job_limit = Some(3), 6),
+        // alice may hold 5 slots, bob has no limit but submits 2 jobs.
+        (
+            "MAX_JOBS 5",
+            |_, c| c.users = vec![limit("alice", Some(5), None)],
+            7,
+        ),
+    ];
+    for (what, set_limit, limited) in cases {
+        let mut first = pooled("first", 50, "pool", 50);
+        let second = pooled("second", 50, "pool", 50);
+        let mut config = config(hosts(1, 20), Vec::new());
+        set_limit(&mut first, &mut config);
+        config.queues = vec![first, second];
+        let mut c = Cluster::new(config).expect("valid");
+        for n in 0..30 {
+            submit(&mut c, "first", "alice", 1, 60);
+            if n < 2 || what != "MAX_JOBS 5" {
+                submit(&mut c, "first", "bob", 1, 60);
+            }
+            submit(&mut c, "second", "carol", 1, 60);
+        }
+        advance(&mut c, SimTime::ZERO);
+        assert_eq!(running_slots(&c, "first"), limited, "{what}");
+        assert_eq!(running_slots(&c, "second"), 20 - limited, "{what}");
+        assert_eq!(c.audit(), Ok(()));
+    }
+}

@@ -99,3 +99,82 @@ fn backfill_jobs_are_preempted_only_with_preempt_jobtype_backfill() {
         );
     }
 }
+
+/// Seed 001, Resource reservation: "The APS value does not affect current
+/// resource reservation policy" — nor does a higher `-sp`: a job submitted
+/// after a wide job reserved, that the queue's order puts ahead of it and
+/// that cannot backfill, does not take the reserved slots (issue 27 item
+/// 3, `scenarios/aps/reservation-held-against-higher-aps.toml`).
+#[test]
+fn a_later_job_ahead_in_the_order_does_not_take_reserved_slots() {
+    for aps in [false, true] {
+        let mut normal = queue("normal", 10);
+        normal.slot_reserve = Some(100);
+        if aps {
+            normal.aps_priority = Some("WEIGHT[[JPRIORITY, 1]]".parse().expect("valid"));
+        }
+        let mut config = config(hosts(1, 4), vec![normal]);
+        config.params.max_user_priority = Some(100);
+        let mut c = Cluster::new(config).expect("valid");
+        let with_priority = |mut spec: JobSpec, priority: u32| {
+            spec.set_options(mcfed_protocol::JobOptions {
+                user_priority: Some(priority),
+                ..Default::default()
+            });
+            spec
+        };
+        for _ in 0..2 {
+            let mut running = with_priority(spec("u", 1, 10), 50);
+            running.run_limit = Some(Duration::from_secs(600));
+            submit_at(&mut c, SimTime::ZERO, "normal", running);
+        }
+        let wide = submit_at(
+            &mut c,
+            SimTime::ZERO,
+            "normal",
+            with_priority(spec("u", 4, 10), 50),
+        );
+        advance(&mut c, SimTime::ZERO);
+        assert_eq!(reason(&c, wide), PendingReason::NotEnoughSlots);
+        let late = submit_at(
+            &mut c,
+            minutes(1),
+            "normal",
+            with_priority(spec("u", 1, 30), 90),
+        );
+        advance(&mut c, minutes(1));
+        assert_eq!(reason(&c, late), PendingReason::SlotsReserved, "APS: {aps}");
+        advance(&mut c, minutes(10));
+        assert_eq!(state(&c, wide), Some(JobState::Running), "APS: {aps}");
+        assert_eq!(state(&c, late), Some(JobState::Pending));
+        advance(&mut c, minutes(20));
+        assert_eq!(state(&c, late), Some(JobState::Running));
+        assert_eq!(c.audit(), Ok(()));
+    }
+}
+
+/// `bhosts` RSV (issue 27 item 10): the free slots a reservation holds, host
+/// by host, the hosts with most free slots first; they add up to the
+/// queue's RSV, and drop to nothing when the job starts.
+#[test]
+fn reserved_slots_are_shown_host_by_host() {
+    let mut reserving = queue("r", 80);
+    reserving.slot_reserve = Some(100);
+    let mut c = cluster(hosts(2, 2), vec![reserving]);
+    let mut small = spec("u", 1, 10);
+    small.run_limit = Some(Duration::from_secs(600));
+    submit_at(&mut c, SimTime::ZERO, "r", small);
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(c.reserved_slots_by_host(), vec![0, 0], "no reservation yet");
+    let big = submit_at(&mut c, minutes(1), "r", spec("u", 4, 60));
+    advance(&mut c, minutes(1));
+    assert_eq!(reason(&c, big), PendingReason::NotEnoughSlots);
+    // The small job took one slot of h0: h1's two free slots first, then
+    // h0's one.
+    assert_eq!(c.reserved_slots_by_host(), vec![1, 2]);
+    let index = c.queue_index("r").expect("queue");
+    assert_eq!(c.queue_report(index, minutes(1)).rsv, 3);
+    advance(&mut c, minutes(10));
+    assert_eq!(state(&c, big), Some(JobState::Running));
+    assert_eq!(c.reserved_slots_by_host(), vec![0, 0]);
+}

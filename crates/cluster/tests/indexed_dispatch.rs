@@ -1,0 +1,476 @@
+//! The indexed dispatch pass against the plain one: a first-come,
+//! first-served queue's turn jumps over the pending jobs that fail as a
+//! job of their bucket already did (`dispatch::order::arrival`); told to
+//! `scan_every_job`, it tries every one. On generated clusters (host
+//! groups, boolean resources and GPUs, JL/U, HJOB_LIMIT, QJOB_LIMIT,
+//! UJOB_LIMIT, MAX_JOBS of users and groups, lsb.resources limits, slot
+//! reservation and backfill, preemption, chunks, user priorities) and deep
+//! queues of mixed widths — powers of two past a host group, jobs that fit
+//! on no open host, several users — both clusters, given the same
+//! submissions, job control and host failures, must make the same
+//! transitions and give every pending job the same reason at every step,
+//! and both keep their books consistent.
+
+use std::time::Duration;
+
+use mcfed_cluster::{
+    Cluster, ClusterConfig, Consumers, HostConfig, HostEvent, JobId, JobOrigin, JobState,
+    LimitConfig, QueueConfig, Transition, UserGroupConfig, UserLimitConfig,
+};
+use mcfed_protocol::{ClusterName, JobAction, JobChanges, JobOptions, JobSpec, QueueName, SimTime};
+use proptest::prelude::*;
+
+const USERS: [&str; 5] = ["ann", "ben", "cat", "dan", "eve"];
+
+/// One host group: its hosts' slots and what they offer.
+#[derive(Clone, Debug)]
+struct HostPlan {
+    count: u32,
+    slots: u32,
+    big: bool,
+    gpus: u32,
+    jlu: Option<u32>,
+}
+
+#[derive(Clone, Debug)]
+struct QueuePlan {
+    priority: u32,
+    /// On the first host group only, rather than every host.
+    first_group: bool,
+    job_limit: Option<u32>,
+    user_job_limit: Option<u32>,
+    host_job_limit: Option<u32>,
+    reserve: Option<u32>,
+    backfill: bool,
+    /// 0: none, 1: PREEMPTIVE, 2: PREEMPTABLE.
+    preemption: u8,
+    chunk: bool,
+}
+
+#[derive(Clone, Debug)]
+struct JobPlan {
+    at: u64,
+    queue: usize,
+    user: usize,
+    width: u32,
+    big: bool,
+    gpus: u32,
+    run: u64,
+    limit: bool,
+    priority: Option<u32>,
+}
+
+/// Something done between passes.
+#[derive(Clone, Debug)]
+enum Act {
+    /// To the `n`th job submitted so far (modulo).
+    Control(u64, usize, u8),
+    /// The host numbered (modulo) fails or recovers.
+    Host(u64, usize),
+}
+
+#[derive(Clone, Debug)]
+struct Plan {
+    groups: Vec<HostPlan>,
+    queues: Vec<QueuePlan>,
+    /// Bits: MAX_JOBS for ann, for the group, a per-user Limit, a queue
+    /// Limit, MAX_USER_PRIORITY.
+    limits: u8,
+    jobs: Vec<JobPlan>,
+    acts: Vec<Act>,
+}
+
+fn group() -> impl Strategy<Value = HostPlan> {
+    (
+        1u32..6,
+        1u32..4,
+        prop::bool::weighted(0.3),
+        prop::sample::select(vec![0u32, 0, 1, 2]),
+        prop::option::weighted(0.15, 1u32..4),
+    )
+        .prop_map(|(count, slots, big, gpus, jlu)| HostPlan {
+            count,
+            slots,
+            big,
+            gpus,
+            jlu,
+        })
+}
+
+fn queue() -> impl Strategy<Value = QueuePlan> {
+    (
+        (1u32..5, any::<bool>()),
+        prop::option::weighted(0.2, 2u32..12),
+        prop::option::weighted(0.2, 1u32..6),
+        prop::option::weighted(0.15, 1u32..3),
+        (prop::option::weighted(0.25, 1u32..4), any::<bool>()),
+        prop::sample::select(vec![0u8, 0, 0, 1, 2]),
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(
+            |(
+                (priority, first_group),
+                job_limit,
+                user_job_limit,
+                host_job_limit,
+                (reserve, backfill),
+                preemption,
+                chunk,
+            )| QueuePlan {
+                priority,
+                first_group,
+                job_limit,
+                user_job_limit,
+                host_job_limit,
+                reserve,
+                backfill,
+                preemption,
+                chunk,
+            },
+        )
+}
+
+fn job(queues: usize) -> impl Strategy<Value = JobPlan> {
+    (
+        (0u64..240, 0..queues, 0..USERS.len()),
+        prop::sample::select(vec![1u32, 1, 1, 2, 4, 8, 16, 32, 3]),
+        (
+            prop::bool::weighted(0.15),
+            prop::sample::select(vec![0u32, 0, 0, 0, 1, 2]),
+        ),
+        (1u64..60, any::<bool>()),
+        prop::option::weighted(0.2, 1u32..10),
+    )
+        .prop_map(
+            |((at, queue, user), width, (big, gpus), (run, limit), priority)| JobPlan {
+                at,
+                queue,
+                user,
+                width,
+                big,
+                gpus,
+                run,
+                limit,
+                priority,
+            },
+        )
+}
+
+fn act() -> impl Strategy<Value = Act> {
+    prop_oneof![
+        4 => (0u64..240, any::<usize>(), any::<u8>()).prop_map(|(at, n, what)| Act::Control(at, n, what)),
+        1 => (0u64..240, any::<usize>()).prop_map(|(at, n)| Act::Host(at, n)),
+    ]
+}
+
+fn plan() -> impl Strategy<Value = Plan> {
+    (
+        prop::collection::vec(group(), 1..4),
+        prop::collection::vec(queue(), 1..4),
+        any::<u8>(),
+    )
+        .prop_flat_map(|(groups, queues, limits)| {
+            let count = queues.len();
+            (
+                Just(groups),
+                Just(queues),
+                Just(limits),
+                prop::collection::vec(job(count), 20..300),
+                prop::collection::vec(act(), 0..12),
+            )
+        })
+        .prop_map(|(groups, queues, limits, jobs, acts)| Plan {
+            groups,
+            queues,
+            limits,
+            jobs,
+            acts,
+        })
+}
+
+fn host_names(plan: &Plan) -> Vec<(usize, String)> {
+    let mut names = Vec::new();
+    for (index, group) in plan.groups.iter().enumerate() {
+        for host in 0..group.count {
+            names.push((index, format!("g{index}h{host}")));
+        }
+    }
+    names
+}
+
+fn config(plan: &Plan) -> ClusterConfig {
+    let mut config = ClusterConfig::new(ClusterName::new("I").expect("valid"));
+    config.hosts = host_names(plan)
+        .into_iter()
+        .map(|(group, name)| {
+            let spec = &plan.groups[group];
+            let mut host = HostConfig::new(name, spec.slots);
+            if spec.big {
+                host.resources = vec!["big".into()];
+            }
+            host.gpus = spec.gpus;
+            host.user_slot_limit = spec.jlu;
+            host
+        })
+        .collect();
+    let first: Vec<String> = host_names(plan)
+        .into_iter()
+        .filter(|(group, _)| *group == 0)
+        .map(|(_, name)| name)
+        .collect();
+    config.queues = plan
+        .queues
+        .iter()
+        .enumerate()
+        .map(|(index, spec)| {
+            let mut queue = QueueConfig::new(queue_name(index));
+            queue.priority = spec.priority;
+            if spec.first_group {
+                queue.hosts = mcfed_cluster::HostSelection::Listed(first.clone());
+            }
+            queue.job_limit = spec.job_limit;
+            queue.user_job_limit = spec.user_job_limit;
+            queue.host_job_limit = spec.host_job_limit;
+            queue.slot_reserve = spec.reserve;
+            queue.backfill = spec.backfill;
+            queue.preemption = match spec.preemption {
+                1 => "PREEMPTIVE".parse().expect("valid"),
+                2 => "PREEMPTABLE".parse().expect("valid"),
+                _ => queue.preemption,
+            };
+            if spec.chunk {
+                queue.chunk_job_size = Some(3);
+            }
+            queue
+        })
+        .collect();
+    config.user_groups = vec![UserGroupConfig {
+        name: "pair".into(),
+        members: vec!["ben".into(), "cat".into()],
+        user_shares: None,
+    }];
+    if plan.limits & 1 != 0 {
+        config.users.push(UserLimitConfig {
+            name: "ann".into(),
+            max_jobs: Some(3),
+            slots_per_processor: None,
+        });
+    }
+    if plan.limits & 2 != 0 {
+        config.users.push(UserLimitConfig {
+            name: "pair".into(),
+            max_jobs: Some(5),
+            slots_per_processor: None,
+        });
+    }
+    let words =
+        |text: &str| Consumers::from_words(&text.split(' ').map(str::to_owned).collect::<Vec<_>>());
+    if plan.limits & 4 != 0 {
+        config.limits.push(LimitConfig {
+            name: "per-user".into(),
+            per_user: Some(words("all")),
+            slots: Some(4),
+            ..LimitConfig::default()
+        });
+    }
+    if plan.limits & 8 != 0 {
+        config.limits.push(LimitConfig {
+            name: "queue".into(),
+            queues: Some(words("q0")),
+            jobs: Some(6),
+            ..LimitConfig::default()
+        });
+    }
+    if plan.limits & 16 != 0 {
+        config.params.max_user_priority = Some(10);
+    }
+    config
+}
+
+fn minute(at: u64) -> SimTime {
+    SimTime::from(Duration::from_secs(at * 60))
+}
+
+fn queue_name(index: usize) -> QueueName {
+    QueueName::new(&format!("q{index}")).expect("valid")
+}
+
+fn spec(plan: &Plan, job: &JobPlan, number: usize) -> JobSpec {
+    let mut spec = JobSpec::simple(
+        format!("j{number}"),
+        USERS[job.user],
+        Duration::from_secs(job.run * 60),
+    );
+    spec.slots = job.width;
+    spec.gpus = job.gpus;
+    if job.big {
+        spec.resources = vec!["big".into()];
+    }
+    if job.limit {
+        spec.run_limit = Some(Duration::from_secs((job.run + 5) * 60));
+    }
+    if let (Some(priority), true) = (job.priority, plan.limits & 16 != 0) {
+        spec.set_options(JobOptions {
+            user_priority: Some(priority),
+            ..JobOptions::default()
+        });
+    }
+    spec
+}
+
+/// The job control an act stands for.
+fn action(what: u8, queues: usize) -> JobAction {
+    match what % 7 {
+        0 => JobAction::Kill,
+        1 => JobAction::Stop,
+        2 => JobAction::Resume,
+        3 => JobAction::Requeue,
+        4 => JobAction::Switch(queue_name(usize::from(what / 7) % queues)),
+        5 => JobAction::Modify(JobChanges {
+            slots: Some(1 << (what / 7 % 4)),
+            ..JobChanges::default()
+        }),
+        _ => JobAction::Modify(JobChanges {
+            user_priority: Some(u32::from(what / 7 % 10) + 1),
+            ..JobChanges::default()
+        }),
+    }
+}
+
+/// Every job's state and, pending, its reason.
+fn reasons(cluster: &Cluster) -> Vec<(JobId, JobState, &'static str)> {
+    let mut all: Vec<_> = cluster
+        .jobs()
+        .map(|job| (job.id, job.state, cluster.pending_reason(job).describe()))
+        .collect();
+    all.sort_by_key(|entry| entry.0);
+    all
+}
+
+/// Both clusters agree and keep their books.
+fn agree(indexed: &Cluster, plain: &Cluster, step: &str) -> Result<(), TestCaseError> {
+    prop_assert_eq!(reasons(indexed), reasons(plain), "reasons after {}", step);
+    prop_assert_eq!(indexed.audit(), Ok(()), "indexed books after {}", step);
+    prop_assert_eq!(plain.audit(), Ok(()), "plain books after {}", step);
+    Ok(())
+}
+
+fn run(plan: &Plan) -> Result<(usize, usize), TestCaseError> {
+    let mut indexed = Cluster::new(config(plan)).expect("valid configuration");
+    let mut plain = indexed.clone();
+    plain.scan_every_job(true);
+    let hosts = host_names(plan);
+    let mut jobs = plan.jobs.clone();
+    jobs.sort_by_key(|job| job.at);
+    let mut acts = plan.acts.clone();
+    acts.sort_by_key(|act| match act {
+        Act::Control(at, ..) | Act::Host(at, _) => *at,
+    });
+    let (mut next_job, mut next_act) = (0, 0);
+    let mut submitted: Vec<JobId> = Vec::new();
+    let (mut started, mut deepest) = (0, 0);
+    let mut now = SimTime::ZERO;
+    for _ in 0..5_000 {
+        let due_job = jobs.get(next_job).map(|job| minute(job.at));
+        let due_act = acts.get(next_act).map(|act| match act {
+            Act::Control(at, ..) | Act::Host(at, _) => minute(*at),
+        });
+        let due_end = indexed.next_event_time();
+        prop_assert_eq!(due_end, plain.next_event_time());
+        let Some(at) = [due_job, due_act, due_end].into_iter().flatten().min() else {
+            break;
+        };
+        now = now.max(at);
+        while next_job < jobs.len() && minute(jobs[next_job].at) <= now {
+            let job = &jobs[next_job];
+            let spec = spec(plan, job, next_job);
+            let queue = queue_name(job.queue);
+            let a = indexed.submit(now, queue.as_str(), spec.clone(), JobOrigin::Local);
+            let b = plain.submit(now, queue.as_str(), spec, JobOrigin::Local);
+            prop_assert_eq!(&a, &b);
+            if let Ok(id) = a {
+                submitted.push(id);
+            }
+            next_job += 1;
+        }
+        while next_act < acts.len() && due_act.is_some_and(|due| due <= now) {
+            let (mut ta, mut tb) = (Vec::new(), Vec::new());
+            match &acts[next_act] {
+                Act::Control(_, n, what) if !submitted.is_empty() => {
+                    let id = submitted[n % submitted.len()];
+                    let action = action(*what, plan.queues.len());
+                    let a = indexed.control(now, id, &action, &mut ta);
+                    let b = plain.control(now, id, &action, &mut tb);
+                    prop_assert_eq!(a.is_ok(), b.is_ok());
+                }
+                Act::Host(_, n) => {
+                    let name = &hosts[n % hosts.len()].1;
+                    let failed = indexed.host_event(now, name, HostEvent::Fail, &mut ta);
+                    let event = if failed.is_ok() {
+                        HostEvent::Fail
+                    } else {
+                        HostEvent::Recover
+                    };
+                    let b = plain.host_event(now, name, event, &mut tb);
+                    if failed.is_err() {
+                        let a = indexed.host_event(now, name, event, &mut ta);
+                        prop_assert_eq!(a.is_ok(), b.is_ok());
+                    } else {
+                        prop_assert!(b.is_ok());
+                    }
+                }
+                Act::Control(..) => {}
+            }
+            prop_assert_eq!(&ta, &tb);
+            agree(&indexed, &plain, "job control")?;
+            next_act += 1;
+        }
+        agree(&indexed, &plain, "arrivals")?;
+        let (mut ta, mut tb): (Vec<Transition>, Vec<Transition>) = (Vec::new(), Vec::new());
+        indexed.advance(now, &mut ta);
+        plain.advance(now, &mut tb);
+        started += ta
+            .iter()
+            .filter(|t| t.event == mcfed_protocol::JobEvent::Started)
+            .count();
+        prop_assert_eq!(&ta, &tb, "transitions at {}", now);
+        agree(&indexed, &plain, "a pass")?;
+        let pending = indexed
+            .jobs()
+            .filter(|job| job.state == JobState::Pending)
+            .count();
+        deepest = deepest.max(pending);
+    }
+    Ok((started, deepest))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn the_indexed_pass_is_the_plain_walk(plan in plan()) {
+        run(&plan)?;
+    }
+}
+
+/// The generated plans reach what the property is about: queues dozens of
+/// jobs deep after a pass, and jobs started.
+#[test]
+fn the_plans_reach_deep_queues() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut deep, mut started) = (0, 0);
+    for _ in 0..16 {
+        let plan = plan().new_tree(&mut runner).expect("a plan").current();
+        let (starts, deepest) = run(&plan).expect("agree");
+        started += starts;
+        if deepest >= 40 {
+            deep += 1;
+        }
+    }
+    assert!(
+        started > 0 && deep > 0,
+        "{started} started, {deep} deep runs"
+    );
+}
