@@ -18,13 +18,22 @@ pub(crate) mod sweep;
 pub(crate) mod traces;
 
 /// The options LSF spells with one dash and several letters.
-const ONE_DASH_LONG: [&str; 9] = [
-    "-fwd", "-json", "-sp", "-Wn", "-We", "-gpu", "-aps", "-apsn", "-prio",
+const ONE_DASH_LONG: [&str; 10] = [
+    "-fwd",
+    "-json",
+    "-sp",
+    "-Wn",
+    "-We",
+    "-gpu",
+    "-aps",
+    "-apsn",
+    "-prio",
+    "-noheader",
 ];
 
 /// LSF spells some long options with one dash (`bjobs -fwd`, `-json`,
 /// `bsub -sp`, `bmod -Wn`, `bsub -We`, `bsub -gpu`, `bjobs -aps`, `bmod
-/// -apsn`, `bjobs -prio`); clap wants two.
+/// -apsn`, `bjobs -prio`, `-noheader`); clap wants two.
 /// Rewrites them before parsing.
 pub(crate) fn lsf_spellings(
     args: impl IntoIterator<Item = std::ffi::OsString>,

@@ -8,6 +8,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcfed_admin::table::shown;
 use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_federation::JobRef;
 use mcfed_process::client::ClientError;
@@ -47,11 +48,11 @@ impl JobsArgs {
             };
             match mcfed_process::client::ask_once(&self.target.target()?, &request) {
                 Ok(AdminResponse::Controlled(done)) => {
-                    print(&done.message)?;
+                    print(&shown(&done.message))?;
                 }
                 Ok(_) => return Err(self.target.unexpected()),
                 Err(ClientError::Refused { message, .. }) => {
-                    eprintln!("{message}");
+                    eprintln!("{}", shown(&message));
                     code = ExitCode::from(1);
                 }
                 Err(error) => return Err(error.into()),

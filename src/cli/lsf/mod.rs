@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcfed_admin::Table;
+use mcfed_admin::table::fields::Selection;
 use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_launch::DEFAULT_BASE_PORT;
 use mcfed_process::client::{Target, ask_once};
@@ -78,6 +79,28 @@ impl TargetArgs {
     }
 }
 
+/// Whose conventions a command follows: `mcfed b...`'s (exit status 1 for
+/// a refusal, 2 for an error), or LSF's under its own command names
+/// (`mcfed lsf-env`: 255 for both, LSF's messages).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `mcfed bjobs ...`.
+    #[default]
+    Mcfed,
+    /// `bjobs ...` through the directory `mcfed lsf-env` makes.
+    Lsf,
+}
+
+impl Dialect {
+    /// The exit status of a command that was refused something.
+    pub(crate) fn failure(self) -> ExitCode {
+        match self {
+            Dialect::Mcfed => ExitCode::from(1),
+            Dialect::Lsf => ExitCode::from(255),
+        }
+    }
+}
+
 /// `-o json` on the commands that take no field list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
@@ -111,6 +134,63 @@ impl OutputArgs {
             print(&mcfed_admin::table::json(rows))
         } else {
             print(&text())
+        }
+    }
+}
+
+/// How `bqueues` and `bhosts` print: their columns, `-o` fields, LSF's
+/// JSON or mcfed's.
+#[derive(Debug, clap::Args)]
+pub(crate) struct FieldOutputArgs {
+    /// LSF 10.1's JSON: {"COMMAND": ..., "RECORDS": [...]} (the -o
+    /// fields, keyed by their names in upper case; without -o, the
+    /// default columns).
+    #[arg(long = "json", conflicts_with = "noheader")]
+    json: bool,
+    /// `-o "field[:[-][width]] ... [delimiter='c']"`: LSF's field names;
+    /// `-o json`: mcfed's own JSON rows (the alias from before `-json`).
+    #[arg(short = 'o', value_name = "FIELDS")]
+    output: Option<String>,
+    /// No header line.
+    #[arg(long = "noheader")]
+    noheader: bool,
+}
+
+impl FieldOutputArgs {
+    /// Prints `rows` as asked: the `-o` fields (read by `parse`), mcfed's
+    /// JSON, or `text()`. `-json` without `-o` keys the default columns
+    /// by their headers in the `mcfed` form (`table()`, as before `-o`
+    /// was taken) and by their field names in LSF's (`defaults`).
+    #[allow(clippy::too_many_arguments)]
+    fn print<R: Serialize + 'static>(
+        &self,
+        dialect: Dialect,
+        rows: &[R],
+        parse: fn(&str) -> Result<Selection<R>, String>,
+        defaults: fn() -> Selection<R>,
+        (command, plural): (&'static str, &'static str),
+        table: impl FnOnce() -> Table,
+        text: impl FnOnce() -> String,
+    ) -> anyhow::Result<ExitCode> {
+        let fields = match self.output.as_deref() {
+            Some("json") => return print(&mcfed_admin::table::json(&rows)),
+            Some(spec) => Some(parse(spec).map_err(anyhow::Error::msg)?),
+            None => None,
+        };
+        match (fields, self.json) {
+            (Some(fields), true) => print(&fields.table(command, plural, rows).lsf_json()),
+            (Some(fields), false) => {
+                print(&fields.text(&fields.table(command, plural, rows), !self.noheader))
+            }
+            (None, true) if dialect == Dialect::Lsf => {
+                print(&defaults().table(command, plural, rows).lsf_json())
+            }
+            (None, true) => print(&table().lsf_json()),
+            (None, false) if self.noheader => {
+                let text = text();
+                print(text.split_once('\n').map_or("", |(_, rest)| rest))
+            }
+            (None, false) => print(&text()),
         }
     }
 }
@@ -159,6 +239,17 @@ fn run_limit(text: &str) -> Result<Duration, String> {
         .map_err(|error| error.to_string())
 }
 
+/// `-u USER` of the looking commands: a user name or `all`, never empty
+/// (LSF refuses `-u ""`).
+fn user_filter(text: &str) -> Result<String, String> {
+    user_name(text).map_err(|_| {
+        format!(
+            "`{}` is not a user name: give a user, or `all`",
+            mcfed_admin::table::shown(text)
+        )
+    })
+}
+
 /// A user name: not empty, no spaces.
 fn user_name(text: &str) -> Result<String, String> {
     if text.is_empty() || text.contains(char::is_whitespace) {
@@ -192,5 +283,7 @@ mod tests {
         assert_eq!(user_name("alice"), Ok("alice".to_owned()));
         assert!(user_name("").is_err());
         assert!(user_name("a b").is_err());
+        assert_eq!(user_filter("all"), Ok("all".to_owned()));
+        assert!(user_filter("").is_err());
     }
 }
