@@ -151,6 +151,10 @@ struct RunArgs {
     /// Write Batsim's jobs.csv (for evalys) here as jobs finish.
     #[arg(long, value_name = "PATH")]
     jobs_csv: Option<PathBuf>,
+    /// Write each cluster's lsb.acct (LSF's accounting log, a JOB_FINISH
+    /// record per finished job) under DIR/CLUSTER/logdir/ as jobs finish.
+    #[arg(long, value_name = "DIR")]
+    lsb_acct: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -353,6 +357,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         count_only: args.report == Report::Summary && !args.check,
         drain: false,
         jobs_csv: args.jobs_csv.clone(),
+        lsb_acct: args.lsb_acct.clone(),
     };
     let started = std::time::Instant::now();
     let output: RunOutput = match args.engine {
@@ -361,6 +366,9 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Engine::Actors => {
             if faulty || args.oracle || scenario.wants_oracle() {
                 anyhow::bail!("faults and --oracle need the events engine (drop --engine actors)");
+            }
+            if args.lsb_acct.is_some() {
+                anyhow::bail!("--lsb-acct needs the events engine (drop --engine actors)");
             }
             mcfed_engine::actors::run_plan(&scenario, &options)
                 .context("the actor engine failed")?

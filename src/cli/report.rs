@@ -128,6 +128,13 @@ fn workload_summary(
             skipped.out_of_bounds
         )?;
     }
+    if skipped.other_records + skipped.forwarded_in + skipped.out_of_order > 0 {
+        writeln!(
+            out,
+            "  lsb.acct: {} records not JOB_FINISH of a known version, {} jobs forwarded in (replayed from their submission cluster's log), {} submitted before a job already let out of the sorting window",
+            skipped.other_records, skipped.forwarded_in, skipped.out_of_order
+        )?;
+    }
     for (key, value) in &workload.header {
         writeln!(out, "  ; {key}: {value}")?;
     }
@@ -218,6 +225,9 @@ pub(crate) fn print(
     drop(out);
     if let Some(error) = &output.jobs_csv_error {
         anyhow::bail!("jobs.csv is incomplete: {error}");
+    }
+    if let Some(error) = &output.lsb_acct_error {
+        anyhow::bail!("the lsb.acct logs are incomplete: {error}");
     }
     if !printing.check {
         return Ok(ExitCode::SUCCESS);
