@@ -105,6 +105,10 @@ enum Command {
     /// Export a federation's clusters: `mcfed export lsf FILE -o DIR`.
     #[command(subcommand)]
     Export(cli::import::ExportCommand),
+    /// Make a directory of LSF's command names (bsub, bjobs, ...) that
+    /// talk to a cluster, and print the shell exports that use it:
+    /// `eval "$(mcfed lsf-env --cluster NAME ...)"`.
+    LsfEnv(cli::lsf_names::env::LsfEnvArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -192,7 +196,12 @@ fn main() -> ExitCode {
         ))
         .with_writer(io::stderr)
         .init();
-    let cli = Cli::parse_from(cli::lsf_spellings(std::env::args_os()));
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Run as `bsub`, `bjobs`, ... (the links `mcfed lsf-env` makes).
+    if let Some(code) = cli::lsf_names::dispatch(&args) {
+        return code;
+    }
+    let cli = Cli::parse_from(cli::lsf_spellings(args));
     match execute(cli) {
         Ok(code) => code,
         // A reader that stops early (`| head`) is not an error.
@@ -295,6 +304,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => cli::traces::replay(args),
         Command::Import(command) => cli::import::import(command),
         Command::Export(command) => cli::import::export(command),
+        Command::LsfEnv(args) => cli::lsf_names::env::lsf_env(args),
     }
 }
 

@@ -2,14 +2,16 @@
 //! (`cluster`, `launch`, `certs`), the LSF-style commands (`bsub`, `bjobs`,
 //! `bqueues`, `bhosts`, `bclusters`, `bhist`, `bacct`, `lsid`, `bparams`,
 //! `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch`, `bmod`), analysis
-//! (`report`, `sweep`), traces (`gen swf`, `replay`), LSF configuration
-//! (`import lsf`, `export lsf`) and the
+//! (`report`, `sweep`), traces (`gen swf`, `gen lsb-acct`, `replay`), LSF
+//! configuration (`import lsf`, `export lsf`), LSF's own command names
+//! (`lsf-env`, and mcfed run as `bsub`, `bjobs`, ...) and the
 //! printing `run` and `launch` share. Each module parses its own arguments
 //! and calls the libraries.
 
 pub(crate) mod analysis;
 pub(crate) mod import;
 pub(crate) mod lsf;
+pub(crate) mod lsf_names;
 pub(crate) mod processes;
 pub(crate) mod progress;
 pub(crate) mod report;

@@ -45,7 +45,7 @@ pub(crate) struct TargetArgs {
     )]
     hosts_file: Option<PathBuf>,
     /// The cluster's address (HOST:PORT), instead of the scenario's.
-    #[arg(long)]
+    #[arg(long, env = "MCFED_ADDRESS")]
     address: Option<String>,
     /// The first cluster's port when the scenario gives no addresses.
     #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
@@ -69,12 +69,28 @@ impl TargetArgs {
         })
     }
 
+    /// The cluster to ask as the environment names it (`MCFED_CLUSTER`,
+    /// `MCFED_CERTS`, `MCFED_SCENARIO`, `MCFED_HOSTS`, `MCFED_ADDRESS`):
+    /// LSF's command names take no mcfed option.
+    pub(crate) fn from_env() -> anyhow::Result<Self> {
+        use clap::{Args as _, FromArgMatches as _};
+        if std::env::var_os("MCFED_CLUSTER").is_none_or(|cluster| cluster.is_empty()) {
+            anyhow::bail!(
+                "no cluster: set MCFED_CLUSTER (eval \"$(mcfed lsf-env --cluster NAME ...)\")"
+            );
+        }
+        let command = TargetArgs::augment_args(clap::Command::new("target").no_binary_name(true));
+        let matches = command.try_get_matches_from(Vec::<String>::new())?;
+        Ok(TargetArgs::from_arg_matches(&matches)?)
+    }
+
     /// Asks the cluster `request`.
-    fn ask(&self, request: &AdminRequest) -> anyhow::Result<AdminResponse> {
+    pub(crate) fn ask(&self, request: &AdminRequest) -> anyhow::Result<AdminResponse> {
         Ok(ask_once(&self.target()?, request)?)
     }
 
-    fn unexpected(&self) -> anyhow::Error {
+    /// The error of an answer that is not the one asked for.
+    pub(crate) fn unexpected(&self) -> anyhow::Error {
         anyhow::anyhow!("cluster `{}` gave an unexpected answer", self.cluster)
     }
 }
@@ -196,7 +212,7 @@ impl FieldOutputArgs {
 }
 
 /// Writes `text` to standard output, with a final newline.
-fn print(text: &str) -> anyhow::Result<ExitCode> {
+pub(crate) fn print(text: &str) -> anyhow::Result<ExitCode> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     write!(out, "{text}")?;
@@ -208,7 +224,7 @@ fn print(text: &str) -> anyhow::Result<ExitCode> {
 
 /// LSF's run limit: `[hour:]minute`, or a duration such as `90m`; more
 /// than zero.
-fn run_limit(text: &str) -> Result<Duration, String> {
+pub(crate) fn run_limit(text: &str) -> Result<Duration, String> {
     let minutes = |text: &str| text.parse::<u64>().map_err(|_| ());
     let parsed = match text.split_once(':') {
         Some((hours, mins)) => minutes(hours)
@@ -251,7 +267,7 @@ fn user_filter(text: &str) -> Result<String, String> {
 }
 
 /// A user name: not empty, no spaces.
-fn user_name(text: &str) -> Result<String, String> {
+pub(crate) fn user_name(text: &str) -> Result<String, String> {
     if text.is_empty() || text.contains(char::is_whitespace) {
         Err(format!(
             "`{text}` is not a user name (empty, or with spaces)"

@@ -74,6 +74,14 @@ pub(crate) struct BjobsArgs {
 }
 
 impl BjobsArgs {
+    /// LSF's default: only `user`'s jobs, unless `-u` or job ids say
+    /// otherwise.
+    pub(crate) fn only_user_by_default(&mut self, user: &str) {
+        if self.user.is_none() && self.jobs.is_empty() {
+            self.user = Some(user.to_owned());
+        }
+    }
+
     /// The jobs asked for, as the cluster filters them.
     fn query(&self) -> JobsQuery {
         JobsQuery {
@@ -349,14 +357,34 @@ pub(crate) fn bclusters(args: ListArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `mcfed lsid`.
 pub(crate) fn lsid(args: ListArgs) -> anyhow::Result<ExitCode> {
+    lsid_in(args, Dialect::Mcfed)
+}
+
+/// Runs `lsid` in `dialect` (LSF's prints LSF 10.1's six lines).
+pub(crate) fn lsid_in(args: ListArgs, dialect: Dialect) -> anyhow::Result<ExitCode> {
     let AdminResponse::Params(reply) = args.target.ask(&AdminRequest::Params)? else {
         return Err(args.target.unexpected());
     };
     args.output.print(
         &reply,
         || params::lsid_table(&reply),
-        || params::lsid(&reply),
+        || match dialect {
+            Dialect::Mcfed => params::lsid(&reply),
+            Dialect::Lsf => params::lsid_lsf(&reply),
+        },
     )
+}
+
+/// Runs `lsclusters`: the cluster asked, its management host and its
+/// hosts.
+pub(crate) fn lsclusters(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Params(reply) = args.target.ask(&AdminRequest::Params)? else {
+        return Err(args.target.unexpected());
+    };
+    let AdminResponse::Hosts(hosts) = args.target.ask(&AdminRequest::Hosts)? else {
+        return Err(args.target.unexpected());
+    };
+    print(&params::lsclusters(&reply, hosts.len()))
 }
 
 /// `mcfed bparams`.
