@@ -319,3 +319,89 @@ fn replay_tells_an_lsb_acct_from_swf_and_reads_it_gzipped() {
             .all(|record| record.exec_hosts.len() as i64 == record.num_processors)
     );
 }
+
+/// A job killed while it pends has a record too: EXIT, no start and no
+/// execution host, killed by its owner (exit code 130, TERM_OWNER), its
+/// user and requirements from the cluster's history; the job that ran is
+/// DONE with its host.
+#[test]
+fn a_job_killed_while_pending_is_logged_without_a_host() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = dir.path().join("kill.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+name = "a pending job killed"
+end = "2h"
+
+[[cluster]]
+name = "C1"
+[[cluster.host]]
+name = "a"
+MXJ = 1
+resources = ["bigmem"]
+[[cluster.queue]]
+name = "normal"
+
+[[submit]]
+at = "0s"
+cluster = "C1"
+queue = "normal"
+name = "first"
+user = "ann"
+run_time = "1h"
+
+[[submit]]
+at = "1s"
+cluster = "C1"
+queue = "normal"
+name = "second"
+user = "ben"
+run_time = "1h"
+resources = ["bigmem"]
+mem = 512
+
+[[action]]
+at = "10m"
+cluster = "C1"
+command = "bkill"
+job = "second"
+"#,
+    )
+    .expect("scenario");
+    let out = dir.path().join("out");
+    succeeded(&mcfed(&[
+        "run",
+        scenario.to_str().expect("UTF-8"),
+        "-q",
+        "--lsb-acct",
+        out.to_str().expect("UTF-8"),
+    ]));
+    let log = records(&out.join("C1/logdir/lsb.acct"));
+    assert_eq!(log.len(), 2, "{log:?}");
+    let killed = &log[0];
+    assert_eq!(killed.job_name, "second");
+    assert_eq!(
+        (killed.status, killed.exit_status, killed.exit_info),
+        (STATUS_EXIT, 130 << 8, 14)
+    );
+    assert_eq!((killed.start_time, killed.run_time), (0, 0));
+    assert!(killed.exec_hosts.is_empty());
+    assert_eq!(killed.user_name, "ben");
+    assert_eq!(killed.res_req, "select[bigmem] rusage[mem=512]");
+    assert_eq!(killed.event_time, 1_700_000_000 + 600);
+    assert_eq!(killed.submit_time, 1_700_000_001);
+    let done = &log[1];
+    assert_eq!(
+        (done.job_name.as_str(), done.user_name.as_str()),
+        ("first", "ann")
+    );
+    assert_eq!(
+        (done.status, done.exec_hosts.as_slice()),
+        (STATUS_DONE, &["a".to_owned()][..])
+    );
+    assert_eq!(
+        (done.start_time, done.event_time),
+        (1_700_000_000, 1_700_003_600)
+    );
+}

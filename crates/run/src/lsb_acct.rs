@@ -88,6 +88,8 @@ struct ClusterLog {
 pub struct AcctLogs {
     logs: FxHashMap<ClusterName, ClusterLog>,
     epoch: i64,
+    /// Flush after every record (a cluster process, which may be killed).
+    flush_each: bool,
     error: Option<String>,
 }
 
@@ -124,8 +126,16 @@ impl AcctLogs {
         Ok(AcctLogs {
             logs,
             epoch,
+            flush_each: false,
             error: None,
         })
+    }
+
+    /// Writes each record out as soon as it is made (for a process that
+    /// may be stopped at any time), rather than in buffered blocks.
+    pub fn flushing_each_record(mut self) -> Self {
+        self.flush_each = true;
+        self
     }
 
     /// The first write error, if writing stopped.
@@ -146,6 +156,11 @@ impl AcctLogs {
             if let Err(error) = log.transition(member, transition, self.epoch) {
                 self.error = Some(format!("lsb.acct of {}: {error}", member.name()));
                 return;
+            }
+        }
+        if self.flush_each {
+            if let Err(error) = log.out.flush() {
+                self.error = Some(format!("lsb.acct of {}: {error}", member.name()));
             }
         }
     }
