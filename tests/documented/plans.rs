@@ -639,4 +639,30 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
             "bsub --cluster Cluster1 -q send --from tests/documented/bsub-from.txt --stats -o json",
         ]),
     ),
+    (
+        "cargo +nightly fuzz run lsb_acct work/lsb_acct corpus/lsb_acct -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "mcfed gen lsb-acct -o lsb.acct --jobs 2000 --queues normal,short --cluster east",
+        Plan::Run(&["gen lsb-acct -o {tmp}/lsb.acct --jobs 2000 --queues normal,short --cluster east"]),
+    ),
+    (
+        "mcfed replay lsb.acct --hosts 16 --mxj 2",
+        Plan::Run(&["replay {tmp}/lsb.acct --hosts 16 --mxj 2"]),
+    ),
+    (
+        "mcfed run scenarios/forwarding/example1-count-preemptable.toml --lsb-acct acct",
+        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml --lsb-acct {tmp}/acct"]),
+    ),
+    (
+        "mcfed replay lsb.acct --hosts 16 --mxj 2 --lsb-acct acct",
+        Plan::Run(&["replay {tmp}/lsb.acct --hosts 16 --mxj 2 --lsb-acct {tmp}/acct"]),
+    ),
+    (
+        "mcfed lsf-env --cluster Cluster1 --certs certs --scenario scenarios/forwarding/example1-count-preemptable.toml --dir lsf > lsf.sh",
+        Plan::Run(&[
+            "lsf-env --cluster Cluster1 --certs {tmp}/certs --scenario scenarios/forwarding/example1-count-preemptable.toml --dir {tmp}/lsf > {tmp}/lsf.sh",
+        ]),
+    ),
 ];
