@@ -153,6 +153,21 @@ fn a_site_history_replays_on_the_imported_tree_and_is_written_back() {
         for record in log {
             let what = format!("{cluster}: {record:?}");
             assert_eq!(record.version, "10.1", "{what}");
+            // The fields mcfed has nothing for: LSF's "unavailable" values.
+            assert_eq!(
+                (record.user_id, record.begin_time, record.term_time),
+                (-1, 0, 0),
+                "{what}"
+            );
+            assert_eq!(
+                (record.host_factor, record.system_cpu_time, record.max_rmem),
+                (1.0, 0.0, 0),
+                "{what}"
+            );
+            assert!(
+                record.asked_hosts.is_empty() && record.command.is_empty(),
+                "{what}"
+            );
             assert!(ids.insert((cluster, record.job_id), ()).is_none(), "{what}");
             assert!(queues.contains(&record.queue.as_str()), "{what}");
             assert!(!record.user_name.is_empty(), "{what}");

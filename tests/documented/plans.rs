@@ -645,7 +645,9 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
     ),
     (
         "mcfed gen lsb-acct -o lsb.acct --jobs 2000 --queues normal,short --cluster east",
-        Plan::Run(&["gen lsb-acct -o {tmp}/lsb.acct --jobs 2000 --queues normal,short --cluster east"]),
+        Plan::Run(&[
+            "gen lsb-acct -o {tmp}/lsb.acct --jobs 2000 --queues normal,short --cluster east",
+        ]),
     ),
     (
         "mcfed replay lsb.acct --hosts 16 --mxj 2",
@@ -653,7 +655,9 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
     ),
     (
         "mcfed run scenarios/forwarding/example1-count-preemptable.toml --lsb-acct acct",
-        Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml --lsb-acct {tmp}/acct"]),
+        Plan::Run(&[
+            "run scenarios/forwarding/example1-count-preemptable.toml --lsb-acct {tmp}/acct",
+        ]),
     ),
     (
         "mcfed replay lsb.acct --hosts 16 --mxj 2 --lsb-acct acct",
