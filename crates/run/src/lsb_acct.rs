@@ -40,7 +40,7 @@ use mcfed_cluster::{JobId, JobOrigin, Transition};
 use mcfed_federation::Member;
 use mcfed_protocol::{ClusterName, JobEvent, JobSpec, SimTime};
 use mcfed_trace::lsb_acct::{
-    JobFinish, MAX_FIELD_BYTES, STATUS_DONE, STATUS_EXIT, write_job_finish,
+    JobFinish, MAX_FIELD_BYTES, Requirements, STATUS_DONE, STATUS_EXIT, write_job_finish,
 };
 use rustc_hash::FxHashMap;
 
@@ -245,22 +245,13 @@ fn bounded(text: &str) -> String {
 
 /// The job's `-R`: `select[a && b] rusage[mem=M:swp=S]`.
 fn requirement(spec: &JobSpec) -> String {
-    let mut parts = Vec::new();
-    if !spec.resources.is_empty() {
-        parts.push(format!("select[{}]", spec.resources.join(" && ")));
-    }
     let options = spec.options();
-    let usage: Vec<String> = [
-        ("mem", options.mem_request_mb),
-        ("swp", options.swap_request_mb),
-    ]
-    .into_iter()
-    .filter_map(|(key, value)| value.map(|mb| format!("{key}={mb}")))
-    .collect();
-    if !usage.is_empty() {
-        parts.push(format!("rusage[{}]", usage.join(":")));
-    }
-    bounded(&parts.join(" "))
+    let wanted = Requirements {
+        resources: spec.resources.clone(),
+        mem_mb: options.mem_request_mb,
+        swap_mb: options.swap_request_mb,
+    };
+    bounded(&wanted.to_string())
 }
 
 /// The record of `transition`, a job finishing at `member`.

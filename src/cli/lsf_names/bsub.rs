@@ -3,8 +3,10 @@
 //! `#BSUB` lines (before its first command) read as options, the command
 //! line's winning over them.
 //!
-//! - honoured: `-q`, `-n N|MIN,MAX`, `-W`, `-We`, `-R`, `-J`, `-o`/`-oo`,
-//!   `-e`/`-eo`, `-gpu`, `-sp`, `-ar`; the job's user is the caller's
+//! - honoured: `-q`, `-n N|MIN,MAX`, `-W`, `-We`, `-R` (its selection's
+//!   boolean resources and its usage's memory and swap; what else it asks
+//!   is said on standard error and ignored), `-J`, `-o`/`-oo`, `-e`/`-eo`,
+//!   `-gpu`, `-sp`, `-ar`; the job's user is the caller's
 //!   (`MCFED_USER`, else `USER`, else `LOGNAME`; `-u` is LSF's mail address
 //!   and is ignored);
 //! - the queue: `-q`, else `LSB_DEFAULTQUEUE` (LSF's own variable), else
@@ -57,6 +59,8 @@ enum Meaning {
     Estimate,
     /// The run limit (`-W`), also a run-time hint.
     Limit,
+    /// `-R`: what mcfed models of it (boolean resources, memory, swap).
+    Requirement,
     /// Takes a value; ignored.
     IgnoredValue,
     /// A flag; ignored.
@@ -75,7 +79,7 @@ const OPTIONS: &[(&str, Meaning)] = &[
     ("-n", Meaning::Value("-n")),
     ("-W", Meaning::Limit),
     ("-We", Meaning::Estimate),
-    ("-R", Meaning::Value("-R")),
+    ("-R", Meaning::Requirement),
     ("-J", Meaning::Value("-J")),
     ("-e", Meaning::Value("-e")),
     ("-eo", Meaning::Value("-e")),
@@ -193,6 +197,15 @@ impl Request {
                 Meaning::Flag(flag) => self.set(flag, None),
                 Meaning::Output => self.output = value,
                 Meaning::Estimate => self.estimate = value,
+                Meaning::Requirement => {
+                    let given = value.unwrap_or_default();
+                    let modelled = modelled_requirement(&given);
+                    if squeezed(&modelled) != squeezed(&given) {
+                        self.unhonoured
+                            .push(format!("-R \"{}\" beyond \"{modelled}\"", shown(&given)));
+                    }
+                    self.set("-R", Some(modelled));
+                }
                 Meaning::Limit => self.limit = value,
                 Meaning::IgnoredValue | Meaning::IgnoredFlag => {}
                 Meaning::UnhonouredValue | Meaning::UnhonouredFlag => {
@@ -282,6 +295,19 @@ impl Request {
         args.extend(["--run-time".to_owned(), self.run_time()?]);
         Ok(args)
     }
+}
+
+/// What mcfed models of an `-R` string, as mcfed's `-R` takes it: its
+/// selection's boolean resources and its usage's memory and swap (the
+/// rest — comparisons, `order`, `span`, ... — is LSF's scheduling, not
+/// modelled), read as a replayed lsb.acct's are.
+fn modelled_requirement(given: &str) -> String {
+    mcfed_trace::lsb_acct::requirements(given).to_string()
+}
+
+/// `text` without blanks (to compare requirements as written).
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// A line's shell words.
@@ -441,6 +467,19 @@ mod tests {
         let mut bad = Request::default();
         assert!(bad.read_script("#BSUB -q short extra\n").is_err());
         assert!(bad.read_script("#BSUB -J \"open\n").is_err());
+    }
+
+    #[test]
+    fn requirements_keep_what_mcfed_models_and_say_what_it_does_not() {
+        let plain = read(&["-R", "select[bigmem] rusage[mem=512]", "x"]).expect("reads");
+        assert_eq!(
+            plain.options,
+            [("-R", Some("select[bigmem] rusage[mem=512]".into()))]
+        );
+        assert!(plain.unhonoured.is_empty());
+        let site = read(&["-R", "select[mem>1000 && gpu] span[hosts=1]", "x"]).expect("reads");
+        assert_eq!(site.options, [("-R", Some("select[gpu]".into()))]);
+        assert_eq!(site.unhonoured.len(), 1, "{:?}", site.unhonoured);
     }
 
     #[test]

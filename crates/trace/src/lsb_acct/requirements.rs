@@ -18,6 +18,25 @@ pub struct Requirements {
     pub swap_mb: Option<u64>,
 }
 
+impl std::fmt::Display for Requirements {
+    /// As LSF writes a requirement: `select[a && b] rusage[mem=M:swp=S]`
+    /// (what is empty left out), which [`requirements`] reads back.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if !self.resources.is_empty() {
+            parts.push(format!("select[{}]", self.resources.join(" && ")));
+        }
+        let usage: Vec<String> = [("mem", self.mem_mb), ("swp", self.swap_mb)]
+            .into_iter()
+            .filter_map(|(key, value)| value.map(|mb| format!("{key}={mb}")))
+            .collect();
+        if !usage.is_empty() {
+            parts.push(format!("rusage[{}]", usage.join(":")));
+        }
+        f.write_str(&parts.join(" "))
+    }
+}
+
 /// The most memory or swap read from a requirement, MB (a petabyte; more
 /// is a typo or damage, and is passed over).
 const MAX_MB: u64 = 1 << 30;
@@ -180,6 +199,19 @@ mod tests {
         );
         assert_eq!(names("select[bigmem"), Vec::<String>::new());
         assert_eq!(names(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn requirements_are_written_as_lsf_writes_them_and_read_back() {
+        let wanted = Requirements {
+            resources: vec!["bigmem".into(), "gpu".into()],
+            mem_mb: Some(512),
+            swap_mb: Some(64),
+        };
+        let text = wanted.to_string();
+        assert_eq!(text, "select[bigmem && gpu] rusage[mem=512:swp=64]");
+        assert_eq!(requirements(&text), wanted);
+        assert_eq!(Requirements::default().to_string(), "");
     }
 
     #[test]
