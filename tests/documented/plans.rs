@@ -669,4 +669,22 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
             "lsf-env --cluster Cluster1 --certs {tmp}/certs --scenario scenarios/forwarding/example1-count-preemptable.toml --dir {tmp}/lsf > {tmp}/lsf.sh",
         ]),
     ),
+    (
+        "mcfed gen lsb-acct -o big.acct --jobs 1000000 --processors 32 --max-width 1 --load 0.74",
+        Plan::Run(&[
+            "gen lsb-acct -o {tmp}/big.acct --jobs 2000 --processors 32 --max-width 1 --load 0.74",
+        ]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %M KB\" mcfed replay big.acct --hosts 32 -q",
+        Plan::Run(&["replay {tmp}/big.acct --hosts 32 -q"]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %M KB\" mcfed replay easy.swf --hosts 32 -q --lsb-acct out",
+        Plan::Run(&["replay {tmp}/easy.swf --hosts 32 -q --lsb-acct {tmp}/out"]),
+    ),
+    (
+        "valgrind --tool=callgrind mcfed replay big100k.acct --hosts 32 -q",
+        Plan::NotRun(BENCH),
+    ),
 ];
