@@ -106,6 +106,10 @@ enum Command {
     /// Export a federation's clusters: `mcfed export lsf FILE -o DIR`.
     #[command(subcommand)]
     Export(cli::import::ExportCommand),
+    /// Make a directory of LSF's command names (bsub, bjobs, ...) that
+    /// talk to a cluster, and print the shell exports that use it:
+    /// `eval "$(mcfed lsf-env --cluster NAME ...)"`.
+    LsfEnv(cli::lsf_names::env::LsfEnvArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -152,6 +156,10 @@ struct RunArgs {
     /// Write Batsim's jobs.csv (for evalys) here as jobs finish.
     #[arg(long, value_name = "PATH")]
     jobs_csv: Option<PathBuf>,
+    /// Write each cluster's lsb.acct (LSF's accounting log, a JOB_FINISH
+    /// record per finished job) under DIR/CLUSTER/logdir/ as jobs finish.
+    #[arg(long, value_name = "DIR")]
+    lsb_acct: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -189,7 +197,12 @@ fn main() -> ExitCode {
         ))
         .with_writer(io::stderr)
         .init();
-    let cli = Cli::parse_from(cli::lsf_spellings(std::env::args_os()));
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Run as `bsub`, `bjobs`, ... (the links `mcfed lsf-env` makes).
+    if let Some(code) = cli::lsf_names::dispatch(&args) {
+        return code;
+    }
+    let cli = Cli::parse_from(cli::lsf_spellings(args));
     match execute(cli) {
         Ok(code) => code,
         // A reader that stops early (`| head`) is not an error.
@@ -318,6 +331,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => cli::traces::replay(args),
         Command::Import(command) => cli::import::import(command),
         Command::Export(command) => cli::import::export(command),
+        Command::LsfEnv(args) => cli::lsf_names::env::lsf_env(args),
     }
 }
 
@@ -376,6 +390,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         count_only: args.report == Report::Summary && !args.check,
         drain: false,
         jobs_csv: args.jobs_csv.clone(),
+        lsb_acct: args.lsb_acct.clone(),
     };
     let started = std::time::Instant::now();
     let output: RunOutput = match args.engine {
@@ -384,6 +399,9 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         Engine::Actors => {
             if faulty || args.oracle || scenario.wants_oracle() {
                 anyhow::bail!("faults and --oracle need the events engine (drop --engine actors)");
+            }
+            if args.lsb_acct.is_some() {
+                anyhow::bail!("--lsb-acct needs the events engine (drop --engine actors)");
             }
             mcfed_engine::actors::run_plan(&scenario, &options)
                 .context("the actor engine failed")?

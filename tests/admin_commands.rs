@@ -170,6 +170,8 @@ fn an_administrators_commands_on_a_live_federation() {
     assert_eq!(one.lines().count(), 2, "{one}");
     let missing = refused(run(&fed, "Cluster1", &["bjobs", "999"]), 1);
     assert!(missing.contains("Job <999> is not found"), "{missing}");
+    let nobody = refused(run(&fed, "Cluster1", &["bjobs", "-u", ""]), 2);
+    assert!(nobody.contains("is not a user name"), "{nobody}");
     let fields = ok(run(
         &fed,
         "Cluster1",
@@ -326,12 +328,55 @@ fn an_administrators_commands_on_a_live_federation() {
     assert_eq!(queue.lines().count(), 2, "{queue}");
     let nosuch = refused(run(&fed, "Cluster2", &["bqueues", "nosuch"]), 2);
     assert!(nosuch.contains("nosuch: No such queue"), "{nosuch}");
+    // -o fields on bqueues and bhosts: LSF's names, keys in upper case.
+    let fields: Value = serde_json::from_str(&ok(run(
+        &fed,
+        "Cluster2",
+        &["bqueues", "-json", "-o", "queue_name jl_u njobs"],
+    )))
+    .expect("JSON");
+    assert_eq!(fields["QUEUES"], 1, "{fields}");
+    assert_eq!(fields["RECORDS"][0]["QUEUE_NAME"], "high", "{fields}");
+    assert_eq!(fields["RECORDS"][0]["JL_U"], "-", "{fields}");
+    let hosts = ok(run(
+        &fed,
+        "Cluster2",
+        &["bhosts", "-noheader", "-o", "host_name max delimiter=','"],
+    ));
+    assert_eq!(hosts.lines().next(), Some("c2host1,4"), "{hosts}");
     for command in ["bqueues", "bhosts", "bclusters", "lsid", "bhist"] {
         let json: Value =
             serde_json::from_str(&ok(run(&fed, "Cluster1", &[command, "-json"]))).expect("JSON");
         assert_eq!(json["COMMAND"], command, "{json}");
         assert!(json["RECORDS"].is_array(), "{json}");
     }
+    // bsub --from reads each line as shell words: a quoted name is one.
+    let jobs_file = dir.path().join("jobs.txt");
+    std::fs::write(
+        &jobs_file,
+        "-J \"with space\" -q normal --run-time 10h\n-J 'it''s' -q normal -sp 5\n",
+    )
+    .expect("jobs file");
+    let from = ok(run(
+        &fed,
+        "Cluster1",
+        &["bsub", "--from", jobs_file.to_str().expect("utf-8")],
+    ));
+    assert_eq!(from.lines().count(), 2, "{from}");
+    let spaced = ok(run(
+        &fed,
+        "Cluster1",
+        &["bjobs", "-J", "with space", "-o", "job_name"],
+    ));
+    assert_eq!(spaced.lines().nth(1), Some("with space"), "{spaced}");
+    let quoted = ok(run(
+        &fed,
+        "Cluster1",
+        &["bjobs", "-J", "its", "-o", "job_name"],
+    ));
+    assert_eq!(quoted.lines().nth(1), Some("its"), "{quoted}");
+    ok(run(&fed, "Cluster1", &["bkill", "-J", "with space"]));
+    ok(run(&fed, "Cluster1", &["bkill", "-J", "its"]));
 }
 
 /// `mcfed cluster` takes its scenario from `MCFED_SCENARIO` and says, in

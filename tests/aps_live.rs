@@ -190,6 +190,12 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
         "{failed}"
     );
     assert_eq!(state_of(&fed, 2).as_deref(), Some("EXIT"));
+    // A failed host is shown as LSF shows a host that is down.
+    let hosts = ok(run(
+        &fed,
+        &["bhosts", "-noheader", "-o", "host_name status"],
+    ));
+    assert_eq!(hosts.trim(), "a  unavail", "{hosts}");
     let back = ok(run(&fed, &["host-recover", "a"]));
     assert!(back.contains("Host <a> is back"), "{back}");
     eventually(

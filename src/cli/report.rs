@@ -129,6 +129,13 @@ fn workload_summary(
             count(skipped.out_of_bounds, "job")
         )?;
     }
+    if skipped.other_records + skipped.forwarded_in + skipped.out_of_order > 0 {
+        writeln!(
+            out,
+            "  lsb.acct: {} records not JOB_FINISH of a known version, {} jobs forwarded in (replayed from their submission cluster's log), {} submitted before a job already let out of the sorting window",
+            skipped.other_records, skipped.forwarded_in, skipped.out_of_order
+        )?;
+    }
     // What the trace holds is shown escaped: a control character in it
     // must not drive the terminal.
     for (key, value) in &workload.header {
@@ -226,6 +233,9 @@ pub(crate) fn print(
     drop(out);
     if let Some(error) = &output.jobs_csv_error {
         anyhow::bail!("jobs.csv is incomplete: {error}");
+    }
+    if let Some(error) = &output.lsb_acct_error {
+        anyhow::bail!("the lsb.acct logs are incomplete: {error}");
     }
     if !printing.check {
         return Ok(ExitCode::SUCCESS);

@@ -49,11 +49,21 @@ fn read_jobs(args: &BsubArgs) -> anyhow::Result<Vec<(String, JobSpec)>> {
     let mut jobs = Vec::new();
     for (index, line) in reader.lines().enumerate() {
         let line = line.with_context(|| format!("{}:{}", path.display(), index + 1))?;
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.is_empty() || words[0].starts_with('#') {
+        if line.trim_start().starts_with('#') {
             continue;
         }
-        let parsed = Line::try_parse_from(merged(&args.job, &words)).map_err(|error| {
+        // Shell words: `-J "with space"` is one name.
+        let words = shlex::split(&line).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}:{}: a quote is not closed (the line is read as shell words)",
+                path.display(),
+                index + 1
+            )
+        })?;
+        if words.is_empty() {
+            continue;
+        }
+        let parsed = Line::try_parse_from(merged(&args.job, words)).map_err(|error| {
             anyhow::anyhow!(
                 "{}:{}: {}",
                 path.display(),
@@ -71,15 +81,15 @@ fn read_jobs(args: &BsubArgs) -> anyhow::Result<Vec<(String, JobSpec)>> {
 }
 
 /// A line's words, after the command line's queue unless the line names
-/// its own.
-fn merged<'a>(defaults: &'a JobArgs, words: &[&'a str]) -> Vec<String> {
+/// its own; LSF's one-dash long options spelled as clap reads them.
+fn merged(defaults: &JobArgs, words: Vec<String>) -> Vec<std::ffi::OsString> {
     let mut all = Vec::new();
     let own_queue = words.iter().any(|word| word.starts_with("-q"));
     if let (Some(queue), false) = (&defaults.queue, own_queue) {
         all.extend(["-q".to_owned(), queue.clone()]);
     }
-    all.extend(words.iter().map(|word| (*word).to_owned()));
-    all
+    all.extend(words);
+    crate::cli::lsf_spellings(all.into_iter().map(Into::into))
 }
 
 /// Runs `mcfed bsub --from`.

@@ -1,7 +1,8 @@
-//! Workload traces on the command line: `mcfed gen swf` writes a synthetic
-//! SWF trace; `mcfed replay TRACE` replays one on a federation built from a
-//! few flags (and `--print-scenario` shows that federation as a scenario
-//! file, to edit and run with `mcfed run`).
+//! Workload traces on the command line: `mcfed gen swf` and `mcfed gen
+//! lsb-acct` write a synthetic SWF trace or LSF accounting log; `mcfed
+//! replay TRACE` replays either (told apart by their content) on a
+//! federation built from a few flags (and `--print-scenario` shows that
+//! federation as a scenario file, to edit and run with `mcfed run`).
 
 use std::fmt::Write as _;
 use std::io::{self, BufWriter, Write};
@@ -11,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use mcfed_run::RunOptions;
 use mcfed_trace::SyntheticTrace;
+use mcfed_trace::lsb_acct::SyntheticAcct;
 
 use crate::cli::report::{Printing, Report};
 
@@ -19,6 +21,10 @@ use crate::cli::report::{Printing, Report};
 pub(crate) enum GenCommand {
     /// Write a synthetic SWF trace (seeded; gzip when the file ends in .gz).
     Swf(GenSwfArgs),
+    /// Write a synthetic lsb.acct, LSF's accounting log (seeded; the SWF
+    /// generator's jobs, given queues, -R requirements, hosts and exit
+    /// statuses; in the order jobs finish; gzip when the file ends in .gz).
+    LsbAcct(GenAcctArgs),
 }
 
 /// `mcfed gen swf`
@@ -27,6 +33,41 @@ pub(crate) struct GenSwfArgs {
     /// Where to write it (`-` for standard output).
     #[arg(short = 'o', long = "output")]
     output: PathBuf,
+    #[command(flatten)]
+    trace: TraceArgs,
+}
+
+/// `mcfed gen lsb-acct`
+#[derive(Debug, clap::Args)]
+pub(crate) struct GenAcctArgs {
+    /// Where to write it (`-` for standard output).
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    #[command(flatten)]
+    trace: TraceArgs,
+    /// The queues jobs are submitted to (one drawn per job).
+    #[arg(long, value_delimiter = ',', default_value = "normal")]
+    queues: Vec<String>,
+    /// The cluster whose log it is.
+    #[arg(long, default_value = "cluster1")]
+    cluster: String,
+    /// Clusters jobs are forwarded to (MultiCluster records).
+    #[arg(long, value_delimiter = ',')]
+    remote_clusters: Vec<String>,
+    /// The fraction of jobs forwarded to a remote cluster (0 to 1).
+    #[arg(long, default_value_t = 0.0)]
+    forwarded: f64,
+    /// Execution hosts of the cluster (host1 ... hostN).
+    #[arg(long, default_value_t = 8)]
+    hosts: u32,
+    /// The epoch time of the first submission.
+    #[arg(long, default_value_t = 1_700_000_000)]
+    epoch: i64,
+}
+
+/// What a synthetic trace's jobs look like.
+#[derive(Debug, clap::Args)]
+pub(crate) struct TraceArgs {
     /// How many jobs.
     #[arg(long, default_value_t = 10_000)]
     jobs: u64,
@@ -68,9 +109,10 @@ pub(crate) struct GenSwfArgs {
 /// `mcfed replay`
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReplayArgs {
-    /// SWF traces (plain or .gz). With `--clusters` above 1, each trace is
-    /// the history of its own submission cluster; on one cluster, they are
-    /// merged in time order.
+    /// SWF traces or lsb.acct logs (plain or .gz; told apart by their
+    /// content). With `--clusters` above 1, each trace is the history of
+    /// its own submission cluster; on one cluster, they are merged in
+    /// time order.
     #[arg(required = true, num_args = 1..)]
     traces: Vec<PathBuf>,
     /// Hosts per execution cluster.
@@ -98,50 +140,90 @@ pub(crate) struct ReplayArgs {
     /// Write Batsim's jobs.csv (for evalys) here as jobs finish.
     #[arg(long, value_name = "PATH")]
     jobs_csv: Option<PathBuf>,
+    /// Write each cluster's lsb.acct (a JOB_FINISH record per finished
+    /// job) under DIR/CLUSTER/logdir/ as jobs finish.
+    #[arg(long, value_name = "DIR")]
+    lsb_acct: Option<PathBuf>,
 }
 
 /// The most clusters `mcfed replay` builds (mcfed's bound on clusters).
 const MAX_REPLAY_CLUSTERS: u32 = mcfed_protocol::bounds::CLUSTER_COUNT.max as u32;
 
+impl TraceArgs {
+    fn synthetic(&self) -> SyntheticTrace {
+        SyntheticTrace {
+            jobs: self.jobs,
+            processors: self.processors,
+            max_width: self.max_width,
+            load: self.load,
+            min_run_time: self.min_run_time,
+            max_run_time: self.max_run_time,
+            users: self.users,
+            seed: self.seed,
+            serial: self.serial,
+            unfit: self.unfit,
+            unfit_width: self.unfit_width,
+        }
+    }
+}
+
 pub(crate) fn generate(command: GenCommand) -> anyhow::Result<ExitCode> {
-    let GenCommand::Swf(args) = command;
-    let trace = SyntheticTrace {
-        jobs: args.jobs,
-        processors: args.processors,
-        max_width: args.max_width,
-        load: args.load,
-        min_run_time: args.min_run_time,
-        max_run_time: args.max_run_time,
-        users: args.users,
-        seed: args.seed,
-        serial: args.serial,
-        unfit: args.unfit,
-        unfit_width: args.unfit_width,
-    };
-    trace.validate()?;
-    let written = if args.output == Path::new("-") {
-        trace.write(&mut BufWriter::new(io::stdout().lock()))?
-    } else {
-        let file = std::fs::File::create(&args.output)
-            .with_context(|| format!("cannot create {}", args.output.display()))?;
-        let gzip = args.output.extension().is_some_and(|ext| ext == "gz");
-        if gzip {
-            let mut encoder =
-                flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
-            let written = trace.write(&mut encoder)?;
-            encoder.finish()?.flush()?;
-            written
-        } else {
-            let mut out = BufWriter::new(file);
-            let written = trace.write(&mut out)?;
-            out.flush()?;
-            written
+    let (output, written, what) = match command {
+        GenCommand::Swf(args) => {
+            let trace = args.trace.synthetic();
+            trace.validate()?;
+            let written = write_to(&args.output, |mut out| trace.write(&mut out))?;
+            (args.output, written, "jobs")
+        }
+        GenCommand::LsbAcct(args) => {
+            let settings = SyntheticAcct {
+                trace: args.trace.synthetic(),
+                queues: args.queues,
+                cluster: args.cluster,
+                remote_clusters: args.remote_clusters,
+                forwarded: args.forwarded,
+                epoch: args.epoch,
+                hosts: args.hosts,
+            };
+            settings.validate()?;
+            let written = write_to(&args.output, |mut out| {
+                mcfed_trace::lsb_acct::generate(&settings, &mut out)
+            })?;
+            (args.output, written, "JOB_FINISH records")
         }
     };
-    if args.output != Path::new("-") {
-        eprintln!("{}: {written} jobs", args.output.display());
+    if output != Path::new("-") {
+        eprintln!("{}: {written} {what}", output.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes with `write` to `path` (`-`: standard output), gzip when its
+/// name ends in `.gz`; what `write` counted.
+fn write_to(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
+) -> anyhow::Result<u64> {
+    if path == Path::new("-") {
+        let mut out = BufWriter::new(io::stdout().lock());
+        let written = write(&mut out)?;
+        out.flush()?;
+        return Ok(written);
+    }
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    if path.extension().is_some_and(|ext| ext == "gz") {
+        let mut encoder =
+            flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+        let written = write(&mut encoder)?;
+        encoder.finish()?.flush()?;
+        Ok(written)
+    } else {
+        let mut out = BufWriter::new(file);
+        let written = write(&mut out)?;
+        out.flush()?;
+        Ok(written)
+    }
 }
 
 /// The most traces `mcfed replay` takes (one submission cluster each).
@@ -180,10 +262,11 @@ fn check_replay_flags(args: &ReplayArgs, traces: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The scenario `mcfed replay` runs, on `traces` (absolute paths).
-fn replay_scenario(args: &ReplayArgs, traces: &[PathBuf]) -> anyhow::Result<String> {
+/// The scenario `mcfed replay` runs, on `traces` (absolute paths, each
+/// with whether it is an lsb.acct).
+fn replay_scenario(args: &ReplayArgs, traces: &[(PathBuf, bool)]) -> anyhow::Result<String> {
     check_replay_flags(args, traces.len())?;
-    let names: Vec<String> = traces.iter().map(|trace| toml_string(trace)).collect();
+    let names: Vec<String> = traces.iter().map(|(trace, _)| toml_string(trace)).collect();
     let mut text = String::new();
     let _ = writeln!(
         text,
@@ -201,9 +284,10 @@ fn replay_scenario(args: &ReplayArgs, traces: &[PathBuf]) -> anyhow::Result<Stri
         } else {
             String::new()
         };
+        let key = if traces[index].1 { "lsb_acct" } else { "swf" };
         let _ = writeln!(
             text,
-            "[[workload]]\n{name}swf = \"{}\"\ncluster = \"{cluster}\"\nqueue = \"{queue}\"\n{limit}",
+            "[[workload]]\n{name}{key} = \"{}\"\ncluster = \"{cluster}\"\nqueue = \"{queue}\"\n{limit}",
             names[index]
         );
     };
@@ -280,8 +364,10 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .traces
         .iter()
         .map(|trace| {
-            std::path::absolute(trace)
-                .with_context(|| format!("{}: not a usable path", trace.display()))
+            let path = std::path::absolute(trace)
+                .with_context(|| format!("{}: not a usable path", trace.display()))?;
+            let lsb_acct = mcfed_trace::lsb_acct::is_lsb_acct(&path)?;
+            Ok((path, lsb_acct))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let text = replay_scenario(&args, &traces)?;
@@ -299,6 +385,7 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let options = RunOptions {
         count_only: args.report == Report::Summary,
         jobs_csv: args.jobs_csv.clone(),
+        lsb_acct: args.lsb_acct.clone(),
         ..RunOptions::default()
     };
     let started = std::time::Instant::now();

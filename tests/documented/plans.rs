@@ -675,4 +675,52 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         "valgrind --tool=callgrind mcfed replay nowhere.swf --hosts 8 --clusters 10 --quiet",
         Plan::NotRun(BENCH),
     ),
+    (
+        "cargo +nightly fuzz run lsb_acct work/lsb_acct corpus/lsb_acct -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
+        "mcfed gen lsb-acct -o lsb.acct --jobs 2000 --queues normal,short --cluster east",
+        Plan::Run(&[
+            "gen lsb-acct -o {tmp}/lsb.acct --jobs 2000 --queues normal,short --cluster east",
+        ]),
+    ),
+    (
+        "mcfed replay lsb.acct --hosts 16 --mxj 2",
+        Plan::Run(&["replay {tmp}/lsb.acct --hosts 16 --mxj 2"]),
+    ),
+    (
+        "mcfed run scenarios/forwarding/example1-count-preemptable.toml --lsb-acct acct",
+        Plan::Run(&[
+            "run scenarios/forwarding/example1-count-preemptable.toml --lsb-acct {tmp}/acct",
+        ]),
+    ),
+    (
+        "mcfed replay lsb.acct --hosts 16 --mxj 2 --lsb-acct acct",
+        Plan::Run(&["replay {tmp}/lsb.acct --hosts 16 --mxj 2 --lsb-acct {tmp}/acct"]),
+    ),
+    (
+        "mcfed lsf-env --cluster Cluster1 --certs certs --scenario scenarios/forwarding/example1-count-preemptable.toml --dir lsf > lsf.sh",
+        Plan::Run(&[
+            "lsf-env --cluster Cluster1 --certs {tmp}/certs --scenario scenarios/forwarding/example1-count-preemptable.toml --dir {tmp}/lsf > {tmp}/lsf.sh",
+        ]),
+    ),
+    (
+        "mcfed gen lsb-acct -o big.acct --jobs 1000000 --processors 32 --max-width 1 --load 0.74",
+        Plan::Run(&[
+            "gen lsb-acct -o {tmp}/big.acct --jobs 2000 --processors 32 --max-width 1 --load 0.74",
+        ]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %M KB\" mcfed replay big.acct --hosts 32 -q",
+        Plan::Run(&["replay {tmp}/big.acct --hosts 32 -q"]),
+    ),
+    (
+        "/usr/bin/time -f \"%e s %M KB\" mcfed replay easy.swf --hosts 32 -q --lsb-acct out",
+        Plan::Run(&["replay {tmp}/easy.swf --hosts 32 -q --lsb-acct {tmp}/out"]),
+    ),
+    (
+        "valgrind --tool=callgrind mcfed replay big100k.acct --hosts 32 -q",
+        Plan::NotRun(BENCH),
+    ),
 ];

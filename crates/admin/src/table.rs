@@ -1,9 +1,19 @@
 //! What every command's printer shares: a [`Table`] (columns under LSF's
 //! headers, or LSF 10.1's `-json`: `{"COMMAND": "bjobs", "JOBS": 2,
-//! "RECORDS": [{"JOBID": "1", ...}]}`, every value a string), mcfed's own
-//! `-o json` (an array of a command's rows, whose field names are a public
-//! contract), and the formats of times and missing values.
+//! "RECORDS": [{"JOBID": "1", ...}]}`, every value a string), the `-o
+//! "field[:width] ... [delimiter='c']"` lists of LSF's commands
+//! ([`fields`]), mcfed's own `-o json` (an array of a command's rows, whose
+//! field names are a public contract), and the formats of times and
+//! missing values.
+//!
+//! Every text printer shows what came from outside (job, user and file
+//! names) through [`shown`]: a control character is escaped, so no name
+//! can forge a row or send a terminal an escape sequence; `-json` is
+//! escaped by JSON itself.
 
+pub mod fields;
+
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use mcfed_protocol::SimTime;
@@ -25,6 +35,26 @@ pub(crate) fn dash<T: ToString>(value: Option<T>) -> String {
     value.map_or_else(|| "-".to_owned(), |value| value.to_string())
 }
 
+/// `text` as a terminal may show it: control characters (line breaks,
+/// escape, carriage return, C1 controls) and the bidirectional overrides
+/// written as Rust escapes (`\n`, `\u{1b}`), everything else as it is.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut escaped = String::with_capacity(text.len() + 8);
+    for character in text.chars() {
+        if unsafe_char(character) {
+            escaped.extend(character.escape_default());
+        } else {
+            escaped.push(character);
+        }
+    }
+    Cow::Owned(escaped)
+}
+
 /// A table: what a command prints as columns, or as LSF's `-json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table {
@@ -34,6 +64,10 @@ pub struct Table {
     pub plural: &'static str,
     /// The column names.
     pub headers: Vec<String>,
+    /// The keys of LSF's `-json`, one per column: the headers, unless
+    /// the columns are `-o` fields (whose keys are their names in upper
+    /// case: `jl_u` → `JL_U` under the header `JL/U`).
+    pub keys: Vec<String>,
     /// The rows, one cell per column.
     pub rows: Vec<Vec<String>>,
 }
@@ -41,10 +75,12 @@ pub struct Table {
 impl Table {
     /// A table of `command` with these headers and no rows yet.
     pub fn new(command: &'static str, plural: &'static str, headers: &[&str]) -> Self {
+        let headers: Vec<String> = headers.iter().map(|&header| header.to_owned()).collect();
         Table {
             command,
             plural,
-            headers: headers.iter().map(|&header| header.to_owned()).collect(),
+            keys: headers.clone(),
+            headers,
             rows: Vec::new(),
         }
     }
@@ -63,7 +99,7 @@ impl Table {
             .iter()
             .map(|row| {
                 let record: Map<String, Value> = self
-                    .headers
+                    .keys
                     .iter()
                     .zip(row)
                     .map(|(header, cell)| (header.clone(), Value::String(cell.clone())))
@@ -80,31 +116,47 @@ impl Table {
 }
 
 /// Lays out rows under a header in left-aligned columns two spaces apart,
-/// as LSF's commands do.
+/// as LSF's commands do; every cell [`shown`] (escaped), and padded by
+/// hand, so a cell of any length lines up (the formatting machinery's
+/// widths stop at 65,535).
 pub(crate) fn columns(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|title| title.len()).collect();
-    for row in rows {
+    let header: Vec<Cow<'_, str>> = header.iter().map(|title| shown(title)).collect();
+    let rows: Vec<Vec<Cow<'_, str>>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| shown(cell)).collect())
+        .collect();
+    let mut widths: Vec<usize> = header.iter().map(|title| chars(title)).collect();
+    for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
-            *width = (*width).max(cell.len());
+            *width = (*width).max(chars(cell));
         }
     }
     let mut text = String::new();
-    let mut line = |cells: Vec<&str>| {
+    let mut line = |cells: &[Cow<'_, str>]| {
         let mut out = String::new();
         for (index, (cell, width)) in cells.iter().zip(&widths).enumerate() {
-            if index + 1 == cells.len() {
-                out.push_str(cell);
-            } else {
-                let _ = write!(out, "{cell:<width$}  ");
+            out.push_str(cell);
+            if index + 1 < cells.len() {
+                pad(&mut out, width.saturating_sub(chars(cell)) + 2);
             }
         }
         let _ = writeln!(text, "{}", out.trim_end());
     };
-    line(header.to_vec());
-    for row in rows {
-        line(row.iter().map(String::as_str).collect());
+    line(&header);
+    for row in &rows {
+        line(row);
     }
     text
+}
+
+/// The characters of `text` (its width on a terminal, near enough).
+pub(crate) fn chars(text: &str) -> usize {
+    text.chars().count()
+}
+
+/// `count` blanks after `out`.
+pub(crate) fn pad(out: &mut String, count: usize) {
+    out.extend(std::iter::repeat_n(' ', count));
 }
 
 /// Rows as pretty JSON (`-o json`: an array of the admin rows).
@@ -126,5 +178,33 @@ mod tests {
         assert_eq!(value["JOBS"], 2);
         assert_eq!(value["RECORDS"][1]["STAT"], "PEND");
         assert_eq!(value["RECORDS"][0]["JOBID"], "1");
+    }
+
+    #[test]
+    fn names_cannot_forge_rows_or_control_a_terminal() {
+        assert_eq!(shown("plain name"), "plain name");
+        assert_eq!(shown("a\nb"), "a\\nb");
+        assert_eq!(shown("\u{1b}[2J"), "\\u{1b}[2J");
+        assert_eq!(shown("x\ry"), "x\\ry");
+        assert_eq!(shown("\u{202e}abc"), "\\u{202e}abc");
+        let mut table = Table::new("bjobs", "JOBS", &["JOBID", "JOB_NAME"]);
+        table
+            .rows
+            .push(vec!["1".into(), "a\n2  forged\u{1b}[31m".into()]);
+        let text = table.text();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(!text.contains('\u{1b}'), "{text}");
+    }
+
+    #[test]
+    fn a_cell_past_the_formatting_width_limit_is_laid_out() {
+        let long = "n".repeat(70_000);
+        let mut table = Table::new("bjobs", "JOBS", &["JOB_NAME", "STAT"]);
+        table.rows.push(vec![long.clone(), "RUN".into()]);
+        let text = table.text();
+        let row = text.lines().nth(1).expect("a row");
+        assert_eq!(row, format!("{long}  RUN"));
+        let header = text.lines().next().expect("the header");
+        assert_eq!(header.len(), 70_000 + 2 + 4);
     }
 }

@@ -1,5 +1,5 @@
 //! What the engines produce besides their own state: the run's recorder
-//! (with `jobs.csv`), progress for a progress bar, and why a run could not
+//! (with `jobs.csv` and lsb.acct logs), progress for a progress bar, and why a run could not
 //! start.
 
 use std::fs::File;
@@ -35,10 +35,22 @@ pub(crate) fn recorder_for(
     scenario: &Scenario,
     federation: &Federation,
 ) -> Result<Recorder, EngineError> {
-    let recorder = Recorder::new(Recording {
+    let mut recorder = Recorder::new(Recording {
         events: options.events,
         count_only: options.count_only,
     });
+    if let Some(dir) = &options.lsb_acct {
+        let clusters = federation.members.iter().map(|member| member.name());
+        let epoch = mcfed_run::lsb_acct::epoch_of(scenario);
+        let logs =
+            mcfed_run::lsb_acct::AcctLogs::create(dir, clusters, epoch).map_err(|source| {
+                EngineError::Output {
+                    path: dir.display().to_string(),
+                    source,
+                }
+            })?;
+        recorder = recorder.with_lsb_acct(logs);
+    }
     let Some(path) = &options.jobs_csv else {
         return Ok(recorder);
     };

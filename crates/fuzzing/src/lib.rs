@@ -13,6 +13,7 @@
 //! | `swf` | [`mcfed_trace::SwfReader`], an SWF trace |
 //! | `lsf` | [`mcfed_lsf::grammar::parse_text`], an lsb.* file |
 //! | `journal` | a journal file's records ([`mcfed_journal::format`]) |
+//! | `lsb_acct` | [`mcfed_trace::lsb_acct::AcctReader`], an lsb.acct (and its writer) |
 
 use std::path::Path;
 
@@ -25,13 +26,14 @@ const SCENARIO_MEMORY: u64 = 256 << 20;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets, by name, for the corpus test.
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("frame", frame),
     ("message", message),
     ("scenario", scenario),
     ("swf", swf),
     ("lsf", lsf),
     ("journal", journal),
+    ("lsb_acct", lsb_acct),
 ];
 
 /// Frames from a peer, arriving in pieces: every whole frame decodes or
@@ -101,6 +103,38 @@ pub fn swf(data: &[u8]) {
     for record in reader.flatten() {
         let _ = record.processors();
     }
+}
+
+/// LSF's accounting log: every line is a record, a located error, or
+/// skipped and counted; a record read is written back, and what is written
+/// reads back to a record that writes the same line (the writer's output
+/// is a fixed point); a record's `-R` is read as a replay reads it.
+pub fn lsb_acct(data: &[u8]) {
+    use mcfed_trace::lsb_acct::{AcctReader, requirements, write_job_finish};
+    let mut reader = AcctReader::new("fuzz.acct", std::io::Cursor::new(data));
+    for record in reader.by_ref().flatten() {
+        let _ = (
+            record.slots(),
+            record.original_run_time(),
+            record.run_limit_seconds(),
+        );
+        let _ = requirements(record.requirements().unwrap_or_default());
+        let mut line = Vec::new();
+        if write_job_finish(&mut line, &record).is_err() {
+            continue;
+        }
+        let again = AcctReader::new("again.acct", line.as_slice())
+            .next()
+            .expect("a written record is read back")
+            .expect("a written record reads");
+        let mut second = Vec::new();
+        write_job_finish(&mut second, &again).expect("a record read back writes");
+        assert_eq!(
+            second, line,
+            "written, read and written again: the same line"
+        );
+    }
+    let _ = reader.skipped().reasons();
 }
 
 /// An LSF configuration file (no `#INCLUDE`: the fuzzer reads no file).

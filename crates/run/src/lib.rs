@@ -1,7 +1,8 @@
 //! What a run of a scenario is asked and produces: the options
 //! ([`RunOptions`]), the output ([`RunOutput`]) with its counts
 //! ([`RunStats`]) and metrics ([`metrics`]), the records runs write
-//! ([`records`], `jobs.csv` in [`jobs_csv`]), the snapshots and
+//! ([`records`], `jobs.csv` in [`jobs_csv`], LSF's accounting logs in
+//! [`lsb_acct`]), the snapshots and
 //! preemption records runs take ([`probe`]), the checks of a scenario's
 //! `[[expect]]` entries ([`expect`], one file per kind; [`refusal`] for
 //! scenarios that must be refused), and the printing of
@@ -12,6 +13,7 @@
 pub mod expect;
 pub mod inspect;
 pub mod jobs_csv;
+pub mod lsb_acct;
 pub mod metrics;
 pub mod output;
 pub mod probe;

@@ -39,6 +39,9 @@ pub struct RunOutput {
     pub metrics: Option<crate::metrics::RunMetrics>,
     /// Why `jobs.csv` could not be written whole, if it could not.
     pub jobs_csv_error: Option<String>,
+    /// Why the lsb.acct logs could not be written whole, if they could
+    /// not.
+    pub lsb_acct_error: Option<String>,
     /// What each `[[action]]` did, in the order given.
     pub actions: Vec<ActionRecord>,
     /// Whether the run took the snapshots its expectations look at (the
@@ -83,6 +86,9 @@ pub struct RunOptions {
     pub drain: bool,
     /// Write Batsim's `jobs.csv` here as jobs finish.
     pub jobs_csv: Option<std::path::PathBuf>,
+    /// Write each cluster's lsb.acct under this directory as jobs finish
+    /// ([`crate::lsb_acct`]).
+    pub lsb_acct: Option<std::path::PathBuf>,
 }
 
 impl RunOptions {

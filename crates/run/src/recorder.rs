@@ -17,6 +17,7 @@ use mcfed_protocol::{ClusterName, SimTime};
 use rustc_hash::FxHashMap;
 
 use crate::jobs_csv::JobsCsv;
+use crate::lsb_acct::AcctLogs;
 use crate::metrics::{EndState, MetricsRecorder};
 use crate::output::RunOutput;
 use crate::probe::{PreemptionRecord, Snapshot};
@@ -47,6 +48,7 @@ pub struct Recorder {
     metrics: MetricsRecorder,
     recording: Recording,
     jobs_csv: Option<JobsCsvSink>,
+    lsb_acct: Option<AcctLogs>,
 }
 
 impl Recorder {
@@ -57,7 +59,14 @@ impl Recorder {
             metrics: MetricsRecorder::default(),
             recording,
             jobs_csv: None,
+            lsb_acct: None,
         }
+    }
+
+    /// Writes each cluster's lsb.acct through `logs` as jobs finish.
+    pub fn with_lsb_acct(mut self, logs: AcctLogs) -> Self {
+        self.lsb_acct = Some(logs);
+        self
     }
 
     /// Writes `jobs.csv` through `csv`, whose slots are numbered over
@@ -160,6 +169,10 @@ impl Recorder {
             if let Err(error) = sink.csv.flush() {
                 self.output.jobs_csv_error = Some(error.to_string());
             }
+        }
+        if let Some(logs) = &mut self.lsb_acct {
+            let flushed = logs.flush().map_err(|error| format!("lsb.acct: {error}"));
+            self.output.lsb_acct_error = logs.error().map(str::to_owned).or(flushed.err());
         }
         let mut output = self.output;
         output.stats.end = end;
@@ -301,6 +314,9 @@ impl Observer for Recorder {
         self.count(member, effects);
         self.measure(cluster, at, effects);
         self.write_jobs(member, effects);
+        if let Some(logs) = &mut self.lsb_acct {
+            logs.transitions(member, &effects.transitions);
+        }
         self.output.preemptions.extend(
             effects
                 .preemptions

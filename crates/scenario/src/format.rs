@@ -563,11 +563,16 @@ pub struct RawWorkload {
     pub name: Option<String>,
     /// An SWF trace, plain or gzip, relative to the scenario file.
     pub swf: Option<String>,
+    /// Or LSF's accounting log (lsb.acct), plain or gzip.
+    pub lsb_acct: Option<String>,
+    /// lsb.acct: records held at once to put them in submit order.
+    pub sort_window: Option<u64>,
     /// The cluster its jobs go to.
     pub cluster: Option<String>,
     /// The queue its jobs go to.
     pub queue: Option<String>,
-    /// SWF queue number → `queue` or `queue@cluster`.
+    /// SWF queue number (lsb.acct: LSF queue name) → `queue` or
+    /// `queue@cluster`.
     #[serde(default)]
     pub queue_map: std::collections::BTreeMap<String, String>,
     /// SWF partition number → cluster.

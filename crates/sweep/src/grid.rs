@@ -105,6 +105,7 @@ pub fn run_point(
         count_only: false,
         drain: false,
         jobs_csv: None,
+        lsb_acct: None,
     };
     runner(&variant, &options).map(RunFigures::of)
 }

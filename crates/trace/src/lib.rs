@@ -5,8 +5,9 @@
 //!   its header comments, and errors that name the line and field;
 //! - [`generate`]: a seeded generator of synthetic SWF traces (job widths,
 //!   run times, a target load) for tests and benchmarks;
-//! - [`workload`]: a trace mapped onto a federation's clusters and queues
-//!   (a scenario's `[[workload]]`), one [`Submission`] at a time, and
+//! - [`workload`]: a trace (SWF or lsb.acct) mapped onto a federation's
+//!   clusters and queues (a scenario's `[[workload]]`), one [`Submission`]
+//!   at a time, and
 //!   [`read_ahead`]: the same stream read, parsed and mapped on a thread of
 //!   its own;
 //! - [`lsb_acct`]: LSF's accounting file (JOB_FINISH records), read,
@@ -21,4 +22,6 @@ pub mod workload;
 pub use generate::{GenerateError, SyntheticTrace};
 pub use read_ahead::ReadAhead;
 pub use swf::{Header, SubmitOrder, SwfError, SwfReader, SwfRecord, open};
-pub use workload::{QueueTarget, Skipped, Submission, WorkloadSpec, WorkloadStream};
+pub use workload::{
+    AcctMapping, QueueTarget, Skipped, Submission, TraceFormat, WorkloadSpec, WorkloadStream,
+};

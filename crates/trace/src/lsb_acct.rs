@@ -14,18 +14,21 @@
 //!   bacct-style parsers read what an emulated run did; the reader reads
 //!   back every field it writes.
 //! - [`SyntheticAcct`] generates a seeded log (`mcfed gen lsb-acct`).
+//! - [`requirements`] takes what a replay uses of a `-R` string.
 
 mod fields;
 mod generate;
 mod read;
+mod requirements;
 mod write;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 pub use generate::{SyntheticAcct, generate};
 pub use read::AcctReader;
+pub use requirements::{Requirements, requirements};
 pub use write::write_job_finish;
 
 /// The longest line read, in bytes: a record lists a host per slot, so a
@@ -314,6 +317,9 @@ pub enum AcctError {
         /// The line, from 1.
         line: u64,
     },
+    /// The path is not a regular file (a device, a FIFO, a link to one).
+    #[error(transparent)]
+    NotAFile(#[from] mcfed_protocol::bounds::ReadError),
     /// A field of a `JOB_FINISH` record is malformed or missing.
     #[error("{file}:{line}: field {index} ({name}): {problem}")]
     Field {
@@ -330,15 +336,64 @@ pub enum AcctError {
     },
 }
 
+/// Whether the trace at `path` (plain or gzip) is an lsb.acct: its first
+/// line that is not blank or a comment (`;` in SWF, `#`) starts with a
+/// double quote, as every lsb.acct record does (an SWF job line starts
+/// with a number). Only the first MiB is looked at.
+pub fn is_lsb_acct(path: &Path) -> Result<bool, AcctError> {
+    let mut reader = open(path)?.into_inner();
+    let mut line = Vec::new();
+    let mut seen = 0usize;
+    while seen < 1 << 20 {
+        line.clear();
+        let read = (&mut reader)
+            .take(1 << 20)
+            .read_until(b'\n', &mut line)
+            .map_err(|source| AcctError::Io {
+                file: path.display().to_string(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(false);
+        }
+        seen += read;
+        let text = line.trim_ascii();
+        if text.is_empty() || text.starts_with(b";") || text.starts_with(b"#") {
+            continue;
+        }
+        return Ok(text.starts_with(b"\""));
+    }
+    Ok(false)
+}
+
+/// The earliest submit time among the first `records` `JOB_FINISH`
+/// records of the log at `path` (malformed ones passed over); `None`
+/// when it has none.
+pub fn earliest_submit(path: &Path, records: usize) -> Result<Option<i64>, AcctError> {
+    let mut earliest: Option<i64> = None;
+    for job in open(path)?.take(records) {
+        match job {
+            Ok(job) => {
+                earliest = Some(earliest.map_or(job.submit_time, |at| at.min(job.submit_time)));
+            }
+            Err(error @ (AcctError::Io { .. } | AcctError::NotAFile(_))) => return Err(error),
+            Err(_) => {}
+        }
+    }
+    Ok(earliest)
+}
+
 /// Opens a log: gzip when it starts with gzip's magic bytes (whatever its
-/// name), plain text otherwise.
+/// name), plain text otherwise. Only a regular file is read (a link is
+/// followed to one).
 pub fn open(path: &Path) -> Result<AcctReader<Box<dyn BufRead + Send>>, AcctError> {
     let file_name = path.display().to_string();
     let io = |source| AcctError::Io {
         file: file_name.clone(),
         source,
     };
-    let mut file = BufReader::new(File::open(path).map_err(io)?);
+    let file: File = mcfed_protocol::bounds::TRACE_FILE.open(path)?;
+    let mut file = BufReader::new(file);
     let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
     let reader: Box<dyn BufRead + Send> = if gzip {
         Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(file)))

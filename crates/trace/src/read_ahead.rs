@@ -208,13 +208,14 @@ mod tests {
     fn spec(dir: &tempfile::TempDir, lines: &str, limit: Option<u64>) -> Arc<WorkloadSpec> {
         let path = dir.path().join("t.swf");
         std::fs::File::create(&path)
-            .unwrap()
+            .expect("test input")
             .write_all(lines.as_bytes())
-            .unwrap();
+            .expect("test input");
         Arc::new(WorkloadSpec {
             name: "t".into(),
             swf: path,
-            cluster: mcfed_protocol::ClusterName::new("c1").unwrap(),
+            format: crate::workload::TraceFormat::Swf,
+            cluster: mcfed_protocol::ClusterName::new("c1").expect("test input"),
             queue: "normal".into(),
             queue_map: Vec::new(),
             partition_map: Vec::new(),
@@ -243,18 +244,18 @@ mod tests {
 
     #[test]
     fn yields_what_the_stream_yields_in_order_with_its_report() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("test input");
         for jobs in [0, 1, BATCH - 1, BATCH, 3 * BATCH + 7] {
             let spec = spec(&dir, &trace(jobs), None);
             let expected: Vec<String> = WorkloadStream::open(Arc::clone(&spec))
-                .unwrap()
+                .expect("test input")
                 .map(|submission| submission.spec.name.to_string())
                 .collect();
-            let mut stream = WorkloadStream::open(Arc::clone(&spec)).unwrap();
+            let mut stream = WorkloadStream::open(Arc::clone(&spec)).expect("test input");
             stream.by_ref().for_each(drop);
             let opened = [
-                ReadAhead::open(Arc::clone(&spec)).unwrap(),
-                ReadAhead::open_inline(Arc::clone(&spec)).unwrap(),
+                ReadAhead::open(Arc::clone(&spec)).expect("test input"),
+                ReadAhead::open_inline(Arc::clone(&spec)).expect("test input"),
             ];
             for mut ahead in opened {
                 let got: Vec<String> = ahead
@@ -271,15 +272,15 @@ mod tests {
 
     #[test]
     fn limit_and_an_early_drop_end_the_reader() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("test input");
         let spec = spec(&dir, &trace(5 * BATCH), Some(100));
-        let ahead = ReadAhead::open(Arc::clone(&spec)).unwrap();
+        let ahead = ReadAhead::open(Arc::clone(&spec)).expect("test input");
         // 100 job lines read (the malformed one is not a job): ten of them
         // without a run time.
         assert_eq!(ahead.count(), 100 - 10);
         // Taking one and dropping the rest must not hang.
         let spec = spec_without_limit(&spec);
-        let mut ahead = ReadAhead::open(spec).unwrap();
+        let mut ahead = ReadAhead::open(spec).expect("test input");
         assert!(ahead.next().is_some());
         drop(ahead);
     }
@@ -293,7 +294,7 @@ mod tests {
 
     #[test]
     fn a_missing_trace_is_an_error_at_open() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("test input");
         let mut spec = WorkloadSpec::clone(&spec(&dir, "", None));
         spec.swf = dir.path().join("missing.swf");
         assert!(ReadAhead::open(Arc::new(spec)).is_err());

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use mcfed_protocol::bounds::{ReadError, SCENARIO_TIME, TRACE_FILE};
 
-mod order;
+pub(crate) mod order;
 
 pub use order::{DEFAULT_SORT_WINDOW, SubmitOrder};
 use order::{Held, Window};

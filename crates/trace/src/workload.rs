@@ -1,13 +1,18 @@
-//! Workloads from trace files (`[[workload]]`): an SWF trace read as a
-//! stream and mapped onto a scenario's clusters and queues, one
-//! [`Submission`] at a time, so a million-job trace is never in memory.
+//! Workloads from trace files (`[[workload]]`): an SWF trace or an LSF
+//! accounting log (lsb.acct) read as a stream and mapped onto a
+//! scenario's clusters and queues, one [`Submission`] at a time, so a
+//! million-job trace is never in memory.
 //!
-//! Mapping: a job goes to the workload's `cluster` and `queue`, unless its
-//! SWF queue number is in `queue_map` (→ `queue` or `queue@cluster`) or its
-//! partition number in `partition_map` (→ cluster). Slots are the requested
-//! processors (field 8), else the allocated ones (field 5); the run time is
-//! field 4; the requested time (field 9) becomes the job's run limit. Jobs
-//! with no run time or no processors are skipped and counted by reason.
+//! SWF mapping: a job goes to the workload's `cluster` and `queue`, unless
+//! its SWF queue number is in `queue_map` (→ `queue` or `queue@cluster`)
+//! or its partition number in `partition_map` (→ cluster). Slots are the
+//! requested processors (field 8), else the allocated ones (field 5); the
+//! run time is field 4; the requested time (field 9) becomes the job's run
+//! limit. Jobs with no run time or no processors are skipped and counted
+//! by reason.
+//!
+//! lsb.acct mapping: see [`lsb_acct`] (records come in finish order and
+//! are put in submit order in a bounded window).
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -18,6 +23,10 @@ use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 use rustc_hash::FxHashMap;
 
 use crate::swf::{Header, SwfError, SwfReader, SwfRecord};
+
+pub mod lsb_acct;
+
+pub use lsb_acct::AcctMapping;
 
 /// A job submitted during the run.
 #[derive(Clone, Debug)]
@@ -46,13 +55,26 @@ pub struct QueueTarget {
     pub cluster: Option<ClusterName>,
 }
 
+/// What a workload's trace file holds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum TraceFormat {
+    /// The Standard Workload Format (`swf = "FILE"`).
+    #[default]
+    Swf,
+    /// LSF's accounting log (`lsb_acct = "FILE"`), mapped by queue name.
+    LsbAcct(AcctMapping),
+}
+
 /// A `[[workload]]` entry, validated.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadSpec {
     /// The workload's name (job names are `NAME-JOBNUMBER`).
     pub name: String,
-    /// The trace file, resolved against the scenario file's directory.
+    /// The trace file, resolved against the scenario file's directory
+    /// (an SWF trace or an lsb.acct, as `format` says).
     pub swf: PathBuf,
+    /// What the trace file holds.
+    pub format: TraceFormat,
     /// The default cluster.
     pub cluster: ClusterName,
     /// The default queue.
@@ -82,20 +104,46 @@ pub struct Skipped {
     /// ([`mcfed_protocol::bounds`]).
     #[serde(default)]
     pub out_of_bounds: u64,
+    /// lsb.acct: records other than `JOB_FINISH`, or of a version the
+    /// reader does not know.
+    #[serde(default)]
+    pub other_records: u64,
+    /// lsb.acct: jobs forwarded here from another cluster of the
+    /// federation (its own log submits them).
+    #[serde(default)]
+    pub forwarded_in: u64,
+    /// lsb.acct: jobs submitted before one already let out of the sorting
+    /// window (the log is in finish order; see [`AcctMapping::window`]).
+    #[serde(default)]
+    pub out_of_order: u64,
 }
 
 impl Skipped {
     /// All of them.
     pub fn total(&self) -> u64 {
-        self.no_run_time + self.no_processors + self.malformed + self.out_of_bounds
+        self.no_run_time
+            + self.no_processors
+            + self.malformed
+            + self.out_of_bounds
+            + self.other_records
+            + self.forwarded_in
+            + self.out_of_order
     }
+}
+
+/// Where a workload's submissions come from.
+enum Source {
+    Swf(SwfReader<Box<dyn BufRead + Send>>),
+    Acct(Box<lsb_acct::AcctSource>),
 }
 
 /// A workload being read (its submissions' `forwarded` is not worked out:
 /// the member routes each job when it is submitted): yields its submissions in trace order.
 pub struct WorkloadStream {
     spec: Arc<WorkloadSpec>,
-    reader: SwfReader<Box<dyn BufRead + Send>>,
+    source: Source,
+    /// An lsb.acct has no header comments.
+    no_header: Header,
     read: u64,
     skipped: Skipped,
     users: FxHashMap<(i64, i64), Arc<str>>,
@@ -110,7 +158,12 @@ pub struct WorkloadStream {
 impl WorkloadStream {
     /// Opens the workload's trace.
     pub fn open(spec: Arc<WorkloadSpec>) -> Result<Self, SwfError> {
-        let reader = crate::swf::open(&spec.swf)?;
+        let source = match &spec.format {
+            TraceFormat::Swf => Source::Swf(crate::swf::open(&spec.swf)?),
+            TraceFormat::LsbAcct(mapping) => {
+                Source::Acct(Box::new(lsb_acct::AcctSource::open(&spec.swf, mapping)?))
+            }
+        };
         let queue_map = spec
             .queue_map
             .iter()
@@ -126,7 +179,8 @@ impl WorkloadStream {
         Ok(WorkloadStream {
             default_queue: Arc::from(spec.queue.as_str()),
             spec,
-            reader,
+            source,
+            no_header: Header::default(),
             read: 0,
             skipped: Skipped::default(),
             users: FxHashMap::default(),
@@ -137,9 +191,13 @@ impl WorkloadStream {
         })
     }
 
-    /// The trace's header comments (whole once the first job is read).
+    /// The trace's header comments (whole once the first job is read;
+    /// none for an lsb.acct).
     pub fn header(&self) -> &Header {
-        self.reader.header()
+        match &self.source {
+            Source::Swf(reader) => reader.header(),
+            Source::Acct(_) => &self.no_header,
+        }
     }
 
     /// Jobs skipped so far.
@@ -233,11 +291,22 @@ impl Iterator for WorkloadStream {
     type Item = Submission;
 
     fn next(&mut self) -> Option<Submission> {
+        if let Source::Acct(source) = &mut self.source {
+            return source.next_submission(
+                &self.spec,
+                &mut self.skipped,
+                &mut self.first_error,
+                &mut self.read,
+            );
+        }
         loop {
             if self.spec.limit.is_some_and(|limit| self.read >= limit) {
                 return None;
             }
-            let record = match self.reader.next()? {
+            let Source::Swf(reader) = &mut self.source else {
+                return None;
+            };
+            let record = match reader.next()? {
                 Ok(record) => record,
                 Err(error) => {
                     self.skipped.malformed += 1;

@@ -8,12 +8,13 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use mcfed_admin::table::shown;
 use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_federation::JobRef;
 use mcfed_process::client::ClientError;
 use mcfed_protocol::{JobAction, JobChanges, QueueName};
 
-use super::{TargetArgs, print, run_limit};
+use super::{Dialect, TargetArgs, print, run_limit};
 
 /// Which jobs a command acts on.
 #[derive(Debug, clap::Args)]
@@ -39,6 +40,16 @@ impl JobsArgs {
 
     /// Gives `action` for every job; prints what each did.
     fn apply(&self, action: &JobAction) -> anyhow::Result<ExitCode> {
+        self.apply_in(action, Dialect::Mcfed)
+    }
+
+    /// Gives `action` for every job; prints what each did; a refusal
+    /// fails with `dialect`'s status.
+    pub(crate) fn apply_in(
+        &self,
+        action: &JobAction,
+        dialect: Dialect,
+    ) -> anyhow::Result<ExitCode> {
         let mut code = ExitCode::SUCCESS;
         for job in self.refs() {
             let request = AdminRequest::Control {
@@ -47,12 +58,12 @@ impl JobsArgs {
             };
             match mcfed_process::client::ask_once(&self.target.target()?, &request) {
                 Ok(AdminResponse::Controlled(done)) => {
-                    print(&done.message)?;
+                    print(&shown(&done.message))?;
                 }
                 Ok(_) => return Err(self.target.unexpected()),
                 Err(ClientError::Refused { message, .. }) => {
-                    eprintln!("{message}");
-                    code = ExitCode::from(1);
+                    eprintln!("{}", shown(&message));
+                    code = dialect.failure();
                 }
                 Err(error) => return Err(error.into()),
             }
@@ -93,8 +104,13 @@ pub(crate) struct BswitchArgs {
 
 /// Runs `mcfed bswitch`.
 pub(crate) fn bswitch(args: BswitchArgs) -> anyhow::Result<ExitCode> {
+    bswitch_in(args, Dialect::Mcfed)
+}
+
+/// Runs `bswitch` in `dialect`.
+pub(crate) fn bswitch_in(args: BswitchArgs, dialect: Dialect) -> anyhow::Result<ExitCode> {
     let queue = QueueName::new(&args.queue).map_err(|error| anyhow::anyhow!("{error}"))?;
-    args.jobs.apply(&JobAction::Switch(queue))
+    args.jobs.apply_in(&JobAction::Switch(queue), dialect)
 }
 
 /// `mcfed bmod`.
@@ -129,6 +145,11 @@ pub(crate) struct BmodArgs {
 
 /// Runs `mcfed bmod`.
 pub(crate) fn bmod(args: BmodArgs) -> anyhow::Result<ExitCode> {
+    bmod_in(args, Dialect::Mcfed)
+}
+
+/// Runs `bmod` in `dialect`.
+pub(crate) fn bmod_in(args: BmodArgs, dialect: Dialect) -> anyhow::Result<ExitCode> {
     let changes = JobChanges {
         run_limit: match (args.run_limit, args.no_limit) {
             (Some(limit), _) => Some(Some(limit)),
@@ -146,7 +167,7 @@ pub(crate) fn bmod(args: BmodArgs) -> anyhow::Result<ExitCode> {
     if changes.is_empty() {
         anyhow::bail!("bmod needs something to change: -W, -Wn, -n, -sp, -aps or -apsn");
     }
-    args.jobs.apply(&JobAction::Modify(changes))
+    args.jobs.apply_in(&JobAction::Modify(changes), dialect)
 }
 
 /// Runs `mcfed bmig`: the running jobs (of RERUNNABLE queues) pend again

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use mcfed_admin::Table;
+use mcfed_admin::table::fields::Selection;
 use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_launch::DEFAULT_BASE_PORT;
 use mcfed_process::client::{Target, ask_once};
@@ -44,7 +45,7 @@ pub(crate) struct TargetArgs {
     )]
     hosts_file: Option<PathBuf>,
     /// The cluster's address (HOST:PORT), instead of the scenario's.
-    #[arg(long)]
+    #[arg(long, env = "MCFED_ADDRESS")]
     address: Option<String>,
     /// The first cluster's port when the scenario gives no addresses.
     #[arg(long, default_value_t = DEFAULT_BASE_PORT)]
@@ -68,13 +69,51 @@ impl TargetArgs {
         })
     }
 
+    /// The cluster to ask as the environment names it (`MCFED_CLUSTER`,
+    /// `MCFED_CERTS`, `MCFED_SCENARIO`, `MCFED_HOSTS`, `MCFED_ADDRESS`):
+    /// LSF's command names take no mcfed option.
+    pub(crate) fn from_env() -> anyhow::Result<Self> {
+        use clap::{Args as _, FromArgMatches as _};
+        if std::env::var_os("MCFED_CLUSTER").is_none_or(|cluster| cluster.is_empty()) {
+            anyhow::bail!(
+                "no cluster: set MCFED_CLUSTER (eval \"$(mcfed lsf-env --cluster NAME ...)\")"
+            );
+        }
+        let command = TargetArgs::augment_args(clap::Command::new("target").no_binary_name(true));
+        let matches = command.try_get_matches_from(Vec::<String>::new())?;
+        Ok(TargetArgs::from_arg_matches(&matches)?)
+    }
+
     /// Asks the cluster `request`.
-    fn ask(&self, request: &AdminRequest) -> anyhow::Result<AdminResponse> {
+    pub(crate) fn ask(&self, request: &AdminRequest) -> anyhow::Result<AdminResponse> {
         Ok(ask_once(&self.target()?, request)?)
     }
 
-    fn unexpected(&self) -> anyhow::Error {
+    /// The error of an answer that is not the one asked for.
+    pub(crate) fn unexpected(&self) -> anyhow::Error {
         anyhow::anyhow!("cluster `{}` gave an unexpected answer", self.cluster)
+    }
+}
+
+/// Whose conventions a command follows: `mcfed b...`'s (exit status 1 for
+/// a refusal, 2 for an error), or LSF's under its own command names
+/// (`mcfed lsf-env`: 255 for both, LSF's messages).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `mcfed bjobs ...`.
+    #[default]
+    Mcfed,
+    /// `bjobs ...` through the directory `mcfed lsf-env` makes.
+    Lsf,
+}
+
+impl Dialect {
+    /// The exit status of a command that was refused something.
+    pub(crate) fn failure(self) -> ExitCode {
+        match self {
+            Dialect::Mcfed => ExitCode::from(1),
+            Dialect::Lsf => ExitCode::from(255),
+        }
     }
 }
 
@@ -115,8 +154,65 @@ impl OutputArgs {
     }
 }
 
+/// How `bqueues` and `bhosts` print: their columns, `-o` fields, LSF's
+/// JSON or mcfed's.
+#[derive(Debug, clap::Args)]
+pub(crate) struct FieldOutputArgs {
+    /// LSF 10.1's JSON: {"COMMAND": ..., "RECORDS": [...]} (the -o
+    /// fields, keyed by their names in upper case; without -o, the
+    /// default columns).
+    #[arg(long = "json", conflicts_with = "noheader")]
+    json: bool,
+    /// `-o "field[:[-][width]] ... [delimiter='c']"`: LSF's field names;
+    /// `-o json`: mcfed's own JSON rows (the alias from before `-json`).
+    #[arg(short = 'o', value_name = "FIELDS")]
+    output: Option<String>,
+    /// No header line.
+    #[arg(long = "noheader")]
+    noheader: bool,
+}
+
+impl FieldOutputArgs {
+    /// Prints `rows` as asked: the `-o` fields (read by `parse`), mcfed's
+    /// JSON, or `text()`. `-json` without `-o` keys the default columns
+    /// by their headers in the `mcfed` form (`table()`, as before `-o`
+    /// was taken) and by their field names in LSF's (`defaults`).
+    #[allow(clippy::too_many_arguments)]
+    fn print<R: Serialize + 'static>(
+        &self,
+        dialect: Dialect,
+        rows: &[R],
+        parse: fn(&str) -> Result<Selection<R>, String>,
+        defaults: fn() -> Selection<R>,
+        (command, plural): (&'static str, &'static str),
+        table: impl FnOnce() -> Table,
+        text: impl FnOnce() -> String,
+    ) -> anyhow::Result<ExitCode> {
+        let fields = match self.output.as_deref() {
+            Some("json") => return print(&mcfed_admin::table::json(&rows)),
+            Some(spec) => Some(parse(spec).map_err(anyhow::Error::msg)?),
+            None => None,
+        };
+        match (fields, self.json) {
+            (Some(fields), true) => print(&fields.table(command, plural, rows).lsf_json()),
+            (Some(fields), false) => {
+                print(&fields.text(&fields.table(command, plural, rows), !self.noheader))
+            }
+            (None, true) if dialect == Dialect::Lsf => {
+                print(&defaults().table(command, plural, rows).lsf_json())
+            }
+            (None, true) => print(&table().lsf_json()),
+            (None, false) if self.noheader => {
+                let text = text();
+                print(text.split_once('\n').map_or("", |(_, rest)| rest))
+            }
+            (None, false) => print(&text()),
+        }
+    }
+}
+
 /// Writes `text` to standard output, with a final newline.
-fn print(text: &str) -> anyhow::Result<ExitCode> {
+pub(crate) fn print(text: &str) -> anyhow::Result<ExitCode> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     write!(out, "{text}")?;
@@ -128,7 +224,7 @@ fn print(text: &str) -> anyhow::Result<ExitCode> {
 
 /// LSF's run limit: `[hour:]minute`, or a duration such as `90m`; more
 /// than zero.
-fn run_limit(text: &str) -> Result<Duration, String> {
+pub(crate) fn run_limit(text: &str) -> Result<Duration, String> {
     let minutes = |text: &str| text.parse::<u64>().map_err(|_| ());
     let parsed = match text.split_once(':') {
         Some((hours, mins)) => minutes(hours)
@@ -159,8 +255,19 @@ fn run_limit(text: &str) -> Result<Duration, String> {
         .map_err(|error| error.to_string())
 }
 
+/// `-u USER` of the looking commands: a user name or `all`, never empty
+/// (LSF refuses `-u ""`).
+fn user_filter(text: &str) -> Result<String, String> {
+    user_name(text).map_err(|_| {
+        format!(
+            "`{}` is not a user name: give a user, or `all`",
+            mcfed_admin::table::shown(text)
+        )
+    })
+}
+
 /// A user name: not empty, no spaces.
-fn user_name(text: &str) -> Result<String, String> {
+pub(crate) fn user_name(text: &str) -> Result<String, String> {
     if text.is_empty() || text.contains(char::is_whitespace) {
         Err(format!(
             "`{text}` is not a user name (empty, or with spaces)"
@@ -192,5 +299,7 @@ mod tests {
         assert_eq!(user_name("alice"), Ok("alice".to_owned()));
         assert!(user_name("").is_err());
         assert!(user_name("a b").is_err());
+        assert_eq!(user_filter("all"), Ok("all".to_owned()));
+        assert!(user_filter("").is_err());
     }
 }

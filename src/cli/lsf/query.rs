@@ -4,12 +4,12 @@
 use std::process::ExitCode;
 
 use mcfed_admin::cmd::{aps, clusters, history, hosts, jobs, params, queues};
-use mcfed_admin::table::json;
+use mcfed_admin::table::{json, shown};
 use mcfed_admin::{
     AdminRequest, AdminResponse, Finished, HistoryReply, HistoryRow, JobRow, JobsQuery,
 };
 
-use super::{OutputArgs, TargetArgs, print};
+use super::{Dialect, FieldOutputArgs, OutputArgs, TargetArgs, print, user_filter};
 
 /// `mcfed bjobs`.
 #[derive(Debug, clap::Args)]
@@ -41,7 +41,7 @@ pub(crate) struct BjobsArgs {
     #[arg(short = 's')]
     suspended: bool,
     /// Only this user's jobs (`all`: everyone's, the default).
-    #[arg(short = 'u')]
+    #[arg(short = 'u', value_parser = user_filter)]
     user: Option<String>,
     /// Only jobs of this queue.
     #[arg(short = 'q')]
@@ -52,13 +52,17 @@ pub(crate) struct BjobsArgs {
     /// Wide format (mcfed never truncates a column).
     #[arg(short = 'w')]
     wide: bool,
-    /// `-o "field[:width] ..."`: LSF's field names (`jobid stat queue`);
-    /// `-o json`: mcfed's JSON rows (an alias kept from before `-json`).
+    /// `-o "field[:[-][width]] ... [delimiter='c']"`: LSF's field names
+    /// (`jobid stat queue`); `-o json`: mcfed's JSON rows (an alias kept
+    /// from before `-json`).
     #[arg(short = 'o', value_name = "FIELDS")]
     output: Option<String>,
     /// LSF 10.1's JSON (the -o fields, or the default columns).
-    #[arg(long = "json")]
+    #[arg(long = "json", conflicts_with = "noheader")]
     json: bool,
+    /// No header line.
+    #[arg(long = "noheader")]
+    noheader: bool,
     /// Pending jobs with their APS values, in dispatch order (system
     /// values in parentheses first, then calculated values, then jobs of
     /// queues without APS).
@@ -70,6 +74,14 @@ pub(crate) struct BjobsArgs {
 }
 
 impl BjobsArgs {
+    /// LSF's default: only `user`'s jobs, unless `-u` or job ids say
+    /// otherwise.
+    pub(crate) fn only_user_by_default(&mut self, user: &str) {
+        if self.user.is_none() && self.jobs.is_empty() {
+            self.user = Some(user.to_owned());
+        }
+    }
+
     /// The jobs asked for, as the cluster filters them.
     fn query(&self) -> JobsQuery {
         JobsQuery {
@@ -92,12 +104,18 @@ impl BjobsArgs {
 
 /// Runs `mcfed bjobs`.
 pub(crate) fn bjobs(args: BjobsArgs) -> anyhow::Result<ExitCode> {
+    bjobs_in(args, Dialect::Mcfed)
+}
+
+/// Runs `bjobs` in `dialect`: LSF's own says "No unfinished job found" on
+/// standard error and fails with 255 for a job it does not find.
+pub(crate) fn bjobs_in(args: BjobsArgs, dialect: Dialect) -> anyhow::Result<ExitCode> {
     if args.aps || args.prio {
         return bjobs_aps(&args);
     }
     let fields = match args.output.as_deref() {
-        Some("json") | None => Vec::new(),
-        Some(spec) => jobs::parse_fields(spec).map_err(anyhow::Error::msg)?,
+        Some("json") | None => None,
+        Some(spec) => Some(jobs::parse_fields(spec).map_err(anyhow::Error::msg)?),
     };
     let rows = match args.target.ask(&AdminRequest::Jobs(args.query()))? {
         AdminResponse::Jobs(rows) => rows,
@@ -107,25 +125,47 @@ pub(crate) fn bjobs(args: BjobsArgs) -> anyhow::Result<ExitCode> {
     for id in &args.jobs {
         if !rows.iter().any(|row| row.job_id == *id) {
             eprintln!("Job <{id}> is not found");
-            code = ExitCode::from(1);
+            code = dialect.failure();
         }
     }
+    // mcfed never cuts a column: -w changes nothing.
     let _ = args.wide;
     if args.json {
-        print(&jobs::jobs_table(&rows, &fields).lsf_json())?;
-    } else if args.output.as_deref() == Some("json") {
-        print(&json(&rows))?;
-    } else if !fields.is_empty() {
-        print(&jobs::jobs_fields(&rows, &fields))?;
-    } else {
-        let finished_too = args.all || args.done || !args.jobs.is_empty();
-        let mut text = jobs::jobs(&rows, args.fwd, args.long, finished_too);
-        if args.pending && !args.long {
-            text.push_str(&pending_reasons(&rows));
-        }
-        print(&text)?;
+        let fields = fields.unwrap_or_else(jobs::default_fields);
+        return print(&jobs::jobs_table(&rows, &fields).lsf_json()).map(|_| code);
     }
+    if args.output.as_deref() == Some("json") {
+        return print(&json(&rows)).map(|_| code);
+    }
+    let finished_too = args.all || args.done || !args.jobs.is_empty();
+    if rows.is_empty() && dialect == Dialect::Lsf {
+        // LSF says so on standard error (scripts read standard output).
+        if args.jobs.is_empty() {
+            eprint!("{}", jobs::jobs(&rows, args.fwd, false, finished_too));
+        }
+        return Ok(code);
+    }
+    let text = match &fields {
+        Some(fields) => jobs::jobs_fields(&rows, fields, !args.noheader),
+        None => {
+            let mut text = jobs::jobs(&rows, args.fwd, args.long, finished_too);
+            if args.noheader && !args.long && !rows.is_empty() {
+                text = without_header(&text);
+            }
+            if args.pending && !args.long {
+                text.push_str(&pending_reasons(&rows));
+            }
+            text
+        }
+    };
+    print(&text)?;
     Ok(code)
+}
+
+/// `text` without its first line (`-noheader`).
+fn without_header(text: &str) -> String {
+    text.split_once('\n')
+        .map_or_else(String::new, |(_, rest)| rest.to_owned())
 }
 
 /// `bjobs -aps` and `bjobs -prio`: pending jobs in dispatch order, with
@@ -171,7 +211,7 @@ fn pending_reasons(rows: &[JobRow]) -> String {
         .iter()
         .filter_map(|row| {
             let reason = row.pending_reason.as_deref()?;
-            Some(format!(" Job <{}>: {reason};\n", row.job_id))
+            Some(format!(" Job <{}>: {};\n", row.job_id, shown(reason)))
         })
         .collect();
     if reasons.is_empty() {
@@ -199,18 +239,31 @@ pub(crate) struct BqueuesArgs {
     /// Long format.
     #[arg(short = 'l')]
     long: bool,
+    /// Wide format (mcfed never truncates a column).
+    #[arg(short = 'w')]
+    wide: bool,
     #[command(flatten)]
-    output: OutputArgs,
+    output: FieldOutputArgs,
 }
 
 /// Runs `mcfed bqueues`.
 pub(crate) fn bqueues(args: BqueuesArgs) -> anyhow::Result<ExitCode> {
+    bqueues_in(args, Dialect::Mcfed)
+}
+
+/// Runs `bqueues` in `dialect`.
+pub(crate) fn bqueues_in(args: BqueuesArgs, dialect: Dialect) -> anyhow::Result<ExitCode> {
     let AdminResponse::Queues(mut rows) = args.target.ask(&AdminRequest::Queues)? else {
         return Err(args.target.unexpected());
     };
     only_named(&mut rows, &args.queues, |row| &row.queue, "queue")?;
+    let _ = args.wide;
     args.output.print(
+        dialect,
         &rows,
+        queues::parse_fields,
+        queues::default_fields,
+        ("bqueues", "QUEUES"),
         || queues::queues_table(&rows),
         || queues::queues(&rows, args.long),
     )
@@ -231,7 +284,7 @@ fn only_named<T>(
         .iter()
         .find(|wanted| !rows.iter().any(|row| name(row) == *wanted))
     {
-        anyhow::bail!("{missing}: No such {what}");
+        anyhow::bail!("{}: No such {what}", shown(missing));
     }
     rows.retain(|row| names.contains(name(row)));
     Ok(())
@@ -248,18 +301,31 @@ pub(crate) struct BhostsArgs {
     /// Long format: a block per host.
     #[arg(short = 'l')]
     long: bool,
+    /// Wide format (mcfed never truncates a column).
+    #[arg(short = 'w')]
+    wide: bool,
     #[command(flatten)]
-    output: OutputArgs,
+    output: FieldOutputArgs,
 }
 
 /// Runs `mcfed bhosts`.
 pub(crate) fn bhosts(args: BhostsArgs) -> anyhow::Result<ExitCode> {
+    bhosts_in(args, Dialect::Mcfed)
+}
+
+/// Runs `bhosts` in `dialect`.
+pub(crate) fn bhosts_in(args: BhostsArgs, dialect: Dialect) -> anyhow::Result<ExitCode> {
     let AdminResponse::Hosts(mut rows) = args.target.ask(&AdminRequest::Hosts)? else {
         return Err(args.target.unexpected());
     };
     only_named(&mut rows, &args.hosts, |row| &row.host_name, "host")?;
+    let _ = args.wide;
     args.output.print(
+        dialect,
         &rows,
+        hosts::parse_fields,
+        hosts::default_fields,
+        ("bhosts", "HOSTS"),
         || hosts::hosts_table(&rows),
         || match args.long {
             true => hosts::hosts_long(&rows),
@@ -291,14 +357,34 @@ pub(crate) fn bclusters(args: ListArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `mcfed lsid`.
 pub(crate) fn lsid(args: ListArgs) -> anyhow::Result<ExitCode> {
+    lsid_in(args, Dialect::Mcfed)
+}
+
+/// Runs `lsid` in `dialect` (LSF's prints LSF 10.1's six lines).
+pub(crate) fn lsid_in(args: ListArgs, dialect: Dialect) -> anyhow::Result<ExitCode> {
     let AdminResponse::Params(reply) = args.target.ask(&AdminRequest::Params)? else {
         return Err(args.target.unexpected());
     };
     args.output.print(
         &reply,
         || params::lsid_table(&reply),
-        || params::lsid(&reply),
+        || match dialect {
+            Dialect::Mcfed => params::lsid(&reply),
+            Dialect::Lsf => params::lsid_lsf(&reply),
+        },
     )
+}
+
+/// Runs `lsclusters`: the cluster asked, its management host and its
+/// hosts.
+pub(crate) fn lsclusters(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Params(reply) = args.target.ask(&AdminRequest::Params)? else {
+        return Err(args.target.unexpected());
+    };
+    let AdminResponse::Hosts(hosts) = args.target.ask(&AdminRequest::Hosts)? else {
+        return Err(args.target.unexpected());
+    };
+    print(&params::lsclusters(&reply, hosts.len()))
 }
 
 /// `mcfed bparams`.
@@ -332,7 +418,7 @@ pub(crate) struct HistoryFilter {
     #[arg(value_name = "JOBID")]
     jobs: Vec<u64>,
     /// Only this user's jobs (`all`: everyone's, the default).
-    #[arg(short = 'u')]
+    #[arg(short = 'u', value_parser = user_filter)]
     user: Option<String>,
     /// Only jobs of this queue.
     #[arg(short = 'q')]

@@ -6,14 +6,16 @@ use mcfed_cluster::{ClusterNode, JobState};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use crate::table::{Table, dash};
+use crate::table::fields::{Field, Selection};
+use crate::table::{Table, dash, shown};
 
 /// One host, as `bhosts` shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HostRow {
     /// HOST_NAME.
     pub host_name: String,
-    /// STATUS: ok, closed (full), closed_Adm.
+    /// STATUS: ok, closed (full), closed_Adm (closed by configuration),
+    /// unavail (failed, as LSF shows a host that is down).
     pub status: String,
     /// MAX: its MXJ.
     pub max: u32,
@@ -60,7 +62,9 @@ pub fn rows(node: &ClusterNode) -> Vec<HostRow> {
         .enumerate()
         .map(|(index, config)| {
             let [run, ssusp, ususp] = usage.get(&index).copied().unwrap_or_default();
-            let status = if config.closed {
+            let status = if cluster.host_failed(index) {
+                "unavail"
+            } else if config.closed {
                 "closed_Adm"
             } else if cluster.host_used_slots(index) >= config.max_slots {
                 "closed"
@@ -128,6 +132,114 @@ pub fn hosts_table(rows: &[HostRow]) -> Table {
     table
 }
 
+/// One field of `bhosts -o`.
+pub type HostField = Field<HostRow>;
+
+/// Every field `bhosts -o` takes, with LSF's names, aliases and headers
+/// (the `-json` keys are the names in upper case).
+pub const HOST_FIELDS: &[HostField] = &[
+    HostField {
+        name: "host_name",
+        alias: "hname",
+        header: "HOST_NAME",
+        width: 20,
+        value: |h| h.host_name.clone(),
+    },
+    HostField {
+        name: "status",
+        alias: "stat",
+        header: "STATUS",
+        width: 15,
+        value: |h| h.status.clone(),
+    },
+    HostField {
+        name: "cpuf",
+        alias: "",
+        header: "CPUF",
+        width: 10,
+        value: |_| "1.00".to_owned(),
+    },
+    HostField {
+        name: "jl_u",
+        alias: "jlu",
+        header: "JL/U",
+        width: 8,
+        value: |h| dash(h.jl_u),
+    },
+    HostField {
+        name: "max",
+        alias: "",
+        header: "MAX",
+        width: 8,
+        value: |h| h.max.to_string(),
+    },
+    HostField {
+        name: "njobs",
+        alias: "",
+        header: "NJOBS",
+        width: 8,
+        value: |h| h.njobs.to_string(),
+    },
+    HostField {
+        name: "run",
+        alias: "",
+        header: "RUN",
+        width: 8,
+        value: |h| h.run.to_string(),
+    },
+    HostField {
+        name: "ssusp",
+        alias: "",
+        header: "SSUSP",
+        width: 8,
+        value: |h| h.ssusp.to_string(),
+    },
+    HostField {
+        name: "ususp",
+        alias: "",
+        header: "USUSP",
+        width: 8,
+        value: |h| h.ususp.to_string(),
+    },
+    HostField {
+        name: "rsv",
+        alias: "",
+        header: "RSV",
+        width: 8,
+        value: |_| "0".to_owned(),
+    },
+    HostField {
+        name: "dispatch_window",
+        alias: "dispwin",
+        header: "DISPATCH_WINDOW",
+        width: 50,
+        value: |_| "-".to_owned(),
+    },
+];
+
+/// The fields of `bhosts`' default columns.
+const DEFAULT_HOST_FIELDS: [&str; 9] = [
+    "host_name",
+    "status",
+    "jl_u",
+    "max",
+    "njobs",
+    "run",
+    "ssusp",
+    "ususp",
+    "rsv",
+];
+
+/// Reads `bhosts -o`'s field list (see [`crate::table::fields`]).
+pub fn parse_fields(spec: &str) -> Result<Selection<HostRow>, String> {
+    crate::table::fields::parse("bhosts", HOST_FIELDS, spec)
+}
+
+/// The default columns' fields, for LSF's `-json` without `-o`.
+pub fn default_fields() -> Selection<HostRow> {
+    Selection::named(HOST_FIELDS, &DEFAULT_HOST_FIELDS)
+}
+
 /// `bhosts`.
 pub fn hosts(rows: &[HostRow]) -> String {
     hosts_table(rows).text()
@@ -141,7 +253,7 @@ pub fn hosts_long(rows: &[HostRow]) -> String {
         if index > 0 {
             text.push('\n');
         }
-        let _ = writeln!(text, "HOST  {}", row.host_name);
+        let _ = writeln!(text, "HOST  {}", shown(&row.host_name));
         let _ = writeln!(
             text,
             "STATUS           CPUF  JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV DISPATCH_WINDOW"

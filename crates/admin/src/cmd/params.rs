@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use mcfed_federation::MemberConfig;
 use serde::{Deserialize, Serialize};
 
-use crate::table::{Table, clock};
+use crate::table::{Table, clock, shown};
 
 /// A cluster's parameters, for `bparams` and `lsid`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -139,10 +139,60 @@ pub fn lsid(reply: &ParamsReply) -> String {
     format!(
         "mcfed {}, an emulator of an IBM Spectrum LSF 10.1 multicluster federation\n\nMy cluster name is {}\nMy master name is {}\nEmulated time is {}\n",
         env!("CARGO_PKG_VERSION"),
-        reply.cluster,
-        reply.address,
+        shown(&reply.cluster),
+        shown(&reply.address),
         clock(reply.now)
     )
+}
+
+/// The host part of a process's address (`127.0.0.1:7870` → `127.0.0.1`,
+/// `[::1]:7870` → `::1`): the cluster's management host, as LSF names it.
+pub fn master_host(address: &str) -> &str {
+    let host = address
+        .rsplit_once(':')
+        .filter(|(host, port)| !host.is_empty() && port.chars().all(|c| c.is_ascii_digit()))
+        .map_or(address, |(host, _)| host);
+    host.trim_start_matches('[').trim_end_matches(']')
+}
+
+/// `lsid` under LSF's own command name: LSF 10.1's six lines (a version
+/// banner, two lines about it, a blank line, then `My cluster name is
+/// NAME` and `My master name is HOST`), which tools parse.
+pub fn lsid_lsf(reply: &ParamsReply) -> String {
+    format!(
+        "IBM Spectrum LSF Standard 10.1.0.0, emulated by mcfed {}\nmcfed emulates an LSF multicluster federation; it is not IBM software.\nEmulated time of cluster {}: {}\n\nMy cluster name is {}\nMy master name is {}\n",
+        env!("CARGO_PKG_VERSION"),
+        shown(&reply.cluster),
+        clock(reply.now),
+        shown(&reply.cluster),
+        shown(master_host(&reply.address))
+    )
+}
+
+/// `lsclusters`: the cluster, its status, its management host and its
+/// hosts (all of them servers), as LSF prints them.
+pub fn lsclusters(reply: &ParamsReply, hosts: usize) -> String {
+    let mut table = Table::new(
+        "lsclusters",
+        "CLUSTERS",
+        &[
+            "CLUSTER_NAME",
+            "STATUS",
+            "MASTER_HOST",
+            "ADMIN",
+            "HOSTS",
+            "SERVERS",
+        ],
+    );
+    table.rows.push(vec![
+        reply.cluster.clone(),
+        "ok".to_owned(),
+        master_host(&reply.address).to_owned(),
+        "mcfed".to_owned(),
+        hosts.to_string(),
+        hosts.to_string(),
+    ]);
+    table.text()
 }
 
 /// `bparams`' records: every parameter with its value.
@@ -189,4 +239,37 @@ pub fn params(reply: &ParamsReply, long: bool) -> String {
         );
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_master_host_is_the_address_without_its_port() {
+        assert_eq!(master_host("127.0.0.1:7870"), "127.0.0.1");
+        assert_eq!(master_host("[::1]:7870"), "::1");
+        assert_eq!(master_host("hostA"), "hostA");
+        assert_eq!(master_host("hostA.example:1"), "hostA.example");
+    }
+
+    #[test]
+    fn lsid_prints_lsf_s_six_lines() {
+        let reply = ParamsReply {
+            cluster: "Cluster1".into(),
+            address: "127.0.0.1:7870".into(),
+            now: 61.0,
+            params: Vec::new(),
+        };
+        let text = lsid_lsf(&reply);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 6, "{text}");
+        assert!(
+            lines[0].starts_with("IBM Spectrum LSF Standard 10.1"),
+            "{text}"
+        );
+        assert_eq!(lines[3], "");
+        assert_eq!(lines[4], "My cluster name is Cluster1");
+        assert_eq!(lines[5], "My master name is 127.0.0.1");
+    }
 }

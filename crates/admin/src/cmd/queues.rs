@@ -7,6 +7,7 @@ use mcfed_protocol::SimTime;
 
 pub use mcfed_cluster::QueueReport;
 
+use crate::table::fields::{Field, Selection};
 use crate::table::{Table, dash};
 
 /// Every queue of the cluster at `now`, in configuration order, as the
@@ -54,6 +55,123 @@ pub fn queues_table(rows: &[QueueReport]) -> Table {
         })
         .collect();
     table
+}
+
+/// One field of `bqueues -o`.
+pub type QueueField = Field<QueueReport>;
+
+/// Every field `bqueues -o` takes, with LSF's names, aliases and
+/// headers (the `-json` keys are the names in upper case).
+pub const QUEUE_FIELDS: &[QueueField] = &[
+    QueueField {
+        name: "queue_name",
+        alias: "qname",
+        header: "QUEUE_NAME",
+        width: 15,
+        value: |q| q.queue.clone(),
+    },
+    QueueField {
+        name: "priority",
+        alias: "prio",
+        header: "PRIO",
+        width: 10,
+        value: |q| q.priority.to_string(),
+    },
+    QueueField {
+        name: "status",
+        alias: "stat",
+        header: "STATUS",
+        width: 12,
+        value: |q| q.status.clone(),
+    },
+    QueueField {
+        name: "max",
+        alias: "",
+        header: "MAX",
+        width: 10,
+        value: |q| dash(q.max),
+    },
+    QueueField {
+        name: "jl_u",
+        alias: "jlu",
+        header: "JL/U",
+        width: 10,
+        value: |q| dash(q.jl_u),
+    },
+    QueueField {
+        name: "jl_p",
+        alias: "jlp",
+        header: "JL/P",
+        width: 10,
+        value: |_| "-".to_owned(),
+    },
+    QueueField {
+        name: "jl_h",
+        alias: "jlh",
+        header: "JL/H",
+        width: 10,
+        value: |q| dash(q.jl_h),
+    },
+    QueueField {
+        name: "njobs",
+        alias: "",
+        header: "NJOBS",
+        width: 10,
+        value: |q| q.njobs.to_string(),
+    },
+    QueueField {
+        name: "pend",
+        alias: "",
+        header: "PEND",
+        width: 10,
+        value: |q| q.pend.to_string(),
+    },
+    QueueField {
+        name: "run",
+        alias: "",
+        header: "RUN",
+        width: 10,
+        value: |q| q.run.to_string(),
+    },
+    QueueField {
+        name: "susp",
+        alias: "",
+        header: "SUSP",
+        width: 10,
+        value: |q| q.susp.to_string(),
+    },
+    QueueField {
+        name: "rsv",
+        alias: "",
+        header: "RSV",
+        width: 10,
+        value: |q| q.rsv.to_string(),
+    },
+];
+
+/// The fields of `bqueues`' default columns.
+const DEFAULT_QUEUE_FIELDS: [&str; 11] = [
+    "queue_name",
+    "priority",
+    "status",
+    "max",
+    "jl_u",
+    "jl_p",
+    "jl_h",
+    "njobs",
+    "pend",
+    "run",
+    "susp",
+];
+
+/// Reads `bqueues -o`'s field list (see [`crate::table::fields`]).
+pub fn parse_fields(spec: &str) -> Result<Selection<QueueReport>, String> {
+    crate::table::fields::parse("bqueues", QUEUE_FIELDS, spec)
+}
+
+/// The default columns' fields, for LSF's `-json` without `-o`.
+pub fn default_fields() -> Selection<QueueReport> {
+    Selection::named(QUEUE_FIELDS, &DEFAULT_QUEUE_FIELDS)
 }
 
 /// `bqueues`, or `bqueues -l` (the block `mcfed run --show queues` prints,

@@ -117,6 +117,12 @@ impl Cluster {
         &self.hosts[index].config.name
     }
 
+    /// Whether the host at `index` has failed and not recovered (it is
+    /// closed meanwhile; `bhosts` shows it `unavail`).
+    pub fn host_failed(&self, index: HostIndex) -> bool {
+        self.hosts[index].failed
+    }
+
     /// Slots used by running jobs on the host at `index` (never more than
     /// its MXJ).
     pub fn host_used_slots(&self, index: HostIndex) -> u32 {

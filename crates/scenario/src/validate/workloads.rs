@@ -1,6 +1,8 @@
-//! `[[workload]]`: the trace file (which must open), the cluster and queue
-//! its jobs go to, the queue and partition maps, the user template, and the
-//! bounds on `limit` and `time_scale`.
+//! `[[workload]]`: the trace file (which must open: `swf` or `lsb_acct`,
+//! one of them), the cluster and queue its jobs go to, the queue and
+//! partition maps (an lsb.acct's queue map is by queue name, and it has no
+//! partitions), the user template, and the bounds on `limit`,
+//! `time_scale` and `sort_window`.
 
 use mcfed_protocol::{Bound, ClusterName};
 
@@ -8,7 +10,8 @@ use crate::check::Checker;
 use crate::format::RawWorkload;
 use crate::locate::FieldPath;
 use crate::model::ClusterSpec;
-use mcfed_trace::workload::{QueueTarget, WorkloadSpec};
+use mcfed_trace::workload::lsb_acct::{DEFAULT_WINDOW, MAX_WINDOW};
+use mcfed_trace::workload::{AcctMapping, QueueTarget, TraceFormat, WorkloadSpec};
 
 /// A workload's `limit` (and `mcfed replay --limit`): the jobs it reads.
 pub const WORKLOAD_LIMIT: Bound = Bound {
@@ -26,10 +29,37 @@ impl Checker<'_> {
         specs: &[ClusterSpec],
     ) -> Vec<WorkloadSpec> {
         let root = FieldPath::root().key("workload");
-        raw.iter()
+        let mut workloads: Vec<WorkloadSpec> = raw
+            .iter()
             .enumerate()
             .filter_map(|(index, workload)| self.workload(&root.index(index), workload, specs))
-            .collect()
+            .collect();
+        self.common_epoch(&root, &mut workloads);
+        workloads
+    }
+
+    /// One time zero for every lsb.acct workload: the earliest submission
+    /// in the first window of any of their logs, so that the logs of
+    /// several clusters keep their times together.
+    fn common_epoch(&mut self, root: &FieldPath, workloads: &mut [WorkloadSpec]) {
+        let mut epoch: Option<i64> = None;
+        for (index, workload) in workloads.iter().enumerate() {
+            let TraceFormat::LsbAcct(mapping) = &workload.format else {
+                continue;
+            };
+            match mcfed_trace::lsb_acct::earliest_submit(&workload.swf, mapping.window) {
+                Ok(Some(earliest)) => {
+                    epoch = Some(epoch.map_or(earliest, |epoch| epoch.min(earliest)));
+                }
+                Ok(None) => {}
+                Err(error) => self.problem(root.index(index).key("lsb_acct"), error.to_string()),
+            }
+        }
+        for workload in workloads {
+            if let TraceFormat::LsbAcct(mapping) = &mut workload.format {
+                mapping.epoch = epoch;
+            }
+        }
     }
 
     fn workload(
@@ -38,7 +68,7 @@ impl Checker<'_> {
         raw: &RawWorkload,
         specs: &[ClusterSpec],
     ) -> Option<WorkloadSpec> {
-        let swf = self.trace_file(path, raw.swf.as_deref())?;
+        let (swf, lsb_acct) = self.trace_file(path, raw)?;
         let cluster = self.workload_cluster(&path.key("cluster"), raw.cluster.as_deref(), specs);
         let queue = match (&cluster, raw.queue.as_deref()) {
             (Some(cluster), Some(queue)) => {
@@ -50,9 +80,28 @@ impl Checker<'_> {
             }
             (None, Some(_)) => None,
         };
-        let queue_map = self.queue_map(&path.key("queue_map"), raw, cluster.as_ref(), specs);
-        let partition_map = self.partition_map(&path.key("partition_map"), raw, specs);
-        let user = raw.user.clone().unwrap_or_else(|| "u{uid}".to_owned());
+        let format = match (lsb_acct, &cluster) {
+            (false, _) => {
+                if raw.sort_window.is_some() {
+                    self.problem(
+                        path.key("sort_window"),
+                        "`sort_window` is for an lsb.acct workload (an SWF trace is sorted in a window of its own)",
+                    );
+                }
+                Some(TraceFormat::Swf)
+            }
+            (true, Some(cluster)) => self.acct_mapping(path, raw, cluster, specs),
+            (true, None) => None,
+        };
+        let (queue_map, partition_map) = match format {
+            Some(TraceFormat::Swf) => (
+                self.queue_map(&path.key("queue_map"), raw, cluster.as_ref(), specs),
+                self.partition_map(&path.key("partition_map"), raw, specs),
+            ),
+            _ => (Some(Vec::new()), Some(Vec::new())),
+        };
+        let default_user = if lsb_acct { "{user}" } else { "u{uid}" };
+        let user = raw.user.clone().unwrap_or_else(|| default_user.to_owned());
         if user.trim().is_empty() {
             self.problem(path.key("user"), "the user template is empty");
         }
@@ -70,6 +119,7 @@ impl Checker<'_> {
         Some(WorkloadSpec {
             name,
             swf,
+            format: format?,
             cluster: cluster?,
             queue: queue?,
             queue_map: queue_map?,
@@ -82,23 +132,113 @@ impl Checker<'_> {
 
     /// The trace's path, resolved against the scenario's directory, if it
     /// opens as a regular file (a FIFO, which would block validation until
-    /// something writes to it, or a device is refused).
-    fn trace_file(&mut self, path: &FieldPath, swf: Option<&str>) -> Option<std::path::PathBuf> {
-        let Some(swf) = swf else {
-            self.problem(
-                path.key("swf"),
-                "a workload needs a trace: `swf = \"FILE\"`",
-            );
-            return None;
+    /// something writes to it, or a device is refused), and whether it is
+    /// an lsb.acct.
+    fn trace_file(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawWorkload,
+    ) -> Option<(std::path::PathBuf, bool)> {
+        let (key, file, lsb_acct) = match (&raw.swf, &raw.lsb_acct) {
+            (Some(swf), None) => ("swf", swf, false),
+            (None, Some(acct)) => ("lsb_acct", acct, true),
+            (Some(_), Some(_)) => {
+                self.problem(
+                    path.key("lsb_acct"),
+                    "a workload reads one trace: `swf` or `lsb_acct`, not both",
+                );
+                return None;
+            }
+            (None, None) => {
+                self.problem(
+                    path.key("swf"),
+                    "a workload needs a trace: `swf = \"FILE\"` or `lsb_acct = \"FILE\"`",
+                );
+                return None;
+            }
         };
-        let file = self.base.join(swf);
+        let file = self.base.join(file);
         match mcfed_protocol::bounds::TRACE_FILE.open(&file) {
-            Ok(_) => Some(file),
+            Ok(_) => Some((file, lsb_acct)),
             Err(error) => {
-                self.problem(path.key("swf"), format!("cannot open trace {error}"));
+                self.problem(path.key(key), format!("cannot open trace {error}"));
                 None
             }
         }
+    }
+
+    /// How an lsb.acct workload at `cluster` maps its records: the queue
+    /// map by LSF queue name, the cluster's queues, the federation's
+    /// clusters, the sorting window.
+    fn acct_mapping(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawWorkload,
+        cluster: &ClusterName,
+        specs: &[ClusterSpec],
+    ) -> Option<TraceFormat> {
+        let mut valid = true;
+        if !raw.partition_map.is_empty() {
+            self.problem(
+                path.key("partition_map"),
+                "an lsb.acct has no partitions: `partition_map` is for SWF traces",
+            );
+            valid = false;
+        }
+        let mut queue_map = Vec::with_capacity(raw.queue_map.len());
+        for (name, target) in &raw.queue_map {
+            let entry = path.key("queue_map").key(name);
+            let (queue, target_cluster) = match target.split_once('@') {
+                Some((queue, at)) => (queue, self.workload_cluster(&entry, Some(at), specs)),
+                None => (target.as_str(), None),
+            };
+            if target.contains('@') && target_cluster.is_none() {
+                valid = false;
+                continue;
+            }
+            let at = target_cluster.as_ref().unwrap_or(cluster).clone();
+            match self.known_queue(&entry, &at, queue, specs) {
+                Some(queue) => queue_map.push((
+                    name.clone(),
+                    QueueTarget {
+                        queue,
+                        cluster: target_cluster,
+                    },
+                )),
+                None => valid = false,
+            }
+        }
+        let window = match raw.sort_window {
+            None => DEFAULT_WINDOW,
+            Some(window) if (1..=MAX_WINDOW as u64).contains(&window) => window as usize,
+            Some(_) => {
+                self.problem(
+                    path.key("sort_window"),
+                    format!("`sort_window` must be between 1 and {MAX_WINDOW} records"),
+                );
+                valid = false;
+                DEFAULT_WINDOW
+            }
+        };
+        let spec = specs.iter().find(|spec| &spec.config.name == cluster)?;
+        let mut queues: Vec<String> = spec
+            .config
+            .queues
+            .iter()
+            .map(|queue| queue.name.to_string())
+            .collect();
+        if let Some(forwarder) = &spec.forwarder {
+            queues.extend(forwarder.send_queues.iter().map(|q| q.name.to_string()));
+        }
+        valid.then(|| {
+            TraceFormat::LsbAcct(AcctMapping {
+                queue_map,
+                queues,
+                clusters: specs.iter().map(|spec| spec.config.name.clone()).collect(),
+                window,
+                epoch: None,
+            })
+        })
     }
 
     fn workload_cluster(

@@ -49,6 +49,11 @@ impl<R: BufRead> AcctReader<R> {
         self.line
     }
 
+    /// The reader underneath.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+
     fn io(&mut self, source: std::io::Error) -> AcctError {
         self.ended = true;
         AcctError::Io {

@@ -1,9 +1,22 @@
-//! Submit order: the sorting window of [`super::SwfReader`] and the
-//! choice between sorting and refusing ([`SubmitOrder`]).
+//! Submit order: the sorting window of [`super::SwfReader`] (and of an
+//! lsb.acct workload, whose records come in finish order) and the choice
+//! between sorting and refusing ([`SubmitOrder`]).
 
 use std::collections::{BinaryHeap, VecDeque};
 
 use super::SwfRecord;
+
+/// What the window sorts by: a submit time, in any unit.
+pub(crate) trait Submitted {
+    /// When it was submitted.
+    fn submitted(&self) -> f64;
+}
+
+impl Submitted for SwfRecord {
+    fn submitted(&self) -> f64 {
+        self.submit_time
+    }
+}
 
 /// Jobs a sorting reader holds at once by default (about 1.5 MB).
 pub const DEFAULT_SORT_WINDOW: usize = 10_000;
@@ -34,20 +47,28 @@ impl Default for SubmitOrder {
 /// The jobs a sorting reader holds: those that came in order in a queue
 /// (the common case costs a push and a pop), those that came earlier
 /// than the last queued in a heap.
-#[derive(Default)]
-pub(super) struct Window {
-    in_order: VecDeque<Held>,
-    stragglers: BinaryHeap<Held>,
+pub(crate) struct Window<T = SwfRecord> {
+    in_order: VecDeque<Held<T>>,
+    stragglers: BinaryHeap<Held<T>>,
 }
 
-impl Window {
-    pub(super) fn len(&self) -> usize {
+impl<T> Default for Window<T> {
+    fn default() -> Self {
+        Window {
+            in_order: VecDeque::new(),
+            stragglers: BinaryHeap::new(),
+        }
+    }
+}
+
+impl<T: Submitted> Window<T> {
+    pub(crate) fn len(&self) -> usize {
         self.in_order.len() + self.stragglers.len()
     }
 
-    pub(super) fn push(&mut self, held: Held) {
+    pub(crate) fn push(&mut self, held: Held<T>) {
         match self.in_order.back() {
-            Some(last) if held.record.submit_time < last.record.submit_time => {
+            Some(last) if held.record.submitted() < last.record.submitted() => {
                 self.stragglers.push(held);
             }
             _ => self.in_order.push_back(held),
@@ -55,7 +76,7 @@ impl Window {
     }
 
     /// The earliest job held (the first read among equal times).
-    pub(super) fn pop(&mut self) -> Option<Held> {
+    pub(crate) fn pop(&mut self) -> Option<Held<T>> {
         match (self.in_order.front(), self.stragglers.peek()) {
             // The heap orders earliest as greatest.
             (Some(queued), Some(straggler)) if straggler > queued => self.stragglers.pop(),
@@ -67,32 +88,32 @@ impl Window {
 
 /// A job held in the sorting window, ordered earliest first (then by
 /// line, so equal times keep the file's order).
-pub(super) struct Held {
-    pub(super) record: SwfRecord,
-    pub(super) line: u64,
+pub(crate) struct Held<T = SwfRecord> {
+    pub(crate) record: T,
+    pub(crate) line: u64,
 }
 
-impl PartialEq for Held {
+impl<T: Submitted> PartialEq for Held<T> {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == std::cmp::Ordering::Equal
     }
 }
 
-impl Eq for Held {}
+impl<T: Submitted> Eq for Held<T> {}
 
-impl PartialOrd for Held {
+impl<T: Submitted> PartialOrd for Held<T> {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Held {
+impl<T: Submitted> Ord for Held<T> {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         // Reversed: BinaryHeap is a max-heap.
         other
             .record
-            .submit_time
-            .total_cmp(&self.record.submit_time)
+            .submitted()
+            .total_cmp(&self.record.submitted())
             .then(other.line.cmp(&self.line))
     }
 }

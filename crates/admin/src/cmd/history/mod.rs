@@ -207,7 +207,12 @@ pub fn finished_jobs(cluster: &str, rows: &[HistoryRow]) -> Vec<JobRow> {
                 || cluster.to_owned(),
                 |from| format!("{}@{}", from.source_job, from.cluster),
             ),
-            exec_host: row.exec_host.clone(),
+            // A job sent to another cluster ran there: `@cluster`, as
+            // `bjobs` shows it while it runs.
+            exec_host: match (row.origin.as_str(), &row.exec_host) {
+                ("sent", Some(cluster)) if !cluster.starts_with('@') => Some(format!("@{cluster}")),
+                (_, exec) => exec.clone(),
+            },
             job_name: row.job_name.clone(),
             submit_time: row.submit_time,
             slots: row.slots,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::HistoryRow;
-use crate::table::{Table, clock};
+use crate::table::{Table, clock, pad, shown};
 
 /// `bhist`'s columns: seconds in each state.
 pub fn bhist_table(rows: &[HistoryRow]) -> Table {
@@ -64,10 +64,14 @@ pub fn bhist_long(rows: &[HistoryRow], now: f64) -> String {
         let _ = writeln!(
             text,
             "Job <{}>, Job Name <{}>, User <{}>, Status <{}>, Queue <{}>",
-            row.job_id, row.job_name, row.user, row.stat, row.queue
+            row.job_id,
+            shown(&row.job_name),
+            shown(&row.user),
+            row.stat,
+            shown(&row.queue)
         );
         for event in &row.events {
-            let _ = writeln!(text, "{}: {};", clock(event.time), event.event);
+            let _ = writeln!(text, "{}: {};", clock(event.time), shown(&event.event));
         }
         if row.more_events > 0 {
             let _ = writeln!(text, "... and {} more events (not kept);", row.more_events);
@@ -78,20 +82,28 @@ pub fn bhist_long(rows: &[HistoryRow], now: f64) -> String {
             clock(row.end_time.unwrap_or(now))
         );
         let times = &row.times;
-        let _ = writeln!(
-            text,
-            "  PEND     PSUSP    RUN      USUSP    SSUSP    UNKWN    TOTAL\n  {:<8} {:<8} {:<8} {:<8} {:<8} {:<8} {}",
-            times.pend.round(),
-            times.psusp.round(),
-            times.run.round(),
-            times.ususp.round(),
-            times.ssusp.round(),
-            0,
-            times.total.round()
-        );
+        text.push_str("  PEND     PSUSP    RUN      USUSP    SSUSP    UNKWN    TOTAL\n ");
+        for value in [
+            times.pend,
+            times.psusp,
+            times.run,
+            times.ususp,
+            times.ssusp,
+            0.0,
+        ] {
+            let cell = format!(" {}", value.round());
+            pad_to(&mut text, &cell, 9);
+        }
+        let _ = writeln!(text, " {}", times.total.round());
         text.push('\n');
     }
     text
+}
+
+/// `cell` then blanks up to `width` characters.
+fn pad_to(text: &mut String, cell: &str, width: usize) {
+    text.push_str(cell);
+    pad(text, width.saturating_sub(cell.len()));
 }
 
 /// The figures of finished jobs, per user and queue.
@@ -204,6 +216,7 @@ pub fn bacct_table(rows: &[HistoryRow]) -> Table {
 /// `filters` says which jobs were asked for.
 pub fn bacct(rows: &[HistoryRow], filters: &str, clean_period: f64) -> String {
     let (all, _) = accounting(rows);
+    let filters = shown(filters);
     let mut text = format!(
         "Accounting information about jobs that are:\n  - {filters}\n  - completed normally or exited within CLEAN_PERIOD ({}) of now.\n------------------------------------------------------------------------------\n\n",
         clock(clean_period)

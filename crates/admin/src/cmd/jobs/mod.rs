@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 mod print;
 mod query;
 
-pub use print::{JOB_FIELDS, JobField, jobs, jobs_fields, jobs_table, parse_fields};
+pub use print::{
+    JOB_FIELDS, JobField, default_fields, jobs, jobs_fields, jobs_table, parse_fields,
+};
 pub use query::{Finished, JobsQuery, name_matches};
 
 use crate::AdminResponse;

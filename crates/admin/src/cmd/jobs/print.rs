@@ -5,30 +5,12 @@
 use std::fmt::Write as _;
 
 use super::JobRow;
-use crate::table::{Table, clock, columns, dash, duration};
+use crate::table::fields::{Field, Selection};
+use crate::table::{Table, clock, columns, dash, duration, shown};
 
-/// One field of `bjobs -o`: its LSF name, its column header, its value.
-#[derive(Clone, Copy)]
-pub struct JobField {
-    /// The name `-o` takes (`jobid`).
-    pub name: &'static str,
-    /// The column header and `-json` key (`JOBID`).
-    pub header: &'static str,
-    /// The value for a job.
-    pub value: fn(&JobRow) -> String,
-}
-
-impl std::fmt::Debug for JobField {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)
-    }
-}
-
-impl PartialEq for JobField {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-    }
-}
+/// One field of `bjobs -o`: its LSF name, its column header (also its
+/// `-json` key), its recommended width, its value.
+pub type JobField = Field<JobRow>;
 
 fn time_or_dash(time: Option<f64>) -> String {
     time.map_or_else(|| "-".to_owned(), clock)
@@ -38,107 +20,149 @@ fn time_or_dash(time: Option<f64>) -> String {
 pub const JOB_FIELDS: &[JobField] = &[
     JobField {
         name: "jobid",
+        alias: "id",
         header: "JOBID",
+        width: 7,
         value: |r| r.job_id.to_string(),
     },
     JobField {
         name: "user",
+        alias: "",
         header: "USER",
+        width: 7,
         value: |r| r.user.clone(),
     },
     JobField {
         name: "stat",
+        alias: "",
         header: "STAT",
+        width: 5,
         value: |r| r.stat.clone(),
     },
     JobField {
         name: "queue",
+        alias: "",
         header: "QUEUE",
+        width: 10,
         value: |r| r.queue.clone(),
     },
     JobField {
         name: "from_host",
+        alias: "",
         header: "FROM_HOST",
+        width: 11,
         value: |r| r.from_host.clone(),
     },
     JobField {
         name: "exec_host",
+        alias: "",
         header: "EXEC_HOST",
+        width: 11,
         value: |r| dash(r.exec_host.clone()),
     },
     JobField {
         name: "job_name",
+        alias: "name",
         header: "JOB_NAME",
+        width: 10,
         value: |r| r.job_name.clone(),
     },
     JobField {
         name: "submit_time",
+        alias: "",
         header: "SUBMIT_TIME",
+        width: 15,
         value: |r| clock(r.submit_time),
     },
     JobField {
         name: "start_time",
+        alias: "",
         header: "START_TIME",
+        width: 15,
         value: |r| time_or_dash(r.start_time),
     },
     JobField {
         name: "finish_time",
+        alias: "",
         header: "FINISH_TIME",
+        width: 16,
         value: |r| time_or_dash(r.finish_time),
     },
     JobField {
         name: "slots",
+        alias: "",
         header: "SLOTS",
+        width: 5,
         value: |r| r.slots.to_string(),
     },
     JobField {
         name: "pend_reason",
+        alias: "",
         header: "PEND_REASON",
+        width: 11,
         value: |r| dash(r.pending_reason.clone()),
     },
     JobField {
         name: "runtimelimit",
+        alias: "rtlimit",
         header: "RUNTIMELIMIT",
+        width: 12,
         value: |r| r.run_limit.map_or_else(|| "-".to_owned(), duration),
     },
     JobField {
         name: "priority",
+        alias: "",
         header: "PRIORITY",
+        width: 10,
         value: |r| dash(r.user_priority),
     },
     JobField {
         name: "output_file",
+        alias: "",
         header: "OUTPUT_FILE",
+        width: 11,
         value: |r| dash(r.output_file.clone()),
     },
     JobField {
         name: "error_file",
+        alias: "",
         header: "ERROR_FILE",
+        width: 10,
         value: |r| dash(r.error_file.clone()),
     },
     JobField {
         name: "forward_cluster",
+        alias: "fwd_cluster",
         header: "FORWARD_CLUSTER",
+        width: 15,
         value: |r| dash(r.forwarded_to.as_ref().map(|to| to.cluster.clone())),
     },
     JobField {
         name: "forward_time",
+        alias: "fwd_time",
         header: "FORWARD_TIME",
+        width: 15,
         value: |r| time_or_dash(r.forwarded_to.as_ref().map(|to| to.forward_time)),
     },
     JobField {
         name: "dstjobid",
+        alias: "",
         header: "DSTJOBID",
+        width: 8,
         value: |r| dash(r.forwarded_to.as_ref().and_then(|to| to.dest_job)),
     },
     JobField {
         name: "source_cluster",
+        alias: "srcluster",
         header: "SOURCE_CLUSTER",
+        width: 15,
         value: |r| dash(r.forwarded_from.as_ref().map(|from| from.cluster.clone())),
     },
     JobField {
         name: "srcjobid",
+        alias: "",
         header: "SRCJOBID",
+        width: 8,
         value: |r| dash(r.forwarded_from.as_ref().map(|from| from.source_job)),
     },
 ];
@@ -156,77 +180,30 @@ const DEFAULT_FIELDS: [&str; 8] = [
     "submit_time",
 ];
 
-/// Reads `bjobs -o`'s field list: names separated by spaces, each
-/// optionally with `:width` (the column's least width). Unknown names are
-/// an error listing the known ones.
-pub fn parse_fields(spec: &str) -> Result<Vec<(JobField, usize)>, String> {
-    let mut fields = Vec::new();
-    for word in spec.split_whitespace() {
-        let (name, width) = match word.split_once(':') {
-            Some((name, width)) => {
-                let width = width
-                    .trim_end_matches(['L', 'R'])
-                    .parse::<usize>()
-                    .map_err(|_| format!("`{word}`: the width after `:` is not a number"))?;
-                (name, width)
-            }
-            None => (word, 0),
-        };
-        let name = name.to_ascii_lowercase();
-        let field = JOB_FIELDS
-            .iter()
-            .find(|field| field.name == name)
-            .copied()
-            .ok_or_else(|| {
-                let known: Vec<&str> = JOB_FIELDS.iter().map(|field| field.name).collect();
-                format!(
-                    "`{word}` is not a bjobs field (mcfed knows {})",
-                    known.join(" ")
-                )
-            })?;
-        fields.push((field, width));
-    }
-    if fields.is_empty() {
-        return Err("bjobs -o needs at least one field".to_owned());
-    }
-    Ok(fields)
+/// Reads `bjobs -o`'s field list (see [`crate::table::fields`]).
+pub fn parse_fields(spec: &str) -> Result<Selection<JobRow>, String> {
+    crate::table::fields::parse("bjobs", JOB_FIELDS, spec)
 }
 
-/// The jobs under the given `-o` fields (the default columns' fields when
-/// none), as a table.
-pub fn jobs_table(rows: &[JobRow], fields: &[(JobField, usize)]) -> Table {
-    let defaults: Vec<(JobField, usize)>;
-    let fields = if fields.is_empty() {
-        defaults = DEFAULT_FIELDS
-            .iter()
-            .filter_map(|name| JOB_FIELDS.iter().find(|field| field.name == *name))
-            .map(|field| (*field, 0))
-            .collect();
-        &defaults
-    } else {
-        fields
-    };
-    let headers: Vec<&str> = fields.iter().map(|(field, _)| field.header).collect();
-    let mut table = Table::new("bjobs", "JOBS", &headers);
-    table.rows = rows
-        .iter()
-        .map(|row| fields.iter().map(|(field, _)| (field.value)(row)).collect())
-        .collect();
-    table
+/// The default columns' fields (those of `bjobs -json` without `-o`).
+pub fn default_fields() -> Selection<JobRow> {
+    Selection::named(JOB_FIELDS, &DEFAULT_FIELDS)
 }
 
-/// `bjobs -o "fields"`: the jobs under the chosen fields, each column at
-/// least its `:width`.
-pub fn jobs_fields(rows: &[JobRow], fields: &[(JobField, usize)]) -> String {
+/// The jobs under the given `-o` fields, as a table (its `-json` keys the
+/// fields' names in upper case).
+pub fn jobs_table(rows: &[JobRow], fields: &Selection<JobRow>) -> Table {
+    fields.table("bjobs", "JOBS", rows)
+}
+
+/// `bjobs -o "fields"`: the jobs under the chosen fields, each column as
+/// its width says, with the header unless `header` is false
+/// (`-noheader`).
+pub fn jobs_fields(rows: &[JobRow], fields: &Selection<JobRow>, header: bool) -> String {
     if rows.is_empty() {
         return "No job found\n".to_owned();
     }
-    let mut table = jobs_table(rows, fields);
-    for (header, (_, width)) in table.headers.iter_mut().zip(fields) {
-        let pad = width.saturating_sub(header.len());
-        header.push_str(&" ".repeat(pad));
-    }
-    table.text()
+    fields.text(&jobs_table(rows, fields), header)
 }
 
 /// `bjobs`, `bjobs -fwd` (only jobs forwarded to another cluster) or
@@ -317,12 +294,19 @@ fn job_long(row: &JobRow) -> String {
     let _ = writeln!(
         text,
         "Job <{}>, Job Name <{}>, User <{}>, Status <{}>, Queue <{}>",
-        row.job_id, row.job_name, row.user, row.stat, row.queue
+        row.job_id,
+        shown(&row.job_name),
+        shown(&row.user),
+        row.stat,
+        shown(&row.queue)
     );
     let resources = if row.resources.is_empty() {
         String::new()
     } else {
-        format!(", Requested Resources <{}>", row.resources.join(" "))
+        format!(
+            ", Requested Resources <{}>",
+            shown(&row.resources.join(" "))
+        )
     };
     let limit = row
         .run_limit
@@ -336,7 +320,7 @@ fn job_long(row: &JobRow) -> String {
         text,
         "{}: Submitted from <{}>, {} Task(s), Run Time <{}>{limit}{priority}{resources};",
         clock(row.submit_time),
-        row.from_host,
+        shown(&row.from_host),
         row.slots,
         duration(row.run_time)
     );
@@ -345,14 +329,15 @@ fn job_long(row: &JobRow) -> String {
         ("Error File", &row.error_file),
     ] {
         if let Some(file) = file {
-            let _ = writeln!(text, "          {what} <{file}>;");
+            let _ = writeln!(text, "          {what} <{}>;", shown(file));
         }
     }
     if let Some(from) = &row.forwarded_from {
         let _ = writeln!(
             text,
             "          Forwarded from cluster <{}>, where it is job <{}>;",
-            from.cluster, from.source_job
+            shown(&from.cluster),
+            from.source_job
         );
     }
     if let Some(to) = &row.forwarded_to {
@@ -363,8 +348,8 @@ fn job_long(row: &JobRow) -> String {
             text,
             "{}: Forwarded to queue <{}@{}> ({dest}); forwarded {} time(s);",
             clock(to.forward_time),
-            to.queue,
-            to.cluster,
+            shown(&to.queue),
+            shown(&to.cluster),
             to.forwards
         );
     }
@@ -373,7 +358,7 @@ fn job_long(row: &JobRow) -> String {
             text,
             "{}: Started on <{}>;",
             clock(start),
-            row.exec_host.clone().unwrap_or_default()
+            shown(row.exec_host.as_deref().unwrap_or_default())
         );
     }
     if let Some(finish) = row.finish_time {
@@ -384,7 +369,7 @@ fn job_long(row: &JobRow) -> String {
         let _ = writeln!(text, "{}: {how};", clock(finish));
     }
     if let Some(reason) = &row.pending_reason {
-        let _ = writeln!(text, " PENDING REASONS:\n {reason};");
+        let _ = writeln!(text, " PENDING REASONS:\n {};", shown(reason));
     }
     text
 }
