@@ -77,6 +77,26 @@ struct Started {
     spec: JobSpec,
 }
 
+impl Started {
+    /// What `job`, placed at `cluster`, started with: a host per slot.
+    fn of(cluster: &mcfed_cluster::Cluster, job: &mcfed_cluster::Job) -> Self {
+        let hosts = job
+            .placement
+            .iter()
+            .flat_map(|place| {
+                std::iter::repeat_n(
+                    cluster.host_name(place.host).to_owned(),
+                    place.slots as usize,
+                )
+            })
+            .collect();
+        Started {
+            hosts,
+            spec: job.spec.clone(),
+        }
+    }
+}
+
 /// One cluster's log.
 struct ClusterLog {
     out: BufWriter<File>,
@@ -106,15 +126,42 @@ impl AcctLogs {
         clusters: impl IntoIterator<Item = &'a ClusterName>,
         epoch: i64,
     ) -> io::Result<Self> {
+        Self::open(dir, clusters, epoch, false)
+    }
+
+    /// Opens the log of every one of `clusters` under `dir` to append to
+    /// it, as LSF does (a cluster process restarted with its state goes on
+    /// with the log it wrote before), emulated time zero at Unix time
+    /// `epoch`. Records are written out as soon as they are made.
+    pub fn append<'a>(
+        dir: &Path,
+        clusters: impl IntoIterator<Item = &'a ClusterName>,
+        epoch: i64,
+    ) -> io::Result<Self> {
+        Ok(Self::open(dir, clusters, epoch, true)?.flushing_each_record())
+    }
+
+    fn open<'a>(
+        dir: &Path,
+        clusters: impl IntoIterator<Item = &'a ClusterName>,
+        epoch: i64,
+        append: bool,
+    ) -> io::Result<Self> {
         let mut logs = FxHashMap::default();
         for cluster in clusters {
             let path = log_path(dir, cluster.as_str());
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)?;
             }
-            let file = File::create(&path).map_err(|error| {
-                io::Error::new(error.kind(), format!("{}: {error}", path.display()))
-            })?;
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .append(append)
+                .truncate(!append)
+                .open(&path)
+                .map_err(|error| {
+                    io::Error::new(error.kind(), format!("{}: {error}", path.display()))
+                })?;
             logs.insert(
                 cluster.clone(),
                 ClusterLog {
@@ -136,6 +183,19 @@ impl AcctLogs {
     pub fn flushing_each_record(mut self) -> Self {
         self.flush_each = true;
         self
+    }
+
+    /// Takes the jobs already running at `member` (one restored from its
+    /// state) as started, so their records, when they finish, name their
+    /// execution hosts.
+    pub fn adopt_running(&mut self, member: &Member) {
+        let Some(log) = self.logs.get_mut(member.name()) else {
+            return;
+        };
+        let cluster = member.cluster();
+        for job in cluster.jobs().filter(|job| !job.placement.is_empty()) {
+            log.started.insert(job.id, Started::of(cluster, job));
+        }
     }
 
     /// The first write error, if writing stopped.
@@ -185,23 +245,8 @@ impl ClusterLog {
         match transition.event {
             JobEvent::Started | JobEvent::Resumed | JobEvent::Resized => {
                 if let Some(job) = cluster.job(transition.job) {
-                    let hosts = job
-                        .placement
-                        .iter()
-                        .flat_map(|place| {
-                            std::iter::repeat_n(
-                                cluster.host_name(place.host).to_owned(),
-                                place.slots as usize,
-                            )
-                        })
-                        .collect();
-                    self.started.insert(
-                        transition.job,
-                        Started {
-                            hosts,
-                            spec: job.spec.clone(),
-                        },
-                    );
+                    self.started
+                        .insert(transition.job, Started::of(cluster, job));
                 }
                 Ok(())
             }
