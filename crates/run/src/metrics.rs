@@ -201,7 +201,7 @@ impl MetricsRecorder {
             self.last_busy
                 .map_or(closed.until, |last| last.max(closed.until)),
         );
-        self.tally(cluster, &closed.queue).busy_slot_seconds += closed.slot_seconds;
+        self.tally(cluster, closed.queue.as_str()).busy_slot_seconds += closed.slot_seconds;
     }
 
     /// Closes the intervals of the jobs still running at `end`.

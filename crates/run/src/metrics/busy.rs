@@ -5,7 +5,7 @@
 //! cluster is never more than fully busy.
 
 use mcfed_cluster::Transition;
-use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_protocol::{ClusterName, JobEvent, QueueName, SimTime};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub(super) struct Interval {
     pub(super) since: SimTime,
     pub(super) slots: u32,
-    pub(super) queue: String,
+    pub(super) queue: QueueName,
 }
 
 /// The running intervals still open, by cluster and job.
@@ -54,7 +54,7 @@ fn effect_of(event: JobEvent) -> Effect {
 
 /// A closed interval: where its slot-seconds go, and when it ended.
 pub(super) struct Closed {
-    pub(super) queue: String,
+    pub(super) queue: QueueName,
     pub(super) slot_seconds: f64,
     pub(super) until: SimTime,
 }
@@ -73,7 +73,7 @@ impl Running {
                 Interval {
                     since: transition.at,
                     slots: transition.slots,
-                    queue: transition.queue.to_string(),
+                    queue: transition.queue.clone(),
                 },
             );
         };
