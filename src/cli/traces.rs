@@ -376,7 +376,7 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         write!(out, "{text}")?;
         return Ok(ExitCode::SUCCESS);
     }
-    for trace in &traces {
+    for (trace, _) in &traces {
         mcfed_protocol::bounds::TRACE_FILE
             .open(trace)
             .map_err(|error| anyhow::anyhow!("cannot open trace {error}"))?;
