@@ -249,6 +249,10 @@ pub struct Job {
     /// Bumped whenever the job stops running, so stale finish events are
     /// recognised.
     pub(crate) run_epoch: u32,
+    /// Set while a USUSP job was suspended by preemption when `bstop`
+    /// stopped it: its preemptor holds its hosts' slots, and `bresume`
+    /// makes it SSUSP again rather than running.
+    pub(crate) stopped_while_suspended: bool,
     /// The job's pending clock, in ms (absolute priority scheduling's grace
     /// periods and JOB_PRIORITY_OVER_TIME read it through
     /// [`Job::pended`]): while the job pends, when its pending time began
@@ -282,6 +286,19 @@ pub enum ApsSet {
 }
 
 impl Job {
+    /// The job leaves its hosts to pend again and run from the start
+    /// (requeued, migrated, rerun, or terminated by preemption): its
+    /// placement, run and pending reason start over.
+    pub(crate) fn unplace(&mut self) {
+        self.state = JobState::Pending;
+        self.remaining = self.spec.run_time;
+        self.run_epoch += 1;
+        self.placement.clear();
+        self.pending_reason = PendingReason::NewJob;
+        self.reason_pass = 0;
+        self.stopped_while_suspended = false;
+    }
+
     /// The emulated time at which the job will end if it keeps running:
     /// when its run time is done, or its run limit reached, whichever is
     /// first.
