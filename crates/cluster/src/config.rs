@@ -52,6 +52,12 @@ pub struct HostConfig {
     /// GPUs on the host (ngpus); a running job holds its GPUs per host
     /// exclusively.
     pub gpus: u32,
+    /// Its host type (lsf.cluster's `type`), which `select[type==X]` asks
+    /// for ([`crate::host_types`]).
+    pub host_type: Option<String>,
+    /// Its host model (lsf.cluster's `model`), which `select[model==X]`
+    /// asks for.
+    pub model: Option<String>,
 }
 
 impl HostConfig {
@@ -66,6 +72,8 @@ impl HostConfig {
             user_slot_limit: None,
             memory_mb: 0,
             gpus: 0,
+            host_type: None,
+            model: None,
         }
     }
 

@@ -23,6 +23,7 @@ mod counters;
 mod dispatch;
 pub mod endpoint;
 pub mod fairshare;
+pub mod host_types;
 mod hostset;
 pub mod inspect;
 pub mod job;

@@ -409,6 +409,12 @@ pub struct RawHost {
     pub memory_mb: Option<u64>,
     /// GPUs on the host.
     pub ngpus: Option<u32>,
+    /// The host type (lsf.cluster's `type`): `select[type==X]` asks for it.
+    #[serde(rename = "type")]
+    pub host_type: Option<String>,
+    /// The host model (lsf.cluster's `model`): `select[model==X]` asks
+    /// for it.
+    pub model: Option<String>,
 }
 
 /// One queue.
@@ -532,7 +538,9 @@ pub struct RawJob {
     pub run_estimate: Option<DurationValue>,
     /// GPUs the job uses on each of its hosts (`bsub -gpu "num=N"`).
     pub gpus: Option<u32>,
-    /// Boolean resources every host of the job must have.
+    /// Boolean resources every host of the job must have, and the host
+    /// type and model it asks for (`"type==LINUX86"`, `"model==XeonE5"`,
+    /// as in `select[...]`).
     #[serde(default)]
     pub resources: Vec<String>,
     /// Fraction of its slots' CPU it keeps busy (default 1.0).

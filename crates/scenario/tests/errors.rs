@@ -123,6 +123,36 @@ fn negative_mxj_and_zero_slots() {
     assert!(message.contains("slots = 0 is out of bounds"), "{message}");
 }
 
+/// Host types (issue 27 item 9): a host's `type` must be a name, a job's
+/// `type==X` must read and, in a local queue, be met by some host.
+#[test]
+fn host_types_are_names_and_job_types_are_met() {
+    let typed = GOOD.replace("MXJ = 4", "MXJ = 4\ntype = \"LINUX86\"");
+    assert!(parse("typed.toml", &typed).is_ok(), "a typed host");
+    let source = GOOD.replace("MXJ = 4", "MXJ = 4\ntype = \"LINUX 86\"");
+    let (line, field, message) = &problems(&source)[0];
+    assert_eq!(*line, line_of(&source, "type = "));
+    assert_eq!(field, "cluster[1].host[0].type");
+    assert!(message.contains("is not a host type"), "{message}");
+    let asks = |resource: &str| {
+        typed.replace(
+            "slots = 2",
+            &format!("slots = 2\nresources = [\"{resource}\"]"),
+        )
+    };
+    assert!(parse("asks.toml", &asks("type == LINUX86")).is_ok());
+    let source = asks("mem==4");
+    let (_, field, message) = &problems(&source)[0];
+    assert_eq!(field, "submit[0].resources");
+    assert!(message.contains("type and model"), "{message}");
+    let local = format!(
+        "{typed}\n[[cluster.job]]\nqueue = \"high\"\nname = \"ppc\"\nresources = [\"type==PPC\"]\n"
+    );
+    let (_, field, message) = &problems(&local)[0];
+    assert!(field.ends_with(".resources"), "{field}");
+    assert!(message.contains("is of `type==PPC`"), "{message}");
+}
+
 #[test]
 fn semantic_problems_are_all_reported_at_once() {
     let source = GOOD

@@ -186,6 +186,16 @@ impl Checker<'_> {
                 }
                 Some(count) => (1..=count).map(|n| format!("{}{n}", host.name)).collect(),
             };
+            for (key, name) in [("type", &host.host_type), ("model", &host.model)] {
+                if let Some(name) = name.as_deref().filter(|name| {
+                    name.is_empty() || !name.chars().all(mcfed_cluster::host_types::is_name_char)
+                }) {
+                    self.problem(
+                        host_path.key(key),
+                        format!("`{name}` is not a host {key} (letters, digits, `_`, `-`, `.`)"),
+                    );
+                }
+            }
             if host.name.is_empty() || host.name.contains(char::is_whitespace) {
                 self.problem(
                     host_path.key("name"),
@@ -201,6 +211,8 @@ impl Checker<'_> {
                 config.user_slot_limit = host.JL_U;
                 config.memory_mb = host.memory_mb.unwrap_or(0);
                 config.gpus = host.ngpus.unwrap_or(0).min(MAX_GPUS);
+                config.host_type = host.host_type.clone();
+                config.model = host.model.clone();
                 hosts.configs.push(config);
                 hosts.entries.push(index);
             }
