@@ -109,6 +109,7 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
                 ("user", ""),
                 ("user_group", ""),
                 ("limit", ""),
+                ("reservation", ""), // brsvadd makes them, not a file
                 ("job", ""), // jobs are not configuration
             ],
         ),

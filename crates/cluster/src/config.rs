@@ -462,6 +462,8 @@ pub struct ClusterConfig {
     pub user_groups: Vec<UserGroupConfig>,
     /// lsb.resources' Limit sections.
     pub limits: Vec<LimitConfig>,
+    /// Advance reservations (`brsvadd`).
+    pub advance_reservations: Vec<crate::advance::AdvanceReservationConfig>,
 }
 
 impl ClusterConfig {
@@ -477,6 +479,7 @@ impl ClusterConfig {
             users: Vec::new(),
             user_groups: Vec::new(),
             limits: Vec::new(),
+            advance_reservations: Vec::new(),
         }
     }
 }
@@ -523,6 +526,14 @@ pub enum ConfigLocation {
     /// [`ClusterConfig::limits`].
     Limit {
         /// Index of the section.
+        index: usize,
+        /// The parameter's name.
+        field: &'static str,
+    },
+    /// A parameter of the advance reservation at this index in
+    /// [`ClusterConfig::advance_reservations`].
+    Reservation {
+        /// Index of the reservation.
         index: usize,
         /// The parameter's name.
         field: &'static str,

@@ -338,6 +338,7 @@ impl Cluster {
         let reserves = self.queues[queue].config.slot_reserve.is_some() && slots >= 2;
         let placed_alike = !can_preempt
             && self.reservations.is_empty()
+            && self.advance.is_empty()
             && !(reserves && failure.reason == PendingReason::NotEnoughSlots);
         if failure.reason == PendingReason::NotEnoughSlots {
             self.reserve_slots(queue, id, now, false);

@@ -54,11 +54,14 @@ pub fn is_name_char(c: char) -> bool {
 
 impl HostConfig {
     /// Whether the host meets requirement word `word`: has the boolean
-    /// resource, or is of the type or model it names.
+    /// resource, or is of the type or model it names. A reservation word
+    /// (`rsv==NAME`, [`crate::advance`]) is met by the reservation's own
+    /// rules, not by hosts: every host passes it here.
     pub fn offers(&self, word: &str) -> bool {
         match word.split_once("==") {
             Some(("type", name)) => self.host_type.as_deref() == Some(name),
             Some(("model", name)) => self.model.as_deref() == Some(name),
+            Some(("rsv", _)) => true,
             _ => self.resources.iter().any(|resource| resource == word),
         }
     }

@@ -135,6 +135,11 @@ pub enum PendingReason {
     ResourceLimit,
     /// No host of the queue has the resources the job needs.
     NoHostWithResources,
+    /// The free slots are held by an advance reservation (`brsvadd`).
+    AdvanceReserved,
+    /// The advance reservation the job names is not active, or has no
+    /// slot left for it.
+    AdvanceReservationUnavailable,
 }
 
 impl PendingReason {
@@ -174,6 +179,12 @@ impl PendingReason {
                 "The job slot or job limit of a resource limit (lsb.resources) is reached"
             }
             PendingReason::NoHostWithResources => "No host meets the job's resource requirements",
+            PendingReason::AdvanceReserved => {
+                "The free job slots are held by an advance reservation"
+            }
+            PendingReason::AdvanceReservationUnavailable => {
+                "The advance reservation the job names is not active, or has no free slot for it"
+            }
         }
     }
 }

@@ -316,6 +316,28 @@ impl Checker<'_> {
                 return false;
             }
         };
+        if let Some(name) = &raw.reservation {
+            let user = raw.user.as_deref().unwrap_or(DEFAULT_USER);
+            let problem = match cluster
+                .config
+                .advance_reservations
+                .iter()
+                .find(|reservation| reservation.name == *name)
+            {
+                None => Some(format!(
+                    "cluster `{}` has no advance reservation named `{name}`",
+                    cluster.config.name
+                )),
+                Some(reservation) if !reservation.users.iter().any(|u| u == "all" || u == user) => {
+                    Some(format!("reservation `{name}` is not for user `{user}`"))
+                }
+                Some(_) => None,
+            };
+            if let Some(message) = problem {
+                self.problem(path.key("reservation"), message);
+                return false;
+            }
+        }
         let offered = |word: &String| cluster.config.hosts.iter().any(|host| host.offers(word));
         let Some(missing) = words.iter().find(|word| local && !offered(word)) else {
             return true;
@@ -436,7 +458,15 @@ fn base_spec(raw: &RawJob) -> JobSpec {
         run_limit: raw.run_limit.map(|d| d.0),
         run_estimate: raw.run_estimate.map(|d| d.0),
         gpus: raw.gpus.unwrap_or(0),
-        resources: requirement_words(&raw.resources).unwrap_or_default(),
+        resources: requirement_words(&raw.resources)
+            .unwrap_or_default()
+            .into_iter()
+            .chain(
+                raw.reservation
+                    .as_deref()
+                    .map(mcfed_cluster::advance::reservation_word),
+            )
+            .collect(),
         cpu_utilisation: raw.cpu_utilisation.unwrap_or(1.0),
         memory_mb: raw.memory_mb.unwrap_or(0),
         options: None,
