@@ -62,6 +62,8 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
                 ("ncpus", "lsf.cluster.NAME ncpus"),
                 ("ngpus", "lsf.cluster.NAME ngpus"),
                 ("memory_mb", "lsf.cluster.NAME maxmem"),
+                ("type", "lsf.cluster.NAME type"),
+                ("model", "lsf.cluster.NAME model"),
             ],
         ),
         (
@@ -107,6 +109,7 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
                 ("user", ""),
                 ("user_group", ""),
                 ("limit", ""),
+                ("reservation", ""), // brsvadd makes them, not a file
                 ("job", ""), // jobs are not configuration
             ],
         ),

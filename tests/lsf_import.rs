@@ -529,7 +529,7 @@ fn a_conventional_lsf_tree_is_imported_from_its_envdir_alone() {
     let toml = std::fs::read_to_string(&out).expect("written");
     for expected in [
         "name = \"east-gpu5\"",
-        "# model = \"XeonE5\"\n# type = \"LINUX86\"\n[[cluster.host]]\nname = \"east01\"",
+        "name = \"east01\"  # lsf.cluster.east:6\nMXJ = 4  # lsb.hosts:3\ntype = \"LINUX86\"  # lsf.cluster.east:6\nmodel = \"XeonE5\"",
         "resources = [\"bigmem\"]",
         "# The queue every job lands in unless it asks for another.\n# DESCRIPTION = \"For normal low priority jobs, on the compute hosts but east02.\"\n[[cluster.queue]]",
         "HOSTS = \"east01 east03 east04 east-gpu1 east-gpu2 east-gpu5\"",

@@ -28,6 +28,7 @@ pub use cmd::jobs::{Finished, ForwardedFrom, ForwardedTo, JobRow, JobsQuery};
 pub use cmd::params::{ParamRow, ParamsReply};
 pub use cmd::queues::QueueReport;
 pub use cmd::records::RecordsReply;
+pub use cmd::reservations::ReservationRow;
 pub use cmd::status::{PeerRow, StatusReply};
 pub use cmd::submit::Submitted;
 pub use cmd::watch::{CountersRow, ViewRow, WatchReply};

@@ -169,7 +169,8 @@ impl Expected {
             format!("job {id} asks {slots} slots but is placed on {placed}")
         })?;
         let is_running = job.state == JobState::Running;
-        let occupies = is_running || job.state == JobState::UserSuspended;
+        let occupies =
+            is_running || (job.state == JobState::UserSuspended && !job.stopped_while_suspended);
         let held = self.user_held.entry(job.user).or_default();
         *self
             .queue_user_held

@@ -52,6 +52,12 @@ pub struct HostConfig {
     /// GPUs on the host (ngpus); a running job holds its GPUs per host
     /// exclusively.
     pub gpus: u32,
+    /// Its host type (lsf.cluster's `type`), which `select[type==X]` asks
+    /// for ([`crate::host_types`]).
+    pub host_type: Option<String>,
+    /// Its host model (lsf.cluster's `model`), which `select[model==X]`
+    /// asks for.
+    pub model: Option<String>,
 }
 
 impl HostConfig {
@@ -66,6 +72,8 @@ impl HostConfig {
             user_slot_limit: None,
             memory_mb: 0,
             gpus: 0,
+            host_type: None,
+            model: None,
         }
     }
 
@@ -454,6 +462,8 @@ pub struct ClusterConfig {
     pub user_groups: Vec<UserGroupConfig>,
     /// lsb.resources' Limit sections.
     pub limits: Vec<LimitConfig>,
+    /// Advance reservations (`brsvadd`).
+    pub advance_reservations: Vec<crate::advance::AdvanceReservationConfig>,
 }
 
 impl ClusterConfig {
@@ -469,6 +479,7 @@ impl ClusterConfig {
             users: Vec::new(),
             user_groups: Vec::new(),
             limits: Vec::new(),
+            advance_reservations: Vec::new(),
         }
     }
 }
@@ -515,6 +526,14 @@ pub enum ConfigLocation {
     /// [`ClusterConfig::limits`].
     Limit {
         /// Index of the section.
+        index: usize,
+        /// The parameter's name.
+        field: &'static str,
+    },
+    /// A parameter of the advance reservation at this index in
+    /// [`ClusterConfig::advance_reservations`].
+    Reservation {
+        /// Index of the reservation.
         index: usize,
         /// The parameter's name.
         field: &'static str,

@@ -76,9 +76,13 @@ impl Cluster {
             // The limits leave nothing preemption could add.
             lowest_victim = None;
         }
+        // Seed 004: "When an advance reservation is active on a remote
+        // cluster, slots within the advance reservation are excluded from
+        // the number of available slots."
+        let advance = self.advance_held_on(&set.members, now);
         Reach {
-            available: set.free_slots,
-            preemptable,
+            available: set.free_slots.saturating_sub(advance),
+            preemptable: preemptable.saturating_sub(advance),
             lowest_victim,
         }
     }

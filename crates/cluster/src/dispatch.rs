@@ -230,7 +230,8 @@ impl Cluster {
         {
             Some(PendingReason::QueueJobLimit)
         } else if state.pool.is_some() && state.running_slots >= state.deserved {
-            Some(PendingReason::PoolShareUsed)
+            // Its first job is tried all the same when it may reserve.
+            (!self.may_reserve_by_share(queue)).then_some(PendingReason::PoolShareUsed)
         } else if self.hosts.sets[state.host_set].free_slots == 0 && state.victims.is_empty() {
             Some(PendingReason::NotEnoughSlots)
         } else {
@@ -275,6 +276,14 @@ impl Cluster {
         let plain = job.spec.resources.is_empty() && job.spec.gpus == 0;
         let (slots, user) = (job.spec.slots, job.user);
         if let Some(outcome) = self.queue_limit_failure(queue, user, slots, turn.round) {
+            let reserves = self.queues[queue].config.slot_reserve.is_some() && slots >= 2;
+            if turn.round == Round::Main && reserves && held_by_share(outcome) {
+                // Seed 000 lets a pool queue reserve (SLOT_RESERVE): the
+                // job holds the room its queue's jobs free in the share.
+                // Whether it may (its cooldown, its fit) is its own.
+                self.reserve_slots(queue, id, now, true);
+                return outcome;
+            }
             return class_wide(outcome);
         }
         let state = &self.queues[queue];
@@ -329,9 +338,10 @@ impl Cluster {
         let reserves = self.queues[queue].config.slot_reserve.is_some() && slots >= 2;
         let placed_alike = !can_preempt
             && self.reservations.is_empty()
+            && self.advance.is_empty()
             && !(reserves && failure.reason == PendingReason::NotEnoughSlots);
         if failure.reason == PendingReason::NotEnoughSlots {
-            self.reserve_slots(queue, id, now);
+            self.reserve_slots(queue, id, now, false);
         }
         if failure.slots_alone && plain {
             turn.smallest_failure = turn.smallest_failure.min(slots);
@@ -396,6 +406,17 @@ impl Cluster {
         }
         None
     }
+}
+
+/// Whether `outcome` is a job held back by its queue's pool share.
+fn held_by_share(outcome: Outcome) -> bool {
+    matches!(
+        outcome,
+        Outcome::Failed {
+            reason: PendingReason::PoolShareUsed,
+            ..
+        }
+    )
 }
 
 /// A queue-level limit's failure, which depends on the job's user and

@@ -135,6 +135,11 @@ pub enum PendingReason {
     ResourceLimit,
     /// No host of the queue has the resources the job needs.
     NoHostWithResources,
+    /// The free slots are held by an advance reservation (`brsvadd`).
+    AdvanceReserved,
+    /// The advance reservation the job names is not active, or has no
+    /// slot left for it.
+    AdvanceReservationUnavailable,
 }
 
 impl PendingReason {
@@ -174,6 +179,12 @@ impl PendingReason {
                 "The job slot or job limit of a resource limit (lsb.resources) is reached"
             }
             PendingReason::NoHostWithResources => "No host meets the job's resource requirements",
+            PendingReason::AdvanceReserved => {
+                "The free job slots are held by an advance reservation"
+            }
+            PendingReason::AdvanceReservationUnavailable => {
+                "The advance reservation the job names is not active, or has no free slot for it"
+            }
         }
     }
 }
@@ -249,6 +260,10 @@ pub struct Job {
     /// Bumped whenever the job stops running, so stale finish events are
     /// recognised.
     pub(crate) run_epoch: u32,
+    /// Set while a USUSP job was suspended by preemption when `bstop`
+    /// stopped it: its preemptor holds its hosts' slots, and `bresume`
+    /// makes it SSUSP again rather than running.
+    pub(crate) stopped_while_suspended: bool,
     /// The job's pending clock, in ms (absolute priority scheduling's grace
     /// periods and JOB_PRIORITY_OVER_TIME read it through
     /// [`Job::pended`]): while the job pends, when its pending time began
@@ -282,6 +297,19 @@ pub enum ApsSet {
 }
 
 impl Job {
+    /// The job leaves its hosts to pend again and run from the start
+    /// (requeued, migrated, rerun, or terminated by preemption): its
+    /// placement, run and pending reason start over.
+    pub(crate) fn unplace(&mut self) {
+        self.state = JobState::Pending;
+        self.remaining = self.spec.run_time;
+        self.run_epoch += 1;
+        self.placement.clear();
+        self.pending_reason = PendingReason::NewJob;
+        self.reason_pass = 0;
+        self.stopped_while_suspended = false;
+    }
+
     /// The emulated time at which the job will end if it keeps running:
     /// when its run time is done, or its run limit reached, whichever is
     /// first.

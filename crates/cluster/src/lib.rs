@@ -15,6 +15,7 @@
 //! - [`aps`] is absolute priority scheduling (seed 001): APS_PRIORITY,
 //!   the formula, and the order it gives a queue's pending jobs.
 
+pub mod advance;
 pub mod aps;
 mod audit;
 mod chunks;
@@ -23,6 +24,7 @@ mod counters;
 mod dispatch;
 pub mod endpoint;
 pub mod fairshare;
+pub mod host_types;
 mod hostset;
 pub mod inspect;
 pub mod job;
@@ -34,6 +36,7 @@ pub mod scheduler;
 mod setup;
 mod victims;
 
+pub use advance::{AdvanceReservationConfig, AdvanceReservationReport};
 pub use aps::{
     APS_MAX, ApsBreakdown, ApsEntry, ApsInputs, ApsParseError, ApsPriority, ApsShown, ApsTerm,
     ResolvedAps, WaitingJob,

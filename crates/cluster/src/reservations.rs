@@ -6,6 +6,11 @@
 //! start (but not in a pool queue with MAX_SLOTS_IN_POOL, SLOT_RESERVE and
 //! BACKFILL, whose jobs may not backfill its own reservations, seed 000).
 //! A reservation that expires may not be renewed in the next pass.
+//!
+//! A parallel job of a pool queue that its queue's share holds back
+//! reserves too (issue 27 item 2): it holds the room its queue's running
+//! jobs free in the share, against the later jobs of its own queue only
+//! (the other queues of the pool have their own shares).
 
 use mcfed_protocol::SimTime;
 
@@ -24,6 +29,10 @@ pub(crate) struct Reservation {
     /// When the job could start as running jobs reach their run limits, as
     /// of the current pass (`None`: cannot tell, some job has no limit).
     pub(crate) predicted_start: Option<SimTime>,
+    /// Made (last) because the job's queue had used its share of its slot
+    /// pool, not for want of free slots: it holds the free slots within
+    /// that share, and binds only the queue's own later jobs.
+    pub(crate) by_share: bool,
 }
 
 impl Cluster {
@@ -65,11 +74,26 @@ impl Cluster {
                         .is_some_and(|job| job.user == user)
                 })
             })
-            .map(|reservation| {
-                let free = self.hosts.sets[reservation.host_set].free_slots;
-                u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX)
-            })
+            .map(|reservation| self.held_slots(reservation))
             .sum()
+    }
+
+    /// The free slots `reservation` holds now: up to its job's slots of the
+    /// free slots of its hosts — and, for one made by its queue's share,
+    /// no more than the share (and its pool's total) leaves the queue.
+    fn held_slots(&self, reservation: &Reservation) -> u32 {
+        let free = self.hosts.sets[reservation.host_set].free_slots;
+        let held = u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX);
+        if !reservation.by_share {
+            return held;
+        }
+        let queue = &self.queues[reservation.queue];
+        let pool_room = queue.pool.map_or(u32::MAX, |pool| {
+            let pool = &self.queues.pools[pool];
+            pool.total.saturating_sub(pool.running)
+        });
+        held.min(queue.deserved.saturating_sub(queue.running_slots))
+            .min(pool_room)
     }
 
     /// The free slots slot reservations hold on each host, in
@@ -81,7 +105,7 @@ impl Cluster {
     pub fn reserved_slots_by_host(&self) -> Vec<u32> {
         let mut held = vec![0u32; self.hosts.len()];
         for reservation in &self.reservations {
-            let mut left = reservation.slots;
+            let mut left = self.held_slots(reservation);
             for (host, free) in self.hosts.sets[reservation.host_set].hosts_with_free_slots() {
                 if left == 0 {
                     break;
@@ -110,7 +134,8 @@ impl Cluster {
     /// affect current resource reservation policy" — so a later job that
     /// an APS value, or a higher user priority (`bsub -sp`), puts ahead of
     /// the reserving job in the queue's order does not take its slots
-    /// either (issue 27 item 3).
+    /// either (issue 27 item 3). One made by its queue's pool share binds
+    /// the jobs of that queue only.
     pub(crate) fn binding_reservations(
         &self,
         queue: QueueIndex,
@@ -127,8 +152,9 @@ impl Cluster {
             .filter(|(_, reservation)| {
                 let submitted_later =
                     job.arrival & ARRIVAL_MASK > reservation.arrival & ARRIVAL_MASK;
-                let after = self.queues.order_position[queue]
+                let after = (self.queues.order_position[queue]
                     > self.queues.order_position[reservation.queue]
+                    && !reservation.by_share)
                     || (queue == reservation.queue && submitted_later);
                 let backfills = state.config.backfill
                     && !(queue == reservation.queue && self.no_backfill_in_own_reservations(queue))
@@ -159,8 +185,27 @@ impl Cluster {
 
     /// SLOT_RESERVE: a parallel job that found too few free slots holds
     /// the free slots of its hosts for MAX_RESERVE_TIME cycles, so later
-    /// jobs (bar backfill jobs that finish in time) cannot take them.
-    pub(crate) fn reserve_slots(&mut self, queue: QueueIndex, id: JobId, now: SimTime) {
+    /// jobs (bar backfill jobs that finish in time) cannot take them. With
+    /// `by_share`, its queue's share of its slot pool held it back
+    /// instead: it holds what its queue's jobs free within the share,
+    /// against the queue's later jobs. A job that already holds a
+    /// reservation keeps it, now for the reason given.
+    pub(crate) fn reserve_slots(
+        &mut self,
+        queue: QueueIndex,
+        id: JobId,
+        now: SimTime,
+        by_share: bool,
+    ) {
+        if let Some(index) = self.reservations.iter().position(|r| r.job == id) {
+            if self.reservations[index].by_share != by_share {
+                self.reservations[index].by_share = by_share;
+                let start = self.predicted_start(&self.reservations[index], now);
+                self.reservations[index].predicted_start = start;
+                self.cycle.version += 1;
+            }
+            return;
+        }
         let state = &self.queues[queue];
         let Some(cycles) = state.config.slot_reserve else {
             return;
@@ -173,6 +218,7 @@ impl Cluster {
             .is_some_and(|(job, until)| job == id && self.cycle.pass <= until);
         if job.spec.slots < 2
             || cooling
+            || !self.fits_when_empty(queue, id)
             || self
                 .reservations
                 .iter()
@@ -188,11 +234,67 @@ impl Cluster {
             slots: job.spec.slots,
             expires_at: now + self.policy.sleep_time * cycles,
             predicted_start: None,
+            by_share,
         };
         reservation.predicted_start = self.predicted_start(&reservation, now);
         tracing::debug!(cluster = %self.name, job = %id, until = %reservation.expires_at, "slots reserved");
         self.reservations.push(reservation);
         self.cycle.version += 1;
+    }
+
+    /// Whether a turn of pool queue `queue`, at its share, should still
+    /// try its first job: a SLOT_RESERVE queue with a pending parallel job
+    /// and no reservation yet, whose first job may reserve by its share.
+    pub(crate) fn may_reserve_by_share(&self, queue: QueueIndex) -> bool {
+        let state = &self.queues[queue];
+        state.config.slot_reserve.is_some()
+            && state.pending_slots as usize > state.pending.len()
+            && !self.reservations.iter().any(|r| r.queue == queue)
+    }
+
+    /// Whether job `id` would fit in `queue` with nothing running: within
+    /// QJOB_LIMIT, UJOB_LIMIT and its pool's MAX_SLOTS_IN_POOL, on the open
+    /// hosts with its resources and GPUs, their slots capped by HJOB_LIMIT
+    /// and JL/U. A job that never fits does not reserve: its reservation
+    /// would hold slots, lapse and be made again for ever.
+    fn fits_when_empty(&self, queue: QueueIndex, id: JobId) -> bool {
+        let Some(job) = self.jobs.get(id) else {
+            return false;
+        };
+        let state = &self.queues[queue];
+        let pool_max = state
+            .pool
+            .and_then(|pool| self.queues.pools[pool].max_slots);
+        let queue_cap = [
+            state.config.job_limit,
+            state.config.user_job_limit,
+            pool_max,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        if queue_cap.is_some_and(|cap| cap < job.spec.slots) {
+            return false;
+        }
+        let mut room = 0u32;
+        for &host in &self.hosts.sets[state.host_set].members {
+            let host = &self.hosts[host];
+            if host.config.closed
+                || !host.has_resources(&job.spec.resources)
+                || host.config.gpus < job.spec.gpus
+            {
+                continue;
+            }
+            let slots = [state.config.host_job_limit, host.config.user_slot_limit]
+                .into_iter()
+                .flatten()
+                .fold(host.config.max_slots, u32::min);
+            room = room.saturating_add(slots);
+            if room >= job.spec.slots {
+                return true;
+            }
+        }
+        false
     }
 
     /// Predicts every reservation's start as of `now`.
@@ -203,17 +305,24 @@ impl Cluster {
         }
     }
 
-    /// When enough slots of the reservation's hosts will be free, counting
+    /// When enough slots of the reservation's hosts will be free — and, for
+    /// one made by its queue's share, enough of the share — counting
     /// running jobs as ending at their run limits; `None` when a job without
     /// a run limit stands in the way.
     fn predicted_start(&self, reservation: &Reservation, now: SimTime) -> Option<SimTime> {
         let set = &self.hosts.sets[reservation.host_set];
         let mut free = set.free_slots;
         let needed = u64::from(reservation.slots);
-        if free >= needed {
+        let state = &self.queues[reservation.queue];
+        let mut room = if reservation.by_share {
+            u64::from(state.deserved.saturating_sub(state.running_slots))
+        } else {
+            u64::MAX
+        };
+        if free >= needed && room >= needed {
             return Some(now);
         }
-        let mut ends: Vec<(SimTime, u32)> = Vec::new();
+        let mut ends: Vec<(SimTime, u32, bool)> = Vec::new();
         for &host in &set.members {
             if self.hosts[host].config.closed {
                 continue;
@@ -231,16 +340,19 @@ impl Cluster {
                 let end = job.spec.run_limit.map_or(SimTime::MAX, |limit| {
                     job.running_since + limit.saturating_sub(job.ran_before())
                 });
-                ends.push((end, slots));
+                ends.push((end, slots, job.queue == reservation.queue));
             }
         }
         ends.sort_unstable();
-        for (end, slots) in ends {
+        for (end, slots, own) in ends {
             if end == SimTime::MAX {
                 return None;
             }
             free += u64::from(slots);
-            if free >= needed {
+            if own {
+                room = room.saturating_add(u64::from(slots));
+            }
+            if free >= needed && room >= needed {
                 return Some(end.max(now));
             }
         }

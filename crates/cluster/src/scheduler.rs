@@ -201,6 +201,10 @@ pub struct Cluster {
     pub(crate) jobs: JobBook,
     /// Slot reservations in force (SLOT_RESERVE).
     pub(crate) reservations: Vec<Reservation>,
+    /// Advance reservations (`brsvadd`), and the latest time their starts
+    /// and ends were taken in.
+    pub(crate) advance: Vec<crate::advance::AdvanceReservation>,
+    pub(crate) advance_seen: SimTime,
     /// Chunks of jobs (CHUNK_JOB_SIZE): each running job's waiting jobs.
     pub(crate) chunks: crate::chunks::ChunkBook,
     /// The latest time, and the state of the dispatch passes.
@@ -231,11 +235,16 @@ impl Cluster {
         spec: &JobSpec,
     ) -> Result<(), RejectReason> {
         let queue = &self.queues[index];
-        if let Some(missing) = spec
-            .resources
-            .iter()
-            .find(|resource| queue.resources.binary_search(resource).is_err())
-        {
+        if let Some(missing) = spec.resources.iter().find(|resource| {
+            match crate::advance::reservation_named(resource) {
+                Some(_) => !self.reservation_reachable(
+                    resource,
+                    &self.hosts.sets[queue.host_set].members,
+                    &spec.user,
+                ),
+                None => queue.resources.binary_search(resource).is_err(),
+            }
+        }) {
             return Err(RejectReason::MissingResource(missing.clone()));
         }
         if u64::from(spec.slots) > queue.configured_slots {
@@ -425,10 +434,8 @@ impl Cluster {
             .iter()
             .map(|reservation| reservation.expires_at)
             .min();
-        match (next, expiry) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let boundary = self.next_reservation_boundary(self.cycle.now);
+        [next, expiry, boundary].into_iter().flatten().min()
     }
 
     /// Whether a dispatch pass is due (something arrived or was freed).
@@ -452,6 +459,9 @@ impl Cluster {
                 self.finish(job, at, transitions);
             }
             self.expire_reservations(now);
+            if !self.advance.is_empty() {
+                self.cross_reservation_boundaries(now);
+            }
             if !self.cycle.dirty {
                 break;
             }

@@ -34,6 +34,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         users: user_configs,
         user_groups,
         limits: limit_configs,
+        advance_reservations,
     } = config;
     let mut host_configs = host_configs;
     let mut warnings = Vec::new();
@@ -55,6 +56,10 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
     let (aps_groups, aps_group_of) =
         aps::aps_groups(&queue_configs, &queue_by_name, &mut warnings)?;
     let users = users::user_book(&user_configs, &user_groups)?;
+    let advance = crate::advance::resolve(advance_reservations, |name| {
+        let &index = host_by_name.get(name)?;
+        Some((index, host_configs[index].max_slots))
+    })?;
 
     let hosts = HostBook::new(host_configs.into_iter().map(Host::new).collect(), host_sets);
     let tracking = users::tracking(&hosts, &user_configs, &users, &queue_configs);
@@ -90,6 +95,8 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         adjustment,
         jobs: JobBook::default(),
         reservations: Vec::new(),
+        advance,
+        advance_seen: mcfed_protocol::SimTime::ZERO,
         chunks: crate::chunks::ChunkBook::default(),
         cycle: Cycle::default(),
         changes: None,

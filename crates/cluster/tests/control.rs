@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use mcfed_cluster::{
-    Cluster, ClusterConfig, ControlError, HostConfig, JobId, JobOrigin, JobState, QueueConfig,
-    Transition,
+    Cluster, ClusterConfig, ControlError, HostConfig, ImageState, JobId, JobOrigin, JobState,
+    QueueConfig, Transition,
 };
 use mcfed_protocol::{ClusterName, JobAction, JobChanges, JobEvent, JobSpec, QueueName, SimTime};
 use proptest::prelude::*;
@@ -129,6 +129,82 @@ fn bstop_keeps_a_running_jobs_slots_and_bresume_runs_out_its_time() {
     let made = advance(&mut c, minutes(90));
     assert_eq!(finish_times(&made), vec![(first, minutes(90))]);
     assert_eq!(state(&c, second), Some(JobState::Running));
+}
+
+/// `bstop` of a job suspended by preemption (SSUSP) makes it USUSP, as
+/// LSF does (issue 27 item 10): it no longer resumes when its preemptor
+/// ends; its slot, which only running jobs count with preemption enabled
+/// (seed 003), goes to the next job; `bresume` makes it SSUSP while the
+/// slot is taken, and it resumes on its own once the slot is free.
+#[test]
+fn bstop_of_a_preempted_job_waits_for_bresume_then_resumes_when_free() {
+    let mut c = cluster_with(1, None, true);
+    let other = |c: &mut Cluster, at: SimTime, name: &str, run: u64| {
+        let spec = JobSpec::simple(name, "alice", Duration::from_secs(run * 60));
+        c.submit(at, "other", spec, JobOrigin::Local)
+            .expect("accepted")
+    };
+    let victim = other(&mut c, SimTime::ZERO, "victim", 60);
+    advance(&mut c, SimTime::ZERO);
+    let preemptor = submit(&mut c, minutes(10), "preemptor", 1, 20);
+    advance(&mut c, minutes(10));
+    assert_eq!(state(&c, victim), Some(JobState::Suspended));
+    let made = control(&mut c, minutes(15), victim, JobAction::Stop).expect("stopped");
+    assert_eq!(made[0].event, JobEvent::Stopped);
+    assert_eq!(state(&c, victim), Some(JobState::UserSuspended));
+    let image = c.job_image(victim).expect("an image");
+    assert_eq!(image.state, ImageState::StoppedSuspended);
+    assert!(
+        control(&mut c, minutes(16), victim, JobAction::Stop).is_err(),
+        "stopped twice"
+    );
+    let later = other(&mut c, minutes(20), "later", 5);
+    advance(&mut c, minutes(20));
+    assert_eq!(
+        state(&c, later),
+        Some(JobState::Pending),
+        "the preemptor runs"
+    );
+    // The preemptor ends at 30: the stopped victim does not resume, the
+    // later job takes the slot.
+    let made = advance(&mut c, minutes(30));
+    assert_eq!(finish_times(&made), vec![(preemptor, minutes(30))]);
+    assert_eq!(state(&c, victim), Some(JobState::UserSuspended));
+    assert_eq!(state(&c, later), Some(JobState::Running));
+    // bresume while the slot is taken: SSUSP, resumed when it frees at 35.
+    let made = control(&mut c, minutes(32), victim, JobAction::Resume).expect("resumed");
+    assert_eq!(made[0].event, JobEvent::Suspended);
+    assert_eq!(state(&c, victim), Some(JobState::Suspended));
+    let made = advance(&mut c, minutes(35));
+    assert!(
+        made.iter()
+            .any(|t| t.job == victim && t.event == JobEvent::Resumed)
+    );
+    // It ran 10 of its 60 minutes before the preemption.
+    let made = advance(&mut c, minutes(85));
+    assert_eq!(finish_times(&made), vec![(victim, minutes(85))]);
+}
+
+/// `bresume` of a preempted, stopped job whose slot is free runs it at
+/// once.
+#[test]
+fn bresume_of_a_preempted_stopped_job_with_its_slot_free_runs_it() {
+    let mut c = cluster_with(1, None, true);
+    let spec = JobSpec::simple("victim", "alice", Duration::from_secs(60 * 60));
+    let victim = c
+        .submit(SimTime::ZERO, "other", spec, JobOrigin::Local)
+        .expect("accepted");
+    advance(&mut c, SimTime::ZERO);
+    submit(&mut c, minutes(10), "preemptor", 1, 20);
+    advance(&mut c, minutes(10));
+    control(&mut c, minutes(15), victim, JobAction::Stop).expect("stopped");
+    advance(&mut c, minutes(30));
+    assert_eq!(state(&c, victim), Some(JobState::UserSuspended));
+    let made = control(&mut c, minutes(40), victim, JobAction::Resume).expect("resumed");
+    assert_eq!(made[0].event, JobEvent::Resumed);
+    assert_eq!(state(&c, victim), Some(JobState::Running));
+    let made = advance(&mut c, minutes(90));
+    assert_eq!(finish_times(&made), vec![(victim, minutes(90))]);
 }
 
 #[test]

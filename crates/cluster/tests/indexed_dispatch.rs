@@ -4,7 +4,8 @@
 //! `scan_every_job`, it tries every one. On generated clusters (host
 //! groups, boolean resources and GPUs, JL/U, HJOB_LIMIT, QJOB_LIMIT,
 //! UJOB_LIMIT, MAX_JOBS of users and groups, lsb.resources limits, slot
-//! reservation and backfill, preemption, chunks, user priorities) and deep
+//! reservation and backfill, slot pools, advance reservations,
+//! preemption, chunks, user priorities) and deep
 //! queues of mixed widths — powers of two past a host group, jobs that fit
 //! on no open host, several users — both clusters, given the same
 //! submissions, job control and host failures, must make the same
@@ -14,8 +15,9 @@
 use std::time::Duration;
 
 use mcfed_cluster::{
-    Cluster, ClusterConfig, Consumers, HostConfig, HostEvent, JobId, JobOrigin, JobState,
-    LimitConfig, QueueConfig, Transition, UserGroupConfig, UserLimitConfig,
+    AdvanceReservationConfig, Cluster, ClusterConfig, Consumers, HostConfig, HostEvent, JobId,
+    JobOrigin, JobState, LimitConfig, QueueConfig, SlotPoolConfig, Transition, UserGroupConfig,
+    UserLimitConfig,
 };
 use mcfed_protocol::{ClusterName, JobAction, JobChanges, JobOptions, JobSpec, QueueName, SimTime};
 use proptest::prelude::*;
@@ -74,7 +76,10 @@ struct Plan {
     groups: Vec<HostPlan>,
     queues: Vec<QueuePlan>,
     /// Bits: MAX_JOBS for ann, for the group, a per-user Limit, a queue
-    /// Limit, MAX_USER_PRIORITY.
+    /// Limit, MAX_USER_PRIORITY, a slot pool of the queues that neither
+    /// preempt nor are preempted and use every host, MAX_SLOTS_IN_POOL, an
+    /// advance reservation of the first host group (30m to 90m, which
+    /// every fifth job names).
     limits: u8,
     jobs: Vec<JobPlan>,
     acts: Vec<Act>,
@@ -241,6 +246,14 @@ fn config(plan: &Plan) -> ClusterConfig {
             if spec.chunk {
                 queue.chunk_job_size = Some(3);
             }
+            if plan.limits & 32 != 0 && spec.preemption == 0 && !spec.first_group {
+                queue.slot_pool = Some(SlotPoolConfig {
+                    pool: "p".into(),
+                    share: [50, 30, 20][index % 3],
+                    max_slots: (plan.limits & 64 != 0).then_some(6),
+                    use_priority: None,
+                });
+            }
             queue
         })
         .collect();
@@ -284,6 +297,16 @@ fn config(plan: &Plan) -> ClusterConfig {
     if plan.limits & 16 != 0 {
         config.params.max_user_priority = Some(10);
     }
+    if plan.limits & 128 != 0 {
+        config.advance_reservations = vec![AdvanceReservationConfig {
+            name: "r".into(),
+            hosts: first.clone(),
+            slots: None,
+            start: minute(30),
+            end: minute(90),
+            users: vec!["all".into()],
+        }];
+    }
     config
 }
 
@@ -308,6 +331,10 @@ fn spec(plan: &Plan, job: &JobPlan, number: usize) -> JobSpec {
     }
     if job.limit {
         spec.run_limit = Some(Duration::from_secs((job.run + 5) * 60));
+    }
+    if plan.limits & 128 != 0 && number % 5 == 0 {
+        spec.resources
+            .push(mcfed_cluster::advance::reservation_word("r"));
     }
     if let (Some(priority), true) = (job.priority, plan.limits & 16 != 0) {
         spec.set_options(JobOptions {

@@ -1,5 +1,6 @@
 //! Property tests over random clusters and random job streams: whatever the
-//! configuration (pools, fairshare, preemption, limits, guards) and
+//! configuration (pools, fairshare, preemption, limits, guards, slot
+//! reservation and backfill, in pools too) and
 //! whatever arrives when,
 //!
 //! - no host ever runs more slots than its MXJ;
@@ -46,6 +47,8 @@ struct QueueSetup {
     host_job_limit: Option<u32>,
     terminate: bool,
     backfill: bool,
+    /// SLOT_RESERVE (in a pool queue too, where LSF warns).
+    reserve: bool,
     run_time_guard: Option<u64>,
 }
 
@@ -93,6 +96,7 @@ fn queue_setup() -> impl Strategy<Value = QueueSetup> {
         prop::option::weighted(0.2, 1u32..3),
         prop::bool::weighted(0.2),
         prop::bool::weighted(0.2),
+        prop::bool::weighted(0.3),
         prop::option::weighted(0.3, 5u64..40),
     )
         .prop_map(
@@ -104,6 +108,7 @@ fn queue_setup() -> impl Strategy<Value = QueueSetup> {
                 host_job_limit,
                 terminate,
                 backfill,
+                reserve,
                 guard,
             )| {
                 QueueSetup {
@@ -114,6 +119,7 @@ fn queue_setup() -> impl Strategy<Value = QueueSetup> {
                     host_job_limit,
                     terminate,
                     backfill,
+                    reserve,
                     run_time_guard: guard,
                 }
             },
@@ -210,6 +216,7 @@ fn build(setup: &Setup) -> ClusterConfig {
             queue.host_job_limit = plan.host_job_limit;
             queue.terminate_when_preempt = plan.terminate;
             queue.backfill = plan.backfill;
+            queue.slot_reserve = plan.reserve.then_some(3);
             queue.preempt_guards.run_time = plan
                 .run_time_guard
                 .map(|minutes| PreemptGuard::Time(Duration::from_secs(minutes * 60)));
@@ -485,6 +492,10 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
         .filter(|plan| plan.queue < config.queues.len())
         .collect();
     plans.sort_by_key(|plan| plan.at_minute);
+    let reserving = config
+        .queues
+        .iter()
+        .any(|queue| queue.slot_reserve.is_some());
     let mut models: HashMap<JobId, Model> = HashMap::new();
     let mut next = 0;
     let mut transitions = Vec::new();
@@ -539,6 +550,16 @@ fn run(setup: Setup, plans: Vec<JobPlan>) -> Result<(), TestCaseError> {
         cluster.advance(now, &mut transitions);
         check_transitions(&config, &mut models, &transitions)?;
         check_cluster(&cluster, &config, &models, now)?;
+        if now >= SimTime::from_secs(100 * 3600) && reserving {
+            // A job that a limit keeps from ever fitting (an lsb.resources
+            // Limit, say) reserves, lapses and reserves again for ever:
+            // the run may not end, but nothing may be left running.
+            prop_assert!(
+                cluster.jobs().all(|job| job.state == JobState::Pending),
+                "only jobs that never fit are left"
+            );
+            break;
+        }
         prop_assert!(now < SimTime::from_secs(100 * 3600), "the run ends");
     }
     // Everything eventually finishes: nothing is left pending forever with

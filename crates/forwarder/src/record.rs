@@ -210,6 +210,17 @@ fn victim_text(victim: Option<u32>) -> String {
     victim.map_or_else(|| "none".to_owned(), |priority| priority.to_string())
 }
 
+/// Why a queue lacking requirement `word` cannot take the job: a boolean
+/// resource none of its hosts has, or a host type or model none is of
+/// (`type==X`; seed 004: a host group satisfies a host type requirement
+/// "when any one of the hosts available is the host type requested").
+pub(crate) fn missing_text(word: &str) -> String {
+    match word.split_once("==") {
+        Some((kind, name)) => format!("no host of the queue is of {kind} `{name}`"),
+        None => format!("no host of the queue offers resource `{word}`"),
+    }
+}
+
 fn ineligible_why(view: &RemoteView, candidate: &Candidate, slots: u32) -> String {
     match candidate.eligibility {
         Eligibility::Eligible => String::new(),
@@ -217,10 +228,7 @@ fn ineligible_why(view: &RemoteView, candidate: &Candidate, slots: u32) -> Strin
             "nothing known of it yet: no hello or counter update from {}",
             view.cluster_of(candidate.queue)
         ),
-        Eligibility::MissingResource(resource) => format!(
-            "no host of the queue offers resource `{}`",
-            view.resource_name(resource)
-        ),
+        Eligibility::MissingResource(resource) => missing_text(view.resource_name(resource)),
         Eligibility::TooFewSlots { total } => {
             format!("the queue has {total} slots in all; the job needs {slots}")
         }

@@ -16,7 +16,7 @@
 //! | preemption of a job | `preemption` | `job`, `preempted`, `preempted_by`, `cluster` |
 //! | a job's state at a time | `job_state` | `job`, `at`, `state`, `cluster`, `reason_contains` |
 //! | a user's dynamic priority | `user_priority` | `at`, `cluster`, `queue`, `user`, `priority`, `tolerance` |
-//! | a queue's slots at a time | `queue_slots` | `at`, `cluster`, `queue`, any of `running_slots`, `pending_slots`, `suspended_slots`, `deserved_slots` |
+//! | a queue's slots at a time | `queue_slots` | `at`, `cluster`, `queue`, any of `running_slots`, `pending_slots`, `suspended_slots`, `deserved_slots`, `reserved_slots` |
 //!
 //! A key that does not belong to the entry's kind is a problem at that key.
 //! One more kind, `initial_state`, is made by the `state` of a
@@ -129,7 +129,7 @@ pub(crate) trait Kind: Sized {
 }
 
 /// How an entry gets a kind, for the message when it has none.
-const KINDS: &str = "`forwarded_to`, `pends`, `ends_pending`, `metric`, `state`, `preempted`, `priority`, `aps`, `aps_kind`, `jpriority`, `dispatch_order`, `refused`, or a queue figure (`running_slots`, `pending_slots`, `suspended_slots`, `deserved_slots`)";
+const KINDS: &str = "`forwarded_to`, `pends`, `ends_pending`, `metric`, `state`, `preempted`, `priority`, `aps`, `aps_kind`, `jpriority`, `dispatch_order`, `refused`, or a queue figure (`running_slots`, `pending_slots`, `suspended_slots`, `deserved_slots`, `reserved_slots`)";
 
 /// The kind of `entry`, validated: the first kind that claims its keys.
 fn kind_of(entry: &mut Entry<'_, '_>) -> Option<ExpectKind> {

@@ -325,6 +325,9 @@ pub struct RawCluster {
     /// lsb.resources' Limit sections.
     #[serde(default)]
     pub limit: Vec<RawLimit>,
+    /// Advance reservations, as `brsvadd` makes them.
+    #[serde(default)]
+    pub reservation: Vec<RawReservation>,
     /// Jobs present when the scenario starts.
     #[serde(default)]
     pub job: Vec<RawJob>,
@@ -342,6 +345,24 @@ pub struct RawUser {
     /// JL/P: slots per processor of a host.
     #[serde(rename = "JL/P")]
     pub JL_P: Option<f64>,
+}
+
+/// One advance reservation, in `brsvadd`'s terms.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReservation {
+    /// Its name (`-N`), which jobs name (`reservation`, `bsub -U`).
+    pub name: String,
+    /// Its hosts (`-m`): host names or host entries.
+    pub hosts: WordList,
+    /// How many of their slots it reserves (`-n`; default all).
+    pub slots: Option<u32>,
+    /// When it becomes active (`-b`).
+    pub start: DurationValue,
+    /// When it ends (`-e`).
+    pub end: DurationValue,
+    /// The users whose jobs may use it (`-u`; `all`: any).
+    pub users: WordList,
 }
 
 /// One Limit section of lsb.resources.
@@ -409,6 +430,12 @@ pub struct RawHost {
     pub memory_mb: Option<u64>,
     /// GPUs on the host.
     pub ngpus: Option<u32>,
+    /// The host type (lsf.cluster's `type`): `select[type==X]` asks for it.
+    #[serde(rename = "type")]
+    pub host_type: Option<String>,
+    /// The host model (lsf.cluster's `model`): `select[model==X]` asks
+    /// for it.
+    pub model: Option<String>,
 }
 
 /// One queue.
@@ -532,7 +559,9 @@ pub struct RawJob {
     pub run_estimate: Option<DurationValue>,
     /// GPUs the job uses on each of its hosts (`bsub -gpu "num=N"`).
     pub gpus: Option<u32>,
-    /// Boolean resources every host of the job must have.
+    /// Boolean resources every host of the job must have, and the host
+    /// type and model it asks for (`"type==LINUX86"`, `"model==XeonE5"`,
+    /// as in `select[...]`).
     #[serde(default)]
     pub resources: Vec<String>,
     /// Fraction of its slots' CPU it keeps busy (default 1.0).
@@ -549,6 +578,8 @@ pub struct RawJob {
     pub max_slots: Option<u32>,
     /// Autoresizable (`bsub -ar`, with `max_slots`).
     pub auto_resize: Option<bool>,
+    /// The advance reservation it runs in (`bsub -U`).
+    pub reservation: Option<String>,
     /// For jobs present at start: `running` or `pending`, checked once the
     /// first dispatch pass has run.
     pub state: Option<String>,

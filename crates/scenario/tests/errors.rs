@@ -123,6 +123,68 @@ fn negative_mxj_and_zero_slots() {
     assert!(message.contains("slots = 0 is out of bounds"), "{message}");
 }
 
+/// Host types (issue 27 item 9): a host's `type` must be a name, a job's
+/// `type==X` must read and, in a local queue, be met by some host.
+#[test]
+fn host_types_are_names_and_job_types_are_met() {
+    let typed = GOOD.replace("MXJ = 4", "MXJ = 4\ntype = \"LINUX86\"");
+    assert!(parse("typed.toml", &typed).is_ok(), "a typed host");
+    let source = GOOD.replace("MXJ = 4", "MXJ = 4\ntype = \"LINUX 86\"");
+    let (line, field, message) = &problems(&source)[0];
+    assert_eq!(*line, line_of(&source, "type = "));
+    assert_eq!(field, "cluster[1].host[0].type");
+    assert!(message.contains("is not a host type"), "{message}");
+    let asks = |resource: &str| {
+        typed.replace(
+            "slots = 2",
+            &format!("slots = 2\nresources = [\"{resource}\"]"),
+        )
+    };
+    assert!(parse("asks.toml", &asks("type == LINUX86")).is_ok());
+    let source = asks("mem==4");
+    let (_, field, message) = &problems(&source)[0];
+    assert_eq!(field, "submit[0].resources");
+    assert!(message.contains("type and model"), "{message}");
+    let local = format!(
+        "{typed}\n[[cluster.job]]\nqueue = \"high\"\nname = \"ppc\"\nresources = [\"type==PPC\"]\n"
+    );
+    let (_, field, message) = &problems(&local)[0];
+    assert!(field.ends_with(".resources"), "{field}");
+    assert!(message.contains("is of `type==PPC`"), "{message}");
+}
+
+/// Advance reservations (issue 27 item 8): a bad one is refused at its
+/// field, and a job may name only one of its cluster's, for its user.
+#[test]
+fn advance_reservations_are_checked_at_their_fields() {
+    let with = |reservation: &str, job: &str| {
+        GOOD.replace(
+            "RCVJOBS_FROM = \"C1\"",
+            &format!("RCVJOBS_FROM = \"C1\"\n\n[[cluster.reservation]]\n{reservation}"),
+        ) + &format!("\n[[submit]]\nat = \"1m\"\ncluster = \"C2\"\nqueue = \"high\"\n{job}\n")
+    };
+    let good = "name = \"r\"\nhosts = \"h\"\nstart = \"10m\"\nend = \"20m\"\nusers = \"alice\"";
+    assert!(
+        parse(
+            "ok.toml",
+            &with(good, "user = \"alice\"\nreservation = \"r\"")
+        )
+        .is_ok()
+    );
+    let source = with(&good.replace("hosts = \"h\"", "hosts = \"h9\""), "");
+    let (line, field, message) = &problems(&source)[0];
+    assert_eq!(field, "cluster[1].reservation[0].hosts");
+    assert_eq!(*line, line_of(&source, "hosts = \"h9\""));
+    assert!(message.contains("no host named `h9`"), "{message}");
+    let source = with(good, "user = \"bob\"\nreservation = \"r\"");
+    let (_, field, message) = &problems(&source)[0];
+    assert_eq!(field, "submit[1].reservation");
+    assert!(message.contains("not for user `bob`"), "{message}");
+    let source = with(good, "reservation = \"nosuch\"");
+    let (_, field, _) = &problems(&source)[0];
+    assert_eq!(field, "submit[1].reservation");
+}
+
 #[test]
 fn semantic_problems_are_all_reported_at_once() {
     let source = GOOD

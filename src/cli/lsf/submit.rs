@@ -104,23 +104,31 @@ fn slots_arg(text: &str) -> Result<(u32, Option<u32>), String> {
     }
 }
 
-/// Boolean resources, as `bigmem`, `"bigmem fast"` or `bigmem && fast`.
+/// Boolean resources, as `bigmem`, `"bigmem fast"` or `bigmem && fast`,
+/// and the host type or model asked for, `type==LINUX86` (spaces around
+/// `==` allowed; `type==any` asks for nothing; docs/scheduling.md).
 fn resources(inner: &str) -> Result<Vec<String>, String> {
-    let words: Vec<String> = inner
+    let joined = inner
+        .split("==")
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("==");
+    let mut words = Vec::new();
+    for word in joined
         .split(|c: char| c.is_whitespace() || c == ',' || c == '&')
         .filter(|word| !word.is_empty())
-        .map(str::to_owned)
-        .collect();
-    match words.iter().find(|word| {
-        !word
+    {
+        let plain = word
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    }) {
-        Some(bad) => Err(format!(
-            "`{bad}` is not a boolean resource name (mcfed's -R takes resource names, optionally in select[...])"
-        )),
-        None => Ok(words),
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !plain && !word.contains("==") {
+            return Err(format!(
+                "`{word}` is not a boolean resource name (mcfed's -R takes resource names and type==X or model==X, optionally in select[...])"
+            ));
+        }
+        words.extend(mcfed_cluster::host_types::requirement_word(word)?);
     }
+    Ok(words)
 }
 
 /// `-gpu "num=N[:...]"`: the GPUs the job needs on each host (other
@@ -315,6 +323,19 @@ mod tests {
         assert_eq!(both.names, vec!["bigmem".to_owned()]);
         assert_eq!((both.mem_mb, both.swap_mb), (Some(4096), Some(512)));
         assert!(resources_arg("rusage[cpu=2]").is_err());
+        assert_eq!(
+            resources_arg("select[bigmem && type == LINUX86 && model==XeonE5]").map(|r| r.names),
+            Ok(vec![
+                "bigmem".to_owned(),
+                "type==LINUX86".to_owned(),
+                "model==XeonE5".to_owned()
+            ])
+        );
+        assert_eq!(
+            resources_arg("select[type==any]").map(|r| r.names),
+            Ok(Vec::new())
+        );
+        assert!(resources_arg("select[mem==4]").is_err());
         assert_eq!(slots_arg("2,8"), Ok((2, Some(8))));
         assert!(slots_arg("8,2").is_err());
     }

@@ -39,6 +39,9 @@ pub struct HostRow {
     /// The queues that dispatch to it.
     #[serde(default)]
     pub queues: Vec<String>,
+    /// RSV: free slots on it held by slot reservations (SLOT_RESERVE).
+    #[serde(default)]
+    pub rsv: u32,
 }
 
 /// Every host of the cluster, in configuration order.
@@ -46,6 +49,7 @@ pub fn rows(node: &ClusterNode) -> Vec<HostRow> {
     let cluster = node.cluster();
     // RUN, SSUSP and USUSP slots of each host.
     let mut usage: FxHashMap<usize, [u32; 3]> = FxHashMap::default();
+    let reserved = cluster.reserved_slots_by_host();
     for job in cluster.jobs() {
         for place in &job.placement {
             let entry = usage.entry(place.host).or_default();
@@ -91,6 +95,7 @@ pub fn rows(node: &ClusterNode) -> Vec<HostRow> {
                 ncpus: config.processor_count(),
                 jl_u: config.user_slot_limit,
                 queues,
+                rsv: reserved.get(index).copied().unwrap_or(0),
             }
         })
         .collect()
@@ -125,7 +130,7 @@ pub fn hosts_table(rows: &[HostRow]) -> Table {
                 row.run.to_string(),
                 row.ssusp.to_string(),
                 row.ususp.to_string(),
-                "0".to_owned(),
+                row.rsv.to_string(),
             ]
         })
         .collect();
@@ -206,7 +211,7 @@ pub const HOST_FIELDS: &[HostField] = &[
         alias: "",
         header: "RSV",
         width: 8,
-        value: |_| "0".to_owned(),
+        value: |h| h.rsv.to_string(),
     },
     HostField {
         name: "dispatch_window",
@@ -269,7 +274,7 @@ pub fn hosts_long(rows: &[HostRow]) -> String {
             row.run,
             row.ssusp,
             row.ususp,
-            0
+            row.rsv
         );
         let _ = writeln!(text, "\n NCPUS: {}", row.ncpus);
         let resources = if row.resources.is_empty() {
@@ -281,4 +286,78 @@ pub fn hosts_long(rows: &[HostRow]) -> String {
         let _ = writeln!(text, " QUEUES: {}", row.queues.join(" "));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use mcfed_federation::{Effects, Member};
+    use mcfed_protocol::{JobSpec, SimTime};
+
+    use super::*;
+
+    /// Two hosts of 2 slots; queue `r` reserves slots (SLOT_RESERVE).
+    const SCENARIO: &str = r#"
+name = "rsv"
+end = "1h"
+
+[[cluster]]
+name = "C1"
+
+[[cluster.host]]
+name = "h0"
+MXJ = 2
+
+[[cluster.host]]
+name = "h1"
+MXJ = 2
+
+[[cluster.queue]]
+name = "r"
+SLOT_RESERVE = "MAX_RESERVE_TIME[100]"
+"#;
+
+    /// `bhosts` RSV (issue 27 item 10) shows each host's slots held by a
+    /// slot reservation, in every printer: the columns, `-l`, `-o rsv`.
+    /// A one-slot job runs on h0; a 4-slot job reserves the 3 free slots,
+    /// h1's 2 first (most free), then h0's 1.
+    #[test]
+    fn rsv_shows_the_reserved_slots_of_each_host() {
+        let scenario = mcfed_scenario::parse("rsv.toml", SCENARIO).expect("valid");
+        let (mut member, _) = Member::build(scenario.clusters[0].member_spec()).expect("builds");
+        let mut effects = Effects::default();
+        let spec = |name: &str, slots: u32| {
+            let mut spec = JobSpec::simple(name, "u", std::time::Duration::from_secs(600));
+            spec.slots = slots;
+            spec
+        };
+        member
+            .submit(SimTime::ZERO, "r", spec("small", 1), &mut effects)
+            .expect("accepted");
+        member.step(SimTime::ZERO, &mut effects);
+        let now = SimTime::from_secs(60);
+        member
+            .submit(now, "r", spec("wide", 4), &mut effects)
+            .expect("accepted");
+        member.step(now, &mut effects);
+        let rows = rows(member.node());
+        let rsv: Vec<(&str, u32, u32)> = rows
+            .iter()
+            .map(|row| (row.host_name.as_str(), row.run, row.rsv))
+            .collect();
+        assert_eq!(rsv, vec![("h0", 1, 1), ("h1", 0, 2)]);
+        let table = hosts(&rows);
+        let h1 = table
+            .lines()
+            .find(|line| line.starts_with("h1"))
+            .expect("h1");
+        assert!(h1.trim_end().ends_with(" 2"), "{table}");
+        assert!(
+            hosts_long(&rows).contains("      0      2 -"),
+            "{}",
+            hosts_long(&rows)
+        );
+        let fields = parse_fields("host_name rsv").expect("fields");
+        let picked = fields.table("bhosts", "HOSTS", &rows).rows;
+        assert_eq!(picked[1], vec!["h1".to_owned(), "2".to_owned()]);
+    }
 }

@@ -46,6 +46,7 @@ pub mod jobs;
 pub mod params;
 pub mod queues;
 pub mod records;
+pub mod reservations;
 pub mod status;
 pub mod submit;
 pub mod watch;

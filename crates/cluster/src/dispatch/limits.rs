@@ -175,7 +175,7 @@ impl Cluster {
 
     /// Whether suspended job `id` fits back on its hosts under every limit
     /// that does not count it while suspended.
-    pub(super) fn can_resume(&self, id: JobId) -> bool {
+    pub(crate) fn can_resume(&self, id: JobId) -> bool {
         let Some(job) = self.jobs.get(id) else {
             return false;
         };

@@ -4,6 +4,7 @@
 
 use mcfed_protocol::SimTime;
 
+use crate::advance::ReservationBounds;
 use crate::job::{HostIndex, Job, JobId, PendingReason, Placement, QueueIndex};
 use crate::scheduler::Cluster;
 
@@ -54,6 +55,8 @@ struct Search<'a> {
     mode: PlaceMode,
     /// Some host-level limit is configured.
     check_limits: bool,
+    /// What advance reservations allow the job.
+    advance: ReservationBounds,
 }
 
 impl Cluster {
@@ -82,6 +85,20 @@ impl Cluster {
         {
             return Err(PlacementFailure::blocked(PendingReason::SlotsReserved));
         }
+        let advance = self.reservation_bounds(job, now);
+        match &advance {
+            ReservationBounds::Closed => {
+                return Err(PlacementFailure::blocked(
+                    PendingReason::AdvanceReservationUnavailable,
+                ));
+            }
+            ReservationBounds::Within { budget, .. } if *budget < job.spec.slots => {
+                return Err(PlacementFailure::blocked(
+                    PendingReason::AdvanceReservationUnavailable,
+                ));
+            }
+            _ => {}
+        }
         let mut needed = job.spec.slots;
         let plain = job.spec.resources.is_empty();
         if mode != PlaceMode::Optimistic && plain && set.free_slots < u64::from(needed) {
@@ -94,6 +111,7 @@ impl Cluster {
             binding: &binding,
             mode,
             check_limits: self.tallies.tracking.any_host_limit() || !self.limit_book.is_empty(),
+            advance,
         };
         // Limit sections counting hosts together: what each lets the job
         // take on its hosts, spent as the job is placed.
@@ -143,6 +161,11 @@ impl Cluster {
         if placed {
             return Ok(placement);
         }
+        if first_blocker.is_none() && matches!(search.advance, ReservationBounds::Held(_)) {
+            // Advance reservations took part of the room, and what they
+            // hold depends on the job's run limit: not slots alone.
+            first_blocker = Some(PendingReason::AdvanceReserved);
+        }
         Err(first_blocker.map_or(PlacementFailure::SHORTAGE, PlacementFailure::blocked))
     }
 
@@ -175,6 +198,22 @@ impl Cluster {
         {
             return Err(Some(PendingReason::SlotsReserved));
         }
+        let free = match &search.advance {
+            ReservationBounds::Free | ReservationBounds::Closed => free,
+            ReservationBounds::Held(held) => match free.saturating_sub(held[host]) {
+                0 => return Err(Some(PendingReason::AdvanceReserved)),
+                room => room,
+            },
+            ReservationBounds::Within { hosts, held, .. } => {
+                if !hosts.contains(&host) {
+                    return Err(None);
+                }
+                match free.saturating_sub(held[host]) {
+                    0 => return Err(Some(PendingReason::AdvanceReserved)),
+                    room => room,
+                }
+            }
+        };
         if !search.check_limits {
             return Ok(free);
         }

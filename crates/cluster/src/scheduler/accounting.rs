@@ -18,11 +18,13 @@
 //! a suspended job does not count against its hosts' MXJ, so the preempting
 //! job can use the slots, but it keeps counting against its queue's limits.
 //! A job stopped by `bstop` (USUSP) keeps its hosts' MXJ as well: nothing
-//! takes its slots while it waits for `bresume`.
+//! takes its slots while it waits for `bresume` — unless it was suspended
+//! by preemption when it was stopped: then its preemptor holds them, and it
+//! holds no MXJ until `bresume` makes it SSUSP again.
 
 use mcfed_protocol::SimTime;
 
-use crate::job::{JobId, JobState};
+use crate::job::{Job, JobId, JobState};
 use crate::limits::Held;
 
 use super::Cluster;
@@ -40,21 +42,30 @@ pub(crate) enum Holding {
     /// Stopped by `bstop` (USUSP): suspended in every tally, but keeping
     /// its hosts' MXJ, and resumed only by `bresume`.
     Stopped,
+    /// Stopped by `bstop` while suspended by preemption (USUSP, LSF's
+    /// state for it): suspended in every tally, not holding its hosts'
+    /// MXJ (its preemptor may still run there), and not resumed until
+    /// `bresume`.
+    StoppedSuspended,
 }
 
+/// How many holdings there are.
+const HOLDINGS: usize = 5;
+
 /// Every move between holdings, by `[from][to]`.
-const CHANGES: [[Change; 4]; 4] = {
-    const ALL: [Holding; 4] = [
+const CHANGES: [[Change; HOLDINGS]; HOLDINGS] = {
+    const ALL: [Holding; HOLDINGS] = [
         Holding::Nothing,
         Holding::Running,
         Holding::Suspended,
         Holding::Stopped,
+        Holding::StoppedSuspended,
     ];
-    let mut table = [[Change::between(Holding::Nothing, Holding::Nothing); 4]; 4];
+    let mut table = [[Change::between(Holding::Nothing, Holding::Nothing); HOLDINGS]; HOLDINGS];
     let mut from = 0;
-    while from < 4 {
+    while from < HOLDINGS {
         let mut to = 0;
-        while to < 4 {
+        while to < HOLDINGS {
             table[from][to] = Change::between(ALL[from], ALL[to]);
             to += 1;
         }
@@ -64,11 +75,14 @@ const CHANGES: [[Change; 4]; 4] = {
 };
 
 impl Holding {
-    /// How a job in `state` holds slots, if it holds any.
-    pub(crate) fn of(state: JobState) -> Option<Holding> {
-        match state {
+    /// How `job` holds slots, if it holds any.
+    pub(crate) fn of(job: &Job) -> Option<Holding> {
+        match job.state {
             JobState::Running => Some(Holding::Running),
             JobState::Suspended => Some(Holding::Suspended),
+            JobState::UserSuspended if job.stopped_while_suspended => {
+                Some(Holding::StoppedSuspended)
+            }
             JobState::UserSuspended => Some(Holding::Stopped),
             JobState::Pending
             | JobState::PendingSuspended
@@ -83,7 +97,10 @@ impl Holding {
     }
 
     const fn suspended(self) -> i64 {
-        matches!(self, Holding::Suspended | Holding::Stopped) as i64
+        matches!(
+            self,
+            Holding::Suspended | Holding::Stopped | Holding::StoppedSuspended
+        ) as i64
     }
 
     const fn occupies(self) -> i64 {

@@ -123,9 +123,19 @@ impl Cluster {
     }
 
     /// `bstop`: a running job is stopped (USUSP, keeping its slots), a
-    /// pending one held (PSUSP).
+    /// pending one held (PSUSP). One suspended by preemption (SSUSP) is
+    /// stopped too, as LSF does: USUSP, it no longer resumes on its own
+    /// when its preemptor ends, but waits for `bresume`.
     fn stop(&mut self, id: JobId, state: JobState, now: SimTime) -> Result<JobEvent, ControlError> {
         match state {
+            JobState::Suspended => {
+                self.account(id, Holding::Suspended, Holding::StoppedSuspended, now);
+                if let Some(job) = self.jobs.get_mut(id) {
+                    job.state = JobState::UserSuspended;
+                    job.stopped_while_suspended = true;
+                }
+                Ok(JobEvent::Stopped)
+            }
             JobState::Running => {
                 self.account(id, Holding::Running, Holding::Stopped, now);
                 if let Some(job) = self.jobs.get_mut(id) {
@@ -145,10 +155,6 @@ impl Cluster {
                 }
                 Ok(JobEvent::Held)
             }
-            JobState::Suspended => Err(ControlError::WrongState {
-                state: state.as_str(),
-                why: "it is suspended by preemption and resumes on its own; mcfed stops running or pending jobs",
-            }),
             _ => Err(ControlError::WrongState {
                 state: state.as_str(),
                 why: "the job has already been suspended",
@@ -157,30 +163,33 @@ impl Cluster {
     }
 
     /// `bresume`: a USUSP job runs again on its slots, a PSUSP job pends
-    /// again in its place.
+    /// again in its place. A USUSP job that was suspended by preemption
+    /// when it was stopped resumes if its slots are free again; if not, it
+    /// is suspended (SSUSP) and resumes on its own once they are (LSF, too,
+    /// passes a resumed job through SSUSP).
     fn resume_stopped(
         &mut self,
         id: JobId,
         state: JobState,
         now: SimTime,
     ) -> Result<JobEvent, ControlError> {
+        let preempted = self
+            .jobs
+            .get(id)
+            .is_some_and(|job| job.stopped_while_suspended);
         match state {
-            JobState::UserSuspended => {
-                // The job's new run starts now: the books (its place among
-                // victims, its fairshare account) read that.
-                let Some(job) = self.jobs.get_mut(id) else {
-                    return Err(ControlError::NoSuchJob);
-                };
-                job.state = JobState::Running;
-                job.running_since = now;
-                let (queue, finish) = (job.queue, (now + job.time_to_end(), job.run_epoch));
-                self.account(id, Holding::Stopped, Holding::Running, now);
-                if !self.queues[queue].preemptors.is_empty() {
-                    self.cycle.pass_again = true;
+            JobState::UserSuspended if preempted => {
+                self.account(id, Holding::StoppedSuspended, Holding::Suspended, now);
+                if let Some(job) = self.jobs.get_mut(id) {
+                    job.state = JobState::Suspended;
+                    job.stopped_while_suspended = false;
                 }
-                self.jobs.schedule_finish(finish.0, id, finish.1);
-                Ok(JobEvent::Resumed)
+                if self.can_resume(id) {
+                    return self.run_again(id, Holding::Suspended, now);
+                }
+                Ok(JobEvent::Suspended)
             }
+            JobState::UserSuspended => self.run_again(id, Holding::Stopped, now),
             JobState::PendingSuspended => {
                 if let Some(job) = self.jobs.get_mut(id) {
                     job.state = JobState::Pending;
@@ -197,6 +206,30 @@ impl Cluster {
         }
     }
 
+    /// Stopped or suspended job `id` (holding `from`) runs again on its
+    /// slots at `now`.
+    fn run_again(
+        &mut self,
+        id: JobId,
+        from: Holding,
+        now: SimTime,
+    ) -> Result<JobEvent, ControlError> {
+        // The job's new run starts now: the books (its place among
+        // victims, its fairshare account) read that.
+        let Some(job) = self.jobs.get_mut(id) else {
+            return Err(ControlError::NoSuchJob);
+        };
+        job.state = JobState::Running;
+        job.running_since = now;
+        let (queue, finish) = (job.queue, (now + job.time_to_end(), job.run_epoch));
+        self.account(id, from, Holding::Running, now);
+        if !self.queues[queue].preemptors.is_empty() {
+            self.cycle.pass_again = true;
+        }
+        self.jobs.schedule_finish(finish.0, id, finish.1);
+        Ok(JobEvent::Resumed)
+    }
+
     /// `brequeue`: a running or suspended job is killed and pends again
     /// from the start, with its id, behind the jobs already pending (a new
     /// submission as far as its queue's order goes).
@@ -206,7 +239,7 @@ impl Cluster {
         state: JobState,
         now: SimTime,
     ) -> Result<JobEvent, ControlError> {
-        let Some(holding) = Holding::of(state) else {
+        let Some(holding) = self.jobs.get(id).and_then(Holding::of) else {
             return Err(ControlError::WrongState {
                 state: state.as_str(),
                 why: "brequeue takes running or suspended jobs",
@@ -221,12 +254,7 @@ impl Cluster {
             .unwrap_or_default();
         let arrival = self.jobs.next_order(priority);
         if let Some(job) = self.jobs.get_mut(id) {
-            job.state = JobState::Pending;
-            job.remaining = job.spec.run_time;
-            job.run_epoch += 1;
-            job.placement.clear();
-            job.pending_reason = PendingReason::NewJob;
-            job.reason_pass = 0;
+            job.unplace();
             job.arrival = arrival;
             job.queued_at = now;
             reset_priority(job);
@@ -247,7 +275,7 @@ impl Cluster {
         state: JobState,
         now: SimTime,
     ) -> Result<JobEvent, ControlError> {
-        let Some(holding) = Holding::of(state) else {
+        let Some(holding) = self.jobs.get(id).and_then(Holding::of) else {
             return Err(ControlError::WrongState {
                 state: state.as_str(),
                 why: "bmig takes running or suspended jobs",
@@ -274,12 +302,7 @@ impl Cluster {
         self.drop_reservation_of(id);
         if let Some(job) = self.jobs.get_mut(id) {
             let seq = job.arrival & ARRIVAL_MASK;
-            job.state = JobState::Pending;
-            job.remaining = job.spec.run_time;
-            job.run_epoch += 1;
-            job.placement.clear();
-            job.pending_reason = PendingReason::NewJob;
-            job.reason_pass = 0;
+            job.unplace();
             // The APS tie-break keeps its submission order unless it goes
             // to the bottom.
             job.arrival = if to_bottom {

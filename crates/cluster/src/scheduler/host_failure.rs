@@ -7,7 +7,7 @@
 
 use mcfed_protocol::{JobEvent, SimTime};
 
-use crate::job::{JobId, JobState, PendingReason};
+use crate::job::JobId;
 
 use super::accounting::Holding;
 use super::control::ControlError;
@@ -85,7 +85,7 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return false;
         };
-        let Some(holding) = Holding::of(job.state) else {
+        let Some(holding) = Holding::of(job) else {
             return false;
         };
         let rerun = self.queues[job.queue].config.rerunnable;
@@ -93,12 +93,7 @@ impl Cluster {
         self.drop_reservation_of(id);
         if rerun {
             if let Some(job) = self.jobs.get_mut(id) {
-                job.state = JobState::Pending;
-                job.remaining = job.spec.run_time;
-                job.run_epoch += 1;
-                job.placement.clear();
-                job.pending_reason = PendingReason::NewJob;
-                job.reason_pass = 0;
+                job.unplace();
             }
             self.add_pending(id);
             if let Some(job) = self.jobs.get(id) {

@@ -61,7 +61,7 @@ impl Host {
     pub(crate) fn has_resources(&self, resources: &[String]) -> bool {
         resources
             .iter()
-            .all(|resource| self.config.resources.contains(resource))
+            .all(|resource| self.config.offers(resource))
     }
 
     /// Running slots over MXJ, as an integer ratio (0 to 1,000,000).

@@ -147,6 +147,7 @@ impl JobBook {
             arrival,
             queued_at: now,
             run_epoch: 0,
+            stopped_while_suspended: false,
             pend_clock: 0,
             aps: None,
         });

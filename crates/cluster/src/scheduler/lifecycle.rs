@@ -5,7 +5,7 @@
 
 use mcfed_protocol::{JobEvent, JobSpec, SimTime};
 
-use crate::job::{Job, JobId, JobOrigin, JobState, PendingReason, Placement, QueueIndex};
+use crate::job::{Job, JobId, JobOrigin, JobState, Placement, QueueIndex};
 
 use super::accounting::Holding;
 use super::queues::QueueBook;
@@ -264,12 +264,7 @@ impl Cluster {
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
-        job.remaining = job.spec.run_time;
-        job.state = JobState::Pending;
-        job.run_epoch += 1;
-        job.placement.clear();
-        job.pending_reason = PendingReason::NewJob;
-        job.reason_pass = 0;
+        job.unplace();
         if let Some(arrival) = arrival {
             job.arrival = arrival;
         }
@@ -358,10 +353,11 @@ impl Cluster {
     /// Takes job `id` out of its queue's lists and frees whatever it holds
     /// at `now`, whatever its state; its own fields are left as they are.
     pub(crate) fn release(&mut self, id: JobId, now: SimTime) {
-        let Some(state) = self.jobs.get(id).map(|job| job.state) else {
+        let Some((state, holding)) = self.jobs.get(id).map(|job| (job.state, Holding::of(job)))
+        else {
             return;
         };
-        match Holding::of(state) {
+        match holding {
             Some(holding) => self.account(id, holding, Holding::Nothing, now),
             None if state == JobState::Pending => self.remove_pending(id),
             None if state == JobState::ChunkWaiting => self.leave_chunk(id),

@@ -250,7 +250,7 @@ impl LimitBook {
         };
         for job in jobs {
             // Jobs stopped by `bstop` (USUSP) hold their slots too.
-            let Some(holding) = Holding::of(job.state) else {
+            let Some(holding) = Holding::of(job) else {
                 continue;
             };
             fresh.account(job, Change::new(Holding::Nothing, holding));

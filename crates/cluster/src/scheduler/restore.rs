@@ -38,6 +38,9 @@ pub enum ImageState {
     /// Held by `bstop` while pending (PSUSP): out of its queue's pending
     /// lists until `bresume`.
     Held,
+    /// Stopped by `bstop` while suspended by preemption (USUSP), keeping
+    /// its placement but not its hosts' slots, which its preemptor holds.
+    StoppedSuspended,
 }
 
 /// Everything needed to put a job back as it was.
@@ -98,6 +101,7 @@ impl Cluster {
             JobState::Pending | JobState::ChunkWaiting => ImageState::Pending,
             JobState::Running => ImageState::Running,
             JobState::Suspended => ImageState::Suspended,
+            JobState::UserSuspended if job.stopped_while_suspended => ImageState::StoppedSuspended,
             JobState::UserSuspended => ImageState::Stopped,
             JobState::PendingSuspended => ImageState::Held,
             JobState::Done | JobState::Exited => return None,
@@ -224,6 +228,12 @@ impl Cluster {
                 job.placement = placement;
                 Holding::Stopped
             }
+            (ImageState::StoppedSuspended, Some(placement)) => {
+                job.state = JobState::UserSuspended;
+                job.stopped_while_suspended = true;
+                job.placement = placement;
+                Holding::StoppedSuspended
+            }
             (_, None) => {
                 tracing::warn!(cluster = %self.name, job = %id, "its hosts are gone or full: it runs again from the start");
                 job.remaining = job.spec.run_time;
@@ -246,7 +256,7 @@ impl Cluster {
                 self.jobs.schedule_finish(finish, id, epoch);
                 self.cycle.dirty = true;
             }
-            Holding::Suspended | Holding::Stopped => {
+            Holding::Suspended | Holding::Stopped | Holding::StoppedSuspended => {
                 self.account(id, Holding::Nothing, holding, self.cycle.now);
                 self.cycle.dirty = true;
             }

@@ -117,7 +117,7 @@ fn queue(
     let members = &hosts.sets[host_set].members;
     let mut resources: Vec<String> = members
         .iter()
-        .flat_map(|&host| hosts[host].config.resources.iter().cloned())
+        .flat_map(|&host| hosts[host].config.offered())
         .collect();
     resources.sort_unstable();
     resources.dedup();

@@ -178,3 +178,99 @@ fn reserved_slots_are_shown_host_by_host() {
     assert_eq!(state(&c, big), Some(JobState::Running));
     assert_eq!(c.reserved_slots_by_host(), vec![0, 0]);
 }
+
+/// One 8-slot host, a pool of `a` and `b` at 50/50: `a` reserves slots
+/// and backfills, `b` runs 4 two-hour jobs and has 4 more pending. `a`
+/// runs four jobs with run limits of 10, 20, 30 and 40 minutes.
+fn pool_with_reserving_queue(max_slots: Option<u32>) -> Cluster {
+    let mut a = pooled("a", 20, "pool", 50);
+    a.slot_reserve = Some(100);
+    a.backfill = true;
+    if let Some(pool) = &mut a.slot_pool {
+        pool.max_slots = max_slots;
+    }
+    let mut c = cluster(hosts(1, 8), vec![a, pooled("b", 20, "pool", 50)]);
+    for _ in 0..8 {
+        submit(&mut c, "b", "u", 1, 120);
+    }
+    for minutes in [10, 20, 30, 40] {
+        let mut job = spec("u", 1, minutes);
+        job.run_limit = Some(Duration::from_secs(minutes * 60));
+        submit_at(&mut c, SimTime::ZERO, "a", job);
+    }
+    advance(&mut c, SimTime::ZERO);
+    c
+}
+
+/// Issue 27 item 2 (seed 000: "When MAX_SLOTS_IN_POOL, SLOT_RESERVE, and
+/// BACKFILL are defined (in lsb.queues) for the same queue, jobs in the
+/// queue cannot backfill using slots reserved by other jobs in the same
+/// queue"): a wide job its queue's share holds back reserves, so the
+/// slots its queue's jobs free stay free for it, even for a later job
+/// short enough to backfill; the other pool queue keeps its share.
+#[test]
+fn a_pool_queues_wide_job_held_by_its_share_reserves_it() {
+    let mut c = pool_with_reserving_queue(Some(8));
+    let wide = submit_at(&mut c, minutes(1), "a", spec("u", 4, 30));
+    advance(&mut c, minutes(1));
+    assert_eq!(reason(&c, wide), PendingReason::PoolShareUsed);
+    let mut short = spec("u", 1, 5);
+    short.run_limit = Some(Duration::from_secs(300));
+    let short = submit_at(&mut c, minutes(2), "a", short);
+    advance(&mut c, minutes(2));
+    advance(&mut c, minutes(10));
+    assert_eq!(reason(&c, short), PendingReason::SlotsReserved);
+    assert_eq!(c.reserved_slots_by_host(), vec![1]);
+    let a = c.queue_index("a").expect("queue");
+    assert_eq!(c.queue_report(a, minutes(10)).rsv, 1);
+    assert_eq!([running_slots(&c, "a"), running_slots(&c, "b")], [3, 4]);
+    advance(&mut c, minutes(30));
+    assert_eq!(c.reserved_slots_by_host(), vec![3]);
+    assert_eq!(running_slots(&c, "b"), 4, "b keeps its share, no more");
+    advance(&mut c, minutes(40));
+    assert_eq!(state(&c, wide), Some(JobState::Running));
+    assert_eq!(state(&c, short), Some(JobState::Pending));
+    assert_eq!(c.reserved_slots_by_host(), vec![0]);
+}
+
+/// Without MAX_SLOTS_IN_POOL the queue's own jobs may backfill its share
+/// reservation: one whose run limit ends before the wide job's predicted
+/// start (40m, when the last of the queue's running jobs reaches its run
+/// limit) runs in a freed slot; one without a run limit does not.
+#[test]
+fn without_max_slots_in_pool_a_short_job_backfills_the_share_reservation() {
+    let mut c = pool_with_reserving_queue(None);
+    let wide = submit_at(&mut c, minutes(1), "a", spec("u", 4, 30));
+    advance(&mut c, minutes(1));
+    let unlimited = submit_at(&mut c, minutes(2), "a", spec("u", 1, 5));
+    let mut short = spec("u", 1, 5);
+    short.run_limit = Some(Duration::from_secs(300));
+    let short = submit_at(&mut c, minutes(2), "a", short);
+    advance(&mut c, minutes(2));
+    advance(&mut c, minutes(10));
+    assert_eq!(state(&c, short), Some(JobState::Running), "it backfills");
+    assert_eq!(reason(&c, unlimited), PendingReason::SlotsReserved);
+    advance(&mut c, minutes(15));
+    advance(&mut c, minutes(40));
+    assert_eq!(state(&c, wide), Some(JobState::Running));
+}
+
+/// A job that can never fit in its queue (HJOB_LIMIT 1 on the one 2-slot
+/// host, for a 2-slot job) does not reserve: its reservation would hold
+/// the free slots from everyone, lapse and be made again for ever, and
+/// the cluster would never run out of wake-ups.
+#[test]
+fn a_job_that_never_fits_does_not_reserve() {
+    let mut reserving = queue("r", 80);
+    reserving.slot_reserve = Some(3);
+    reserving.host_job_limit = Some(1);
+    let mut c = cluster(hosts(1, 2), vec![reserving, queue("other", 10)]);
+    let wide = submit(&mut c, "r", "u", 2, 10);
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(reason(&c, wide), PendingReason::NotEnoughSlots);
+    assert_eq!(c.reserved_slots_by_host(), vec![0]);
+    assert_eq!(c.next_event_time(), None, "no reservation to expire");
+    let other = submit_at(&mut c, minutes(1), "other", spec("u", 1, 10));
+    advance(&mut c, minutes(1));
+    assert_eq!(state(&c, other), Some(JobState::Running));
+}

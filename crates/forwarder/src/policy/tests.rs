@@ -16,6 +16,8 @@ struct Q {
     victim: Option<u32>,
     backlog: Option<u32>,
     imported: u32,
+    /// The host type some host of the queue is of.
+    host_type: Option<&'static str>,
 }
 
 impl Q {
@@ -29,7 +31,12 @@ impl Q {
             victim: None,
             backlog: Some(50),
             imported: 0,
+            host_type: None,
         }
+    }
+    fn of_type(mut self, host_type: &'static str) -> Self {
+        self.host_type = Some(host_type);
+        self
     }
     fn preemptable(mut self, slots: u32, victim: u32) -> Self {
         self.preemptable = slots;
@@ -65,7 +72,11 @@ fn view_of(queues: &[Q]) -> (RemoteView, Vec<RemoteQueueId>) {
             lowest_preemptable_priority: q.victim,
             impt_jobbklg: q.backlog,
             imported_pending_jobs: q.imported,
-            resources: vec!["bigmem".into()],
+            // As a cluster reports them: its hosts' resources, and the
+            // type its hosts are of as `type==X`.
+            resources: std::iter::once("bigmem".to_owned())
+                .chain(q.host_type.map(|name| format!("type=={name}")))
+                .collect(),
             slot_group: 0,
             gpu_slots: Default::default(),
             gpu_free_slots: Default::default(),
@@ -442,6 +453,59 @@ fn missing_resource_and_too_many_slots_are_ineligible() {
     assert_eq!(
         decision.candidates[0].eligibility,
         Eligibility::TooFewSlots { total: 100 }
+    );
+}
+
+/// Host types (issue 27 item 9; seed 004: "A remote queue hostgroup
+/// satisfies host type requirements when any one of the hosts available
+/// is the host type requested by a job. As for boolean resources, the
+/// submission cluster assumes all slots within a hostgroup are of the same
+/// host type."): a job asking for `type==LINUX86` goes only to a queue some
+/// host of which is of that type, scored on all of its slots; a queue of
+/// another type, or none, is ineligible and the record says why.
+#[test]
+fn a_host_type_request_is_met_by_any_host_of_the_type() {
+    let queues = [
+        Q::new(40, 60, 0).of_type("LINUXPPC64"),
+        Q::new(40, 50, 0),
+        Q::new(40, 30, 0).of_type("LINUX86"),
+    ];
+    let (mut view, ids) = view_of(&queues);
+    let linux = view.resource_id("type==LINUX86");
+    let job = JobRequest {
+        slots: 30,
+        resources: vec![linux],
+        ..JobRequest::default()
+    };
+    let decision = decide(
+        &view,
+        ScheduleMode::ResourceOnly,
+        &ids,
+        &job,
+        SimTime::from_secs(45),
+    );
+    assert_eq!(decision.target(), Some(ids[2]), "all 30 free slots count");
+    assert_eq!(
+        decision.candidates[0].eligibility,
+        Eligibility::MissingResource(linux)
+    );
+    assert_eq!(
+        decision.candidates[1].eligibility,
+        Eligibility::MissingResource(linux)
+    );
+    let why = crate::record::missing_text("type==LINUX86");
+    assert_eq!(why, "no host of the queue is of type `LINUX86`");
+    let plain = decide(
+        &view,
+        ScheduleMode::ResourceOnly,
+        &ids,
+        &one_slot(),
+        SimTime::from_secs(45),
+    );
+    assert_eq!(
+        plain.target(),
+        Some(ids[0]),
+        "a job asking no type goes anywhere"
     );
 }
 

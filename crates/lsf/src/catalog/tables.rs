@@ -470,18 +470,16 @@ pub(super) const CLUSTER_HOST_COLUMNS: &[Param] = &[
         Name,
         "a host, or a range of hosts (`host[1-4]`, `node[01-16,20]`), each with the row's values",
     ),
-    Param {
-        name: "model",
-        status: Status::Kept(
-            "written as a `# model = \"…\"` comment above the host; `!` (LSF detects it) is left out",
-        ),
-    },
-    Param {
-        name: "type",
-        status: Status::Kept(
-            "written as a `# type = \"…\"` comment above the host; `!` (LSF detects it) is left out",
-        ),
-    },
+    p(
+        "model",
+        Name,
+        "the host's `model`, which `select[model==X]` asks for; `!` (LSF detects it) is left out",
+    ),
+    p(
+        "type",
+        Name,
+        "the host's `type`, which `select[type==X]` asks for (`type==any` and `type==local` ask for nothing); `!` (LSF detects it) is left out",
+    ),
     p(
         "server",
         Count,

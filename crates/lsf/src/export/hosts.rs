@@ -10,13 +10,16 @@ use mcfed_cluster::ClusterConfig;
 use super::{ExportCluster, HEADER, cell};
 use crate::grammar::MCFED_PREFIX;
 
-/// A host's model or type as its notes keep it, else `!` (LSF detects it).
+/// A host's model or type: its `model` or `type` key, else as the notes
+/// of a TOML imported before hosts had them keep it (`# type = "…"`);
+/// `None` is written `!` (LSF detects it).
 fn kind<'a>(cluster: &ExportCluster<'a>, host: &str, key: &str) -> Option<&'a str> {
-    cluster
-        .notes?
-        .hosts
-        .get(host)?
-        .kept(key)
+    let config = cluster.config.hosts.iter().find(|h| h.name == host);
+    let own = config.and_then(|config| match key {
+        "type" => config.host_type.as_deref(),
+        _ => config.model.as_deref(),
+    });
+    own.or_else(|| cluster.notes?.hosts.get(host)?.kept(key))
         .filter(|value| !value.is_empty() && !value.contains(char::is_whitespace))
 }
 
@@ -136,4 +139,44 @@ pub(super) fn cluster_file(cluster: &ExportCluster<'_>) -> String {
         let _ = writeln!(text, "{MCFED_PREFIX} End EmulatedHost");
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use mcfed_cluster::{ClusterConfig, HostConfig};
+    use mcfed_protocol::ClusterName;
+
+    use super::*;
+
+    /// A host's `type` and `model` keys are written in lsf.cluster's
+    /// columns and named in lsf.shared's HostType and HostModel sections
+    /// (issue 27 item 9); a host without them gets `!`.
+    #[test]
+    fn host_types_and_models_are_exported() {
+        let mut config = ClusterConfig::new(ClusterName::new("c").expect("valid"));
+        let mut typed = HostConfig::new("x86", 4);
+        typed.host_type = Some("LINUX86".into());
+        typed.model = Some("XeonE5".into());
+        config.hosts = vec![typed, HostConfig::new("plain", 2)];
+        let cluster = ExportCluster {
+            config: &config,
+            forwarder: None,
+            notes: None,
+        };
+        let lines = cluster_file(&cluster);
+        assert!(
+            lines.contains("x86                  XeonE5   LINUX86  1"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("plain                !        !        1"),
+            "{lines}"
+        );
+        let shared = shared(&[cluster]);
+        assert!(
+            shared.contains("Begin HostType\nTYPENAME\nLINUX86\nEnd HostType"),
+            "{shared}"
+        );
+        assert!(shared.contains("XeonE5               1.0"), "{shared}");
+    }
 }

@@ -71,11 +71,12 @@ fn a_conventional_tree_is_imported_from_its_envdir_alone() {
     );
     let east03 = named(&east.hosts, "east03");
     assert_eq!(east03.int("MXJ"), Some(4));
-    assert_eq!(east03.kept("model"), Some("XeonE5"));
-    assert_eq!(east03.kept("type"), Some("LINUX86"));
+    assert_eq!(east03.text("model"), Some("XeonE5"));
+    assert_eq!(east03.text("type"), Some("LINUX86"));
+    assert_eq!(east03.kept("type"), None, "a key now, no longer a comment");
     let gpu = named(&east.hosts, "east-gpu5");
     assert_eq!(gpu.int("MXJ"), Some(2));
-    assert_eq!(gpu.kept("model"), None, "`!` is left out");
+    assert_eq!(gpu.text("model"), None, "`!` is left out");
     assert_eq!(
         gpu.get("resources").map(|entry| &entry.value),
         Some(&crate::doc::Value::List(vec!["gpu".into()]))

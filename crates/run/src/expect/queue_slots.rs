@@ -32,12 +32,14 @@ impl Check for QueueSlots {
             pending: Some(report.pend),
             suspended: Some(report.susp),
             deserved: report.slot_pool.as_ref().map(|pool| pool.deserved_slots),
+            reserved: Some(report.rsv),
         };
         let held = [
             (figures.running, actual.running),
             (figures.pending, actual.pending),
             (figures.suspended, actual.suspended),
             (figures.deserved, actual.deserved),
+            (figures.reserved, actual.reserved),
         ]
         .iter()
         .all(|(want, got)| want.is_none() || want == got);
@@ -57,6 +59,7 @@ fn describe_figures(figures: &QueueFigures) -> String {
         ("pending", figures.pending),
         ("suspended", figures.suspended),
         ("deserved", figures.deserved),
+        ("reserved", figures.reserved),
     ]
     .iter()
     .filter_map(|(name, value)| value.map(|value| format!("{value} {name}")))

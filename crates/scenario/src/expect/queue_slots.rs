@@ -1,6 +1,6 @@
 //! A queue's slots at a time: `at`, `cluster`, `queue`, and any of
-//! `running_slots`, `pending_slots`, `suspended_slots` and
-//! `deserved_slots` (the last for a queue in a SLOT_POOL).
+//! `running_slots`, `pending_slots`, `suspended_slots`, `deserved_slots`
+//! (for a queue in a SLOT_POOL) and `reserved_slots` (`bqueues` RSV).
 
 use mcfed_protocol::{ClusterName, QueueName, SimTime};
 
@@ -32,6 +32,8 @@ pub struct QueueFigures {
     pub suspended: Option<u32>,
     /// Deserved slots in the queue's pool.
     pub deserved: Option<u32>,
+    /// Free slots held by the queue's slot reservation (RSV).
+    pub reserved: Option<u32>,
 }
 
 impl Kind for QueueSlots {
@@ -44,6 +46,7 @@ impl Kind for QueueSlots {
         "pending_slots",
         "suspended_slots",
         "deserved_slots",
+        "reserved_slots",
     ];
 
     fn claims(raw: &RawExpect) -> bool {
@@ -51,6 +54,7 @@ impl Kind for QueueSlots {
             || raw.pending_slots.is_some()
             || raw.suspended_slots.is_some()
             || raw.deserved_slots.is_some()
+            || raw.reserved_slots.is_some()
     }
 
     fn validate(entry: &mut Entry<'_, '_>) -> Option<Self> {
@@ -77,6 +81,7 @@ impl Kind for QueueSlots {
                 pending: raw.pending_slots,
                 suspended: raw.suspended_slots,
                 deserved: raw.deserved_slots,
+                reserved: raw.reserved_slots,
             },
         })
     }

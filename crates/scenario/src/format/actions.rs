@@ -95,6 +95,8 @@ pub struct RawExpect {
     pub suspended_slots: Option<u32>,
     /// The slots the queue deserves in its pool.
     pub deserved_slots: Option<u32>,
+    /// The free slots its slot reservation holds (`bqueues` RSV).
+    pub reserved_slots: Option<u32>,
     /// The user's dynamic priority in the queue.
     pub priority: Option<f64>,
     /// How far `priority` may be off (default 0.001).
@@ -110,7 +112,7 @@ pub struct RawExpect {
 impl RawExpect {
     /// Every key an entry may have, with whether it is present, in the
     /// order problems with them are reported.
-    pub(crate) fn keys_present(&self) -> [(&'static str, bool); 27] {
+    pub(crate) fn keys_present(&self) -> [(&'static str, bool); 28] {
         [
             ("job", self.job.is_some()),
             ("forwarded_to", self.forwarded_to.is_some()),
@@ -128,6 +130,7 @@ impl RawExpect {
             ("pending_slots", self.pending_slots.is_some()),
             ("suspended_slots", self.suspended_slots.is_some()),
             ("deserved_slots", self.deserved_slots.is_some()),
+            ("reserved_slots", self.reserved_slots.is_some()),
             ("priority", self.priority.is_some()),
             ("tolerance", self.tolerance.is_some()),
             ("state", self.state.is_some()),

@@ -6,10 +6,11 @@
 use std::time::Duration;
 
 use mcfed_cluster::{
-    Cluster, ClusterConfig, ConfigLocation, Consumers, HostConfig, LimitConfig, MAX_GPUS,
+    AdvanceReservationConfig, Cluster, ClusterConfig, ConfigLocation, Consumers, HostConfig,
+    LimitConfig, MAX_GPUS,
 };
 use mcfed_forwarder::ScheduleMode;
-use mcfed_protocol::{ClusterName, QueueName};
+use mcfed_protocol::{ClusterName, QueueName, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::check::Checker;
@@ -64,6 +65,9 @@ impl ClusterDraft {
             }
             ConfigLocation::Limit { index, field } => {
                 self.path.key("limit").index(index).key(field)
+            }
+            ConfigLocation::Reservation { index, field } => {
+                self.path.key("reservation").index(index).key(field)
             }
         }
     }
@@ -144,6 +148,7 @@ impl Checker<'_> {
         config.users = users;
         config.user_groups = user_groups;
         config.limits = limits;
+        config.advance_reservations = advance_reservations(raw, &hosts.groups);
         ClusterDraft {
             path,
             host_entries: hosts.entries,
@@ -186,6 +191,16 @@ impl Checker<'_> {
                 }
                 Some(count) => (1..=count).map(|n| format!("{}{n}", host.name)).collect(),
             };
+            for (key, name) in [("type", &host.host_type), ("model", &host.model)] {
+                if let Some(name) = name.as_deref().filter(|name| {
+                    name.is_empty() || !name.chars().all(mcfed_cluster::host_types::is_name_char)
+                }) {
+                    self.problem(
+                        host_path.key(key),
+                        format!("`{name}` is not a host {key} (letters, digits, `_`, `-`, `.`)"),
+                    );
+                }
+            }
             if host.name.is_empty() || host.name.contains(char::is_whitespace) {
                 self.problem(
                     host_path.key("name"),
@@ -201,6 +216,8 @@ impl Checker<'_> {
                 config.user_slot_limit = host.JL_U;
                 config.memory_mb = host.memory_mb.unwrap_or(0);
                 config.gpus = host.ngpus.unwrap_or(0).min(MAX_GPUS);
+                config.host_type = host.host_type.clone();
+                config.model = host.model.clone();
                 hosts.configs.push(config);
                 hosts.entries.push(index);
             }
@@ -226,6 +243,35 @@ impl Checker<'_> {
             }
         }
     }
+}
+
+/// The advance reservations of a cluster, a host entry's name standing for
+/// all its hosts (the cluster checks names and values).
+fn advance_reservations(
+    raw: &RawCluster,
+    host_groups: &FxHashMap<&str, Vec<String>>,
+) -> Vec<AdvanceReservationConfig> {
+    raw.reservation
+        .iter()
+        .map(|reservation| AdvanceReservationConfig {
+            name: reservation.name.clone(),
+            hosts: reservation
+                .hosts
+                .0
+                .iter()
+                .flat_map(|word| {
+                    host_groups
+                        .get(word.as_str())
+                        .cloned()
+                        .unwrap_or_else(|| vec![word.clone()])
+                })
+                .collect(),
+            slots: reservation.slots,
+            start: SimTime::from(reservation.start.0),
+            end: SimTime::from(reservation.end.0),
+            users: reservation.users.0.clone(),
+        })
+        .collect()
 }
 
 /// lsb.resources' Limit sections of a cluster, a host entry's name standing

@@ -124,10 +124,8 @@ impl Checker<'_> {
                 cluster,
             );
         }
-        if queue.send_to.is_empty() {
-            // A local queue: the job must be able to run there some day.
-            ok &= self.job_resources(path, raw, cluster);
-        }
+        // In a local queue the job must be able to run there some day.
+        ok &= self.job_resources(path, raw, cluster, queue.send_to.is_empty());
         if !ok || !self.job_spec_bounds(path, raw) {
             return None;
         }
@@ -301,22 +299,58 @@ impl Checker<'_> {
         ok
     }
 
-    /// Whether some host of `cluster` offers every resource the job needs.
-    fn job_resources(&mut self, path: &FieldPath, raw: &RawJob, cluster: &ClusterSpec) -> bool {
-        let offered = |resource: &String| {
-            cluster
-                .config
-                .hosts
-                .iter()
-                .any(|host| host.resources.contains(resource))
+    /// Whether the job's resources read (a boolean resource, `type==X`,
+    /// `model==X`; [`mcfed_cluster::host_types::requirement_word`]) and, in
+    /// a local queue (`local`), some host of `cluster` offers each.
+    fn job_resources(
+        &mut self,
+        path: &FieldPath,
+        raw: &RawJob,
+        cluster: &ClusterSpec,
+        local: bool,
+    ) -> bool {
+        let words = match requirement_words(&raw.resources) {
+            Ok(words) => words,
+            Err(message) => {
+                self.problem(path.key("resources"), message);
+                return false;
+            }
         };
-        let Some(missing) = raw.resources.iter().find(|r| !offered(r)) else {
+        if let Some(name) = &raw.reservation {
+            let user = raw.user.as_deref().unwrap_or(DEFAULT_USER);
+            let problem = match cluster
+                .config
+                .advance_reservations
+                .iter()
+                .find(|reservation| reservation.name == *name)
+            {
+                None => Some(format!(
+                    "cluster `{}` has no advance reservation named `{name}`",
+                    cluster.config.name
+                )),
+                Some(reservation) if !reservation.users.iter().any(|u| u == "all" || u == user) => {
+                    Some(format!("reservation `{name}` is not for user `{user}`"))
+                }
+                Some(_) => None,
+            };
+            if let Some(message) = problem {
+                self.problem(path.key("reservation"), message);
+                return false;
+            }
+        }
+        let offered = |word: &String| cluster.config.hosts.iter().any(|host| host.offers(word));
+        let Some(missing) = words.iter().find(|word| local && !offered(word)) else {
             return true;
+        };
+        let what = if missing.contains("==") {
+            "is of"
+        } else {
+            "offers resource"
         };
         self.problem(
             path.key("resources"),
             format!(
-                "no host of cluster `{}` offers resource `{missing}`",
+                "no host of cluster `{}` {what} `{missing}`",
                 cluster.config.name
             ),
         );
@@ -402,6 +436,18 @@ fn job_name(raw: &RawJob, n: u32, counter: usize) -> String {
     }
 }
 
+/// A job's `resources` as requirement words: `type == X` read as
+/// `type==X`, `type==any` left out.
+fn requirement_words(resources: &[String]) -> Result<Vec<String>, String> {
+    let mut words = Vec::with_capacity(resources.len());
+    for resource in resources {
+        if let Some(word) = mcfed_cluster::host_types::requirement_word(resource)? {
+            words.push(word);
+        }
+    }
+    Ok(words)
+}
+
 /// What every job of an entry shares: all but its name.
 fn base_spec(raw: &RawJob) -> JobSpec {
     let base = JobSpec {
@@ -412,7 +458,15 @@ fn base_spec(raw: &RawJob) -> JobSpec {
         run_limit: raw.run_limit.map(|d| d.0),
         run_estimate: raw.run_estimate.map(|d| d.0),
         gpus: raw.gpus.unwrap_or(0),
-        resources: raw.resources.clone(),
+        resources: requirement_words(&raw.resources)
+            .unwrap_or_default()
+            .into_iter()
+            .chain(
+                raw.reservation
+                    .as_deref()
+                    .map(mcfed_cluster::advance::reservation_word),
+            )
+            .collect(),
         cpu_utilisation: raw.cpu_utilisation.unwrap_or(1.0),
         memory_mb: raw.memory_mb.unwrap_or(0),
         options: None,

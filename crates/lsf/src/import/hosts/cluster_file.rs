@@ -109,9 +109,10 @@ fn facts(rows: &Table, row: &Row, host: &mut HostFacts, diags: &mut Diags) {
     }
 }
 
-/// A host's model or type: kept for export unless `!` (LSF detects it);
-/// one lsf.shared does not define (in its HostModel or HostType section)
-/// is a warning.
+/// A host's model or type, unless `!` (LSF detects it); one lsf.shared
+/// does not define (in its HostModel or HostType section) is a warning,
+/// one that is not a name (`select[type==X]` could not ask for it) an
+/// error.
 fn kind(
     rows: &Table,
     row: &Row,
@@ -122,6 +123,13 @@ fn kind(
     let cell = cell(rows, row, column)?;
     let text = cell.value.text()?.trim();
     if text == "!" {
+        return None;
+    }
+    if !text.chars().all(mcfed_cluster::host_types::is_name_char) {
+        diags.error(
+            &cell.at,
+            format!("{column} `{text}` is not a name (letters, digits, `_`, `-`, `.`)"),
+        );
         return None;
     }
     let known = shared.and_then(|shared| {

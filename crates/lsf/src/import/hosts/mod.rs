@@ -27,7 +27,8 @@ struct HostFacts {
     ngpus: Option<(u32, Location)>,
     maxmem: Option<(u64, Location)>,
     closed: Option<(bool, Location)>,
-    /// lsf.cluster's model and type, kept for export (`!` is left out).
+    /// lsf.cluster's model and type (`!` is left out): the host's `model`
+    /// and `type`, which `select[model==X]` and `select[type==X]` ask for.
     model: Option<(String, Location)>,
     host_type: Option<(String, Location)>,
     mxj: Option<(Mxj, Location)>,
@@ -163,9 +164,9 @@ fn host_table(host: &HostFacts, diags: &mut Diags) -> Option<Table> {
         }
     };
     table.set("MXJ", Value::Int(mxj.into()), Some(mxj_at)).note = note.map(str::to_owned);
-    for (key, kept) in [("model", &host.model), ("type", &host.host_type)] {
-        if let Some((value, at)) = kept {
-            table.keep(key, value, Some(at.clone()));
+    for (key, kind) in [("type", &host.host_type), ("model", &host.model)] {
+        if let Some((value, at)) = kind {
+            table.set(key, Value::Text(value.clone()), Some(at.clone()));
         }
     }
     if let Some((resources, at)) = &host.resources {

@@ -1,0 +1,378 @@
+//! Advance reservations (issue 27 item 8; LSF's `brsvadd`): slots of some
+//! hosts set aside for some users' jobs over a time window. A job uses one
+//! by naming it (`bsub -U NAME`), kept among its resources as the word
+//! `rsv==NAME` ([`reservation_word`]).
+//!
+//! - While a reservation is **active** (from its start to its end), the
+//!   slots it holds — its slots less those its own jobs run on — are kept
+//!   from every other job, and the counters leave them out of the
+//!   queue's available slots (seed 004: "When an advance reservation is
+//!   active on a remote cluster, slots within the advance reservation are
+//!   excluded from the number of available slots").
+//! - Before its start it is **inactive**: it counts nothing in the
+//!   counters ("Inactive advance reservations do not affect the number of
+//!   available slots since the slots may still be available for backfill
+//!   jobs"), and the jobs that may use its slots are those that end, by
+//!   their run limit, before it starts (backfill); a job without a run
+//!   limit may not.
+//! - A job naming a reservation runs only while it is active, only on its
+//!   hosts and within its slots, and only for the users it lists; it
+//!   pends otherwise. **Choice:** a reservation's jobs still running at its
+//!   end keep running (brsvadd's open reservations, `-o`); LSF's closed
+//!   default would kill them.
+//!
+//! Each reservation's held slots are laid on its hosts with the most free
+//! slots first, as a slot reservation's are (`bhosts` RSV does not show
+//! them: `brsvs` does).
+
+use mcfed_protocol::SimTime;
+
+use crate::config::{ConfigError, ConfigLocation};
+use crate::job::{HostIndex, Job, JobState};
+use crate::scheduler::Cluster;
+
+/// The prefix of a job's reservation word.
+const WORD_PREFIX: &str = "rsv==";
+
+/// The requirement word of a job that names reservation `name`.
+pub fn reservation_word(name: &str) -> String {
+    format!("{WORD_PREFIX}{name}")
+}
+
+/// The reservation a requirement word names, if it names one.
+pub fn reservation_named(word: &str) -> Option<&str> {
+    word.strip_prefix(WORD_PREFIX)
+}
+
+/// One advance reservation, as `brsvadd` makes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdvanceReservationConfig {
+    /// Its name (`brsvadd -N`), which jobs name (`bsub -U`).
+    pub name: String,
+    /// The hosts whose slots it reserves (`-m`).
+    pub hosts: Vec<String>,
+    /// How many of their slots (`-n`); `None`: all of them.
+    pub slots: Option<u32>,
+    /// When it becomes active (`-b`).
+    pub start: SimTime,
+    /// When it ends (`-e`).
+    pub end: SimTime,
+    /// The users whose jobs may use it (`-u`); `all` for any user.
+    pub users: Vec<String>,
+}
+
+/// A reservation as the scheduler keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct AdvanceReservation {
+    pub(crate) config: AdvanceReservationConfig,
+    /// Its hosts, by index.
+    pub(crate) hosts: Vec<HostIndex>,
+    /// The slots it reserves.
+    pub(crate) slots: u32,
+}
+
+impl AdvanceReservation {
+    /// Whether it is active at `now`.
+    pub(crate) fn active(&self, now: SimTime) -> bool {
+        self.config.start <= now && now < self.config.end
+    }
+
+    /// Whether `user` may use it.
+    pub(crate) fn admits(&self, user: &str) -> bool {
+        self.config
+            .users
+            .iter()
+            .any(|listed| listed == "all" || listed == user)
+    }
+}
+
+/// What `brsvs` shows of one reservation at a time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdvanceReservationReport {
+    /// RSVID.
+    pub name: String,
+    /// Its users.
+    pub users: Vec<String>,
+    /// The slots it reserves (NCPUS), and how many its jobs use.
+    pub slots: u32,
+    /// Slots its running jobs hold.
+    pub used: u32,
+    /// Its hosts.
+    pub hosts: Vec<String>,
+    /// Its window.
+    pub start: SimTime,
+    /// Its window's end.
+    pub end: SimTime,
+    /// Whether it is active then.
+    pub active: bool,
+}
+
+/// Checks the reservations against the hosts (`host_index` names them)
+/// and resolves them.
+pub(crate) fn resolve(
+    configs: Vec<AdvanceReservationConfig>,
+    host_index: impl Fn(&str) -> Option<(HostIndex, u32)>,
+) -> Result<Vec<AdvanceReservation>, ConfigError> {
+    let mut resolved: Vec<AdvanceReservation> = Vec::with_capacity(configs.len());
+    for (index, config) in configs.into_iter().enumerate() {
+        let at = |field: &'static str| ConfigLocation::Reservation { index, field };
+        let error = |field, message: String| ConfigError {
+            location: at(field),
+            message,
+        };
+        if config.name.is_empty() || !config.name.chars().all(crate::host_types::is_name_char) {
+            return Err(error(
+                "name",
+                format!("`{}` is not a reservation name", config.name),
+            ));
+        }
+        if resolved
+            .iter()
+            .any(|other| other.config.name == config.name)
+        {
+            return Err(error(
+                "name",
+                format!("reservation `{}` is defined twice", config.name),
+            ));
+        }
+        let mut hosts = Vec::with_capacity(config.hosts.len());
+        let mut capacity = 0u32;
+        for name in &config.hosts {
+            let (host, slots) = host_index(name)
+                .ok_or_else(|| error("hosts", format!("no host named `{name}`")))?;
+            if !hosts.contains(&host) {
+                hosts.push(host);
+                capacity = capacity.saturating_add(slots);
+            }
+        }
+        if hosts.is_empty() {
+            return Err(error("hosts", "a reservation needs hosts".to_owned()));
+        }
+        let slots = config.slots.unwrap_or(capacity);
+        if slots == 0 || slots > capacity {
+            return Err(error(
+                "slots",
+                format!("{slots} slots: its hosts have {capacity} (at least 1)"),
+            ));
+        }
+        if config.end <= config.start {
+            return Err(error(
+                "end",
+                format!(
+                    "the reservation ends ({}) before it starts ({})",
+                    config.end, config.start
+                ),
+            ));
+        }
+        if config.users.is_empty() {
+            return Err(error(
+                "users",
+                "a reservation needs users (`all` for any)".to_owned(),
+            ));
+        }
+        resolved.push(AdvanceReservation {
+            config,
+            hosts,
+            slots,
+        });
+    }
+    Ok(resolved)
+}
+
+/// Where a job stands with the advance reservations.
+pub(crate) enum ReservationBounds {
+    /// It names none and no reservation holds slots from it.
+    Free,
+    /// It names none: the slots reservations hold from it, by host.
+    Held(Vec<u32>),
+    /// It names one it may use now: only these hosts, at most `budget`
+    /// slots in all, less what other reservations hold on them.
+    Within {
+        hosts: Vec<HostIndex>,
+        budget: u32,
+        held: Vec<u32>,
+    },
+    /// It names one it may not use now.
+    Closed,
+}
+
+impl Cluster {
+    /// The reservation job `job` names, if any (index).
+    fn named_reservation(&self, job: &Job) -> Option<Option<usize>> {
+        let name = job
+            .spec
+            .resources
+            .iter()
+            .find_map(|word| reservation_named(word))?;
+        Some(
+            self.advance
+                .iter()
+                .position(|reservation| reservation.config.name == name),
+        )
+    }
+
+    /// Slots of reservation `index` its own running jobs hold.
+    fn advance_used(&self, index: usize) -> u32 {
+        let word = reservation_word(&self.advance[index].config.name);
+        let mut used = 0u32;
+        for &host in &self.advance[index].hosts {
+            for job in self.hosts[host]
+                .jobs
+                .iter()
+                .filter_map(|&id| self.jobs.get(id))
+            {
+                if job.state == JobState::Running && job.spec.resources.contains(&word) {
+                    used += job
+                        .placement
+                        .iter()
+                        .filter(|place| place.host == host)
+                        .map(|place| place.slots)
+                        .sum::<u32>();
+                }
+            }
+        }
+        used
+    }
+
+    /// The slots each reservation that `holds(index)` says holds slots
+    /// keeps free, laid host by host (most free slots first), summed.
+    fn advance_held(&self, holds: impl Fn(usize) -> bool) -> Vec<u32> {
+        let mut held = vec![0u32; self.hosts.len()];
+        for index in (0..self.advance.len()).filter(|&index| holds(index)) {
+            let reservation = &self.advance[index];
+            let mut left = reservation.slots.saturating_sub(self.advance_used(index));
+            let mut hosts: Vec<(u32, HostIndex)> = reservation
+                .hosts
+                .iter()
+                .map(|&host| (self.hosts[host].free().saturating_sub(held[host]), host))
+                .collect();
+            hosts.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            for (free, host) in hosts {
+                let take = free.min(left);
+                held[host] += take;
+                left -= take;
+            }
+        }
+        held
+    }
+
+    /// How the advance reservations bound job `job` at `now`.
+    pub(crate) fn reservation_bounds(&self, job: &Job, now: SimTime) -> ReservationBounds {
+        if self.advance.is_empty() {
+            return ReservationBounds::Free;
+        }
+        match self.named_reservation(job) {
+            None => {
+                let ends = job.spec.run_limit.map(|limit| now + limit);
+                let held = self.advance_held(|index| {
+                    let reservation = &self.advance[index];
+                    reservation.active(now)
+                        || (now < reservation.config.start
+                            && ends.is_none_or(|end| end > reservation.config.start))
+                });
+                if held.iter().all(|&slots| slots == 0) {
+                    ReservationBounds::Free
+                } else {
+                    ReservationBounds::Held(held)
+                }
+            }
+            Some(None) => ReservationBounds::Closed,
+            Some(Some(index)) => {
+                let reservation = &self.advance[index];
+                if !reservation.active(now) || !reservation.admits(&job.spec.user) {
+                    return ReservationBounds::Closed;
+                }
+                let held =
+                    self.advance_held(|other| other != index && self.advance[other].active(now));
+                ReservationBounds::Within {
+                    hosts: reservation.hosts.clone(),
+                    budget: reservation.slots.saturating_sub(self.advance_used(index)),
+                    held,
+                }
+            }
+        }
+    }
+
+    /// Free slots of `hosts` that active advance reservations hold at
+    /// `now` (seed 004: they are "excluded from the number of available
+    /// slots").
+    pub(crate) fn advance_held_on(&self, hosts: &[HostIndex], now: SimTime) -> u64 {
+        if self.advance.is_empty() {
+            return 0;
+        }
+        let held = self.advance_held(|index| self.advance[index].active(now));
+        hosts
+            .iter()
+            .filter(|&&host| !self.hosts[host].config.closed)
+            .map(|&host| u64::from(held[host]))
+            .sum()
+    }
+
+    /// The next start or end of an advance reservation after `now`: a pass
+    /// is due then (jobs waiting for it may start, slots it held free up).
+    pub(crate) fn next_reservation_boundary(&self, now: SimTime) -> Option<SimTime> {
+        self.advance
+            .iter()
+            .flat_map(|reservation| [reservation.config.start, reservation.config.end])
+            .filter(|&at| at > now)
+            .min()
+    }
+
+    /// Notes that the reservations' state changed at `now` (one started
+    /// or ended since the last pass), so a pass is due.
+    pub(crate) fn cross_reservation_boundaries(&mut self, now: SimTime) {
+        let last = self.advance_seen;
+        if self
+            .advance
+            .iter()
+            .flat_map(|reservation| [reservation.config.start, reservation.config.end])
+            .any(|at| at > last && at <= now)
+        {
+            self.cycle.dirty = true;
+            self.cycle.version += 1;
+        }
+        self.advance_seen = self.advance_seen.max(now);
+    }
+
+    /// Every advance reservation as `brsvs` shows it at `now`.
+    pub fn advance_reservations(&self, now: SimTime) -> Vec<AdvanceReservationReport> {
+        (0..self.advance.len())
+            .map(|index| {
+                let reservation = &self.advance[index];
+                AdvanceReservationReport {
+                    name: reservation.config.name.clone(),
+                    users: reservation.config.users.clone(),
+                    slots: reservation.slots,
+                    used: self.advance_used(index),
+                    hosts: reservation
+                        .hosts
+                        .iter()
+                        .map(|&host| self.hosts[host].config.name.clone())
+                        .collect(),
+                    start: reservation.config.start,
+                    end: reservation.config.end,
+                    active: reservation.active(now),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether reservation word `word` can ever be met in a queue on
+    /// `hosts` by `user`: the reservation exists, admits the user, and has
+    /// a host among them.
+    pub(crate) fn reservation_reachable(
+        &self,
+        word: &str,
+        hosts: &[HostIndex],
+        user: &str,
+    ) -> bool {
+        let Some(name) = reservation_named(word) else {
+            return true;
+        };
+        self.advance.iter().any(|reservation| {
+            reservation.config.name == name
+                && reservation.admits(user)
+                && reservation.hosts.iter().any(|host| hosts.contains(host))
+        })
+    }
+}

@@ -1,0 +1,203 @@
+//! Advance reservations (issue 27 item 8): a reservation's slots are kept
+//! from other jobs while it is active, and from jobs that would still run
+//! at its start before then (backfill may use them); its jobs run only
+//! while it is active, within its slots; the counters leave an active
+//! reservation's slots out of the available ones (seed 004), an inactive
+//! one's in.
+
+use std::time::Duration;
+
+use mcfed_cluster::{
+    AdvanceReservationConfig, Cluster, ClusterConfig, ConfigLocation, HostConfig, JobId, JobOrigin,
+    JobState, PendingReason, QueueConfig, ReceiveFrom, SubmitError,
+};
+use mcfed_protocol::{ClusterName, JobSpec, QueueName, RejectReason, SimTime};
+
+fn minutes(n: u64) -> SimTime {
+    SimTime::from_secs(n * 60)
+}
+
+/// `maint`: alice's, all 4 slots of h1, from 60m to 120m.
+fn maint() -> AdvanceReservationConfig {
+    AdvanceReservationConfig {
+        name: "maint".into(),
+        hosts: vec!["h1".into()],
+        slots: None,
+        start: minutes(60),
+        end: minutes(120),
+        users: vec!["alice".into()],
+    }
+}
+
+fn config(reservations: Vec<AdvanceReservationConfig>) -> ClusterConfig {
+    let mut config = ClusterConfig::new(ClusterName::new("C").expect("valid"));
+    config.hosts = vec![HostConfig::new("h1", 4), HostConfig::new("h2", 4)];
+    let mut normal = QueueConfig::new(QueueName::new("normal").expect("valid"));
+    normal.receive_from = Some(ReceiveFrom::All);
+    config.queues = vec![normal];
+    config.advance_reservations = reservations;
+    config
+}
+
+fn job(user: &str, slots: u32, run: u64, limit: Option<u64>, rsv: Option<&str>) -> JobSpec {
+    let mut spec = JobSpec::simple("j", user, Duration::from_secs(run * 60));
+    spec.slots = slots;
+    spec.run_limit = limit.map(|minutes| Duration::from_secs(minutes * 60));
+    if let Some(name) = rsv {
+        spec.resources = vec![mcfed_cluster::advance::reservation_word(name)];
+    }
+    spec
+}
+
+fn submit(c: &mut Cluster, at: SimTime, spec: JobSpec) -> JobId {
+    c.submit(at, "normal", spec, JobOrigin::Local)
+        .expect("accepted")
+}
+
+fn advance(c: &mut Cluster, at: SimTime) {
+    let mut transitions = Vec::new();
+    c.advance(at, &mut transitions);
+    c.audit().expect("books agree");
+}
+
+fn state(c: &Cluster, id: JobId) -> Option<JobState> {
+    c.job(id).map(|job| job.state)
+}
+
+fn reason(c: &Cluster, id: JobId) -> PendingReason {
+    c.pending_reason(c.job(id).expect("a job"))
+}
+
+#[test]
+fn before_its_start_only_jobs_that_end_in_time_use_its_slots() {
+    let mut c = Cluster::new(config(vec![maint()])).expect("valid");
+    // h2 is taken by a long job; h1's 4 slots are maint's from 60m.
+    let long = submit(&mut c, SimTime::ZERO, job("bob", 4, 300, None, None));
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(state(&c, long), Some(JobState::Running));
+    let short = submit(&mut c, minutes(1), job("bob", 2, 30, Some(40), None));
+    let late = submit(&mut c, minutes(1), job("bob", 2, 30, Some(90), None));
+    let open = submit(&mut c, minutes(1), job("bob", 1, 30, None, None));
+    let mine = submit(&mut c, minutes(1), job("alice", 4, 30, None, Some("maint")));
+    advance(&mut c, minutes(1));
+    assert_eq!(state(&c, short), Some(JobState::Running), "ends at 41m");
+    assert_eq!(reason(&c, late), PendingReason::AdvanceReserved);
+    assert_eq!(reason(&c, open), PendingReason::AdvanceReserved);
+    assert_eq!(
+        reason(&c, mine),
+        PendingReason::AdvanceReservationUnavailable
+    );
+    // Inactive: the counters still count h1's free slots.
+    assert_eq!(c.queue_counters(0, minutes(1)).available_slots, 2);
+    assert_eq!(c.next_event_time(), Some(minutes(31)), "short ends first");
+    advance(&mut c, minutes(31));
+    assert_eq!(c.next_event_time(), Some(minutes(60)), "maint starts");
+    advance(&mut c, minutes(60));
+    assert_eq!(state(&c, mine), Some(JobState::Running));
+    assert_eq!(c.job(mine).expect("runs").placement[0].host, 0);
+    assert_eq!(reason(&c, open), PendingReason::AdvanceReserved);
+    let report = c.advance_reservations(minutes(60));
+    assert_eq!(
+        (report[0].active, report[0].used, report[0].slots),
+        (true, 4, 4)
+    );
+}
+
+#[test]
+fn an_active_reservations_free_slots_are_left_out_of_the_counters() {
+    let mut c = Cluster::new(config(vec![maint()])).expect("valid");
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(c.queue_counters(0, SimTime::ZERO).available_slots, 8);
+    advance(&mut c, minutes(60));
+    let counters = c.queue_counters(0, minutes(60));
+    assert_eq!(counters.available_slots, 4, "h1's 4 are maint's");
+    assert_eq!(counters.total_slots, 8);
+    // Its own job takes 1: 3 are still held.
+    let mine = submit(
+        &mut c,
+        minutes(61),
+        job("alice", 1, 120, None, Some("maint")),
+    );
+    let other = submit(&mut c, minutes(61), job("bob", 5, 30, None, None));
+    advance(&mut c, minutes(61));
+    assert_eq!(state(&c, mine), Some(JobState::Running));
+    assert_eq!(reason(&c, other), PendingReason::AdvanceReserved);
+    assert_eq!(c.queue_counters(0, minutes(61)).available_slots, 4);
+    // At its end the slots are everyone's: `other` runs.
+    advance(&mut c, minutes(120));
+    assert_eq!(state(&c, other), Some(JobState::Running));
+    assert_eq!(
+        state(&c, mine),
+        Some(JobState::Running),
+        "open: kept running"
+    );
+    assert_eq!(c.queue_counters(0, minutes(120)).available_slots, 2);
+}
+
+#[test]
+fn a_reservations_jobs_stay_within_its_slots_and_users() {
+    let mut half = maint();
+    half.slots = Some(2);
+    half.start = SimTime::ZERO;
+    let mut c = Cluster::new(config(vec![half])).expect("valid");
+    let first = submit(
+        &mut c,
+        SimTime::ZERO,
+        job("alice", 2, 30, None, Some("maint")),
+    );
+    let second = submit(
+        &mut c,
+        SimTime::ZERO,
+        job("alice", 1, 30, None, Some("maint")),
+    );
+    let other = submit(&mut c, SimTime::ZERO, job("bob", 6, 30, None, None));
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(state(&c, first), Some(JobState::Running));
+    assert_eq!(
+        reason(&c, second),
+        PendingReason::AdvanceReservationUnavailable
+    );
+    assert_eq!(
+        state(&c, other),
+        Some(JobState::Running),
+        "h1's other 2 and h2"
+    );
+    assert_eq!(
+        c.submit(
+            SimTime::ZERO,
+            "normal",
+            job("bob", 1, 1, None, Some("maint")),
+            JobOrigin::Local
+        ),
+        Err(SubmitError::CannotRun(RejectReason::MissingResource(
+            "rsv==maint".into()
+        ))),
+        "bob is not one of its users"
+    );
+    assert!(
+        c.submit(
+            SimTime::ZERO,
+            "normal",
+            job("alice", 1, 1, None, Some("nosuch")),
+            JobOrigin::Local
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn bad_reservations_are_refused_with_their_field() {
+    let refused = |change: fn(&mut AdvanceReservationConfig)| {
+        let mut reservation = maint();
+        change(&mut reservation);
+        Cluster::new(config(vec![reservation]))
+            .expect_err("refused")
+            .location
+    };
+    let at = |field| ConfigLocation::Reservation { index: 0, field };
+    assert_eq!(refused(|r| r.hosts = vec!["h9".into()]), at("hosts"));
+    assert_eq!(refused(|r| r.slots = Some(5)), at("slots"));
+    assert_eq!(refused(|r| r.end = r.start), at("end"));
+    assert_eq!(refused(|r| r.users.clear()), at("users"));
+    assert_eq!(refused(|r| r.name = "a b".into()), at("name"));
+}
