@@ -410,7 +410,7 @@ users = "all"
 "#;
 
 /// `brsvs` asks a running cluster for its advance reservations: LSF's
-/// columns, `-json` and `-o json`.
+/// columns, `-json` and `-o json`; `bsub -U` runs a job in one.
 #[test]
 fn brsvs_lists_a_running_clusters_advance_reservations() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -450,6 +450,15 @@ fn brsvs_lists_a_running_clusters_advance_reservations() {
     assert_eq!(json["COMMAND"], "brsvs");
     assert_eq!(json["RESERVATIONS"], 2);
     assert_eq!(json["RECORDS"][0]["RSVID"], "maint");
+    // A job of alice's in the active reservation uses one of its slots.
+    ok(run(
+        &fed,
+        "Cluster1",
+        &["bsub", "-q", "normal", "-U", "maint", "-u", "alice"],
+    ));
+    eventually(Duration::from_secs(30), "maint's job runs", || {
+        ask(&fed, "brsvs", "Cluster1", &[])[0]["used"] == 1
+    });
 }
 
 /// `mcfed cluster` takes its scenario from `MCFED_SCENARIO` and says, in
