@@ -71,6 +71,8 @@ enum Command {
     Lsid(cli::lsf::query::ListArgs),
     /// Show a running cluster's parameters (lsb.params).
     Bparams(cli::lsf::query::BparamsArgs),
+    /// Show a running cluster's advance reservations.
+    Brsvs(cli::lsf::query::ListArgs),
     /// Kill jobs (EXIT).
     Bkill(cli::lsf::control::JobsArgs),
     /// Suspend jobs (USUSP; pending ones PSUSP).
@@ -317,6 +319,7 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bacct(args) => cli::lsf::query::bacct(args),
         Command::Lsid(args) => cli::lsf::query::lsid(args),
         Command::Bparams(args) => cli::lsf::query::bparams(args),
+        Command::Brsvs(args) => cli::lsf::query::brsvs(args),
         Command::Bkill(args) => cli::lsf::control::bkill(args),
         Command::Bstop(args) => cli::lsf::control::bstop(args),
         Command::Bresume(args) => cli::lsf::control::bresume(args),

@@ -2,7 +2,7 @@
 //! `mcfed cluster` processes — the job filters of `bjobs`, `-o` fields and
 //! `-json`, job control at the submission cluster reaching the execution
 //! cluster, finished jobs kept for `bjobs -a`, `bhist -l` and `bacct`,
-//! `lsid`, `bparams`, `bhosts -l`, `bqueues QUEUE`.
+//! `lsid`, `bparams`, `bhosts -l`, `bqueues QUEUE`, `brsvs`.
 
 use std::process::Output;
 use std::time::Duration;
@@ -377,6 +377,88 @@ fn an_administrators_commands_on_a_live_federation() {
     assert_eq!(quoted.lines().nth(1), Some("its"), "{quoted}");
     ok(run(&fed, "Cluster1", &["bkill", "-J", "with space"]));
     ok(run(&fed, "Cluster1", &["bkill", "-J", "its"]));
+}
+
+/// One cluster with an advance reservation active from the start and one
+/// that starts in five hours.
+const RESERVATIONS: &str = r#"
+name = "brsvs"
+
+[[cluster]]
+name = "Cluster1"
+[[cluster.host]]
+name = "a"
+count = 2
+MXJ = 4
+[[cluster.queue]]
+name = "normal"
+
+[[cluster.reservation]]
+name = "maint"
+hosts = "a1"
+slots = 3
+start = "0s"
+end = "10h"
+users = "alice"
+
+[[cluster.reservation]]
+name = "later"
+hosts = "a2"
+start = "5h"
+end = "6h"
+users = "all"
+"#;
+
+/// `brsvs` asks a running cluster for its advance reservations: LSF's
+/// columns, `-json` and `-o json`; `bsub -U` runs a job in one.
+#[test]
+fn brsvs_lists_a_running_clusters_advance_reservations() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fed = federation_of(dir.path(), RESERVATIONS);
+    let _one = fed.start("Cluster1", None);
+    let rows = ask(&fed, "brsvs", "Cluster1", &[]);
+    let rows = rows.as_array().expect("rows");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0]["rsvid"], "maint");
+    assert_eq!(rows[0]["slots"], 3);
+    assert_eq!(rows[0]["active"], true);
+    assert_eq!(rows[1]["rsvid"], "later");
+    assert_eq!(rows[1]["slots"], 4, "all of a2's slots");
+    assert_eq!(rows[1]["active"], false);
+    let text = ok(run(&fed, "Cluster1", &["brsvs"]));
+    let lines: Vec<Vec<&str>> = text
+        .lines()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(lines[0][0], "RSVID", "{text}");
+    assert_eq!(
+        lines[1],
+        [
+            "maint",
+            "user",
+            "alice",
+            "0/3",
+            "a1",
+            "00:00:00-10:00:00",
+            "active"
+        ],
+        "{text}"
+    );
+    assert_eq!(lines[2][0..4], ["later", "user", "all", "0/4"], "{text}");
+    let json: Value =
+        serde_json::from_str(&ok(run(&fed, "Cluster1", &["brsvs", "-json"]))).expect("JSON");
+    assert_eq!(json["COMMAND"], "brsvs");
+    assert_eq!(json["RESERVATIONS"], 2);
+    assert_eq!(json["RECORDS"][0]["RSVID"], "maint");
+    // A job of alice's in the active reservation uses one of its slots.
+    ok(run(
+        &fed,
+        "Cluster1",
+        &["bsub", "-q", "normal", "-U", "maint", "-u", "alice"],
+    ));
+    eventually(Duration::from_secs(30), "maint's job runs", || {
+        ask(&fed, "brsvs", "Cluster1", &[])[0]["used"] == 1
+    });
 }
 
 /// `mcfed cluster` takes its scenario from `MCFED_SCENARIO` and says, in

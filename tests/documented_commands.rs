@@ -447,6 +447,7 @@ fn the_lsf_commands_run_as_documented_against_live_clusters() {
         "mcfed bclusters --cluster Cluster1",
         "mcfed lsid --cluster Cluster1",
         "mcfed bparams --cluster Cluster1 [-l]",
+        "mcfed brsvs --cluster Cluster1",
     ] {
         for command in plan_of(form) {
             live(&fed, command);

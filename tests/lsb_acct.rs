@@ -425,3 +425,16 @@ job = "second"
         (1_700_000_000, 1_700_003_600)
     );
 }
+
+/// The replay names a job's advance reservation (lsb.acct's rsvId) with
+/// the word the cluster reads: mcfed-trace may not depend on
+/// mcfed-cluster, so both spell it, and this keeps them the same.
+#[test]
+fn a_replayed_reservation_is_named_as_the_cluster_reads_it() {
+    for name in ["maint", "alice#3"] {
+        assert_eq!(
+            mcfed_trace::lsb_acct::reservation_word(name),
+            mcfed_cluster::advance::reservation_word(name)
+        );
+    }
+}

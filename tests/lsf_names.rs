@@ -2,7 +2,7 @@
 //! item 5): `eval "$(mcfed lsf-env ...)"` in a shell, then the commands a
 //! script calls — `bsub < script.sh` with `#BSUB` lines, `bsub -q Q sleep
 //! 60`, `bjobs -json -o ...`, `bqueues -json -o ...`, `bhosts -json`,
-//! `lsid`, `lsclusters`, `bkill` — each checked for LSF's messages, exit
+//! `lsid`, `lsclusters`, `brsvs`, `bkill` — each checked for LSF's messages, exit
 //! statuses and the shape of LSF 10.1's `-json` (`COMMAND`, the count under
 //! `JOBS`/`QUEUES`/`HOSTS`, `RECORDS` of string values under the fields'
 //! names in upper case).
@@ -357,6 +357,16 @@ fn scripts_drive_a_live_cluster_through_lsf_s_command_names() {
         clusters.contains("Cluster1      ok      127.0.0.1"),
         "{clusters}"
     );
+
+    // brsvs under its own name: none here, said on standard error.
+    let reservations = shell.run("brsvs", None);
+    assert!(reservations.status.success(), "{reservations:?}");
+    assert!(reservations.stdout.is_empty(), "{reservations:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&reservations.stderr),
+        "No reservation found\n"
+    );
+    assert_eq!(shell.json("brsvs -json")["RESERVATIONS"], 0);
 
     // bkill as LSF says it; a job it cannot find fails with 255.
     assert!(shell.ok("bkill 2").contains("Job <2> is being terminated"));

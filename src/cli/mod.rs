@@ -1,10 +1,10 @@
 //! The subcommands beyond `run` and `validate`: cluster processes
 //! (`cluster`, `launch`, `certs`), the LSF-style commands (`bsub`, `bjobs`,
 //! `bqueues`, `bhosts`, `bclusters`, `bhist`, `bacct`, `lsid`, `bparams`,
-//! `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch`, `bmod`), analysis
-//! (`report`, `sweep`), traces (`gen swf`, `gen lsb-acct`, `replay`), LSF
-//! configuration (`import lsf`, `export lsf`), LSF's own command names
-//! (`lsf-env`, and mcfed run as `bsub`, `bjobs`, ...) and the
+//! `brsvs`, `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch`, `bmod`),
+//! analysis (`report`, `sweep`), traces (`gen swf`, `gen lsb-acct`,
+//! `replay`), LSF configuration (`import lsf`, `export lsf`), LSF's own
+//! command names (`lsf-env`, and mcfed run as `bsub`, `bjobs`, ...) and the
 //! printing `run` and `launch` share. Each module parses its own arguments
 //! and calls the libraries.
 

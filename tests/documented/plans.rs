@@ -360,6 +360,14 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         ]),
     ),
     (
+        "mcfed brsvs --cluster Cluster1",
+        Plan::Live(&[
+            "brsvs --cluster Cluster1",
+            "brsvs --cluster Cluster1 -json",
+            "brsvs --cluster Cluster1 -o json",
+        ]),
+    ),
+    (
         "mcfed bresume --cluster Cluster1 JOBID ...",
         Plan::Live(&["bresume --cluster Cluster1 1"]),
     ),

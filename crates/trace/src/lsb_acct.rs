@@ -29,6 +29,14 @@ use std::path::Path;
 pub use generate::{SyntheticAcct, generate};
 pub use read::AcctReader;
 pub use requirements::{Requirements, requirements};
+
+/// The requirement word of a job that runs in advance reservation `name`:
+/// `rsv==NAME`, as the cluster reads it (`mcfed_cluster::advance::
+/// reservation_word`, which this crate may not depend on; a test of the
+/// mcfed package checks that both say the same).
+pub fn reservation_word(name: &str) -> String {
+    format!("rsv=={name}")
+}
 pub use write::write_job_finish;
 
 /// The longest line read, in bytes: a record lists a host per slot, so a
@@ -119,6 +127,9 @@ pub struct JobFinish {
     pub max_rmem: i64,
     /// Peak virtual memory, KB.
     pub max_rswap: i64,
+    /// `bsub -U`: the advance reservation it ran in (`rsvId`; empty:
+    /// none).
+    pub rsv_id: String,
     /// Why it ended (`exitInfo`, bacct's TERM_* keyword).
     pub exit_info: i32,
     /// The run limit it was submitted with, seconds (0 or -1: none).
@@ -175,6 +186,7 @@ impl Default for JobFinish {
             array_index: 0,
             max_rmem: 0,
             max_rswap: 0,
+            rsv_id: String::new(),
             exit_info: 0,
             run_limit: -1,
             effective_res_req: String::new(),
@@ -220,6 +232,11 @@ impl JobFinish {
             .into_iter()
             .map(|text| text.trim())
             .find(|text| !text.is_empty())
+    }
+
+    /// The advance reservation it ran in (`bsub -U`), if any.
+    pub fn reservation(&self) -> Option<&str> {
+        Some(self.rsv_id.trim()).filter(|name| !name.is_empty())
     }
 
     /// MultiCluster: the cluster it was submitted to, when forwarded.

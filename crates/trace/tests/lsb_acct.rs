@@ -302,7 +302,7 @@ fn text_field() -> impl Strategy<Value = String> {
 
 fn job_finish() -> impl Strategy<Value = JobFinish> {
     let times = prop::array::uniform8(-1i64..4_000_000_000);
-    let strings = prop::collection::vec(text_field(), 12);
+    let strings = prop::collection::vec(text_field(), 13);
     let hosts = (
         prop::collection::vec(text_field(), 0..5),
         prop::collection::vec(text_field(), 0..5),
@@ -343,6 +343,7 @@ fn job_finish() -> impl Strategy<Value = JobFinish> {
             array_index: t[1] % 1000,
             max_rmem: t[2],
             max_rswap: t[3],
+            rsv_id: s[12].clone(),
             exit_info,
             run_limit: t[4] % 100_000,
             effective_res_req: s[10].clone(),

@@ -197,3 +197,36 @@ fn the_limit_counts_records_and_malformed_ones_are_counted() {
         stream.first_error()
     );
 }
+
+/// A job's host type, model and advance reservation reach its JobSpec:
+/// `-R "select[type==X && model==Y]"` as the cluster's words, and rsvId
+/// (in either of the two places lsb.acct(5) gives it) as `rsv==NAME`.
+#[test]
+fn host_types_models_and_reservations_are_replayed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut typed = job(1, 1_700_000_000, 1_700_000_010, 1_700_000_100, "normal");
+    typed.res_req = "select[type == LINUX86 && model==XeonE5] order[r15s:pg]".into();
+    typed.rsv_id = "maint".into();
+    // LSF 10.1's layout with only the later rsvId filled.
+    let later = LOCAL.replacen(
+        "1700000120 \"\" \"\" 2 1032",
+        "1700000120 \"alice#3\" \"\" 2 1032",
+        1,
+    );
+    assert_ne!(later, LOCAL);
+    let path = log(dir.path(), &[line(&typed), format!("{later}\n")]);
+    let mut stream = WorkloadStream::open(spec(&path, 100, &["east"])).expect("opens");
+    let submissions: Vec<_> = stream.by_ref().collect();
+    assert_eq!(submissions.len(), 2);
+    let by_name = |name: &str| {
+        submissions
+            .iter()
+            .find(|s| &*s.spec.name == name)
+            .expect("submitted")
+    };
+    assert_eq!(
+        by_name("acct-1").spec.resources,
+        ["type==LINUX86", "model==XeonE5", "rsv==maint"]
+    );
+    assert_eq!(by_name("acct-4242").spec.resources, ["rsv==alice#3"]);
+}

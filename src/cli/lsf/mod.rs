@@ -1,7 +1,7 @@
 //! The LSF-style commands against a running cluster process, over the
 //! authenticated admin channel: submitting (`bsub`, in `submit`), looking
 //! (`bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`, `bacct`, `lsid`,
-//! `bparams`, in `query`) and acting on jobs (`bkill`, `bstop`, `bresume`,
+//! `bparams`, `brsvs`, in `query`) and acting on jobs (`bkill`, `bstop`, `bresume`,
 //! `brequeue`, `bswitch`, `bmod`, in `control`).
 //!
 //! Every query command prints LSF's columns, LSF 10.1's JSON with `-json`,
@@ -137,6 +137,11 @@ pub(crate) struct OutputArgs {
 }
 
 impl OutputArgs {
+    /// Whether a JSON form was asked for (`-json` or `-o json`).
+    fn is_json(&self) -> bool {
+        self.json || self.output.is_some()
+    }
+
     /// Prints `text()`, the table as LSF's JSON, or `rows` as mcfed's JSON.
     fn print<T: Serialize>(
         &self,

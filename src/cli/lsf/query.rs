@@ -1,9 +1,9 @@
 //! The looking commands: `bjobs`, `bqueues`, `bhosts`, `bclusters`,
-//! `bhist`, `bacct`, `lsid` and `bparams`.
+//! `bhist`, `bacct`, `lsid`, `bparams` and `brsvs`.
 
 use std::process::ExitCode;
 
-use mcfed_admin::cmd::{aps, clusters, history, hosts, jobs, params, queues};
+use mcfed_admin::cmd::{aps, clusters, history, hosts, jobs, params, queues, reservations};
 use mcfed_admin::table::{json, shown};
 use mcfed_admin::{
     AdminRequest, AdminResponse, Finished, HistoryReply, HistoryRow, JobRow, JobsQuery,
@@ -408,6 +408,24 @@ pub(crate) fn bparams(args: BparamsArgs) -> anyhow::Result<ExitCode> {
         &reply,
         || params::params_table(&reply),
         || params::params(&reply, args.long),
+    )
+}
+
+/// Runs `mcfed brsvs`: the cluster's advance reservations. With none,
+/// LSF's "No reservation found" goes to standard error (scripts read
+/// standard output) and the status is still success.
+pub(crate) fn brsvs(args: ListArgs) -> anyhow::Result<ExitCode> {
+    let AdminResponse::Reservations(rows) = args.target.ask(&AdminRequest::Reservations)? else {
+        return Err(args.target.unexpected());
+    };
+    if rows.is_empty() && !args.output.is_json() {
+        eprint!("{}", reservations::reservations(&rows));
+        return Ok(ExitCode::SUCCESS);
+    }
+    args.output.print(
+        &rows,
+        || reservations::reservations_table(&rows),
+        || reservations::reservations(&rows),
     )
 }
 

@@ -131,6 +131,21 @@ fn resources(inner: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
+/// `-U`: a reservation's name (as `[[cluster.reservation]]` names one).
+fn reservation_name(text: &str) -> Result<String, String> {
+    let name = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '#'));
+    match name {
+        true => Ok(text.to_owned()),
+        false => Err(format!(
+            "`{}` is not a reservation name (letters, digits, _ - . #)",
+            mcfed_admin::table::shown(text)
+        )),
+    }
+}
+
 /// `-gpu "num=N[:...]"`: the GPUs the job needs on each host (other
 /// options of LSF's GPU requirement are accepted and ignored; GPUs are
 /// always used exclusively).
@@ -180,6 +195,10 @@ pub(crate) struct JobArgs {
     /// (`rusage[mem=MB:swp=MB]`).
     #[arg(short = 'R', value_parser = resources_arg)]
     resources: Option<Resources>,
+    /// The advance reservation the job runs in (`[[cluster.reservation]]`,
+    /// `brsvs`; LSF's -U).
+    #[arg(short = 'U', value_name = "RESERVATION", value_parser = reservation_name)]
+    reservation: Option<String>,
     /// The submitting user.
     #[arg(short = 'u', default_value = "user1", value_parser = user_name)]
     user: String,
@@ -214,7 +233,13 @@ impl JobArgs {
         if self.auto_resize && max_slots.is_none() {
             anyhow::bail!("-ar makes a resizable job autoresizable: give -n min,max with it");
         }
-        let resources = self.resources.clone().unwrap_or_default();
+        let mut resources = self.resources.clone().unwrap_or_default();
+        if let Some(name) = &self.reservation {
+            // The cluster reads the reservation among the job's words.
+            resources
+                .names
+                .push(mcfed_cluster::advance::reservation_word(name));
+        }
         let mut spec = JobSpec {
             name: self.name.as_str().into(),
             user: self.user.as_str().into(),
@@ -336,6 +361,9 @@ mod tests {
             Ok(Vec::new())
         );
         assert!(resources_arg("select[mem==4]").is_err());
+        assert_eq!(reservation_name("user1#0"), Ok("user1#0".to_owned()));
+        assert!(reservation_name("").is_err());
+        assert!(reservation_name("a b").is_err());
         assert_eq!(slots_arg("2,8"), Ok((2, Some(8))));
         assert!(slots_arg("8,2").is_err());
     }

@@ -4,9 +4,10 @@
 //! line's winning over them.
 //!
 //! - honoured: `-q`, `-n N|MIN,MAX`, `-W`, `-We`, `-R` (its selection's
-//!   boolean resources and its usage's memory and swap; what else it asks
-//!   is said on standard error and ignored), `-J`, `-o`/`-oo`, `-e`/`-eo`,
-//!   `-gpu`, `-sp`, `-ar`; the job's user is the caller's
+//!   boolean resources, host type and model, `type==X` and `model==X`,
+//!   and its usage's memory and swap; what else it asks is said on
+//!   standard error and ignored), `-U` (an advance reservation), `-J`,
+//!   `-o`/`-oo`, `-e`/`-eo`, `-gpu`, `-sp`, `-ar`; the job's user is the caller's
 //!   (`MCFED_USER`, else `USER`, else `LOGNAME`; `-u` is LSF's mail address
 //!   and is ignored);
 //! - the queue: `-q`, else `LSB_DEFAULTQUEUE` (LSF's own variable), else
@@ -87,6 +88,7 @@ const OPTIONS: &[(&str, Meaning)] = &[
     ("-oo", Meaning::Output),
     ("-gpu", Meaning::Value("--gpu")),
     ("-sp", Meaning::Value("--sp")),
+    ("-U", Meaning::Value("-U")),
     ("-ar", Meaning::Flag("--ar")),
     ("-P", Meaning::IgnoredValue),
     ("-G", Meaning::IgnoredValue),
@@ -298,7 +300,8 @@ impl Request {
 }
 
 /// What mcfed models of an `-R` string, as mcfed's `-R` takes it: its
-/// selection's boolean resources and its usage's memory and swap (the
+/// selection's boolean resources, host type and model, and its usage's
+/// memory and swap (the
 /// rest — comparisons, `order`, `span`, ... — is LSF's scheduling, not
 /// modelled), read as a replayed lsb.acct's are.
 fn modelled_requirement(given: &str) -> String {
@@ -371,9 +374,7 @@ pub(crate) fn bsub(args: &[OsString]) -> anyhow::Result<ExitCode> {
     }
     let target = TargetArgs::from_env()?;
     let job_args = request.job_args(&current_user()?)?;
-    let mut command = Job::augment_args(clap::Command::new("bsub").no_binary_name(true));
-    let matches = command.try_get_matches_from_mut(&job_args)?;
-    let parsed = Job::from_arg_matches(&matches)?;
+    let parsed = mcfed_job(&job_args)?;
     let default_queue = match parsed.job.queue {
         Some(_) => None,
         None => Some(default_queue(&target)?),
@@ -397,6 +398,13 @@ pub(crate) fn bsub(args: &[OsString]) -> anyhow::Result<ExitCode> {
         }
         Err(error) => Err(error.into()),
     }
+}
+
+/// mcfed `bsub`'s job options, parsed from `job_args`.
+fn mcfed_job(job_args: &[String]) -> anyhow::Result<Job> {
+    let mut command = Job::augment_args(clap::Command::new("bsub").no_binary_name(true));
+    let matches = command.try_get_matches_from_mut(job_args)?;
+    Ok(Job::from_arg_matches(&matches)?)
 }
 
 /// The queue of a submission that names none: `LSB_DEFAULTQUEUE`, else
@@ -480,6 +488,38 @@ mod tests {
         let site = read(&["-R", "select[mem>1000 && gpu] span[hosts=1]", "x"]).expect("reads");
         assert_eq!(site.options, [("-R", Some("select[gpu]".into()))]);
         assert_eq!(site.unhonoured.len(), 1, "{:?}", site.unhonoured);
+    }
+
+    #[test]
+    fn host_types_models_and_a_reservation_reach_the_job() {
+        let asked = read(&[
+            "-R",
+            "select[type == LINUX86 && model==XeonE5] order[r15s]",
+            "-U",
+            "maint",
+            "x",
+        ])
+        .expect("reads");
+        assert_eq!(
+            asked.options,
+            [
+                ("-R", Some("select[type==LINUX86 && model==XeonE5]".into())),
+                ("-U", Some("maint".into()))
+            ]
+        );
+        assert_eq!(asked.unhonoured.len(), 1, "order[...] is said");
+        let job = mcfed_job(&asked.job_args("alice").expect("args")).expect("mcfed's bsub");
+        let (_, spec) = job.job.job(Some("normal"), None).expect("a job");
+        assert_eq!(
+            spec.resources,
+            [
+                "type==LINUX86".to_owned(),
+                "model==XeonE5".to_owned(),
+                mcfed_cluster::advance::reservation_word("maint")
+            ]
+        );
+        let exact = read(&["-R", "select[type==LINUX86]", "x"]).expect("reads");
+        assert!(exact.unhonoured.is_empty(), "{:?}", exact.unhonoured);
     }
 
     #[test]

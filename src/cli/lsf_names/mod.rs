@@ -24,7 +24,7 @@ use crate::cli::lsf::query::{
 use crate::cli::lsf::{Dialect, user_name};
 
 /// The LSF commands a `mcfed lsf-env` directory holds.
-pub(crate) const COMMANDS: [&str; 17] = [
+pub(crate) const COMMANDS: [&str; 18] = [
     "bsub",
     "bjobs",
     "bqueues",
@@ -40,6 +40,7 @@ pub(crate) const COMMANDS: [&str; 17] = [
     "bmod",
     "bmig",
     "bparams",
+    "brsvs",
     "lsid",
     "lsclusters",
 ];
@@ -125,6 +126,7 @@ fn command(name: &'static str, args: &[OsString]) -> anyhow::Result<ExitCode> {
         "bparams" => query::bparams(parse::<BparamsArgs>(name, args)?),
         "lsid" => query::lsid_in(parse::<ListArgs>(name, args)?, lsf),
         "lsclusters" => query::lsclusters(parse::<ListArgs>(name, args)?),
+        "brsvs" => query::brsvs(parse::<ListArgs>(name, args)?),
         "bswitch" => control::bswitch_in(parse::<BswitchArgs>(name, args)?, lsf),
         "bmod" => control::bmod_in(parse::<BmodArgs>(name, args)?, lsf),
         _ => {

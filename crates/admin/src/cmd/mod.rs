@@ -7,7 +7,7 @@
 //! channel, with the administrator's certificate), and their answers.
 //!
 //! `mcfed bsub`, `bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`,
-//! `bacct`, `lsid`, `bparams` and the job control commands send one or two
+//! `bacct`, `lsid`, `bparams`, `brsvs` and the job control commands send one or two
 //! requests each; `mcfed launch` uses the same requests to wait for the
 //! federation, play submissions, gather decision records and stop the
 //! processes. Requests and answers are postcard-encoded; the row types are
@@ -31,6 +31,7 @@ use jobs::{JobRow, JobsQuery};
 use params::ParamsReply;
 use queues::QueueReport;
 use records::RecordsReply;
+use reservations::ReservationRow;
 use status::StatusReply;
 use submit::Submitted;
 use watch::WatchReply;
@@ -83,6 +84,9 @@ pub fn apply(
         AdminRequest::History => history::apply(member, now),
         AdminRequest::Aps => AdminResponse::Aps(aps::aps_rows(member, now)),
         AdminRequest::Activity => AdminResponse::Activity(activity::of(member, now)),
+        AdminRequest::Reservations => {
+            AdminResponse::Reservations(reservations::rows(member.node(), now))
+        }
         request @ (AdminRequest::Clusters
         | AdminRequest::Records { .. }
         | AdminRequest::Status
@@ -174,6 +178,8 @@ pub enum AdminRequest {
     /// Whether the cluster has work left (a draining `mcfed launch` asks
     /// once nothing is left to submit).
     Activity,
+    /// The cluster's advance reservations (`brsvs`).
+    Reservations,
 }
 
 /// A cluster process's answer.
@@ -215,6 +221,8 @@ pub enum AdminResponse {
     SubmittedMany(Vec<Result<Submitted, String>>),
     /// Whether the cluster has work left.
     Activity(ActivityReply),
+    /// The advance reservations, in configuration order.
+    Reservations(Vec<ReservationRow>),
 }
 
 impl AdminRequest {

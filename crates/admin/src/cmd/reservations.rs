@@ -1,7 +1,6 @@
 //! `brsvs`: the cluster's advance reservations (issue 27 item 8), with
-//! LSF's columns. The rows and their printer; the request that would ask
-//! a running cluster for them is not wired yet (docs/scheduling.md,
-//! "Advance reservations").
+//! LSF's columns: the rows a running cluster gives for
+//! [`crate::AdminRequest::Reservations`], and their printer.
 
 use mcfed_cluster::{AdvanceReservationReport, ClusterNode};
 use mcfed_protocol::SimTime;

@@ -267,14 +267,10 @@ fn middle(fields: &mut Fields<'_>, job: &mut JobFinish) -> Result<(), FieldProbl
     job.array_index = fields.int("idx")?;
     job.max_rmem = fields.int("maxRMem")?;
     job.max_rswap = fields.int("maxRSwap")?;
-    for name in [
-        "inFileSpool",
-        "commandSpool",
-        "rsvId",
-        "sla",
-        "exceptMask",
-        "additionalInfo",
-    ] {
+    fields.skip("inFileSpool")?;
+    fields.skip("commandSpool")?;
+    job.rsv_id = fields.string("rsvId")?;
+    for name in ["sla", "exceptMask", "additionalInfo"] {
         fields.skip(name)?;
     }
     job.exit_info = int32(fields, "exitInfo")?;
@@ -291,11 +287,15 @@ fn middle(fields: &mut Fields<'_>, job: &mut JobFinish) -> Result<(), FieldProbl
         "options2",
         "resizeNotifyCmd",
         "lastResizeTime",
-        "rsvId",
-        "jobDescription",
     ] {
         fields.skip(name)?;
     }
+    // lsb.acct(5) lists rsvId twice; the later one when the first is empty.
+    let rsv_id = fields.string("rsvId")?;
+    if job.rsv_id.is_empty() {
+        job.rsv_id = rsv_id;
+    }
+    fields.skip("jobDescription")?;
     let pairs = fields.count("submitEXT Num", MAX_LIST_ITEMS)?;
     for _ in 0..pairs {
         fields.skip("submitEXT key")?;

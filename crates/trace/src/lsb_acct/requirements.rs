@@ -1,16 +1,19 @@
 //! What a replay takes of a job's `-R` resource requirement string (as
-//! lsb.acct logs it): the boolean resources its `select[...]` requires of
-//! every host, and the memory and swap its `rusage[...]` reserves. mcfed
-//! models hosts by boolean resources, so the rest is passed over: other
-//! sections (`order`, `span`, `same`, `cu`, `affinity`), comparisons
-//! (`type==any`, `mem>1024`), negations and any selection with an
-//! alternative (`||`), whose requirement cannot be told from a list of
-//! names.
+//! lsb.acct logs it): what its `select[...]` requires of every host —
+//! boolean resources, and the host type and model (`type==X`,
+//! `model==X`, the words `mcfed_cluster::host_types::requirement_word`
+//! makes) — and the memory and swap its `rusage[...]` reserves. The rest
+//! is passed over: other sections (`order`, `span`, `same`, `cu`,
+//! `affinity`), other comparisons (`mem>1024`), `type==any` and
+//! `type==local` (which ask for nothing here), negations and any
+//! selection with an alternative (`||`), whose requirement cannot be told
+//! from a list of words.
 
 /// The part of a requirement string a replay uses.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Requirements {
-    /// Boolean resources every host of the job must have.
+    /// What every host of the job must have: boolean resources, and its
+    /// type or model as `type==X` or `model==X`.
     pub resources: Vec<String>,
     /// Memory reserved (`rusage[mem=N]`), MB.
     pub mem_mb: Option<u64>,
@@ -106,31 +109,51 @@ fn matching(text: &str) -> Option<usize> {
     None
 }
 
-/// A selection: its conjuncts that are bare resource names.
+/// A selection: its conjuncts that are bare resource names, or a host
+/// type or model asked for.
 fn select(selection: &str, found: &mut Requirements) {
     if selection.contains("||") || selection.contains(" or ") {
         return;
     }
     for conjunct in selection.split("&&").flat_map(|part| part.split(" and ")) {
-        let name = conjunct
+        let term = conjunct
             .trim()
             .trim_matches(|c| c == '(' || c == ')')
             .trim();
-        let bare = !name.is_empty()
-            && name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-        if bare
-            && found.resources.len() < MAX_RESOURCES
-            && !found.resources.iter().any(|r| r == name)
-        {
-            found.resources.push(name.to_owned());
+        let Some(word) = requirement_word(term) else {
+            continue;
+        };
+        if found.resources.len() < MAX_RESOURCES && !found.resources.contains(&word) {
+            found.resources.push(word);
         }
     }
+}
+
+/// A conjunct as the word the cluster reads: a bare resource name as it
+/// is, `type == "X"` as `type==X` (and `model`); `None` for anything else
+/// and for `type==any` and `type==local`.
+fn requirement_word(term: &str) -> Option<String> {
+    if let Some((key, value)) = term.split_once("==") {
+        let key = key.trim();
+        let value = value.trim().trim_matches('"').trim();
+        let name = !value.is_empty()
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        return match key {
+            "type" if matches!(value, "any" | "local") => None,
+            "type" | "model" if name => Some(format!("{key}=={value}")),
+            _ => None,
+        };
+    }
+    let bare = term
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && term
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    bare.then(|| term.to_owned())
 }
 
 /// A usage: `mem=N` and `swp=N` (MB, or with a unit), separated by `:`
@@ -199,6 +222,27 @@ mod tests {
         );
         assert_eq!(names("select[bigmem"), Vec::<String>::new());
         assert_eq!(names(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn host_types_and_models_of_the_selection_are_taken() {
+        assert_eq!(names("select[type==LINUX86]"), ["type==LINUX86"]);
+        assert_eq!(
+            names("select[bigmem && type == \"X86_64\" && (model==XeonE5-2.6)]"),
+            ["bigmem", "type==X86_64", "model==XeonE5-2.6"]
+        );
+        assert_eq!(names("type==LINUX86 order[r15s]"), ["type==LINUX86"]);
+        assert_eq!(names("select[type==local]"), Vec::<String>::new());
+        assert_eq!(names("select[mem==4 && ncpus==2]"), Vec::<String>::new());
+        assert_eq!(names("select[type==a*b]"), Vec::<String>::new());
+        assert_eq!(
+            names("select[type==LINUX86 || type==SUNSOL]"),
+            Vec::<String>::new()
+        );
+        // Written back as LSF writes it, and read again the same.
+        let text = requirements("select[model == XeonE5 && bigmem]").to_string();
+        assert_eq!(text, "select[model==XeonE5 && bigmem]");
+        assert_eq!(names(&text), ["model==XeonE5", "bigmem"]);
     }
 
     #[test]

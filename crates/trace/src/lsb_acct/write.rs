@@ -75,9 +75,10 @@ fn middle(line: &mut Line, job: &JobFinish) -> io::Result<()> {
     line.int(job.array_index);
     line.int(job.max_rmem);
     line.int(job.max_rswap);
-    for _ in ["inFileSpool", "commandSpool", "rsvId", "sla"] {
-        line.string("")?;
-    }
+    line.string("")?; // inFileSpool
+    line.string("")?; // commandSpool
+    line.string(&job.rsv_id)?;
+    line.string("")?; // sla
     line.int(0); // exceptMask
     line.string("")?; // additionalInfo
     line.int(job.exit_info.into());
@@ -92,7 +93,7 @@ fn middle(line: &mut Line, job: &JobFinish) -> io::Result<()> {
     line.int(0); // options2
     line.string("")?; // resizeNotifyCmd
     line.int(0); // lastResizeTime
-    line.string("")?; // rsvId
+    line.string(&job.rsv_id)?;
     line.string("")?; // jobDescription
     line.int(0); // submitEXT: no pairs
     line.int(0); // numHostRusage

@@ -304,6 +304,11 @@ impl AcctSource {
             .filter(|limit| JOB_DURATION.check_duration(*limit).is_ok());
         let wanted = requirements(job.requirements().unwrap_or_default());
         job_spec.resources = wanted.resources;
+        if let Some(name) = job.reservation() {
+            job_spec
+                .resources
+                .push(crate::lsb_acct::reservation_word(name));
+        }
         job_spec.set_options(JobOptions {
             mem_request_mb: wanted.mem_mb,
             swap_request_mb: wanted.swap_mb,
