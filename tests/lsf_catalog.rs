@@ -110,7 +110,7 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
                 ("user_group", ""),
                 ("limit", ""),
                 ("reservation", ""), // brsvadd makes them, not a file
-                ("job", ""), // jobs are not configuration
+                ("job", ""),         // jobs are not configuration
             ],
         ),
     ];
