@@ -307,7 +307,7 @@ mod tests {
         assert!(first.next.is_some());
         assert!(first.rows.len() < 399, "{} rows", first.rows.len());
         assert!(
-            bytes >= 8 << 10 && bytes < (8 << 10) + 1024,
+            ((8 << 10)..(8 << 10) + 1024).contains(&bytes),
             "{bytes} bytes"
         );
         let encoded =
