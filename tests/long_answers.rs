@@ -16,6 +16,9 @@ const HELD: &str = r#"
 name = "held jobs"
 [[cluster]]
 name = "Held"
+[[cluster.host]]
+name = "h"
+MXJ = 1
 [[cluster.queue]]
 name = "normal"
 [[cluster.queue]]
@@ -68,7 +71,7 @@ fn bjobs_lists_a_table_past_the_admin_message_bound() {
             } else {
                 ("common", "normal")
             };
-            format!("-J {} -u {user} -q {queue} --run-time 1h", name(n))
+            format!("-J {} -u {user} -q {queue} --run-time 100h", name(n))
         })
         .collect();
     let file = dir.path().join("jobs.txt");
