@@ -175,6 +175,9 @@ pub(super) async fn serve(
             recorder: recorder.clone(),
             report: options.report,
             waiters: waiters.clone(),
+            // The live page reads the newest; only a launched run's
+            // record keeps them all.
+            keep_decisions: (!options.record_events).then_some(WATCH_DECISIONS),
         });
     if let Some(every) = sample_every {
         actor = actor.with_usage_samples(every);
