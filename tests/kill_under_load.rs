@@ -6,7 +6,10 @@
 //! count it unreachable and take its jobs back). At the end every
 //! acknowledged job finished exactly once across the federation, and each
 //! job's history — read from every journal the processes wrote, kept with
-//! `--keep-journals` — is consistent.
+//! `--keep-journals` — is consistent. After every restart and at the end,
+//! each execution cluster's `bjobs -a` agrees with its slots: each job
+//! once, in one state, no more slots running than it has, every slot free
+//! at the end.
 //!
 //! The kill schedule comes from a seed, printed first; a failure is
 //! replayed with the same seed. In the normal suite the run is short;
