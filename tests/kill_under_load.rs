@@ -6,7 +6,10 @@
 //! count it unreachable and take its jobs back). At the end every
 //! acknowledged job finished exactly once across the federation, and each
 //! job's history — read from every journal the processes wrote, kept with
-//! `--keep-journals` — is consistent.
+//! `--keep-journals` — is consistent. After every restart and at the end,
+//! each execution cluster's `bjobs -a` agrees with its slots: each job
+//! once, in one state, no more slots running than it has, every slot free
+//! at the end.
 //!
 //! The kill schedule comes from a seed, printed first; a failure is
 //! replayed with the same seed. In the normal suite the run is short;
@@ -275,6 +278,12 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
             processes[kill.cluster].kill();
             std::thread::sleep(kill.down);
             live.restart(&mut processes[kill.cluster]);
+            for cluster in &CLUSTERS[1..] {
+                // (A process being restarted answers nothing: skipped.)
+                if let Ok(rows) = live.try_ask("bjobs", cluster, &["-a"]) {
+                    listed_once(&rows, cluster, seed);
+                }
+            }
         }
         submitter.join().expect("submitter")
     });
@@ -292,6 +301,30 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
                 .is_ok_and(|jobs| jobs.as_array().is_some_and(Vec::is_empty))
         })
     });
+    // Every execution cluster's `bjobs -a` agrees with its slots: each job
+    // once, ended, and every slot free.
+    for cluster in &CLUSTERS[1..] {
+        let rows = live.ask("bjobs", cluster, &["-a"]);
+        listed_once(&rows, cluster, seed);
+        let live_rows: Vec<&serde_json::Value> = rows
+            .as_array()
+            .expect("rows")
+            .iter()
+            .filter(|row| row["finish_time"].is_null())
+            .collect();
+        assert!(
+            live_rows.is_empty(),
+            "seed {seed}: {cluster} lists unfinished jobs once every job ended: {live_rows:?}"
+        );
+        let hosts = live.ask("bhosts", cluster, &[]);
+        let busy: u64 = hosts
+            .as_array()
+            .expect("hosts")
+            .iter()
+            .map(|host| host["njobs"].as_u64().expect("njobs"))
+            .sum();
+        assert_eq!(busy, 0, "seed {seed}: {cluster}'s slots: {hosts}");
+    }
     // `bjobs` answers from the member's memory; the journal follows within
     // a sync. Wait until every end is durable before the last kill (a
     // job's end that never reaches a journal fails here, by timeout).
@@ -388,5 +421,49 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
         finished.values().filter(|at| at[0].0 == "Cluster3").count(),
         plan.len(),
         started.elapsed()
+    );
+}
+
+/// The most slots an execution cluster of the scenario has (2 hosts of 8).
+const SLOTS: u64 = 16;
+
+/// `rows`, a cluster's `bjobs -a`, list each job once, in one state: an
+/// end only for DONE and EXIT, never before the job's start, and no more
+/// slots running or suspended than the cluster has. (A job withdrawn, then
+/// kept after a crash, was listed twice: RUN with an end before its start,
+/// and as it ran.)
+fn listed_once(rows: &serde_json::Value, cluster: &str, seed: u64) {
+    let rows = rows.as_array().expect("rows");
+    let mut seen = BTreeSet::new();
+    let mut holding = 0;
+    for row in rows {
+        let id = row["job_id"].as_u64().expect("id");
+        assert!(
+            seen.insert(id),
+            "seed {seed}: {cluster} lists job {id} twice: {rows:?}"
+        );
+        let stat = row["stat"].as_str().expect("stat");
+        let ended = matches!(stat, "DONE" | "EXIT");
+        assert_eq!(
+            row["finish_time"].is_null(),
+            !ended,
+            "seed {seed}: {cluster} job {id} is {stat} with finish time {}",
+            row["finish_time"]
+        );
+        if let (Some(start), Some(finish)) =
+            (row["start_time"].as_f64(), row["finish_time"].as_f64())
+        {
+            assert!(
+                finish >= start,
+                "seed {seed}: {cluster} job {id} finished at {finish} before its start at {start}"
+            );
+        }
+        if matches!(stat, "RUN" | "SSUSP" | "USUSP") {
+            holding += row["slots"].as_u64().expect("slots");
+        }
+    }
+    assert!(
+        holding <= SLOTS,
+        "seed {seed}: {cluster} lists {holding} slots in use, of {SLOTS}: {rows:?}"
     );
 }

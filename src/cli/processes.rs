@@ -95,6 +95,12 @@ pub(crate) struct ClusterArgs {
     /// Stop when standard input closes.
     #[arg(long)]
     exit_on_stdin_eof: bool,
+    /// Keep every job event and slot-usage sample for `mcfed launch` to
+    /// gather at the end (the launcher gives it); without it the process
+    /// keeps none, and its job history (bjobs -a, bhist, bacct) is bounded
+    /// by CLEAN_PERIOD.
+    #[arg(long)]
+    record_events: bool,
     /// How to print the decisions this cluster makes.
     #[arg(long, value_enum, default_value_t = LiveOutput::Text)]
     report: LiveOutput,
@@ -143,6 +149,7 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     options.speed = args.speed;
     options.epoch_unix_ms = args.epoch_ms;
     options.exit_on_stdin_eof = args.exit_on_stdin_eof;
+    options.record_events = args.record_events;
     options.state = args.state;
     options.keep_journals = args.keep_journals;
     options.salvage = args.salvage;

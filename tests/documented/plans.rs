@@ -731,4 +731,8 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         "valgrind --tool=callgrind mcfed replay big100k.acct --hosts 32 -q",
         Plan::NotRun(BENCH),
     ),
+    (
+        "valgrind --tool=massif --threshold=0.5 mcfed cluster --scenario held.toml --name Held --certs certs --state state --listen 127.0.0.1:0 --report none",
+        Plan::NotRun(BENCH),
+    ),
 ];

@@ -24,7 +24,7 @@ pub use cmd::control::Controlled;
 pub use cmd::history::{HistoryEventRow, HistoryReply, HistoryRow, StateSeconds};
 pub use cmd::host::HostEvent;
 pub use cmd::hosts::HostRow;
-pub use cmd::jobs::{Finished, ForwardedFrom, ForwardedTo, JobRow, JobsQuery};
+pub use cmd::jobs::{Finished, ForwardedFrom, ForwardedTo, JobRow, JobsPage, JobsQuery};
 pub use cmd::params::{ParamRow, ParamsReply};
 pub use cmd::queues::QueueReport;
 pub use cmd::records::RecordsReply;

@@ -14,6 +14,7 @@
 //! replays keep none and pay one branch per input for it.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcfed_cluster::{Cluster, JobOrigin, Transition};
@@ -111,8 +112,9 @@ pub struct JobRecord {
     /// The job as submitted here (name, user, slots, limits, options),
     /// with `bmod`'s changes.
     pub spec: JobSpec,
-    /// Its queue here (the send queue for a job forwarded from here).
-    pub queue: String,
+    /// Its queue here (the send queue for a job forwarded from here): one
+    /// name shared by every record of the queue.
+    pub queue: Arc<str>,
     /// Where it came from.
     pub origin: RecordOrigin,
     /// When it entered this cluster.
@@ -131,16 +133,61 @@ pub struct JobRecord {
     /// Where it ran: hosts here (`2*h1`), or the execution cluster.
     pub exec: Option<String>,
     /// For a job forwarded from here: its last forward.
-    pub forwarded: Option<ForwardRecord>,
+    pub forwarded: Option<Box<ForwardRecord>>,
     /// Time spent in each state before `since`.
     pub times: StateTimes,
-    /// What happened to it, in order (at most [`MAX_EVENTS`]).
-    pub events: Vec<HistoryEvent>,
+    /// What happened to it after its submission, in order (with the
+    /// submission, at most [`MAX_EVENTS`]): [`JobRecord::events`] lists
+    /// them all.
+    events: Vec<HistoryEvent>,
+    /// Whether the submission's event is in `events` (written there once
+    /// its queue or spec changes); until then it is rendered when read, so
+    /// a job that only waits keeps no event of its own.
+    submission_kept: bool,
     /// Events beyond [`MAX_EVENTS`], counted.
     pub more_events: u32,
 }
 
 impl JobRecord {
+    /// What happened to it, in order: its submission first.
+    pub fn events(&self) -> Vec<HistoryEvent> {
+        let mut events = Vec::with_capacity(self.events.len() + 1);
+        if !self.submission_kept {
+            events.push(self.submission_event());
+        }
+        events.extend(self.events.iter().cloned());
+        events
+    }
+
+    /// How it entered this cluster, in LSF's words.
+    fn submission_event(&self) -> HistoryEvent {
+        let how = match &self.origin {
+            RecordOrigin::Bundled => "Present at start".to_owned(),
+            RecordOrigin::Submitted | RecordOrigin::Sent => "Submitted".to_owned(),
+            RecordOrigin::ForwardedIn { from, source_job } => {
+                format!(
+                    "Forwarded from cluster <{from}>, where it is job <{source_job}>; submitted"
+                )
+            }
+        };
+        HistoryEvent {
+            at: self.submitted_at,
+            text: format!(
+                "{how} to queue <{}>, {} Task(s), user <{}>",
+                self.queue, self.spec.slots, self.spec.user
+            ),
+        }
+    }
+
+    /// Writes the submission's event down before its queue or spec change
+    /// (it says them as they were).
+    fn keep_submission(&mut self) {
+        if !self.submission_kept {
+            self.events.insert(0, self.submission_event());
+            self.submission_kept = true;
+        }
+    }
+
     /// Time spent in each state up to `now` (the current state counted up
     /// to `now`, or to its end).
     pub fn times_at(&self, now: SimTime) -> StateTimes {
@@ -156,7 +203,8 @@ impl JobRecord {
     }
 
     fn note(&mut self, at: SimTime, text: String) {
-        if self.events.len() < MAX_EVENTS {
+        let submission = usize::from(!self.submission_kept);
+        if self.events.len() + submission < MAX_EVENTS {
             self.events.push(HistoryEvent { at, text });
         } else {
             self.more_events += 1;
@@ -169,11 +217,13 @@ impl JobRecord {
         self.state = state;
         self.since = at;
         match state {
-            "RUN" => {
-                self.started_at.get_or_insert(at);
-            }
             "DONE" | "EXIT" | GONE => self.ended_at = Some(at),
-            _ => {}
+            // A job that left (withdrawn, then kept after a crash) and is
+            // live again has not ended: one state, no end before its start.
+            _ => self.ended_at = None,
+        }
+        if state == "RUN" {
+            self.started_at.get_or_insert(at);
         }
     }
 }
@@ -182,9 +232,14 @@ impl JobRecord {
 #[derive(Clone, Debug)]
 pub struct History {
     clean_period: Duration,
-    jobs: FxHashMap<u64, JobRecord>,
+    /// Each record boxed: a table of a million jobs then grows by 16
+    /// bytes a slot, not by a whole record (its slack at a doubling would
+    /// be as large as the records themselves).
+    jobs: FxHashMap<u64, Box<JobRecord>>,
     /// Ended jobs, by when they end, to clean them CLEAN_PERIOD later.
     ended: VecDeque<(SimTime, u64)>,
+    /// The queue names records share.
+    queues: Vec<Arc<str>>,
 }
 
 impl History {
@@ -193,6 +248,7 @@ impl History {
         History {
             clean_period,
             jobs: FxHashMap::default(),
+            queues: Vec::new(),
             ended: VecDeque::new(),
         }
     }
@@ -202,14 +258,24 @@ impl History {
         self.clean_period
     }
 
+    /// `queue`'s name, shared by every record of the queue.
+    fn queue_name(&mut self, queue: &str) -> Arc<str> {
+        if let Some(name) = self.queues.iter().find(|name| &***name == queue) {
+            return Arc::clone(name);
+        }
+        let name: Arc<str> = Arc::from(queue);
+        self.queues.push(Arc::clone(&name));
+        name
+    }
+
     /// Job `id`, if it is known (live, or ended within CLEAN_PERIOD).
     pub fn job(&self, id: u64) -> Option<&JobRecord> {
-        self.jobs.get(&id)
+        self.jobs.get(&id).map(|record| &**record)
     }
 
     /// Every job known, by id.
     pub fn jobs(&self) -> Vec<&JobRecord> {
-        let mut jobs: Vec<&JobRecord> = self.jobs.values().collect();
+        let mut jobs: Vec<&JobRecord> = self.jobs.values().map(|record| &**record).collect();
         jobs.sort_by_key(|job| job.id);
         jobs
     }
@@ -251,19 +317,10 @@ impl History {
         origin: RecordOrigin,
         first_submitted_at: SimTime,
     ) {
-        let how = match &origin {
-            RecordOrigin::Bundled => "Present at start".to_owned(),
-            RecordOrigin::Submitted | RecordOrigin::Sent => "Submitted".to_owned(),
-            RecordOrigin::ForwardedIn { from, source_job } => {
-                format!(
-                    "Forwarded from cluster <{from}>, where it is job <{source_job}>; submitted"
-                )
-            }
-        };
-        let mut record = JobRecord {
+        let record = JobRecord {
             id,
             spec: spec.clone(),
-            queue: queue.to_owned(),
+            queue: self.queue_name(queue),
             origin,
             submitted_at: at,
             first_submitted_at: first_submitted_at.min(at),
@@ -275,16 +332,10 @@ impl History {
             forwarded: None,
             times: StateTimes::default(),
             events: Vec::new(),
+            submission_kept: false,
             more_events: 0,
         };
-        record.note(
-            at,
-            format!(
-                "{how} to queue <{queue}>, {} Task(s), user <{}>",
-                spec.slots, spec.user
-            ),
-        );
-        self.jobs.insert(id, record);
+        self.jobs.insert(id, Box::new(record));
     }
 
     /// A job of this cluster's scheduler changed state.
@@ -326,7 +377,8 @@ impl History {
             JobEvent::Held => ("PSUSP", "Held by bstop (PSUSP)".to_owned()),
             JobEvent::Released => ("PEND", "Released by bresume".to_owned()),
             JobEvent::Switched => {
-                record.queue = transition.queue.to_string();
+                record.keep_submission();
+                record.queue = Arc::from(transition.queue.as_str());
                 (
                     record.state,
                     format!("Switched to queue <{}>", transition.queue),
@@ -334,6 +386,7 @@ impl History {
             }
             JobEvent::Modified => {
                 if let Some(job) = cluster.job(transition.job) {
+                    record.keep_submission();
                     record.spec = job.spec.clone();
                 }
                 (record.state, modified_text(&record.spec))
@@ -348,6 +401,7 @@ impl History {
             ),
             JobEvent::Resized => {
                 if let Some(job) = cluster.job(transition.job) {
+                    record.keep_submission();
                     record.spec = job.spec.clone();
                     record.exec = Some(
                         job.placement
@@ -398,12 +452,12 @@ impl History {
     /// Job `id` (of a send queue) was forwarded to `target` at `at`.
     pub fn forwarded(&mut self, id: u64, at: SimTime, target: &str, forwards: u32, reason: &str) {
         if let Some(record) = self.jobs.get_mut(&id) {
-            record.forwarded = Some(ForwardRecord {
+            record.forwarded = Some(Box::new(ForwardRecord {
                 target: target.to_owned(),
                 dest_job: None,
                 at,
                 forwards,
-            });
+            }));
             record.note(at, format!("Forwarded to queue <{target}>: {reason}"));
         }
     }
@@ -468,7 +522,10 @@ impl History {
     /// Whether job `id` is known and its spec is kept: `bmod` applied at
     /// the submission cluster changes it.
     pub fn spec_mut(&mut self, id: u64) -> Option<&mut JobSpec> {
-        self.jobs.get_mut(&id).map(|record| &mut record.spec)
+        self.jobs.get_mut(&id).map(|record| {
+            record.keep_submission();
+            &mut record.spec
+        })
     }
 }
 
@@ -498,5 +555,32 @@ pub(crate) fn origin_of(origin: &JobOrigin, bundled: bool) -> RecordOrigin {
         },
         JobOrigin::Local if bundled => RecordOrigin::Bundled,
         JobOrigin::Local => RecordOrigin::Submitted,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job forwarded here that the history saw leave (withdrawn) and
+    /// that then started here (kept, after a crash): one live state, no
+    /// end before its start, and not cleaned as ended.
+    #[test]
+    fn a_job_that_left_and_came_back_is_live_again() {
+        let mut history = History::new(Duration::from_secs(60));
+        let spec = JobSpec::simple("j", "u", Duration::from_secs(600));
+        let origin = RecordOrigin::ForwardedIn {
+            from: ClusterName::new("S").expect("name"),
+            source_job: 7,
+        };
+        history.submitted(SimTime::ZERO, 1, "q", &spec, origin, SimTime::ZERO);
+        history.enter(1, SimTime::from_secs(5), GONE, "Sent back".to_owned());
+        assert_eq!(history.job(1).map(JobRecord::has_ended), Some(true));
+        history.enter(1, SimTime::from_secs(9), "RUN", "Started".to_owned());
+        let record = history.job(1).expect("kept");
+        assert_eq!((record.state, record.ended_at), ("RUN", None));
+        assert_eq!(record.started_at, Some(SimTime::from_secs(9)));
+        history.clean(SimTime::from_secs(1000));
+        assert!(history.job(1).is_some(), "a live job is not cleaned");
     }
 }

@@ -31,6 +31,7 @@ mod order;
 pub mod publish;
 mod quiescence;
 mod report;
+mod unsendable;
 mod wake;
 
 pub use build::{

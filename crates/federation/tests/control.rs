@@ -194,7 +194,8 @@ fn a_command_at_the_submission_cluster_reaches_the_execution_cluster() {
     let one = members[0].history().expect("kept");
     let record = one.job(2).expect("job 2");
     assert_eq!(record.state, "EXIT");
-    let texts: Vec<&str> = record.events.iter().map(|e| e.text.as_str()).collect();
+    let events = record.events();
+    let texts: Vec<&str> = events.iter().map(|e| e.text.as_str()).collect();
     assert!(
         texts[0].starts_with("Submitted to queue <send>"),
         "{texts:?}"
@@ -235,7 +236,7 @@ fn a_command_at_the_submission_cluster_reaches_the_execution_cluster() {
     let there = two.job(1).expect("the forwarded job at C2");
     assert_eq!(there.state, "EXIT");
     assert!(
-        there.events[0]
+        there.events()[0]
             .text
             .starts_with("Forwarded from cluster <C1>, where it is job <2>")
     );

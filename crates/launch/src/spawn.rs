@@ -34,6 +34,8 @@ pub(super) fn cluster_args(
         "--report".into(),
         "none".into(),
         "--exit-on-stdin-eof".into(),
+        // The run's record gathered at the end holds every job event.
+        "--record-events".into(),
     ];
     for peer in peers_of(spec) {
         if let Some(address) = scenario

@@ -8,7 +8,7 @@ use mcfed_protocol::ClusterName;
 use mcfed_transport::certs::ADMIN_NAME;
 use mcfed_transport::{AdminClient, AdminError, FederationTls, Role, TlsError};
 
-use mcfed_admin::{self as admin, AdminRequest, AdminResponse, CodecError};
+use mcfed_admin::{self as admin, AdminRequest, AdminResponse, CodecError, JobRow, JobsQuery};
 
 /// Why a request to a cluster process failed.
 #[derive(Debug, thiserror::Error)]
@@ -109,6 +109,61 @@ impl Session {
     pub async fn close(self) {
         self.client.close().await;
     }
+}
+
+/// The most pages one listing asks for (each about
+/// [`mcfed_admin::cmd::jobs::PAGE_BYTES`]): far beyond the rows of the most
+/// jobs a cluster holds, so only a cluster that keeps answering "more"
+/// without moving on is stopped by it.
+pub const MAX_JOB_PAGES: usize = 1 << 16;
+
+impl Session {
+    /// Every job `query` asks for, page after page
+    /// ([`AdminRequest::JobsPage`]): a table of any size, each page well
+    /// under the admin channel's bound.
+    pub async fn jobs(&self, query: &JobsQuery) -> Result<Vec<JobRow>, ClientError> {
+        let mut rows = Vec::new();
+        let mut after = None;
+        for _ in 0..MAX_JOB_PAGES {
+            let request = AdminRequest::JobsPage {
+                query: query.clone(),
+                after,
+            };
+            let AdminResponse::JobsPage(page) = self.ask(&request).await? else {
+                return Err(ClientError::Unexpected(self.cluster.clone()));
+            };
+            rows.extend(page.rows);
+            match page.next {
+                // A page must move on: a cluster that answers the same
+                // place again would be asked forever.
+                Some(next) if after.is_none_or(|after| next > after) => after = Some(next),
+                Some(_) => return Err(ClientError::Unexpected(self.cluster.clone())),
+                None => return Ok(rows),
+            }
+        }
+        Err(ClientError::Unexpected(self.cluster.clone()))
+    }
+}
+
+/// Connects to `target`, lists the jobs `query` asks for (page after page:
+/// [`Session::jobs`]) and closes.
+pub fn jobs_once(target: &Target, query: &JobsQuery) -> Result<Vec<JobRow>, ClientError> {
+    let tls = admin_tls(&target.certs)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let session = Session::connect(
+            &tls,
+            &target.cluster,
+            &target.address,
+            Duration::from_secs(5),
+        )
+        .await?;
+        let rows = session.jobs(query).await;
+        session.close().await;
+        rows
+    })
 }
 
 /// Connects to `target`, asks `request` and closes: for one-shot commands.

@@ -177,6 +177,12 @@ pub struct ClusterOptions {
     /// Where the process hands a read-only handle on itself once it runs
     /// (the live page of `mcfed cluster --web`).
     pub watch: Option<tokio::sync::mpsc::UnboundedSender<LocalWatch>>,
+    /// Keep every job event (and slot-usage sample) for the run's record
+    /// that `mcfed launch` gathers at the end (`--record-events`, which the
+    /// launcher gives). Without it the process keeps none: a long-lived
+    /// cluster's memory is its jobs and its job history, which CLEAN_PERIOD
+    /// bounds (`bjobs -a`, `bhist` and `bacct` read the history).
+    pub record_events: bool,
 }
 
 impl ClusterOptions {
@@ -198,6 +204,7 @@ impl ClusterOptions {
             keep_journals: false,
             salvage: false,
             watch: None,
+            record_events: false,
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct Recorder {
     recording: Recording,
     jobs_csv: Option<JobsCsvSink>,
     lsb_acct: Option<AcctLogs>,
+    /// Decision records dropped from the front
+    /// ([`Recorder::keep_newest_decisions`]).
+    decisions_dropped: usize,
 }
 
 impl Recorder {
@@ -60,7 +63,29 @@ impl Recorder {
             recording,
             jobs_csv: None,
             lsb_acct: None,
+            decisions_dropped: 0,
         }
+    }
+
+    /// Drops all but the newest `keep` decision records once more than
+    /// twice as many are held: a long-lived cluster process, whose live
+    /// page reads only the newest, keeps a bounded number (with job events
+    /// off, nothing refers to a record by its place in
+    /// [`RunOutput::order`]).
+    pub fn keep_newest_decisions(&mut self, keep: usize) {
+        let held = self.output.decisions.len();
+        if held <= keep.saturating_mul(2) {
+            return;
+        }
+        let dropped = held - keep;
+        self.output.decisions.drain(..dropped);
+        self.decisions_dropped += dropped;
+    }
+
+    /// How many decision records [`Recorder::keep_newest_decisions`]
+    /// dropped: the first one held is the record of that index.
+    pub fn decisions_dropped(&self) -> usize {
+        self.decisions_dropped
     }
 
     /// Writes each cluster's lsb.acct through `logs` as jobs finish.

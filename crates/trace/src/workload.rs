@@ -24,6 +24,11 @@ use rustc_hash::FxHashMap;
 
 use crate::swf::{Header, SwfError, SwfReader, SwfRecord};
 
+/// "trace line skipped" (and "lsb.acct record skipped") warnings: one line per interval, with the count of
+/// those not logged (a damaged trace may have millions of such lines).
+pub(crate) static SKIPPED_LINES: mcfed_protocol::LogLimit =
+    mcfed_protocol::LogLimit::new(std::time::Duration::from_secs(10));
+
 pub mod lsb_acct;
 
 pub use lsb_acct::AcctMapping;
@@ -276,6 +281,12 @@ impl WorkloadStream {
         let mut spec = JobSpec::simple(name, user, seconds(record.run_time));
         spec.slots = slots;
         spec.run_limit = (record.requested_time > 0.0).then(|| seconds(record.requested_time));
+        // The one check every job that enters passes (its name and user
+        // too: a workload's name and a trace's users make them).
+        if spec.check_bounds().is_err() {
+            self.skipped.out_of_bounds += 1;
+            return None;
+        }
         let at_ms = (record.submit_time.max(0.0) * self.spec.time_scale * 1000.0).round();
         Some(Submission {
             at: SimTime::from_millis(at_ms.min(u64::MAX as f64 / 2.0) as u64),
@@ -310,7 +321,9 @@ impl Iterator for WorkloadStream {
                 Ok(record) => record,
                 Err(error) => {
                     self.skipped.malformed += 1;
-                    tracing::warn!(%error, "trace line skipped");
+                    if let Some(suppressed) = SKIPPED_LINES.admit("trace line skipped") {
+                        tracing::warn!(%error, suppressed, "trace line skipped");
+                    }
                     self.first_error.get_or_insert_with(|| error.to_string());
                     continue;
                 }

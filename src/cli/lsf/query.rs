@@ -117,10 +117,7 @@ pub(crate) fn bjobs_in(args: BjobsArgs, dialect: Dialect) -> anyhow::Result<Exit
         Some("json") | None => None,
         Some(spec) => Some(jobs::parse_fields(spec).map_err(anyhow::Error::msg)?),
     };
-    let rows = match args.target.ask(&AdminRequest::Jobs(args.query()))? {
-        AdminResponse::Jobs(rows) => rows,
-        _ => return Err(args.target.unexpected()),
-    };
+    let rows = mcfed_process::client::jobs_once(&args.target.target()?, &args.query())?;
     let mut code = ExitCode::SUCCESS;
     for id in &args.jobs {
         if !rows.iter().any(|row| row.job_id == *id) {

@@ -75,6 +75,13 @@ pub fn apply(
         AdminRequest::Submit { queue, spec } => submit::apply(member, now, queue, spec, effects),
         AdminRequest::SubmitMany { jobs } => submit::apply_many(member, now, jobs, effects),
         AdminRequest::Jobs(query) => jobs::apply(member, now, &query),
+        AdminRequest::JobsPage { query, after } => AdminResponse::JobsPage(jobs::page::page(
+            member,
+            now,
+            &query,
+            after,
+            jobs::PAGE_BYTES,
+        )),
         AdminRequest::Queues => AdminResponse::Queues(queues::rows(member, now)),
         AdminRequest::Hosts => AdminResponse::Hosts(hosts::rows(member.node())),
         AdminRequest::Control { job, action } => {
@@ -180,6 +187,17 @@ pub enum AdminRequest {
     Activity,
     /// The cluster's advance reservations (`brsvs`).
     Reservations,
+    /// One page of the jobs `bjobs` asks for: those after job `after` (by
+    /// id), about [`jobs::PAGE_BYTES`] of them; the answer says where the
+    /// next page starts. `bjobs` asks page after page, so a table of any
+    /// size is listed ([`AdminRequest::Jobs`] answers in one message, which
+    /// the admin channel bounds).
+    JobsPage {
+        /// The jobs asked for.
+        query: JobsQuery,
+        /// The last job id of the page before (none: from the first).
+        after: Option<u64>,
+    },
 }
 
 /// A cluster process's answer.
@@ -223,6 +241,8 @@ pub enum AdminResponse {
     Activity(ActivityReply),
     /// The advance reservations, in configuration order.
     Reservations(Vec<ReservationRow>),
+    /// One page of jobs.
+    JobsPage(jobs::JobsPage),
 }
 
 impl AdminRequest {

@@ -54,6 +54,9 @@ pub fn apply(
     spec: JobSpec,
     effects: &mut Effects,
 ) -> AdminResponse {
+    if let Err(why) = spec.check_bounds() {
+        return AdminResponse::Error(format!("job refused: {why}"));
+    }
     match member.submit(now, &queue, spec, effects) {
         Ok(submitted) => AdminResponse::Submitted(Submitted {
             cluster: member.name().to_string(),
@@ -79,6 +82,7 @@ pub fn apply_many(
     let answers = jobs
         .into_iter()
         .map(|(queue, spec)| {
+            spec.check_bounds()?;
             member
                 .submit(now, &queue, spec, effects)
                 .map(|submitted| Submitted {

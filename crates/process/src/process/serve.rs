@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{EmulatedClock, Inspect, Link, MemberActor};
+use mcfed_actors::{Apply, EmulatedClock, Inspect, Link, MemberActor};
 use mcfed_chaos::ChaosConfig;
-use mcfed_federation::{GroupState, Member};
+use mcfed_federation::{Effects, GroupState, Member};
 use mcfed_protocol::{ClusterName, Envelope, Message, Resume};
 use mcfed_run::recorder::{Recorder, Recording, SharedRecorder};
 use mcfed_transport::{Event, Peer, Transport, TransportConfig, TruthCall, TruthClient};
@@ -157,7 +157,7 @@ pub(super) async fn serve(
     .start();
     let waiters = ControlWaiters::default();
     let recorder = SharedRecorder::new(Recorder::new(Recording {
-        events: true,
+        events: options.record_events,
         count_only: false,
     }));
     let oracle = truth_client.clone().map(|client| {
@@ -175,6 +175,9 @@ pub(super) async fn serve(
             recorder: recorder.clone(),
             report: options.report,
             waiters: waiters.clone(),
+            // The live page reads the newest; only a launched run's
+            // record keeps them all.
+            keep_decisions: (!options.record_events).then_some(WATCH_DECISIONS),
         });
     if let Some(every) = sample_every {
         actor = actor.with_usage_samples(every);
@@ -390,12 +393,36 @@ fn handle_event(process: &Process, event: Event) {
             let member = process.local.member.clone();
             actix_rt::spawn(async move { answer_truth(member, call).await });
         }
-        // To do (the member side): turn it into a refusal the job's owner
-        // sees. Until then it is at least said, never dropped silently.
-        Event::Unsendable { envelope, error } => {
-            tracing::error!(cluster = %process.name, to = %envelope.to, kind = envelope.message.kind(), %error, "a message could not be sent");
-        }
+        Event::Unsendable { envelope, error } => refuse_unsendable(process, envelope, &error),
     }
+}
+
+/// A message the transport could not send: a job's forward ends the job
+/// here, a refusal its owner sees (`Member::unsendable`); any other is
+/// said in the log.
+fn refuse_unsendable(process: &Process, envelope: Envelope, error: &impl std::fmt::Display) {
+    let why = error.to_string();
+    let name = process.name.clone();
+    let member = process.local.member.clone();
+    actix_rt::spawn(async move {
+        let (to, kind) = (envelope.to.clone(), envelope.message.kind());
+        let ended = member
+            .send(Apply {
+                changes: true,
+                apply: move |member: &mut Member, now, effects: &mut Effects| {
+                    member
+                        .unsendable(now, &envelope, &why, effects)
+                        .map(|job| (job, why))
+                },
+            })
+            .await;
+        match ended {
+            Ok(Ok(Some((job, why)))) => {
+                tracing::error!(cluster = %name, %to, job, %why, "a job's forward cannot be sent: the job is refused (EXIT), as its bjobs -a and bhist say");
+            }
+            _ => tracing::error!(cluster = %name, %to, kind, "a message could not be sent"),
+        }
+    });
 }
 
 /// Answers a peer's oracle query with the counters this cluster would

@@ -83,6 +83,9 @@ pub(super) struct LiveObserver {
     pub(super) report: LiveReport,
     /// Admin calls waiting for answers to job control commands.
     pub(super) waiters: ControlWaiters,
+    /// Keep only about this many of the newest decision records (a
+    /// process not keeping its run's record for `mcfed launch`).
+    pub(super) keep_decisions: Option<usize>,
 }
 
 impl Observer for LiveObserver {
@@ -91,19 +94,21 @@ impl Observer for LiveObserver {
         let mut recorder = self.recorder.lock();
         let before = recorder.output().decisions.len();
         recorder.observe(member, at, effects);
-        if self.report == LiveReport::None {
-            return;
+        if self.report != LiveReport::None {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            for record in &recorder.output().decisions[before..] {
+                let line = match self.report {
+                    LiveReport::Json => render::decision_json(record).unwrap_or_default(),
+                    _ => render::decision_text(record),
+                };
+                let _ = writeln!(out, "{line}");
+            }
+            let _ = out.flush();
         }
-        use std::io::Write as _;
-        let mut out = std::io::stdout().lock();
-        for record in &recorder.output().decisions[before..] {
-            let line = match self.report {
-                LiveReport::Json => render::decision_json(record).unwrap_or_default(),
-                _ => render::decision_text(record),
-            };
-            let _ = writeln!(out, "{line}");
+        if let Some(keep) = self.keep_decisions {
+            recorder.keep_newest_decisions(keep);
         }
-        let _ = out.flush();
     }
 
     fn sample(&mut self, member: &Member, at: SimTime) {
@@ -119,6 +124,8 @@ impl Observer for LiveObserver {
 /// answer to [`mcfed_admin::AdminRequest::Records`]).
 pub(super) struct Collected {
     pub(super) records: Vec<DecisionRecord>,
+    /// The index after the last record: how many were made.
+    pub(super) total: usize,
     pub(super) events: Vec<EventRecord>,
     pub(super) usage: Vec<UsageRecord>,
     pub(super) metrics: MetricsRecorder,
@@ -129,12 +136,14 @@ pub(super) struct Collected {
 pub(super) fn records_from(recorder: &SharedRecorder, from: usize) -> Collected {
     let recorder = recorder.lock();
     let output = recorder.output();
+    let dropped = recorder.decisions_dropped();
     Collected {
         records: output
             .decisions
-            .get(from..)
+            .get(from.saturating_sub(dropped)..)
             .map(<[_]>::to_vec)
             .unwrap_or_default(),
+        total: dropped + output.decisions.len(),
         events: output.events.clone(),
         usage: output.usage.clone(),
         metrics: recorder.metrics().clone(),
@@ -151,11 +160,15 @@ pub(super) fn decisions_from(
     limit: usize,
 ) -> (Vec<DecisionRecord>, usize) {
     let recorder = recorder.lock();
+    let dropped = recorder.decisions_dropped();
     let decisions = &recorder.output().decisions;
-    let total = decisions.len();
-    let from = from.max(total.saturating_sub(limit));
+    let total = dropped + decisions.len();
+    let from = from.max(total.saturating_sub(limit)).max(dropped);
     (
-        decisions.get(from..).map(<[_]>::to_vec).unwrap_or_default(),
+        decisions
+            .get(from - dropped..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default(),
         total,
     )
 }

@@ -212,11 +212,17 @@ impl Durability for JournalDurability {
         self.writer.wants_snapshot(COMPACT_MIN_BYTES)
     }
 
+    /// Encodes the member's state here, in the member's thread, and hands
+    /// the writer only the bytes: the state's copy (a million jobs are
+    /// hundreds of megabytes of it) is freed where it was made, on top of
+    /// that thread's heap, so the allocator gives it back; freed on the
+    /// writer's thread while the member went on taking jobs above it, it
+    /// stayed in the process's resident memory (docs/performance.md).
     fn snapshot(&self, mut state: DurableState) {
         state.process = self.facts.lock().ok().map(|facts| *facts);
-        self.writer.snapshot_with(Box::new(move || {
-            mcfed_journal::encode_snapshot(&state).map_err(|error| error.to_string())
-        }));
+        let encoded = mcfed_journal::encode_snapshot(&state).map_err(|error| error.to_string());
+        drop(state);
+        self.writer.snapshot_with(Box::new(move || encoded));
     }
 }
 

@@ -232,7 +232,10 @@ impl AcctSource {
                 None => self.drained = true,
                 Some(Err(error)) => {
                     skipped.malformed += 1;
-                    tracing::warn!(%error, "lsb.acct record skipped");
+                    if let Some(suppressed) = super::SKIPPED_LINES.admit("lsb.acct record skipped")
+                    {
+                        tracing::warn!(%error, suppressed, "lsb.acct record skipped");
+                    }
                     first_error.get_or_insert_with(|| error.to_string());
                 }
                 Some(Ok(job)) => {

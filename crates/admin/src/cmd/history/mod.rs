@@ -137,7 +137,7 @@ pub fn history(member: &Member, now: SimTime) -> (Vec<HistoryRow>, f64) {
     (rows, history.clean_period().as_secs_f64())
 }
 
-fn history_row(record: &JobRecord, now: SimTime) -> HistoryRow {
+pub(crate) fn history_row(record: &JobRecord, now: SimTime) -> HistoryRow {
     let times = record.times_at(now);
     let (origin, forwarded_from) = match &record.origin {
         RecordOrigin::Bundled => ("bundled", None),
@@ -157,7 +157,7 @@ fn history_row(record: &JobRecord, now: SimTime) -> HistoryRow {
         job_id: record.id,
         job_name: record.spec.name.to_string(),
         user: record.spec.user.to_string(),
-        queue: record.queue.clone(),
+        queue: record.queue.to_string(),
         stat: record.state.to_owned(),
         origin: origin.to_owned(),
         forwarded_from,
@@ -183,11 +183,11 @@ fn history_row(record: &JobRecord, now: SimTime) -> HistoryRow {
             total: times.total().as_secs_f64(),
         },
         events: record
-            .events
-            .iter()
+            .events()
+            .into_iter()
             .map(|event| HistoryEventRow {
                 time: secs(event.at),
-                event: event.text.clone(),
+                event: event.text,
             })
             .collect(),
         more_events: record.more_events,
@@ -198,35 +198,40 @@ fn history_row(record: &JobRecord, now: SimTime) -> HistoryRow {
 pub fn finished_jobs(cluster: &str, rows: &[HistoryRow]) -> Vec<JobRow> {
     rows.iter()
         .filter(|row| row.end_time.is_some() && row.stat != GONE)
-        .map(|row| JobRow {
-            job_id: row.job_id,
-            user: row.user.clone(),
-            stat: row.stat.clone(),
-            queue: row.queue.clone(),
-            from_host: row.forwarded_from.as_ref().map_or_else(
-                || cluster.to_owned(),
-                |from| format!("{}@{}", from.source_job, from.cluster),
-            ),
-            // A job sent to another cluster ran there: `@cluster`, as
-            // `bjobs` shows it while it runs.
-            exec_host: match (row.origin.as_str(), &row.exec_host) {
-                ("sent", Some(cluster)) if !cluster.starts_with('@') => Some(format!("@{cluster}")),
-                (_, exec) => exec.clone(),
-            },
-            job_name: row.job_name.clone(),
-            submit_time: row.submit_time,
-            slots: row.slots,
-            forwarded_to: None,
-            forwarded_from: row.forwarded_from.clone(),
-            pending_reason: None,
-            run_time: row.times.run,
-            run_limit: row.run_limit,
-            resources: Vec::new(),
-            start_time: row.start_time,
-            finish_time: row.end_time,
-            output_file: row.output_file.clone(),
-            error_file: row.error_file.clone(),
-            user_priority: row.user_priority,
-        })
+        .map(|row| finished_row(cluster, row))
         .collect()
+}
+
+/// One job that ended, as `bjobs -a` lists it.
+pub fn finished_row(cluster: &str, row: &HistoryRow) -> JobRow {
+    JobRow {
+        job_id: row.job_id,
+        user: row.user.clone(),
+        stat: row.stat.clone(),
+        queue: row.queue.clone(),
+        from_host: row.forwarded_from.as_ref().map_or_else(
+            || cluster.to_owned(),
+            |from| format!("{}@{}", from.source_job, from.cluster),
+        ),
+        // A job sent to another cluster ran there: `@cluster`, as
+        // `bjobs` shows it while it runs.
+        exec_host: match (row.origin.as_str(), &row.exec_host) {
+            ("sent", Some(cluster)) if !cluster.starts_with('@') => Some(format!("@{cluster}")),
+            (_, exec) => exec.clone(),
+        },
+        job_name: row.job_name.clone(),
+        submit_time: row.submit_time,
+        slots: row.slots,
+        forwarded_to: None,
+        forwarded_from: row.forwarded_from.clone(),
+        pending_reason: None,
+        run_time: row.times.run,
+        run_limit: row.run_limit,
+        resources: Vec::new(),
+        start_time: row.start_time,
+        finish_time: row.end_time,
+        output_file: row.output_file.clone(),
+        error_file: row.error_file.clone(),
+        user_priority: row.user_priority,
+    }
 }

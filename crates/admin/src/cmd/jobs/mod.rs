@@ -1,15 +1,18 @@
 //! `bjobs`: the jobs a cluster holds — its scheduler's and its send
 //! queues' — as rows, filtered at the cluster.
 
-use mcfed_cluster::{ClusterNode, JobOrigin, JobState};
+use mcfed_cluster::{Cluster, ClusterNode, Job, JobOrigin, JobState};
 use mcfed_federation::Member;
+use mcfed_forwarder::node::SourceJob;
 use mcfed_forwarder::{ForwarderNode, SourceState};
 use mcfed_protocol::SimTime;
 use serde::{Deserialize, Serialize};
 
+pub mod page;
 mod print;
 mod query;
 
+pub use page::{JobsPage, PAGE_BYTES};
 pub use print::{
     JOB_FIELDS, JobField, default_fields, jobs, jobs_fields, jobs_table, parse_fields,
 };
@@ -18,23 +21,9 @@ pub use query::{Finished, JobsQuery, name_matches};
 use crate::AdminResponse;
 
 /// The jobs of `member` at `now` that `query` asks for, by job id (the
-/// finished ones from its history).
+/// finished ones from its history), in one answer however long.
 pub fn apply(member: &Member, now: SimTime, query: &JobsQuery) -> AdminResponse {
-    let mut rows = Vec::new();
-    if query.finished != Finished::Only {
-        rows = cluster_jobs(member.node());
-        if let Some(forwarder) = member.forwarder() {
-            rows.extend(forwarder_jobs(forwarder, member.local_time(now)));
-        }
-    }
-    if query.finished != Finished::Not || !query.ids.is_empty() {
-        let (history, _) = crate::cmd::history::history(member, now);
-        let finished = crate::cmd::history::finished_jobs(member.name().as_str(), &history);
-        rows.extend(finished);
-    }
-    rows.retain(|row| query.keeps(row));
-    rows.sort_by_key(|row| row.job_id);
-    AdminResponse::Jobs(rows)
+    AdminResponse::Jobs(page::page(member, now, query, None, usize::MAX).rows)
 }
 
 /// One job, as `bjobs` shows it.
@@ -122,138 +111,140 @@ pub fn cluster_jobs(node: &ClusterNode) -> Vec<JobRow> {
     let cluster = node.cluster();
     let mut rows: Vec<JobRow> = cluster
         .jobs()
-        .map(|job| {
-            let (from_host, forwarded_from) = match &job.origin {
-                JobOrigin::Local => (cluster.name().to_string(), None),
-                JobOrigin::Forwarded { from, source_job } => (
-                    format!("{source_job}@{from}"),
-                    Some(ForwardedFrom {
-                        cluster: from.to_string(),
-                        source_job: *source_job,
-                    }),
-                ),
-            };
-            let exec_host = (!job.placement.is_empty()).then(|| {
-                job.placement
-                    .iter()
-                    .map(|place| format!("{}*{}", place.slots, cluster.host_name(place.host)))
-                    .collect::<Vec<_>>()
-                    .join(":")
-            });
-            let pending_reason = (job.state == JobState::Pending)
-                .then(|| cluster.pending_reason(job).describe().to_owned());
-            let options = job.spec.options();
-            JobRow {
-                job_id: job.id.0,
-                user: job.spec.user.to_string(),
-                stat: job.state.as_str().to_owned(),
-                queue: cluster.queue_config(job.queue).name.to_string(),
-                from_host,
-                exec_host,
-                job_name: job.spec.name.to_string(),
-                submit_time: secs(job.submitted_at),
-                slots: job.spec.slots,
-                forwarded_to: None,
-                forwarded_from,
-                pending_reason,
-                run_time: job.spec.run_time.as_secs_f64(),
-                run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
-                resources: job.spec.resources.clone(),
-                start_time: job.started_at.map(secs),
-                finish_time: None,
-                output_file: options.output_file,
-                error_file: options.error_file,
-                user_priority: options.user_priority,
-            }
-        })
+        .map(|job| cluster_row(cluster, job))
         .collect();
     rows.sort_by_key(|row| row.job_id);
     rows
 }
 
+/// One job of a cluster's own queues, as `bjobs` shows it.
+pub fn cluster_row(cluster: &Cluster, job: &Job) -> JobRow {
+    let (from_host, forwarded_from) = match &job.origin {
+        JobOrigin::Local => (cluster.name().to_string(), None),
+        JobOrigin::Forwarded { from, source_job } => (
+            format!("{source_job}@{from}"),
+            Some(ForwardedFrom {
+                cluster: from.to_string(),
+                source_job: *source_job,
+            }),
+        ),
+    };
+    let exec_host = (!job.placement.is_empty()).then(|| {
+        job.placement
+            .iter()
+            .map(|place| format!("{}*{}", place.slots, cluster.host_name(place.host)))
+            .collect::<Vec<_>>()
+            .join(":")
+    });
+    let pending_reason =
+        (job.state == JobState::Pending).then(|| cluster.pending_reason(job).describe().to_owned());
+    let options = job.spec.options();
+    JobRow {
+        job_id: job.id.0,
+        user: job.spec.user.to_string(),
+        stat: job.state.as_str().to_owned(),
+        queue: cluster.queue_config(job.queue).name.to_string(),
+        from_host,
+        exec_host,
+        job_name: job.spec.name.to_string(),
+        submit_time: secs(job.submitted_at),
+        slots: job.spec.slots,
+        forwarded_to: None,
+        forwarded_from,
+        pending_reason,
+        run_time: job.spec.run_time.as_secs_f64(),
+        run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
+        resources: job.spec.resources.clone(),
+        start_time: job.started_at.map(secs),
+        finish_time: None,
+        output_file: options.output_file,
+        error_file: options.error_file,
+        user_priority: options.user_priority,
+    }
+}
+
 /// The jobs submitted to a cluster's send queues, by job id.
 pub fn forwarder_jobs(forwarder: &ForwarderNode, now: SimTime) -> Vec<JobRow> {
-    let view = forwarder.view();
-    let unreachable = |job: &mcfed_forwarder::node::SourceJob| {
-        job.remote_queue()
-            .is_some_and(|to| forwarder.is_unreachable(view.cluster_of(to), now))
-    };
     let mut rows: Vec<JobRow> = forwarder
         .jobs()
-        .map(|job| {
-            let stat = match job.state {
-                // LSF's UNKWN: started where nobody can be asked.
-                SourceState::Running { .. }
-                | SourceState::Suspended { .. }
-                | SourceState::Stopped { .. }
-                    if unreachable(job) =>
-                {
-                    "UNKWN"
-                }
-                state => state.as_str(),
-            };
-            let forwarded_to = job.remote_queue().map(|to| {
-                let at = view.queue_ref(to);
-                ForwardedTo {
-                    cluster: at.cluster.to_string(),
-                    queue: at.queue.to_string(),
-                    dest_job: job.dest_job(),
-                    forward_time: secs(job.forwarded_at),
-                    forwards: job.forwards,
-                }
-            });
-            let exec_host = match job.state {
-                SourceState::Running { to, .. }
-                | SourceState::Suspended { to, .. }
-                | SourceState::Stopped { to, .. } => Some(format!("@{}", view.cluster_of(to))),
-                _ => None,
-            };
-            let pending_reason = match job.state {
-                SourceState::Waiting => Some(job.waiting_reason().to_owned()),
-                SourceState::GaveUp => Some(
-                    "Forwarded MAX_FORWARDS times; pending at the submission cluster".to_owned(),
-                ),
-                SourceState::Forwarded { .. } | SourceState::Accepted { .. }
-                    if unreachable(job) =>
-                {
-                    Some("Pending at the execution cluster; remote cluster unreachable".to_owned())
-                }
-                SourceState::Forwarded { .. } | SourceState::Accepted { .. } => {
-                    Some("Pending at the execution cluster".to_owned())
-                }
-                SourceState::Held => Some("Held at the submission cluster by bstop".to_owned()),
-                SourceState::HeldThere { .. } => {
-                    Some("Held at the execution cluster by bstop".to_owned())
-                }
-                _ => None,
-            };
-            let options = job.spec.options();
-            JobRow {
-                job_id: job.id,
-                user: job.spec.user.to_string(),
-                stat: stat.to_owned(),
-                queue: forwarder
-                    .send_queue_name(job.send_queue_index())
-                    .to_string(),
-                from_host: forwarder.cluster().to_string(),
-                exec_host,
-                job_name: job.spec.name.to_string(),
-                submit_time: secs(job.submitted_at),
-                slots: job.spec.slots,
-                forwarded_to,
-                forwarded_from: None,
-                pending_reason,
-                run_time: job.spec.run_time.as_secs_f64(),
-                run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
-                resources: job.spec.resources.clone(),
-                start_time: None,
-                finish_time: None,
-                output_file: options.output_file,
-                error_file: options.error_file,
-                user_priority: options.user_priority,
-            }
-        })
+        .map(|job| forwarder_row(forwarder, job, now))
         .collect();
     rows.sort_by_key(|row| row.job_id);
     rows
+}
+
+/// One job of a cluster's send queues, as `bjobs` shows it at `now` (the
+/// member's local time).
+pub fn forwarder_row(forwarder: &ForwarderNode, job: &SourceJob, now: SimTime) -> JobRow {
+    let view = forwarder.view();
+    let unreachable = job
+        .remote_queue()
+        .is_some_and(|to| forwarder.is_unreachable(view.cluster_of(to), now));
+    let stat = match job.state {
+        // LSF's UNKWN: started where nobody can be asked.
+        SourceState::Running { .. }
+        | SourceState::Suspended { .. }
+        | SourceState::Stopped { .. }
+            if unreachable =>
+        {
+            "UNKWN"
+        }
+        state => state.as_str(),
+    };
+    let forwarded_to = job.remote_queue().map(|to| {
+        let at = view.queue_ref(to);
+        ForwardedTo {
+            cluster: at.cluster.to_string(),
+            queue: at.queue.to_string(),
+            dest_job: job.dest_job(),
+            forward_time: secs(job.forwarded_at),
+            forwards: job.forwards,
+        }
+    });
+    let exec_host = match job.state {
+        SourceState::Running { to, .. }
+        | SourceState::Suspended { to, .. }
+        | SourceState::Stopped { to, .. } => Some(format!("@{}", view.cluster_of(to))),
+        _ => None,
+    };
+    let pending_reason = match job.state {
+        SourceState::Waiting => Some(job.waiting_reason().to_owned()),
+        SourceState::GaveUp => {
+            Some("Forwarded MAX_FORWARDS times; pending at the submission cluster".to_owned())
+        }
+        SourceState::Forwarded { .. } | SourceState::Accepted { .. } if unreachable => {
+            Some("Pending at the execution cluster; remote cluster unreachable".to_owned())
+        }
+        SourceState::Forwarded { .. } | SourceState::Accepted { .. } => {
+            Some("Pending at the execution cluster".to_owned())
+        }
+        SourceState::Held => Some("Held at the submission cluster by bstop".to_owned()),
+        SourceState::HeldThere { .. } => Some("Held at the execution cluster by bstop".to_owned()),
+        _ => None,
+    };
+    let options = job.spec.options();
+    JobRow {
+        job_id: job.id,
+        user: job.spec.user.to_string(),
+        stat: stat.to_owned(),
+        queue: forwarder
+            .send_queue_name(job.send_queue_index())
+            .to_string(),
+        from_host: forwarder.cluster().to_string(),
+        exec_host,
+        job_name: job.spec.name.to_string(),
+        submit_time: secs(job.submitted_at),
+        slots: job.spec.slots,
+        forwarded_to,
+        forwarded_from: None,
+        pending_reason,
+        run_time: job.spec.run_time.as_secs_f64(),
+        run_limit: job.spec.run_limit.map(|limit| limit.as_secs_f64()),
+        resources: job.spec.resources.clone(),
+        start_time: None,
+        finish_time: None,
+        output_file: options.output_file,
+        error_file: options.error_file,
+        user_priority: options.user_priority,
+    }
 }

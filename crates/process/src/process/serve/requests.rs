@@ -180,7 +180,7 @@ async fn records(process: &Process, from: usize) -> AdminResponse {
     let collected = records_from(&process.recorder, from);
     AdminResponse::Records(Box::new(RecordsReply {
         cluster: process.name.to_string(),
-        total: from + collected.records.len(),
+        total: collected.total,
         records: collected.records,
         initial_states: process.initial_states.as_ref().clone(),
         events: collected.events,
