@@ -438,3 +438,52 @@ fn a_replayed_reservation_is_named_as_the_cluster_reads_it() {
         );
     }
 }
+
+/// The jobs of a log as (name, slots, status, run time), sorted.
+fn finished(path: &Path) -> Vec<(String, i64, i32, i64)> {
+    let mut jobs: Vec<_> = records(path)
+        .into_iter()
+        .map(|record| {
+            (
+                record.job_name,
+                record.num_processors,
+                record.status,
+                record.run_time,
+            )
+        })
+        .collect();
+    jobs.sort();
+    jobs
+}
+
+/// `mcfed launch --lsb-acct DIR`: each cluster process writes its log as
+/// `mcfed run --lsb-acct` does, the same jobs with the same slots, status
+/// and run time (a trace replayed to drain).
+#[test]
+fn a_launched_run_writes_each_clusters_lsb_acct() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = "scenarios/traces/small-trace.toml";
+    let emulated = dir.path().join("run");
+    let launched = dir.path().join("launch");
+    let arg = |path: &Path| path.to_str().expect("UTF-8").to_owned();
+    succeeded(&mcfed(&[
+        "run",
+        scenario,
+        "-q",
+        "--lsb-acct",
+        &arg(&emulated),
+    ]));
+    succeeded(&mcfed(&[
+        "launch",
+        scenario,
+        "--base-port",
+        "0",
+        "--speed",
+        "100",
+        "--lsb-acct",
+        &arg(&launched),
+    ]));
+    let expected = finished(&emulated.join("C1/logdir/lsb.acct"));
+    assert_eq!(expected.len(), 10, "{expected:?}");
+    assert_eq!(finished(&launched.join("C1/logdir/lsb.acct")), expected);
+}

@@ -123,6 +123,11 @@ pub(crate) struct ClusterArgs {
     /// and move every id past what the lost records can have handed out.
     #[arg(long, requires = "state")]
     salvage: bool,
+    /// Write the cluster's lsb.acct, LSF's accounting log, under DIR
+    /// (DIR/NAME/logdir/lsb.acct, appended to): a JOB_FINISH record for
+    /// every job that finishes here, as it finishes.
+    #[arg(long, value_name = "DIR")]
+    lsb_acct: Option<PathBuf>,
     /// Serve a live page of this cluster (its hosts, queues, the counters it holds, its decisions) at ADDR (PORT, on 127.0.0.1, or
     /// HOST:PORT; 0.0.0.0:PORT serves it beyond this machine). The page
     /// only reads; it says where it is on standard error.
@@ -153,6 +158,7 @@ pub(crate) fn cluster(args: ClusterArgs) -> anyhow::Result<ExitCode> {
     options.state = args.state;
     options.keep_journals = args.keep_journals;
     options.salvage = args.salvage;
+    options.lsb_acct = args.lsb_acct;
     options.report = match args.report {
         LiveOutput::Text => LiveReport::Text,
         LiveOutput::Json => LiveReport::Json,
@@ -230,6 +236,10 @@ pub(crate) struct LaunchArgs {
     /// journals instead of losing their jobs.
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
+    /// Have each process write its cluster's lsb.acct under DIR
+    /// (DIR/NAME/logdir/lsb.acct, `mcfed cluster --lsb-acct`).
+    #[arg(long, value_name = "DIR")]
+    lsb_acct: Option<PathBuf>,
     /// Serve a live page of the whole federation (every cluster, the counters held and the truth, the decisions) at ADDR (PORT, on 127.0.0.1, or
     /// HOST:PORT; 0.0.0.0:PORT serves it beyond this machine). The page
     /// only reads; it says where it is on standard error.
@@ -302,6 +312,7 @@ pub(crate) fn launch(args: LaunchArgs) -> anyhow::Result<ExitCode> {
     options.chaos = args.chaos.overrides();
     options.oracle = args.oracle;
     options.state = args.state;
+    options.lsb_acct = args.lsb_acct;
     if args.print_commands {
         let epoch = std::time::SystemTime::now() + args.start_in;
         let print = mcfed_launch::PrintOptions {

@@ -172,6 +172,9 @@ pub struct LaunchOptions {
     /// A directory under which each process keeps its state
     /// (`DIR/NAME`, `mcfed cluster --state`).
     pub state: Option<PathBuf>,
+    /// A directory under which each process writes its cluster's lsb.acct
+    /// (`mcfed cluster --lsb-acct`).
+    pub lsb_acct: Option<PathBuf>,
     /// Where the launcher says, once every process has started, where
     /// they listen (the live page of `mcfed launch --web` watches them).
     pub watch: Option<tokio::sync::mpsc::UnboundedSender<Started>>,
@@ -200,6 +203,7 @@ impl LaunchOptions {
             chaos: ChaosOverrides::default(),
             oracle: false,
             state: None,
+            lsb_acct: None,
             watch: None,
         }
     }

@@ -56,6 +56,10 @@ pub(super) fn cluster_args(
         args.push("--state".into());
         args.push(state.join(spec.config.name.as_str()).into());
     }
+    if let Some(dir) = &options.lsb_acct {
+        args.push("--lsb-acct".into());
+        args.push(dir.into());
+    }
     args
 }
 

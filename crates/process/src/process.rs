@@ -91,6 +91,9 @@ pub enum NodeError {
     /// The state directory could not be used.
     #[error(transparent)]
     Journal(#[from] mcfed_journal::JournalError),
+    /// The lsb.acct log could not be opened.
+    #[error("--lsb-acct: {0}")]
+    LsbAcct(std::io::Error),
     /// The state directory does not fit this process.
     #[error("{0}")]
     State(String),
@@ -183,6 +186,10 @@ pub struct ClusterOptions {
     /// cluster's memory is its jobs and its job history, which CLEAN_PERIOD
     /// bounds (`bjobs -a`, `bhist` and `bacct` read the history).
     pub record_events: bool,
+    /// Write the cluster's lsb.acct under this directory
+    /// (`DIR/NAME/logdir/lsb.acct`, appended to, a record per job as it
+    /// finishes; `--lsb-acct`).
+    pub lsb_acct: Option<PathBuf>,
 }
 
 impl ClusterOptions {
@@ -205,6 +212,7 @@ impl ClusterOptions {
             salvage: false,
             watch: None,
             record_events: false,
+            lsb_acct: None,
         }
     }
 }

@@ -156,10 +156,20 @@ pub(super) async fn serve(
     }
     .start();
     let waiters = ControlWaiters::default();
-    let recorder = SharedRecorder::new(Recorder::new(Recording {
+    let mut recorder = Recorder::new(Recording {
         events: options.record_events,
         count_only: false,
-    }));
+    });
+    if let Some(dir) = &options.lsb_acct {
+        // LSF appends to lsb.acct: a restarted process goes on with its
+        // log, and the jobs its member already runs are taken as started.
+        let epoch = i64::try_from(facts.epoch_unix_ms / 1000).unwrap_or(i64::MAX);
+        let mut logs = mcfed_run::lsb_acct::AcctLogs::append(dir, [member.name()], epoch)
+            .map_err(NodeError::LsbAcct)?;
+        logs.adopt_running(&member);
+        recorder = recorder.with_lsb_acct(logs);
+    }
+    let recorder = SharedRecorder::new(recorder);
     let oracle = truth_client.clone().map(|client| {
         Oracle {
             client,
