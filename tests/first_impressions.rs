@@ -204,7 +204,10 @@ fn what_a_trace_holds_is_printed_escaped() {
     let text = stdout(&output);
     assert!(text.contains("; Note: \\u{1b}[31mred\\u{7}"), "{text}");
     assert!(text.contains("first malformed line: "), "{text}");
-    assert!(text.contains("1 job read and handed to the federation"), "{text}");
+    assert!(
+        text.contains("1 job read and handed to the federation"),
+        "{text}"
+    );
     assert!(
         !text.chars().any(|c| c.is_control() && c != '\n'),
         "{text:?}"

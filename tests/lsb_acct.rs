@@ -97,16 +97,20 @@ fn a_site_history_replays_on_the_imported_tree_and_is_written_back() {
     // records skipped; west: its local job, the job east sent it skipped
     // (east's log submits it).
     assert!(
-        summary.contains("workload east (") && summary.contains("303 jobs submitted, 2 skipped"),
+        summary.contains("workload east (")
+            && summary.contains("303 jobs read and handed to the federation")
+            && summary.contains("), 2 skipped ("),
         "{summary}"
     );
     assert!(
-        summary.contains("workload west (") && summary.contains("1 jobs submitted, 1 skipped"),
+        summary.contains("workload west (")
+            && summary.contains("1 job read and handed to the federation")
+            && summary.contains("), 1 skipped ("),
         "{summary}"
     );
     assert!(
         summary
-            .contains("lsb.acct: 0 records not JOB_FINISH of a known version, 1 jobs forwarded in"),
+            .contains("lsb.acct: 0 records not JOB_FINISH of a known version, 1 job forwarded in"),
         "{summary}"
     );
     let accepted = number_after(&summary, "jobs submitted:");
@@ -323,7 +327,8 @@ fn replay_tells_an_lsb_acct_from_swf_and_reads_it_gzipped() {
         out.to_str().expect("UTF-8"),
     ]));
     assert!(
-        summary.contains("200 jobs submitted, 0 skipped"),
+        summary.contains("200 jobs read and handed to the federation")
+            && summary.contains("), 0 skipped ("),
         "{summary}"
     );
     let written = records(&out.join("C1/logdir/lsb.acct"));

@@ -132,8 +132,10 @@ fn workload_summary(
     if skipped.other_records + skipped.forwarded_in + skipped.out_of_order > 0 {
         writeln!(
             out,
-            "  lsb.acct: {} records not JOB_FINISH of a known version, {} jobs forwarded in (replayed from their submission cluster's log), {} submitted before a job already let out of the sorting window",
-            skipped.other_records, skipped.forwarded_in, skipped.out_of_order
+            "  lsb.acct: {} not JOB_FINISH of a known version, {} forwarded in (replayed from their submission cluster's log), {} submitted before a job already let out of the sorting window",
+            count(skipped.other_records, "record"),
+            count(skipped.forwarded_in, "job"),
+            count(skipped.out_of_order, "job")
         )?;
     }
     // What the trace holds is shown escaped: a control character in it

@@ -366,6 +366,10 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         .map(|trace| {
             let path = std::path::absolute(trace)
                 .with_context(|| format!("{}: not a usable path", trace.display()))?;
+            // A FIFO or a device is refused before anything reads it.
+            mcfed_protocol::bounds::TRACE_FILE
+                .open(&path)
+                .map_err(|error| anyhow::anyhow!("cannot open trace {error}"))?;
             let lsb_acct = mcfed_trace::lsb_acct::is_lsb_acct(&path)?;
             Ok((path, lsb_acct))
         })
@@ -375,11 +379,6 @@ pub(crate) fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
         let mut out = io::stdout().lock();
         write!(out, "{text}")?;
         return Ok(ExitCode::SUCCESS);
-    }
-    for trace in &traces {
-        mcfed_protocol::bounds::TRACE_FILE
-            .open(trace)
-            .map_err(|error| anyhow::anyhow!("cannot open trace {error}"))?;
     }
     let scenario = mcfed_scenario::parse("replay.toml", &text).map_err(flags_refused)?;
     let options = RunOptions {
