@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::live::{Federation, ask, eventually, federation_of, links_up_with_updates, mcfed};
 
 /// Cluster1 runs `normal` on one one-slot host and sends `send` to

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::live::{Federation, ask, eventually, federation_of, mcfed};
 
 /// One one-slot host; `normal` orders its pending jobs by JPRIORITY.

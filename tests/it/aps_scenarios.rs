@@ -4,7 +4,7 @@
 //! dispatches its jobs in a different order, but the preemption picks the
 //! same victim, and the reservation and backfill act the same.
 
-mod common;
+use crate::common;
 
 const PREEMPTION: &str = "scenarios/aps/preemption-unaffected.toml";
 

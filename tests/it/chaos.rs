@@ -2,7 +2,7 @@
 
 use std::process::Output;
 
-mod common;
+use crate::common;
 use common::mcfed;
 
 fn stdout(output: &Output) -> String {

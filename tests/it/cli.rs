@@ -1,7 +1,7 @@
 //! Command-line options the docs show are parsed without panicking, even
 //! when the command then fails for another reason (here: no certificates).
 
-mod common;
+use crate::common;
 
 use common::mcfed;
 

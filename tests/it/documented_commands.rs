@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::live::{Federation, eventually, links_up_with_updates, mcfed as mcfed30};
 use common::mcfed_within;
 

@@ -7,7 +7,7 @@
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-mod common;
+use crate::common;
 use common::mcfed;
 
 fn stderr(output: &Output) -> String {

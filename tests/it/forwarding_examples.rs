@@ -5,7 +5,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::mcfed;
 
 fn example(name: &str) -> String {

@@ -5,7 +5,7 @@
 //! hands out no id that may have been acknowledged; a deleted snapshot and
 //! a journal cut inside its header are refused.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

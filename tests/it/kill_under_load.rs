@@ -17,7 +17,7 @@
 //!     cargo test --release --test kill_under_load -- --nocapture
 //! ```
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

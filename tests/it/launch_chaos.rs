@@ -31,7 +31,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::mcfed;
 
 const SCENARIO: &str = "scenarios/chaos/launched-updates.toml";

@@ -7,7 +7,7 @@
 //! launcher notices the drain by polling): a process's emulated clock runs
 //! on real timers, so each step lands a little after its instant.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

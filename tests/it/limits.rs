@@ -5,7 +5,7 @@
 //! scenario needs, and refuses one that cannot fit. `mcfed certs init`
 //! keeps an existing CA unless told `--force`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -12,7 +12,7 @@
 //! MCFED_LOAD_JOBS=100000 cargo test --release --test load -- --nocapture
 //! ```
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

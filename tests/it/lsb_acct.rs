@@ -12,7 +12,7 @@ use std::path::Path;
 
 use mcfed_trace::lsb_acct::{JobFinish, STATUS_DONE, STATUS_EXIT, open};
 
-mod common;
+use crate::common;
 use common::{mcfed, succeeded};
 
 /// The records of the log at `path`, all of which must read.

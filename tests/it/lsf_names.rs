@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::live::{Federation, eventually, federation_of, mcfed};
 
 const SCENARIO: &str = r#"

@@ -5,7 +5,7 @@
 //! it returns, jobs at a dead cluster show UNKWN, and a restarted process
 //! agrees with its peers on emulated time.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

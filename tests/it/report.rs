@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 use common::mcfed;
 
 fn scratch(name: &str) -> PathBuf {

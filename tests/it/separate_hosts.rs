@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::live::eventually;
 
 const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");

@@ -4,7 +4,7 @@
 //! is accounted for, `--print-scenario` prints a scenario `mcfed validate`
 //! accepts, and a bad `[[workload]]` is refused with file:line and field.
 
-mod common;
+use crate::common;
 
 use common::mcfed;
 

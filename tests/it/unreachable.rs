@@ -4,7 +4,7 @@
 //! being a candidate, its jobs that had not started come back and run
 //! elsewhere, its running jobs finish there — and every job runs once.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use common::browser::{Browser, chromium_or_skip};
 use common::live::{cluster_args, mcfed, root};
 

@@ -664,7 +664,7 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
     (
         "mcfed bsub --cluster Cluster1 -q send --from jobs.txt --stats -o json > acknowledged.jsonl",
         Plan::Live(&[
-            "bsub --cluster Cluster1 -q send --from tests/documented/bsub-from.txt --stats -o json",
+            "bsub --cluster Cluster1 -q send --from tests/fixtures/bsub-from.txt --stats -o json",
         ]),
     ),
     (

@@ -15,8 +15,6 @@
 //! - a cluster's figures are the sums of its queues';
 //! - the summary record carries the very metrics and totals of the run.
 
-mod common;
-
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

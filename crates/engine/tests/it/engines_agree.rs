@@ -1,7 +1,7 @@
 //! Every fault-free scenario under `scenarios/` runs under both in-process
 //! engines with identical decisions and job timelines.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

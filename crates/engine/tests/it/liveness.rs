@@ -10,7 +10,7 @@
 //! ending (it stopped when its heap was momentarily empty, leaving jobs
 //! that could run pending).
 
-mod common;
+use crate::common;
 
 use common::{GenFederation, decision_lines, federation, timelines};
 use mcfed_protocol::SimTime;

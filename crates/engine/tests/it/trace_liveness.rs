@@ -10,7 +10,7 @@
 //! - **same outcome**: job events, probes, counting decisions instead of
 //!   rendering them, and writing jobs.csv never change the run.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::Path;

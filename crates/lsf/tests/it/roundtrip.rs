@@ -1,5 +1,5 @@
 //! Round trips through LSF configuration, as properties over generated
-//! federations (`lsf_roundtrip/generate.rs`: every part of a cluster mcfed
+//! federations (`roundtrip/generate.rs`: every part of a cluster mcfed
 //! models, slot pools, group shares, limits, RUNLIMIT and RUNTIME and GPUs
 //! included, and what the TOML keeps as comments — queues' DESCRIPTIONs
 //! and comment lines, hosts' models and types): scenario → `export` →
@@ -17,7 +17,6 @@ use mcfed_lsf::{ClusterSource, ImportOptions};
 use mcfed_scenario::Scenario;
 use proptest::prelude::*;
 
-#[path = "lsf_roundtrip/generate.rs"]
 mod generate;
 use generate::{federation, with_notes};
 
@@ -304,19 +303,19 @@ fn most_generated_federations_are_valid_and_reach_every_feature() {
 #[test]
 fn fixtures_lsf_toml_lsf_toml_is_a_fixed_point() {
     let envdir = ImportOptions {
-        envdirs: vec!["tests/lsf/envdir/conf".into()],
+        envdirs: vec![crate::fixture("envdir/conf")],
         ..ImportOptions::default()
     };
     let example: Vec<ClusterSource> = ["Cluster1", "Cluster2", "Cluster3"]
         .iter()
         .map(|name| ClusterSource {
             name: (*name).to_owned(),
-            dir: format!("tests/lsf/example2/{name}").into(),
+            dir: crate::fixture(&format!("example2/{name}")),
         })
         .collect();
     let template = vec![ClusterSource {
         name: "site".to_owned(),
-        dir: "tests/lsf/template/site".into(),
+        dir: crate::fixture("template/site"),
     }];
     let sites = [
         (envdir, Vec::new()),

@@ -5,7 +5,7 @@
 //! name and user pass the check every job passes (`JobSpec::check_bounds`),
 //! and every message shows control characters escaped.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Bad scenarios are refused with a message naming the file, the line and
 //! the field, and never panic.
 
-mod common;
+use crate::common;
 
 use common::{line_of, problems};
 use mcfed_scenario::{ScenarioError, parse};

@@ -4,7 +4,7 @@
 //! send and receive (forwarding cycles named); and `[[action]]` entries
 //! are checked key by key.
 
-mod common;
+use crate::common;
 
 use common::{line_of, problems};
 use mcfed_protocol::{JobAction, JobChanges};

@@ -3,7 +3,7 @@
 //! reordered ones do not lose or reorder them (QUIC recovers), and oracle
 //! queries get through even when every datagram of the link is dropped.
 
-mod common;
+use crate::common;
 use common::{federation, name, peer, start_with_faults};
 
 use std::net::SocketAddr;

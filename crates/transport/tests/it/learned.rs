@@ -3,7 +3,7 @@
 //! says hello, then learns its address (remote IP and announced port) and
 //! delivers everything in order; the faults learn the address too.
 
-mod common;
+use crate::common;
 use common::{federation, name, peer, start_resuming, start_with_faults};
 
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! line per kind per interval, with a count of those not logged. 60,000
 //! junk datagrams made about 2,170 WARN lines in 0.6 s.
 
-mod common;
+use crate::common;
 use common::{federation, peer, start};
 
 use std::io::Write;
@@ -47,18 +47,34 @@ fn junk(state: &mut u64, out: &mut [u8]) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sixty_thousand_junk_datagrams_make_a_few_warnings() {
+#[test]
+fn sixty_thousand_junk_datagrams_make_a_few_warnings() {
     let captured = Captured::default();
     let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    // Global: the endpoint's tasks run on the runtime's threads (this file
-    // has no other test).
-    tracing::subscriber::set_global_default(subscriber).expect("one subscriber");
+    let subscriber = tracing::Dispatch::new(
+        tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::WARN)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish(),
+    );
+    // Not global: the other tests of this binary run beside it, and their
+    // warnings are not this endpoint's. The subscriber is the default of
+    // this test's runtime threads (where the endpoint's tasks run) alone.
+    let _this_thread = tracing::dispatcher::set_default(&subscriber);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .on_thread_start(move || {
+            // For the thread's life: the runtime's threads end with it.
+            std::mem::forget(tracing::dispatcher::set_default(&subscriber));
+        })
+        .build()
+        .expect("runtime");
+    runtime.block_on(junk_datagrams(captured));
+}
+
+async fn junk_datagrams(captured: Captured) {
     let dir = tempfile::tempdir().expect("temp dir");
     federation(dir.path());
     let (one, _events) = start(

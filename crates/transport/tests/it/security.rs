@@ -3,7 +3,7 @@
 //! only under the name in its certificate, and a bad frame closes only the
 //! connection it came on.
 
-mod common;
+use crate::common;
 use common::{cluster_tls, federation, name, peer, start};
 
 use std::net::SocketAddr;

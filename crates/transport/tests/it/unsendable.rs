@@ -3,7 +3,7 @@
 //! item 3: a job whose forward exceeded the 1 MiB frame was acknowledged
 //! and stuck forever); the link stays up and later messages go on.
 
-mod common;
+use crate::common;
 use common::{federation, name, peer, start};
 
 use std::time::Duration;

@@ -1,0 +1,5 @@
+//! mcfed-admin's integration tests, one test binary: the admin commands
+//! through the crate's public API (requests applied to a member, their
+//! answers and printers).
+
+mod hostile_names;

@@ -1,0 +1,14 @@
+//! mcfed-cluster's integration tests, one test binary: the scheduler, its
+//! policies and its properties.
+
+mod aps;
+mod aps_properties;
+mod aps_send;
+mod chunks;
+mod control;
+mod indexed_dispatch;
+mod node;
+mod policies;
+mod preemptable_counter;
+mod properties;
+mod scheduler;
