@@ -10,48 +10,22 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common;
-use common::live::{Federation, ask, eventually, federation_of, links_up_with_updates, mcfed};
+use common::federation::{Host, Queue, three_clusters};
+use common::live::{Federation, ask, federation_of, links_up_with_updates};
+use common::{eventually, mcfed};
 
 /// Cluster1 runs `normal` on one one-slot host and sends `send` to
 /// Cluster2 (16 slots) and Cluster3 (5 slots); job priorities are on.
-const SCENARIO: &str = r#"
-name = "admin commands"
-[params]
-MC_PLUGIN_UPDATE_INTERVAL = "10s"
-CLEAN_PERIOD = "2h"
-MAX_USER_PRIORITY = 100
-
-[[cluster]]
-name = "Cluster1"
-params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
-[[cluster.host]]
-name = "a"
-MXJ = 1
-[[cluster.queue]]
-name = "normal"
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "high@Cluster2 high@Cluster3"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "c2host"
-count = 4
-MXJ = 4
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-
-[[cluster]]
-name = "Cluster3"
-[[cluster.host]]
-name = "c3host"
-MXJ = 5
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-"#;
+fn scenario() -> String {
+    three_clusters("admin commands")
+        .param("CLEAN_PERIOD", "2h")
+        .param("MAX_USER_PRIORITY", 100)
+        .edit("Cluster1", |cluster| {
+            cluster.hosts.push(Host::new("a", 1, 1));
+            cluster.queues.insert(0, Queue::new("normal"));
+        })
+        .text()
+}
 
 /// Runs `mcfed COMMAND ARGS --cluster CLUSTER ...` against the federation.
 fn run(fed: &Federation, cluster: &str, command: &[&str]) -> Output {
@@ -75,13 +49,7 @@ fn ok(output: Output) -> String {
 
 /// Its standard error, which must come with exit status `code`.
 fn refused(output: Output, code: i32) -> String {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
-    );
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    common::refused(&output, code)
 }
 
 fn state_of(fed: &Federation, cluster: &str, job: u64) -> Option<String> {
@@ -104,7 +72,7 @@ fn forwarded_state(fed: &Federation, cluster: &str, source: u64) -> Option<Strin
 #[test]
 fn an_administrators_commands_on_a_live_federation() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let fed = federation_of(dir.path(), SCENARIO);
+    let fed = federation_of(dir.path(), &scenario());
     let _one = fed.start("Cluster1", None);
     let _two = fed.start("Cluster2", None);
     let _three = fed.start("Cluster3", None);
@@ -385,7 +353,7 @@ fn an_administrators_commands_on_a_live_federation() {
 fn a_cluster_reads_mcfed_scenario_and_says_where_it_listens_and_whom_it_dials() {
     use std::io::{BufRead as _, BufReader};
     let dir = tempfile::tempdir().expect("temp dir");
-    let fed = federation_of(dir.path(), SCENARIO);
+    let fed = federation_of(dir.path(), &scenario());
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcfed"))
         .args([
             "cluster",
@@ -430,17 +398,14 @@ fn a_cluster_reads_mcfed_scenario_and_says_where_it_listens_and_whom_it_dials() 
 /// fails prints what was decided before it failed.
 #[test]
 fn clean_stops_are_quiet_and_a_failed_launch_prints_what_it_gathered() {
-    let clean = common::mcfed_within(
-        &[
-            "launch",
-            "scenarios/forwarding/example1-count-preemptable.toml",
-            "--speed",
-            "40",
-            "--base-port",
-            "0",
-        ],
-        Duration::from_secs(90),
-    );
+    let clean = mcfed(&[
+        "launch",
+        "scenarios/forwarding/example1-count-preemptable.toml",
+        "--speed",
+        "40",
+        "--base-port",
+        "0",
+    ]);
     let stdout = ok(clean.clone());
     assert!(
         stdout.contains("forwarded to HighPriority@Cluster2"),

@@ -11,7 +11,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common;
-use common::live::{Federation, ask, eventually, federation_of, mcfed};
+use common::live::{Federation, ask, federation_of};
+use common::{eventually, mcfed};
 
 /// One one-slot host; `normal` orders its pending jobs by JPRIORITY.
 const SCENARIO: &str = r#"

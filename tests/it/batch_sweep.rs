@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::common;
-use common::mcfed;
+use common::{mcfed, stderr, stdout, succeeded};
 
 const SCENARIO: &str = "scenarios/chaos/churn.toml";
 const GRID: [&str; 8] = [
@@ -21,21 +21,11 @@ const GRID: [&str; 8] = [
     "3s",
 ];
 
-fn text(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 /// The in-process sweep of the grid, in `format`.
 fn in_process(format: &str) -> String {
     let mut args = vec!["sweep", SCENARIO, "--format", format];
     args.extend(GRID);
-    let output = mcfed(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    text(&output)
+    succeeded(&mcfed(&args))
 }
 
 /// `mcfed sweep --emit SYSTEM DIR` of the grid.
@@ -67,7 +57,7 @@ fn batch_sweep_matches_in_process(system: &str, script_name: &str, variable: &st
     let dir = tempfile::tempdir().expect("temp dir");
     let sweep = dir.path().join("sweep");
     let output = emit(system, &sweep);
-    assert!(output.status.success(), "{}", stderr(&output));
+    succeeded(&output);
     let script = sweep.join(script_name);
     let script_text = std::fs::read_to_string(&script).expect("the script");
     let array = match system {
@@ -103,8 +93,8 @@ fn batch_sweep_matches_in_process(system: &str, script_name: &str, variable: &st
     }
     for format in ["json", "markdown"] {
         let merged = report(&sweep, format);
-        assert!(merged.status.success(), "{}", stderr(&merged));
-        assert_eq!(text(&merged), in_process(format), "{system}, {format}");
+        succeeded(&merged);
+        assert_eq!(stdout(&merged), in_process(format), "{system}, {format}");
     }
 }
 
@@ -126,7 +116,7 @@ fn failed_and_foreign_cells_are_listed_not_skipped() {
     let dir_arg = sweep.to_str().expect("utf-8");
     for index in ["1", "2", "3"] {
         let cell = mcfed(&["sweep", "--cell", index, dir_arg]);
-        assert!(cell.status.success(), "{}", stderr(&cell));
+        succeeded(&cell);
     }
     // Cell 2's file is damaged, cell 3's was written for another grid.
     std::fs::write(sweep.join("cells/cell-2.json"), "{ not json").expect("damage");
@@ -148,14 +138,14 @@ fn failed_and_foreign_cells_are_listed_not_skipped() {
     );
     // The table still shows what ran: one run in the first cell.
     assert!(
-        text(&merged).contains("| 5s | RESOURCE_ONLY | 1 |"),
+        stdout(&merged).contains("| 5s | RESOURCE_ONLY | 1 |"),
         "{}",
-        text(&merged)
+        stdout(&merged)
     );
 
     // Running a cell again replaces its file.
     let again = mcfed(&["sweep", "--cell", "2", dir_arg]);
-    assert!(again.status.success());
+    succeeded(&again);
     let merged = report(&sweep, "markdown");
     assert!(
         !stderr(&merged).contains("cell 2 failed"),
@@ -180,7 +170,7 @@ fn bad_cells_and_changed_scenarios_are_refused() {
         "lsf",
         dir_arg,
     ]);
-    assert!(emitted.status.success(), "{}", stderr(&emitted));
+    succeeded(&emitted);
 
     let beyond = mcfed(&["sweep", "--cell", "2", dir_arg]);
     assert!(!beyond.status.success());
@@ -267,8 +257,7 @@ fn printed_commands_and_the_script_survive_an_odd_directory() {
         "slurm",
         sweep.to_str().expect("utf-8"),
     ]);
-    assert!(emitted.status.success(), "{}", stderr(&emitted));
-    let printed = text(&emitted);
+    let printed = succeeded(&emitted);
     let line = |prefix: &str| -> String {
         printed
             .lines()
@@ -278,7 +267,7 @@ fn printed_commands_and_the_script_survive_an_odd_directory() {
             .to_owned()
     };
     let task = run_task(&sweep.join("sweep.slurm"), "SLURM_ARRAY_TASK_ID", 1);
-    assert!(task.status.success(), "{}", stderr(&task));
+    succeeded(&task);
     let bin = Path::new(env!("CARGO_BIN_EXE_mcfed"))
         .parent()
         .expect("the binary's directory");
@@ -299,7 +288,7 @@ fn printed_commands_and_the_script_survive_an_odd_directory() {
         line("merge:"),
         stderr(&merged)
     );
-    assert!(text(&merged).contains("| 5s |"), "{}", text(&merged));
+    assert!(stdout(&merged).contains("| 5s |"), "{}", stdout(&merged));
     // `sbatch` is not here: a stand-in that checks its one argument.
     let submit = line("submit:").replacen("sbatch", "test -f", 1);
     let found = Command::new("sh")

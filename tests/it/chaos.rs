@@ -1,36 +1,25 @@
 //! End-to-end: seeded faults in in-process runs.
 
-use std::process::Output;
-
 use crate::common;
-use common::mcfed;
-
-fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::{mcfed, succeeded};
 
 const REORDERED: &str = "scenarios/chaos/reordered-updates.toml";
 
 #[test]
 fn chaos_runs_are_reproducible_bit_for_bit() {
     let args = ["run", REORDERED, "--report", "json", "--events"];
-    let first = stdout(&mcfed(&args));
-    let second = stdout(&mcfed(&args));
+    let first = succeeded(&mcfed(&args));
+    let second = succeeded(&mcfed(&args));
     assert!(first.lines().count() > 100, "a substantial run");
     assert_eq!(first, second, "same seed, same run");
-    let other = stdout(&mcfed(&[&args[..], &["--chaos-seed", "6"]].concat()));
+    let other = succeeded(&mcfed(&[&args[..], &["--chaos-seed", "6"]].concat()));
     assert_ne!(first, other, "another seed, another run");
 }
 
 #[test]
 fn command_line_faults_make_decisions_stale() {
     let scenario = "scenarios/chaos/prompt-updates.toml";
-    let clean = stdout(&mcfed(&["run", scenario, "--report", "json"]));
+    let clean = succeeded(&mcfed(&["run", scenario, "--report", "json"]));
     assert!(
         clean
             .lines()
@@ -38,7 +27,7 @@ fn command_line_faults_make_decisions_stale() {
             .all(|line| line.contains("\"stale\":false")),
         "{clean}"
     );
-    let delayed = stdout(&mcfed(&[
+    let delayed = succeeded(&mcfed(&[
         "run", scenario, "--report", "json", "--delay", "45s",
     ]));
     assert!(

@@ -16,16 +16,12 @@ use std::process::Output;
 use std::time::Duration;
 
 use crate::common;
-use common::live::{Federation, eventually, links_up_with_updates, mcfed as mcfed30};
-use common::mcfed_within;
+use common::live::{Federation, links_up_with_updates};
+use common::{eventually, mcfed, root};
 
 #[path = "documented/plans.rs"]
 mod plans;
 use plans::{EXAMPLE1, PLANS, Plan};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Every command the docs show: the lines of `sh` blocks (joined over
 /// `\` continuations, comments dropped) and the `$ ` lines of `text`
@@ -247,7 +243,7 @@ fn the_in_process_commands_run_as_documented_and_the_readme_tables_are_theirs() 
             };
             let args = words(&command);
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let output = mcfed_within(&args, Duration::from_secs(120));
+            let output = mcfed(&args);
             check(&format!("{command} (for `{form}`)"), &output);
             if let Some(file) = into {
                 std::fs::write(file, &output.stdout).expect("write output");
@@ -276,7 +272,7 @@ fn the_in_process_commands_run_as_documented_and_the_readme_tables_are_theirs() 
         "the README's sweep table drifted"
     );
     // The README's decision is what example 1 prints.
-    let run = mcfed30(&["run", EXAMPLE1]);
+    let run = mcfed(&["run", EXAMPLE1]);
     check("run example 1", &run);
     let printed = String::from_utf8_lossy(&run.stdout);
     let start = readme.find("## Reading a decision").expect("section");
@@ -296,7 +292,7 @@ fn the_in_process_commands_run_as_documented_and_the_readme_tables_are_theirs() 
 /// (each on a port the OS picks, told where the earlier ones listen).
 fn readme_federation(dir: &Path) -> (Federation, Vec<common::live::Process>) {
     let certs = dir.join("certs");
-    let made = mcfed30(&[
+    let made = mcfed(&[
         "certs",
         "init",
         certs.to_str().expect("utf-8"),
@@ -344,7 +340,7 @@ fn live(fed: &Federation, command: &str) -> String {
         fed.certs.to_str().expect("utf-8").to_owned(),
     ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = mcfed30(&args);
+    let output = mcfed(&args);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains("panicked"),

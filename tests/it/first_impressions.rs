@@ -4,19 +4,10 @@
 //! `mcfed replay` errors that name the trace or the flag, never a file the
 //! user did not write.
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
 use crate::common;
-use common::mcfed;
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use common::{Mcfed, mcfed, stderr, stdout, succeeded};
 
 /// How many times `needle` occurs in `text`.
 fn occurrences(text: &str, needle: &str) -> usize {
@@ -59,8 +50,7 @@ fn validate_counts_with_the_right_number() {
     )
     .expect("write");
     let output = mcfed(&["validate", path.to_str().expect("utf-8")]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let text = stdout(&output);
+    let text = succeeded(&output);
     assert!(
         text.contains("(1 cluster, 1 submission, 0 expectations)"),
         "{text}"
@@ -96,28 +86,18 @@ fn report_dash_reads_standard_input() {
         "json",
         "--events",
     ]);
-    assert!(run.status.success(), "{}", stderr(&run));
+    succeeded(&run);
     let from_file = {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("run.jsonl");
         std::fs::write(&path, &run.stdout).expect("write");
         mcfed(&["report", path.to_str().expect("utf-8"), "--format", "json"])
     };
-    assert!(from_file.status.success(), "{}", stderr(&from_file));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcfed"))
-        .args(["report", "-", "--format", "json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mcfed starts");
-    let mut input = child.stdin.take().expect("stdin");
-    let records = run.stdout.clone();
-    let writer = std::thread::spawn(move || input.write_all(&records));
-    let from_stdin = child.wait_with_output().expect("mcfed ends");
-    writer.join().expect("writer").expect("written");
-    assert!(from_stdin.status.success(), "{}", stderr(&from_stdin));
+    succeeded(&from_file);
+    let from_stdin = Mcfed::new(&["report", "-", "--format", "json"])
+        .stdin(run.stdout.clone())
+        .run();
+    succeeded(&from_stdin);
     assert_eq!(stdout(&from_stdin), stdout(&from_file));
     let twice = mcfed(&["report", "-", "-"]);
     assert!(stderr(&twice).contains("`-` (standard input) can be given once"));
@@ -129,7 +109,7 @@ fn replay_errors_name_the_flag_or_the_trace_not_a_file_never_written() {
     let trace = dir.path().join("t.swf");
     let trace_text = trace.to_str().expect("utf-8");
     let made = mcfed(&["gen", "swf", "-o", trace_text, "--jobs", "20"]);
-    assert!(made.status.success(), "{}", stderr(&made));
+    succeeded(&made);
     let missing = dir.path().join("missing.swf");
     let missing_text = missing.to_str().expect("utf-8");
     for (args, says) in [
@@ -200,8 +180,7 @@ fn what_a_trace_holds_is_printed_escaped() {
     )
     .expect("write");
     let output = mcfed(&["replay", trace.to_str().expect("utf-8"), "--hosts", "1"]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let text = stdout(&output);
+    let text = succeeded(&output);
     assert!(text.contains("; Note: \\u{1b}[31mred\\u{7}"), "{text}");
     assert!(text.contains("first malformed line: "), "{text}");
     assert!(

@@ -6,7 +6,7 @@ use std::process::Output;
 use serde_json::Value;
 
 use crate::common;
-use common::mcfed;
+use common::{mcfed, succeeded};
 
 fn example(name: &str) -> String {
     format!("scenarios/forwarding/{name}.toml")
@@ -224,7 +224,7 @@ fn check_fails_and_names_an_expectation_that_does_not_hold() {
 #[test]
 fn check_in_json_mode_keeps_stdout_pure() {
     let output = mcfed(&["run", &example(EXAMPLES[1]), "--report", "json", "--check"]);
-    assert!(output.status.success());
+    succeeded(&output);
     assert_eq!(json_lines(&output).len(), 1);
     assert!(String::from_utf8_lossy(&output.stderr).contains("expectations held"));
 }

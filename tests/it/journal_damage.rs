@@ -8,10 +8,9 @@
 use crate::common;
 
 use std::path::Path;
-use std::time::Duration;
 
 use common::journaled::Live;
-use common::mcfed_within;
+use common::{mcfed, succeeded};
 use mcfed_journal::format::{FRAME_HEADER_LEN, HEADER_LEN};
 
 /// One cluster, one slot: the first job runs, the others wait.
@@ -50,7 +49,7 @@ fn run_cluster(live: &Live, extra: &[&str]) -> std::process::Output {
         state.to_str().expect("utf-8"),
     ];
     args.extend_from_slice(extra);
-    mcfed_within(&args, Duration::from_secs(60))
+    mcfed(&args)
 }
 
 /// The job ids `bjobs` lists.
@@ -90,25 +89,22 @@ fn a_damaged_journal_is_refused_and_salvage_keeps_every_sound_job_and_no_id_is_r
     let file = dir.path().join("jobs.txt");
     std::fs::write(&file, lines).expect("jobs");
     let address = live.address("Solo");
-    let submitted = mcfed_within(
-        &[
-            "bsub",
-            "--cluster",
-            "Solo",
-            "--address",
-            &address,
-            "--certs",
-            live.certs.to_str().expect("utf-8"),
-            "--from",
-            file.to_str().expect("utf-8"),
-            "--batch",
-            "1",
-            "--window",
-            "1",
-        ],
-        Duration::from_secs(120),
-    );
-    assert!(submitted.status.success(), "{submitted:?}");
+    let submitted = mcfed(&[
+        "bsub",
+        "--cluster",
+        "Solo",
+        "--address",
+        &address,
+        "--certs",
+        live.certs.to_str().expect("utf-8"),
+        "--from",
+        file.to_str().expect("utf-8"),
+        "--batch",
+        "1",
+        "--window",
+        "1",
+    ]);
+    succeeded(&submitted);
     assert_eq!(job_ids(&live), (1..=JOBS).collect::<Vec<_>>());
     solo.kill();
 

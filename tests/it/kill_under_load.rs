@@ -24,7 +24,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::journaled::{Live, eventually};
+use common::eventually;
+use common::federation::{Host, three_clusters};
+use common::journaled::Live;
 use mcfed_admin::{AdminRequest, AdminResponse};
 use mcfed_federation::{JOURNAL_FORMAT, JournalRecord};
 use mcfed_process::client::{Session, admin_tls};
@@ -32,40 +34,21 @@ use mcfed_protocol::JobSpec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const SCENARIO: &str = r#"
-name = "kill under load"
-[params]
-MC_PLUGIN_UPDATE_INTERVAL = "10s"
-MC_UNREACHABLE_UPDATES = 5
-MC_RECLAIM_TIME = "60s"
-
-[[cluster]]
-name = "Cluster1"
-params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "high@Cluster2 high@Cluster3"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "c2host"
-count = 2
-MXJ = 8
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-
-[[cluster]]
-name = "Cluster3"
-[[cluster.host]]
-name = "c3host"
-count = 2
-MXJ = 8
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-"#;
+/// Cluster1 sends to `high` on Cluster2 and Cluster3 (two hosts of 8
+/// slots each); a cluster silent for 5 update intervals is unreachable,
+/// and its jobs not started are taken back after 60 s.
+fn scenario() -> String {
+    three_clusters("kill under load")
+        .param("MC_UNREACHABLE_UPDATES", 5)
+        .param("MC_RECLAIM_TIME", "60s")
+        .edit("Cluster2", |cluster| {
+            cluster.hosts = vec![Host::new("c2host", 2, 8)];
+        })
+        .edit("Cluster3", |cluster| {
+            cluster.hosts = vec![Host::new("c3host", 2, 8)];
+        })
+        .text()
+}
 
 const CLUSTERS: [&str; 3] = ["Cluster1", "Cluster2", "Cluster3"];
 
@@ -233,7 +216,7 @@ fn every_acknowledged_job_finishes_exactly_once_through_kill_9() {
     } else {
         Kept::Temp(dir)
     };
-    let mut live = Live::new(dir.path(), SCENARIO, &CLUSTERS);
+    let mut live = Live::new(dir.path(), &scenario(), &CLUSTERS);
     let epoch = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .expect("clock")

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use common::{mcfed_within, succeeded};
+use common::{Mcfed, mcfed, succeeded};
 
 /// The last JSON line of `text` (the summary record).
 fn summary(text: &str) -> Value {
@@ -45,26 +45,22 @@ fn counted(mut summary: Value, drained: bool) -> Value {
 
 fn compare(scenario: &str, speed: &str, drained: bool) {
     let path = format!("scenarios/{scenario}");
-    let emulated = summary(&succeeded(&mcfed_within(
-        &["run", &path, "--report", "json"],
-        Duration::from_secs(60),
-    )));
+    let emulated = summary(&succeeded(&mcfed(&["run", &path, "--report", "json"])));
     // With --check: what a launched run cannot check (it takes no
     // snapshots) is skipped, and does not fail the run.
-    let output = mcfed_within(
-        &[
-            "launch",
-            &path,
-            "--report",
-            "json",
-            "--check",
-            "--base-port",
-            "0",
-            "--speed",
-            speed,
-        ],
-        Duration::from_secs(180),
-    );
+    let output = Mcfed::new(&[
+        "launch",
+        &path,
+        "--report",
+        "json",
+        "--check",
+        "--base-port",
+        "0",
+        "--speed",
+        speed,
+    ])
+    .within(Duration::from_secs(180))
+    .run();
     let checked = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
         checked.contains("expectations held"),
@@ -151,10 +147,7 @@ fn a_launched_run_says_when_it_falls_behind() {
     std::fs::write(&path, SLOW_UPDATES).expect("write scenario");
     let path = path.to_str().expect("utf-8");
     let launch = |speed: &str| {
-        let output = mcfed_within(
-            &["launch", path, "--base-port", "0", "--speed", speed],
-            Duration::from_secs(120),
-        );
+        let output = mcfed(&["launch", path, "--base-port", "0", "--speed", speed]);
         String::from_utf8_lossy(&output.stderr).into_owned()
     };
     let said = launch("100000");
@@ -199,42 +192,35 @@ fn a_faithful_launched_run_decides_as_mcfed_run() {
         .collect();
     std::fs::write(&trace, lines).expect("write trace");
     let trace = trace.to_str().expect("utf-8");
-    let scenario = succeeded(&mcfed_within(
-        &[
-            "replay",
-            trace,
-            "--hosts",
-            "2",
-            "--mxj",
-            "2",
-            "--clusters",
-            "3",
-            "--print-scenario",
-        ],
-        Duration::from_secs(60),
-    ));
+    let scenario = succeeded(&mcfed(&[
+        "replay",
+        trace,
+        "--hosts",
+        "2",
+        "--mxj",
+        "2",
+        "--clusters",
+        "3",
+        "--print-scenario",
+    ]));
     let path = dir.path().join("spaced.toml");
     std::fs::write(&path, scenario).expect("write scenario");
     let path = path.to_str().expect("utf-8");
-    let emulated = decisions(&succeeded(&mcfed_within(
-        &["run", path, "--report", "json"],
-        Duration::from_secs(60),
-    )));
+    let emulated = decisions(&succeeded(&mcfed(&["run", path, "--report", "json"])));
     assert_eq!(emulated.len(), 100);
     for speed in ["20", "10", "5"] {
-        let output = mcfed_within(
-            &[
-                "launch",
-                path,
-                "--report",
-                "json",
-                "--base-port",
-                "0",
-                "--speed",
-                speed,
-            ],
-            Duration::from_secs(600),
-        );
+        let output = Mcfed::new(&[
+            "launch",
+            path,
+            "--report",
+            "json",
+            "--base-port",
+            "0",
+            "--speed",
+            speed,
+        ])
+        .within(Duration::from_secs(600))
+        .run();
         let said = String::from_utf8_lossy(&output.stderr).into_owned();
         if said.contains("fell behind") {
             continue;

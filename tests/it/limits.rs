@@ -7,11 +7,7 @@
 
 use crate::common;
 
-use std::time::Duration;
-
-use common::mcfed_within;
-
-const LIMIT: Duration = Duration::from_secs(60);
+use common::{mcfed, succeeded};
 
 /// One cluster with one host and a queue; `extra` is appended.
 fn scenario(dir: &std::path::Path, name: &str, host: &str, extra: &str) -> String {
@@ -32,7 +28,7 @@ name = "normal"
 }
 
 fn refused(args: &[&str], needle: &str) -> String {
-    let output = mcfed_within(args, LIMIT);
+    let output = mcfed(args);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(!output.status.success(), "{args:?} was accepted");
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -105,9 +101,8 @@ fn validate_says_how_much_memory_a_scenario_needs_and_refuses_what_cannot_fit() 
         "count = 10\nMXJ = 4",
         "[[cluster.job]]\nqueue = \"normal\"\ncount = 1000\n",
     );
-    let output = mcfed_within(&["validate", &path], LIMIT);
-    assert!(output.status.success());
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let output = mcfed(&["validate", &path]);
+    let stdout = succeeded(&output);
     assert!(stdout.contains("memory: about"), "{stdout}");
     assert!(stdout.contains("(1000 jobs, 10 hosts"), "{stdout}");
     // A hundred entries of ten million jobs each: every entry is within
@@ -147,19 +142,16 @@ fn certs_init_keeps_an_existing_ca_unless_forced() {
     let dir = tempfile::tempdir().expect("temp");
     let certs = dir.path().join("certs");
     let certs = certs.to_str().expect("utf-8");
-    let first = mcfed_within(&["certs", "init", certs, "--clusters", "C1"], LIMIT);
-    assert!(first.status.success());
+    let first = mcfed(&["certs", "init", certs, "--clusters", "C1"]);
+    succeeded(&first);
     let ca = std::fs::read(dir.path().join("certs/ca.pem")).expect("ca");
     refused(&["certs", "init", certs, "--clusters", "C1"], "--force");
     assert_eq!(
         std::fs::read(dir.path().join("certs/ca.pem")).expect("ca"),
         ca
     );
-    let forced = mcfed_within(
-        &["certs", "init", certs, "--clusters", "C1", "--force"],
-        LIMIT,
-    );
-    assert!(forced.status.success());
+    let forced = mcfed(&["certs", "init", certs, "--clusters", "C1", "--force"]);
+    succeeded(&forced);
     assert_ne!(
         std::fs::read(dir.path().join("certs/ca.pem")).expect("ca"),
         ca

@@ -16,50 +16,37 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::journaled::{Live, eventually};
+use common::federation::{Cluster, Queue, Scenario};
+use common::journaled::Live;
+use common::{Mcfed, eventually};
 
-const LOCAL: &str = r#"
-name = "load, one cluster"
-[[cluster]]
-name = "Load"
-[[cluster.host]]
-name = "h"
-count = 1000
-MXJ = 100
-[[cluster.queue]]
-name = "normal"
-"#;
+/// One cluster of 1,000 hosts of 100 slots.
+fn local() -> String {
+    Scenario::new("load, one cluster")
+        .cluster(
+            Cluster::new("Load")
+                .hosts("h", 1000, 100)
+                .queue(Queue::new("normal")),
+        )
+        .text()
+}
 
-const FORWARDED: &str = r#"
-name = "load, three clusters"
-[[cluster]]
-name = "Cluster1"
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "high@Cluster2 high@Cluster3"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "c2h"
-count = 100
-MXJ = 100
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-IMPT_JOBBKLG = "infinit"
-
-[[cluster]]
-name = "Cluster3"
-[[cluster.host]]
-name = "c3h"
-count = 100
-MXJ = 100
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-IMPT_JOBBKLG = "infinit"
-"#;
+/// Cluster1 sends to `high` on Cluster2 and Cluster3, each of 100 hosts of
+/// 100 slots, whose queues take any backlog.
+fn forwarded() -> String {
+    let execution = |name: &str, host: &str| {
+        Cluster::new(name)
+            .hosts(host, 100, 100)
+            .queue(Queue::receiving("high", "Cluster1").key("IMPT_JOBBKLG", "infinit"))
+    };
+    Scenario::new("load, three clusters")
+        .cluster(
+            Cluster::new("Cluster1").queue(Queue::sending("send", "high@Cluster2 high@Cluster3")),
+        )
+        .cluster(execution("Cluster2", "c2h"))
+        .cluster(execution("Cluster3", "c3h"))
+        .text()
+}
 
 fn jobs() -> usize {
     std::env::var("MCFED_LOAD_JOBS")
@@ -77,25 +64,24 @@ fn submit(live: &Live, cluster: &str, queue: &str, count: usize) -> String {
         .collect();
     std::fs::write(&file, lines.join("\n")).expect("jobs file");
     let address = live.address(cluster);
-    let output = common::mcfed_within(
-        &[
-            "bsub",
-            "--cluster",
-            cluster,
-            "--address",
-            &address,
-            "--certs",
-            live.certs.to_str().expect("utf-8"),
-            "-q",
-            queue,
-            "--from",
-            file.to_str().expect("utf-8"),
-            "--stats",
-            "-o",
-            "json",
-        ],
-        Duration::from_secs(900),
-    );
+    let output = Mcfed::new(&[
+        "bsub",
+        "--cluster",
+        cluster,
+        "--address",
+        &address,
+        "--certs",
+        live.certs.to_str().expect("utf-8"),
+        "-q",
+        queue,
+        "--from",
+        file.to_str().expect("utf-8"),
+        "--stats",
+        "-o",
+        "json",
+    ])
+    .within(Duration::from_secs(900))
+    .run();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "{stderr}");
     let acknowledged: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
@@ -127,7 +113,7 @@ fn accounted(live: &Live, cluster: &str, count: usize) {
 
 fn one_cluster(journal: bool) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
-    let live = Live::new(dir.path(), LOCAL, &["Load"]);
+    let live = Live::new(dir.path(), &local(), &["Load"]);
     let _process = if journal {
         live.start("Load", &[])
     } else {
@@ -141,7 +127,11 @@ fn one_cluster(journal: bool) -> String {
 
 fn three_clusters(journal: bool) -> String {
     let dir = tempfile::tempdir().expect("temp dir");
-    let live = Live::new(dir.path(), FORWARDED, &["Cluster1", "Cluster2", "Cluster3"]);
+    let live = Live::new(
+        dir.path(),
+        &forwarded(),
+        &["Cluster1", "Cluster2", "Cluster3"],
+    );
     let _processes: Vec<_> = ["Cluster1", "Cluster2", "Cluster3"]
         .iter()
         .map(|name| {

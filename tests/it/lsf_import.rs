@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Output;
 
 use crate::common;
-use common::mcfed;
+use common::{Mcfed, mcfed, stderr, succeeded};
 
 const EXAMPLES: [(&str, &str); 4] = [
     ("example1", "example1-count-preemptable"),
@@ -15,20 +15,6 @@ const EXAMPLES: [(&str, &str); 4] = [
     ("example3", "example3-high-queue-priority"),
     ("example4", "example4-preemptable-slots"),
 ];
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn succeeded(output: &Output, what: &str) -> String {
-    assert!(
-        output.status.success(),
-        "{what}:\n{}\n{}",
-        text(&output.stdout),
-        text(&output.stderr)
-    );
-    text(&output.stdout)
-}
 
 /// `--cluster` arguments for the three clusters of an example.
 fn cluster_args(example: &str) -> Vec<String> {
@@ -43,15 +29,13 @@ fn cluster_args(example: &str) -> Vec<String> {
         .collect()
 }
 
-/// Runs `mcfed` with `env` set in its environment (quick commands only).
+/// Runs `mcfed` with `env` set in its environment.
 fn mcfed_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_mcfed"))
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("mcfed runs")
+    env.iter()
+        .fold(Mcfed::new(args), |mcfed, (key, value)| {
+            mcfed.env(key, value)
+        })
+        .run()
 }
 
 fn import(args: &[String], output: &Path) -> Output {
@@ -65,7 +49,7 @@ fn import(args: &[String], output: &Path) -> Output {
 /// The JSON lines of a run, without the scenario's own title.
 fn decisions(scenario: &str) -> Vec<String> {
     let output = mcfed(&["run", scenario, "--report", "json"]);
-    succeeded(&output, scenario)
+    succeeded(&output)
         .lines()
         .filter(|line| line.contains("\"record\":\"decision\""))
         .map(str::to_owned)
@@ -76,7 +60,7 @@ fn decisions(scenario: &str) -> Vec<String> {
 fn the_four_examples_from_lsf_files_pass_their_checks_with_the_same_decisions() {
     for (dir, toml) in EXAMPLES {
         let scenario = format!("tests/lsf/{dir}/scenario.toml");
-        let stdout = succeeded(&mcfed(&["run", &scenario, "--check"]), &scenario);
+        let stdout = succeeded(&mcfed(&["run", &scenario, "--check"]));
         assert!(stdout.contains("expectations held"), "{scenario}: {stdout}");
         assert!(!stdout.contains("FAIL"), "{scenario}: {stdout}");
         let from_lsf = decisions(&scenario);
@@ -91,7 +75,7 @@ fn imported_examples_are_the_toml_examples_clusters_and_validate_unchanged() {
     let dir = tempfile::tempdir().expect("temp dir");
     for (example, toml) in EXAMPLES {
         let out = dir.path().join(format!("{example}.toml"));
-        let stdout = succeeded(&import(&cluster_args(example), &out), example);
+        let stdout = succeeded(&import(&cluster_args(example), &out));
         assert!(
             stdout.contains("3 clusters, 20 hosts, 5 queues"),
             "{stdout}"
@@ -113,7 +97,7 @@ fn imported_examples_are_the_toml_examples_clusters_and_validate_unchanged() {
             assert_eq!(left.subscribers, right.subscribers, "{example}");
         }
         let out = out.to_str().expect("UTF-8");
-        succeeded(&mcfed(&["validate", out]), "validate");
+        succeeded(&mcfed(&["validate", out]));
         let written = std::fs::read_to_string(out).expect("written");
         assert!(written.contains("MAX_JOBS = "), "{written}");
         assert!(
@@ -183,8 +167,8 @@ fn the_template_site_imports_with_exactly_its_warnings() {
         "site=tests/lsf/template/site".to_owned(),
     ];
     let output = import(&args, &out);
-    succeeded(&output, "template import");
-    assert_eq!(listed(&text(&output.stderr), "warning"), TEMPLATE_WARNINGS);
+    succeeded(&output);
+    assert_eq!(listed(&stderr(&output), "warning"), TEMPLATE_WARNINGS);
     let written = std::fs::read_to_string(&out).expect("written");
     for expected in [
         "FAIRSHARE = \"USER_SHARES[[everyone, 5] [others, 1]]\"  # lsb.queues:11",
@@ -230,17 +214,14 @@ fn the_template_site_imports_with_exactly_its_warnings() {
         !written.contains("night"),
         "a commented-out queue stays out"
     );
-    succeeded(
-        &mcfed(&["validate", out.to_str().expect("UTF-8")]),
-        "validate",
-    );
+    succeeded(&mcfed(&["validate", out.to_str().expect("UTF-8")]));
 
     let strict = import(
         &[vec!["--strict".to_owned()], args].concat(),
         &dir.path().join("strict.toml"),
     );
     assert_eq!(strict.status.code(), Some(2), "--strict refuses");
-    assert_eq!(listed(&text(&strict.stderr), "error"), TEMPLATE_WARNINGS);
+    assert_eq!(listed(&stderr(&strict), "error"), TEMPLATE_WARNINGS);
     assert!(!dir.path().join("strict.toml").exists());
 }
 
@@ -298,7 +279,7 @@ fn malformed_configurations_are_errors_at_file_line_and_column() {
         ];
         let out = dir.path().join(format!("{case}.toml"));
         let output = import(&args, &out);
-        let stderr = text(&output.stderr);
+        let stderr = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{case}: {stderr}");
         let wanted = format!("error: tests/lsf/malformed/{case}/{expected}");
         assert!(
@@ -324,17 +305,17 @@ fn a_misspelt_parameter_is_a_warning_with_did_you_mean_and_an_error_when_strict(
     ];
     let expected = "tests/lsf/malformed/misspelt/lsb.queues:3:1: unknown parameter `PRIORTY` in a Queue section (did you mean `PRIORITY`?); ignored";
     let output = import(&args, &dir.path().join("a.toml"));
-    succeeded(&output, "misspelt");
-    assert!(text(&output.stderr).contains(&format!("warning: {expected}")));
+    succeeded(&output);
+    assert!(stderr(&output).contains(&format!("warning: {expected}")));
     let strict = import(
         &[vec!["--strict".to_owned()], args].concat(),
         &dir.path().join("b.toml"),
     );
     assert_eq!(strict.status.code(), Some(2));
     assert!(
-        text(&strict.stderr).contains(&format!("error: {expected}")),
+        stderr(&strict).contains(&format!("error: {expected}")),
         "{}",
-        text(&strict.stderr)
+        stderr(&strict)
     );
 }
 
@@ -355,7 +336,7 @@ fn a_problem_found_after_import_is_reported_at_the_lsf_line() {
     .expect("write");
     let args = vec!["--cluster".to_owned(), format!("C1={}", cluster.display())];
     let output = import(&args, &dir.path().join("out.toml"));
-    let stderr = text(&output.stderr);
+    let stderr = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     let wanted = format!(
         "error: {}:3:1: a queue in a SLOT_POOL needs its SLOT_SHARE",
@@ -380,9 +361,9 @@ fn a_scenario_may_not_give_an_lsf_config_cluster_its_own_queues() {
     let output = mcfed(&["validate", scenario.to_str().expect("UTF-8")]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        text(&output.stderr).contains("takes its queue from lsf_config; remove this queue"),
+        stderr(&output).contains("takes its queue from lsf_config; remove this queue"),
         "{}",
-        text(&output.stderr)
+        stderr(&output)
     );
 }
 
@@ -410,7 +391,7 @@ fn the_readme_commands_run() {
             })
             .collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        succeeded(&mcfed(&args), line);
+        succeeded(&mcfed(&args));
         ran += 1;
     }
     assert_eq!(ran, 2, "the README shows an import and an export");
@@ -430,77 +411,60 @@ fn the_documented_commands_run() {
         exported.to_str().expect("UTF-8"),
     );
     // docs/lsf-import.md, "Importing".
-    succeeded(
-        &mcfed(&[
-            "import",
-            "lsf",
-            "--cluster",
-            "Cluster1=tests/lsf/example1/Cluster1",
-            "--cluster",
-            "Cluster2=tests/lsf/example1/Cluster2",
-            "--cluster",
-            "Cluster3=tests/lsf/example1/Cluster3",
-            "--shared",
-            "tests/lsf/example1/lsf.shared",
-            "-o",
-            federation,
-        ]),
+    succeeded(&mcfed(&[
         "import",
-    );
-    succeeded(&mcfed(&["validate", federation]), "validate");
-    succeeded(
-        &mcfed(&["validate", "tests/lsf/example1/scenario.toml"]),
-        "validate a scenario with lsf_config",
-    );
-    succeeded(
-        &mcfed(&["run", "tests/lsf/example1/scenario.toml", "--check"]),
+        "lsf",
+        "--cluster",
+        "Cluster1=tests/lsf/example1/Cluster1",
+        "--cluster",
+        "Cluster2=tests/lsf/example1/Cluster2",
+        "--cluster",
+        "Cluster3=tests/lsf/example1/Cluster3",
+        "--shared",
+        "tests/lsf/example1/lsf.shared",
+        "-o",
+        federation,
+    ]));
+    succeeded(&mcfed(&["validate", federation]));
+    succeeded(&mcfed(&["validate", "tests/lsf/example1/scenario.toml"]));
+    succeeded(&mcfed(&[
         "run",
-    );
+        "tests/lsf/example1/scenario.toml",
+        "--check",
+    ]));
     // "Exporting".
-    succeeded(
-        &mcfed(&[
-            "export",
-            "lsf",
-            "scenarios/forwarding/example1-count-preemptable.toml",
-            "-o",
-            exported,
-        ]),
+    succeeded(&mcfed(&[
         "export",
-    );
+        "lsf",
+        "scenarios/forwarding/example1-count-preemptable.toml",
+        "-o",
+        exported,
+    ]));
     let reimported = dir.path().join("again.toml");
-    succeeded(
-        &mcfed(&[
-            "import",
-            "lsf",
-            "--strict",
-            "--envdir",
-            &format!("{exported}/Cluster1"),
-            "--envdir",
-            &format!("{exported}/Cluster2"),
-            "--envdir",
-            &format!("{exported}/Cluster3"),
-            "-o",
-            reimported.to_str().expect("UTF-8"),
-        ]),
-        "import of the export",
-    );
+    succeeded(&mcfed(&[
+        "import",
+        "lsf",
+        "--strict",
+        "--envdir",
+        &format!("{exported}/Cluster1"),
+        "--envdir",
+        &format!("{exported}/Cluster2"),
+        "--envdir",
+        &format!("{exported}/Cluster3"),
+        "-o",
+        reimported.to_str().expect("UTF-8"),
+    ]));
     // "An LSF tree": the conventional layout, from its LSF_ENVDIR alone.
     let site = dir.path().join("site.toml");
-    succeeded(
-        &mcfed(&[
-            "import",
-            "lsf",
-            "--envdir",
-            "tests/lsf/envdir/conf",
-            "-o",
-            site.to_str().expect("UTF-8"),
-        ]),
-        "import --envdir",
-    );
-    succeeded(
-        &mcfed(&["validate", site.to_str().expect("UTF-8")]),
-        "validate",
-    );
+    succeeded(&mcfed(&[
+        "import",
+        "lsf",
+        "--envdir",
+        "tests/lsf/envdir/conf",
+        "-o",
+        site.to_str().expect("UTF-8"),
+    ]));
+    succeeded(&mcfed(&["validate", site.to_str().expect("UTF-8")]));
 }
 
 /// A site in LSF's conventional layout (tests/lsf/envdir: two clusters,
@@ -516,14 +480,14 @@ fn a_conventional_lsf_tree_is_imported_from_its_envdir_alone() {
         &["--envdir".to_owned(), "tests/lsf/envdir/conf".to_owned()],
         &out,
     );
-    let stdout = succeeded(&output, "import --envdir");
+    let stdout = succeeded(&output);
     assert!(
         stdout.contains("2 clusters, 11 hosts, 5 queues, 1 warnings"),
         "{stdout}"
     );
-    let stderr = text(&output.stderr);
+    let warned = stderr(&output);
     assert_eq!(
-        stderr.trim(),
+        warned.trim(),
         "warning: tests/lsf/envdir/conf/lsf.shared:15:25: column ARCHITECTURE is not modelled; ignored"
     );
     let toml = std::fs::read_to_string(&out).expect("written");
@@ -544,7 +508,7 @@ fn a_conventional_lsf_tree_is_imported_from_its_envdir_alone() {
         &["import", "lsf", "-o", from_env.to_str().expect("UTF-8")],
         &[("LSF_ENVDIR", "tests/lsf/envdir/conf")],
     );
-    succeeded(&output, "import with LSF_ENVDIR");
+    succeeded(&output);
     let from_env = std::fs::read_to_string(&from_env).expect("written");
     let body = |text: &str| text.split_once("\n\n").map(|(_, body)| body.to_owned());
     assert_eq!(
@@ -553,23 +517,17 @@ fn a_conventional_lsf_tree_is_imported_from_its_envdir_alone() {
         "LSF_ENVDIR reads the same site"
     );
     let none = mcfed_env(&["import", "lsf", "-o", "x.toml"], &[("LSF_ENVDIR", "")]);
-    assert_eq!(none.status.code(), Some(2), "{}", text(&none.stderr));
-    assert!(text(&none.stderr).contains("give --envdir DIR"));
-    succeeded(
-        &mcfed(&["validate", out.to_str().expect("UTF-8")]),
-        "validate",
-    );
+    assert_eq!(none.status.code(), Some(2), "{}", stderr(&none));
+    assert!(stderr(&none).contains("give --envdir DIR"));
+    succeeded(&mcfed(&["validate", out.to_str().expect("UTF-8")]));
     let exported = dir.path().join("out");
-    succeeded(
-        &mcfed(&[
-            "export",
-            "lsf",
-            out.to_str().expect("UTF-8"),
-            "-o",
-            exported.to_str().expect("UTF-8"),
-        ]),
+    succeeded(&mcfed(&[
         "export",
-    );
+        "lsf",
+        out.to_str().expect("UTF-8"),
+        "-o",
+        exported.to_str().expect("UTF-8"),
+    ]));
     let again = dir.path().join("again.toml");
     let output = import(
         &[
@@ -580,7 +538,7 @@ fn a_conventional_lsf_tree_is_imported_from_its_envdir_alone() {
         ],
         &again,
     );
-    succeeded(&output, "import of the export");
+    succeeded(&output);
     let again = std::fs::read_to_string(&again).expect("written");
     assert_eq!(
         mcfed_lsf::notes::notes(&again),
@@ -651,9 +609,10 @@ reason_contains = "GPUs"
         ),
     )
     .expect("write");
-    let stdout = succeeded(
-        &mcfed(&["run", scenario.to_str().expect("UTF-8"), "--check"]),
+    let stdout = succeeded(&mcfed(&[
         "run",
-    );
+        scenario.to_str().expect("UTF-8"),
+        "--check",
+    ]));
     assert!(stdout.contains("4 of 4 expectations held"), "{stdout}");
 }

@@ -14,37 +14,31 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common;
-use common::live::{Federation, eventually, federation_of, mcfed};
+use common::federation::{Cluster, Queue, Scenario};
+use common::live::{Federation, federation_of};
+use common::{eventually, mcfed, succeeded};
 
-const SCENARIO: &str = r#"
-name = "lsf names"
-[params]
-MC_PLUGIN_UPDATE_INTERVAL = "10s"
-
-[[cluster]]
-name = "Cluster1"
-params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
-[[cluster.host]]
-name = "h"
-count = 2
-MXJ = 4
-[[cluster.queue]]
-name = "normal"
-[[cluster.queue]]
-name = "short"
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "high@Cluster2"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "c2host"
-MXJ = 4
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-"#;
+/// Cluster1 (two hosts of 4 slots; queues `normal`, `short` and `send`)
+/// sends to `high` on Cluster2 (one host of 4 slots), collecting its
+/// counters every 10 s.
+fn scenario() -> String {
+    Scenario::new("lsf names")
+        .param("MC_PLUGIN_UPDATE_INTERVAL", "10s")
+        .cluster(
+            Cluster::new("Cluster1")
+                .param("MC_PLUGIN_SCHEDULE_ENHANCE", "COUNT_PREEMPTABLE")
+                .hosts("h", 2, 4)
+                .queue(Queue::new("normal"))
+                .queue(Queue::new("short"))
+                .queue(Queue::sending("send", "high@Cluster2")),
+        )
+        .cluster(
+            Cluster::new("Cluster2")
+                .hosts("c2host", 1, 4)
+                .queue(Queue::receiving("high", "Cluster1")),
+        )
+        .text()
+}
 
 /// A shell with `exports` evaluated, as a user's login would have them.
 struct Shell {
@@ -147,7 +141,7 @@ fn lsf_json<'v>(value: &'v Value, command: &str, counted: &str, keys: &[&str]) -
 }
 
 fn start(dir: &Path) -> (Federation, Vec<common::live::Process>, Shell) {
-    let fed = federation_of(dir, SCENARIO);
+    let fed = federation_of(dir, &scenario());
     let processes = vec![fed.start("Cluster2", None), fed.start("Cluster1", None)];
     let hosts = dir.join("hosts");
     std::fs::write(
@@ -172,8 +166,7 @@ fn start(dir: &Path) -> (Federation, Vec<common::live::Process>, Shell) {
         "--dir",
         dir.join("lsf").to_str().expect("UTF-8"),
     ]);
-    assert!(output.status.success(), "{output:?}");
-    let exports = String::from_utf8(output.stdout).expect("UTF-8");
+    let exports = succeeded(&output);
     for variable in [
         "LSF_BINDIR",
         "LSF_ENVDIR",
@@ -212,7 +205,7 @@ fn scripts_drive_a_live_cluster_through_lsf_s_command_names() {
     )
     .expect("script");
     let submitted = shell.run("bsub", Some(&script));
-    assert!(submitted.status.success(), "{submitted:?}");
+    succeeded(&submitted);
     assert_eq!(
         String::from_utf8_lossy(&submitted.stdout),
         "Job <1> is submitted to queue <normal>.\n"
@@ -338,7 +331,7 @@ fn scripts_drive_a_live_cluster_through_lsf_s_command_names() {
         "-J",
         "bobs",
     ]);
-    assert!(other.status.success(), "{other:?}");
+    succeeded(&other);
     assert!(!shell.ok("bjobs -w").contains("bobs"));
     assert!(shell.ok("bjobs -u all -w").contains("bobs"));
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common;
 use common::live::*;
-use common::mcfed_within;
+use common::{eventually, mcfed};
 
 const EXAMPLES: [&str; 4] = [
     "example1-count-preemptable",
@@ -61,22 +61,19 @@ fn launch_reaches_the_same_decisions_as_run() {
         .into_iter()
         .map(|file| {
             std::thread::spawn(move || {
-                let launched = mcfed_within(
-                    &[
-                        "launch",
-                        &file,
-                        "--report",
-                        "json",
-                        "--check",
-                        "--speed",
-                        "40",
-                        "--base-port",
-                        "0",
-                        "--connect-timeout",
-                        "20s",
-                    ],
-                    Duration::from_secs(90),
-                );
+                let launched = mcfed(&[
+                    "launch",
+                    &file,
+                    "--report",
+                    "json",
+                    "--check",
+                    "--speed",
+                    "40",
+                    "--base-port",
+                    "0",
+                    "--connect-timeout",
+                    "20s",
+                ]);
                 let run = mcfed(&["run", &file, "--report", "json"]);
                 (file, launched, run)
             })
@@ -512,22 +509,19 @@ fn launch_stops_every_process_on_ctrl_c_when_one_dies_and_when_it_is_killed() {
 /// forwarded, started at the execution cluster.
 #[test]
 fn launched_runs_carry_job_events_for_reports() {
-    let launched = mcfed_within(
-        &[
-            "launch",
-            "scenarios/forwarding/reconciliation.toml",
-            "--report",
-            "json",
-            "--events",
-            "--speed",
-            "40",
-            "--base-port",
-            "0",
-            "--connect-timeout",
-            "20s",
-        ],
-        Duration::from_secs(90),
-    );
+    let launched = mcfed(&[
+        "launch",
+        "scenarios/forwarding/reconciliation.toml",
+        "--report",
+        "json",
+        "--events",
+        "--speed",
+        "40",
+        "--base-port",
+        "0",
+        "--connect-timeout",
+        "20s",
+    ]);
     assert!(
         launched.status.success(),
         "{}",

@@ -9,12 +9,16 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::journaled::{Live, eventually};
+use common::eventually;
+use common::federation::three_clusters;
+use common::journaled::Live;
 use serde_json::Value;
 
 /// Cluster1 sends to `high` on Cluster2 (16 slots) and Cluster3 (5 slots),
 /// counters every 10 s, at speed 10 (one update a second).
-const SCENARIO: &str = common::live::THREE_CLUSTERS;
+fn scenario() -> String {
+    three_clusters("restart").text()
+}
 
 const CLUSTERS: [&str; 3] = ["Cluster1", "Cluster2", "Cluster3"];
 
@@ -64,7 +68,7 @@ fn submit(live: &Live, name: &str, run_time: &str) -> u64 {
 #[test]
 fn journaled_clusters_keep_their_jobs_across_kill_9() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut live = Live::new(dir.path(), SCENARIO, &CLUSTERS);
+    let mut live = Live::new(dir.path(), &scenario(), &CLUSTERS);
     live.extra = ["--speed", "10"].map(str::to_owned).to_vec();
     let mut one = live.start("Cluster1", &[]);
     let mut two = live.start("Cluster2", &[]);
@@ -146,7 +150,7 @@ fn journaled_clusters_keep_their_jobs_across_kill_9() {
 #[test]
 fn ends_while_the_submission_cluster_is_down_are_reported_when_it_returns() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut live = Live::new(dir.path(), SCENARIO, &CLUSTERS);
+    let mut live = Live::new(dir.path(), &scenario(), &CLUSTERS);
     live.extra = ["--speed", "10"].map(str::to_owned).to_vec();
     let mut one = live.start("Cluster1", &[]);
     let _two = live.start("Cluster2", &[]);
@@ -193,7 +197,7 @@ fn update_age(live: &Live) -> f64 {
 #[test]
 fn a_restarted_process_agrees_with_its_peers_on_emulated_time() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut live = Live::new(dir.path(), SCENARIO, &CLUSTERS);
+    let mut live = Live::new(dir.path(), &scenario(), &CLUSTERS);
     live.extra = ["--speed", "10"].map(str::to_owned).to_vec();
     // No --epoch-ms anywhere: the first process's start is the federation's
     // time zero, the others take it from its resume.

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use crate::common;
-use common::mcfed;
+use common::{mcfed, succeeded};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mcfed-report-{}-{name}", std::process::id()));
@@ -21,8 +21,7 @@ fn report_summarises_a_chaos_run() {
         "json",
         "--events",
     ]);
-    assert!(run.status.success());
-    let jsonl = String::from_utf8_lossy(&run.stdout).into_owned();
+    let jsonl = succeeded(&run);
     let stale_lines = jsonl
         .lines()
         .filter(|l| l.contains("\"stale\":true"))
@@ -170,7 +169,7 @@ fn report_html_is_one_self_contained_page() {
         "json",
         "--events",
     ]);
-    assert!(run.status.success());
+    succeeded(&run);
     let path = dir.join("run.jsonl");
     std::fs::write(&path, &run.stdout).expect("write run");
     let page = dir.join("report.html");
@@ -243,7 +242,7 @@ fn report_html_is_one_self_contained_page() {
         "--html",
         short.to_str().expect("utf-8"),
     ]);
-    assert!(output.status.success());
+    succeeded(&output);
     let short = std::fs::read_to_string(&short).expect("the page");
     assert_eq!(short.matches("<details class=\"job").count(), 3);
     assert!(short.contains(&format!("The first 3 of {} jobs", timelines.len())));
@@ -256,7 +255,7 @@ fn report_html_is_one_self_contained_page() {
 fn report_summary_and_metrics_agree_on_jobs_never_started() {
     let dir = scratch("agree");
     let run = mcfed(&["run", "scenarios/chaos/churn.toml", "--report", "json"]);
-    assert!(run.status.success());
+    succeeded(&run);
     let path = dir.join("churn.jsonl");
     std::fs::write(&path, &run.stdout).expect("write records");
     let summary: serde_json::Value = serde_json::from_str(
@@ -274,8 +273,7 @@ fn report_summary_and_metrics_agree_on_jobs_never_started() {
         .sum();
     assert!(never > 0, "the scenario leaves jobs pending");
     let report = mcfed(&["report", path.to_str().expect("utf-8")]);
-    assert!(report.status.success());
-    let text = String::from_utf8_lossy(&report.stdout);
+    let text = succeeded(&report);
     assert!(
         text.contains(&format!("| jobs never started | {never} |")),
         "{text}"

@@ -1,21 +1,9 @@
 //! End-to-end: the `mcfed` binary on the scheduling scenarios: `--show
 //! queues` as text and JSON, under both engines, and configuration warnings.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn mcfed(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcfed"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("mcfed runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
+use crate::common::{mcfed, stdout, succeeded};
 
 const POOL: &str = "scenarios/fairshare/pool-three-queues-12-slots.toml";
 const USERS: &str = "scenarios/fairshare/user-dynamic-priority.toml";
@@ -98,7 +86,7 @@ fn show_queues_picks_one_cluster_or_says_it_is_unknown() {
         "--report",
         "json",
     ]);
-    assert!(output.status.success());
+    succeeded(&output);
     let json: Value = serde_json::from_str(stdout(&output).trim()).expect("one JSON object");
     let clusters = json["clusters"].as_array().expect("clusters");
     assert_eq!(clusters.len(), 1);

@@ -10,9 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use crate::common;
-use common::live::eventually;
-
-const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
+use common::{MCFED, Mcfed, eventually, stderr, stdout};
 
 /// Cluster processes, killed when dropped.
 struct Processes(Vec<Child>);
@@ -28,17 +26,8 @@ impl Drop for Processes {
 
 /// Runs `mcfed` in `dir`; returns (success, stdout, stderr).
 fn mcfed_in(dir: &Path, args: &[&str]) -> (bool, String, String) {
-    let output = Command::new(MCFED)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run mcfed");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let output = Mcfed::new(args).in_dir(dir).run();
+    (output.status.success(), stdout(&output), stderr(&output))
 }
 
 /// A UDP port free on `host` now.

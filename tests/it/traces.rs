@@ -6,11 +6,7 @@
 
 use crate::common;
 
-use common::mcfed;
-
-fn stdout(output: &std::process::Output) -> String {
-    common::succeeded(output)
-}
+use common::{mcfed, succeeded};
 
 /// The numbers on the summary's `jobs started: S, finished: F` line.
 fn started_finished(summary: &str) -> (u64, u64) {
@@ -47,14 +43,14 @@ fn a_generated_trace_replays_to_drain_on_one_cluster_and_on_many() {
             "--seed",
             "7",
         ]);
-        stdout(&generated);
-        let one = stdout(&mcfed(&[
+        succeeded(&generated);
+        let one = succeeded(&mcfed(&[
             "replay", trace, "--hosts", "4", "--mxj", "4", "--quiet",
         ]));
         assert_eq!(started_finished(&one), (3000, 3000), "{one}");
         assert!(one.contains("workload t ("), "{one}");
         assert!(one.contains("; MaxProcs: 16"), "{one}");
-        let many = stdout(&mcfed(&[
+        let many = succeeded(&mcfed(&[
             "replay",
             trace,
             "--hosts",
@@ -74,8 +70,8 @@ fn replay_prints_a_scenario_that_validates() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let trace = dir.path().join("t.swf");
     let trace = trace.to_str().expect("utf-8");
-    stdout(&mcfed(&["gen", "swf", "-o", trace, "--jobs", "50"]));
-    let text = stdout(&mcfed(&[
+    succeeded(&mcfed(&["gen", "swf", "-o", trace, "--jobs", "50"]));
+    let text = succeeded(&mcfed(&[
         "replay",
         trace,
         "--hosts",
@@ -86,7 +82,7 @@ fn replay_prints_a_scenario_that_validates() {
     ]));
     let file = dir.path().join("replay.toml");
     std::fs::write(&file, text).expect("write scenario");
-    let validated = stdout(&mcfed(&["validate", file.to_str().expect("utf-8")]));
+    let validated = succeeded(&mcfed(&["validate", file.to_str().expect("utf-8")]));
     assert!(validated.contains(": ok: "), "{validated}");
 }
 
@@ -121,7 +117,7 @@ fn expectations_name_workload_jobs_or_say_why_not() {
         mcfed(&["run", file.to_str().expect("utf-8"), "--check"])
     };
     let held = check("\n[[expect]]\njob = \"w-1\"\nat = \"30s\"\nstate = \"RUN\"\n");
-    assert!(stdout(&held).contains("1 of 1 expectations held"));
+    assert!(succeeded(&held).contains("1 of 1 expectations held"));
     let failed = check("\n[[expect]]\njob = \"w-1\"\nat = \"30s\"\nstate = \"PEND\"\n");
     assert_eq!(failed.status.code(), Some(1), "a wrong state fails");
     for (expect, place, message) in [
@@ -198,7 +194,7 @@ fn the_documented_trace_commands_run() {
                 }
             })
             .collect();
-        stdout(&mcfed(&args));
+        succeeded(&mcfed(&args));
     }
     assert!(std::path::Path::new(csv_out).exists(), "jobs.csv written");
 }
@@ -209,7 +205,7 @@ fn generated(dir: &tempfile::TempDir, flags: &[&str]) -> String {
     let trace = trace.to_str().expect("utf-8").to_owned();
     let mut args = vec!["gen", "swf", "-o", trace.as_str()];
     args.extend_from_slice(flags);
-    stdout(&mcfed(&args));
+    succeeded(&mcfed(&args));
     trace
 }
 
@@ -250,7 +246,7 @@ fn jobs_csv_rows_add_up_and_slots_never_overlap() {
     let trace = trace.as_str();
     let csv_path = dir.path().join("jobs.csv");
     let csv_text = csv_path.to_str().expect("utf-8");
-    stdout(&mcfed(&[
+    succeeded(&mcfed(&[
         "replay",
         trace,
         "--hosts",
@@ -325,7 +321,7 @@ fn jobs_csv_rows_add_up_and_slots_never_overlap() {
 #[test]
 fn the_summary_record_reaches_mcfed_report() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let records = stdout(&mcfed(&[
+    let records = succeeded(&mcfed(&[
         "run",
         "scenarios/traces/small-trace.toml",
         "--report",
@@ -339,7 +335,7 @@ fn the_summary_record_reaches_mcfed_report() {
     assert_eq!(summary["workloads"][0]["skipped"]["no_run_time"], 1);
     let file = dir.path().join("run.jsonl");
     std::fs::write(&file, records).expect("write records");
-    let report = stdout(&mcfed(&["report", file.to_str().expect("utf-8")]));
+    let report = succeeded(&mcfed(&["report", file.to_str().expect("utf-8")]));
     assert!(report.contains("## Metrics"), "{report}");
     assert!(report.contains("C1           short"), "{report}");
 }
@@ -391,7 +387,7 @@ fn a_launched_run_replays_a_workload_to_drain_with_metrics() {
         ],
     );
     let trace = trace.as_str();
-    let scenario = stdout(&mcfed(&[
+    let scenario = succeeded(&mcfed(&[
         "replay",
         trace,
         "--hosts",
@@ -406,7 +402,7 @@ fn a_launched_run_replays_a_workload_to_drain_with_metrics() {
     std::fs::write(&path, scenario).expect("write scenario");
     let path = path.to_str().expect("utf-8");
     let last = |output: &std::process::Output| -> serde_json::Value {
-        let records = stdout(output);
+        let records = succeeded(output);
         serde_json::from_str(records.lines().last().expect("records")).expect("JSON")
     };
     let launched = last(&mcfed(&[

@@ -9,7 +9,7 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::mcfed_within;
+use common::{Mcfed, mcfed};
 use serde_json::Value;
 
 const SCENARIO: &str = "scenarios/chaos/unreachable-outage.toml";
@@ -74,10 +74,7 @@ fn check(records: &[Value]) {
 
 #[test]
 fn in_process_an_unreachable_cluster_loses_its_pending_jobs_and_keeps_its_running_ones() {
-    let output = mcfed_within(
-        &["run", SCENARIO, "--check", "--report", "json", "--events"],
-        Duration::from_secs(120),
-    );
+    let output = mcfed(&["run", SCENARIO, "--check", "--report", "json", "--events"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.contains("6 of 6 expectations held"), "{stderr}");
@@ -104,22 +101,21 @@ fn in_process_an_unreachable_cluster_loses_its_pending_jobs_and_keeps_its_runnin
 fn launched_with_journals_the_same_holds() {
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state");
-    let output = mcfed_within(
-        &[
-            "launch",
-            SCENARIO,
-            "--report",
-            "json",
-            "--events",
-            "--speed",
-            "150",
-            "--base-port",
-            "0",
-            "--state",
-            state.to_str().expect("utf-8"),
-        ],
-        Duration::from_secs(300),
-    );
+    let output = Mcfed::new(&[
+        "launch",
+        SCENARIO,
+        "--report",
+        "json",
+        "--events",
+        "--speed",
+        "150",
+        "--base-port",
+        "0",
+        "--state",
+        state.to_str().expect("utf-8"),
+    ])
+    .within(Duration::from_secs(300))
+    .run();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     // (Launched runs check no states at a time: the events say it.)

@@ -26,9 +26,8 @@ use serde_json::Value;
 
 use crate::common;
 use common::browser::{Browser, chromium_or_skip};
-use common::live::{cluster_args, mcfed, root};
-
-const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
+use common::live::cluster_args;
+use common::{MCFED, mcfed, root, succeeded};
 
 /// The scenario the browser watches: four clusters, local work coming and
 /// going, a job forwarded every 5 s, faults on (so the oracle judges every
@@ -137,7 +136,7 @@ fn a_launched_federation_watched_live_and_its_report_in_a_browser() {
     let dir = scratch("browser");
     let certs = dir.join("certs");
     let made = mcfed(&["certs", "init", utf8(&certs), "--scenario", CHURN]);
-    assert!(made.status.success(), "{made:?}");
+    succeeded(&made);
     let run = dir.join("run.jsonl");
     let mut launch = Running::start(
         &[
@@ -192,7 +191,7 @@ fn a_launched_federation_watched_live_and_its_report_in_a_browser() {
         "--run-time",
         "1m",
     ]);
-    assert!(submitted.status.success(), "{submitted:?}");
+    succeeded(&submitted);
     let took = browser.wait_for(
         "the bsub job in the decision stream",
         "[...document.querySelectorAll('#decisions .decision pre')].some(p => p.textContent.includes('webjob (job '))",
@@ -259,7 +258,7 @@ fn a_launched_federation_watched_live_and_its_report_in_a_browser() {
     // The run's report, as one page: its search finds the job.
     let page = dir.join("report.html");
     let report = mcfed(&["report", utf8(&run), "--html", utf8(&page)]);
-    assert!(report.status.success(), "{report:?}");
+    succeeded(&report);
     browser.open(&format!("file://{}", utf8(&page)));
     browser.wait_for(
         "the report's jobs",
@@ -326,7 +325,7 @@ fn a_cluster_process_serves_its_own_page_read_only_and_locally() {
     let certs = dir.join("certs");
     let scenario = root().join("scenarios/forwarding/example1-count-preemptable.toml");
     let made = mcfed(&["certs", "init", utf8(&certs), "--scenario", utf8(&scenario)]);
-    assert!(made.status.success(), "{made:?}");
+    succeeded(&made);
     let mut args = cluster_args(&scenario, &certs, "Cluster2");
     args.extend(["--listen", "127.0.0.1:0", "--base-port", "0", "--web", "0"].map(str::to_owned));
     // `--web 0`: port 0 on 127.0.0.1, the OS's pick.
@@ -341,7 +340,7 @@ fn a_cluster_process_serves_its_own_page_read_only_and_locally() {
     let address = url.trim_start_matches("http://").to_owned();
     assert!(address.starts_with("127.0.0.1:"), "{address}");
     let host = address.clone();
-    common::live::eventually(Duration::from_secs(20), "Cluster2 is up", || {
+    common::eventually(Duration::from_secs(20), "Cluster2 is up", || {
         let (status, body) = http(&address, "GET", "/api/state", &host);
         status == 200 && body.contains("\"status\":\"up\"")
     });

@@ -9,11 +9,11 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-pub(crate) const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
+use super::{MCFED, mcfed, root, succeeded};
 
 /// A running `mcfed cluster` process, killed when dropped.
 pub(crate) struct Process {
@@ -32,7 +32,7 @@ impl Process {
             .expect("log file");
         let mut child = Command::new(MCFED)
             .args(&args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(root())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -107,13 +107,13 @@ impl Live {
         let path = dir.join("federation.toml");
         std::fs::write(&path, scenario).expect("write scenario");
         let certs = dir.join("certs");
-        let output = Command::new(MCFED)
-            .args(["certs", "init"])
-            .arg(&certs)
-            .args(["--clusters", &clusters.join(",")])
-            .output()
-            .expect("certs init");
-        assert!(output.status.success(), "{output:?}");
+        succeeded(&mcfed(&[
+            "certs",
+            "init",
+            certs.to_str().expect("utf-8"),
+            "--clusters",
+            &clusters.join(","),
+        ]));
         Live {
             dir: dir.to_owned(),
             scenario: path,
@@ -234,19 +234,10 @@ impl Live {
             "json",
         ];
         args.extend_from_slice(extra);
-        let output = super::mcfed_within(&args, Duration::from_secs(30));
+        let output = mcfed(&args);
         if !output.status.success() {
             return Err(String::from_utf8_lossy(&output.stderr).into_owned());
         }
         serde_json::from_slice(&output.stdout).map_err(|error| error.to_string())
-    }
-}
-
-/// Polls `check` until it holds or `limit` passes.
-pub(crate) fn eventually(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(200));
     }
 }

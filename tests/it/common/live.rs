@@ -1,31 +1,20 @@
 //! Live federations for the end-to-end tests: `mcfed cluster` processes
 //! started by hand (killed when dropped), the LSF-style commands against
-//! them, and polling with deadlines.
+//! them.
 
 #![allow(dead_code, unreachable_pub)]
 
 use std::cell::RefCell;
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use super::mcfed_within;
-
-const MCFED: &str = env!("CARGO_BIN_EXE_mcfed");
-
-/// The project's root.
-pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs `mcfed`, failing the test past 30 seconds.
-pub fn mcfed(args: &[&str]) -> Output {
-    mcfed_within(args, Duration::from_secs(30))
-}
+use super::federation::three_clusters;
+use super::{MCFED, mcfed, root, succeeded};
 
 /// A running `mcfed cluster` process, killed when dropped.
 pub struct Process {
@@ -157,44 +146,10 @@ impl Federation {
     }
 }
 
-/// Cluster1 sends to `high` on Cluster2 (16 slots) and Cluster3 (5
-/// slots); no addresses, so processes listen on ports the OS picks.
-pub const THREE_CLUSTERS: &str = r#"
-name = "restart"
-[params]
-MC_PLUGIN_UPDATE_INTERVAL = "10s"
-
-[[cluster]]
-name = "Cluster1"
-params = { MC_PLUGIN_SCHEDULE_ENHANCE = "COUNT_PREEMPTABLE" }
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "high@Cluster2 high@Cluster3"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "c2host"
-count = 4
-MXJ = 4
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-
-[[cluster]]
-name = "Cluster3"
-[[cluster.host]]
-name = "c3host"
-MXJ = 5
-[[cluster.queue]]
-name = "high"
-RCVJOBS_FROM = "Cluster1"
-"#;
-
-/// The federation of [`THREE_CLUSTERS`], its processes listening on
+/// The federation of [`three_clusters`], its processes listening on
 /// ports the OS picks ([`Federation::start`]).
 pub fn federation(dir: &Path) -> Federation {
-    federation_of(dir, THREE_CLUSTERS)
+    federation_of(dir, &three_clusters("restart").text())
 }
 
 /// A hand-started federation of scenario `text` (clusters Cluster1 to
@@ -203,14 +158,13 @@ pub fn federation_of(dir: &Path, text: &str) -> Federation {
     let path = dir.join("federation.toml");
     std::fs::write(&path, text).expect("write scenario");
     let certs = dir.join("certs");
-    let output = mcfed(&[
+    succeeded(&mcfed(&[
         "certs",
         "init",
         certs.to_str().expect("utf-8"),
         "--clusters",
         "Cluster1,Cluster2,Cluster3",
-    ]);
-    assert!(output.status.success(), "{output:?}");
+    ]));
     Federation {
         scenario: path,
         certs,
@@ -254,13 +208,8 @@ pub fn ask(fed: &Federation, command: &str, cluster: &str, extra: &[&str]) -> Va
         "json",
     ];
     args.extend_from_slice(extra);
-    let output = mcfed(&args);
-    assert!(
-        output.status.success(),
-        "mcfed {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("JSON")
+    let json = succeeded(&mcfed(&args));
+    serde_json::from_str(&json).expect("JSON")
 }
 
 pub fn text(fed: &Federation, command: &[&str], cluster: &str) -> String {
@@ -274,22 +223,7 @@ pub fn text(fed: &Federation, command: &[&str], cluster: &str) -> String {
         "--certs",
         fed.certs.to_str().expect("utf-8"),
     ]);
-    let output = mcfed(&args);
-    assert!(
-        output.status.success(),
-        "mcfed {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// Polls `check` until it holds or `limit` passes.
-pub fn eventually(limit: Duration, what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    succeeded(&mcfed(&args))
 }
 
 pub fn links_up_with_updates(links: &Value) -> bool {
