@@ -1,13 +1,17 @@
 //! End-to-end: `mcfed import lsf`, `mcfed export lsf` and scenarios with
 //! `lsf_config` on the fixtures of `tests/lsf/`: the seed's four
 //! forwarding examples written as lsb.* files, a site in the style of the
-//! stock OpenLava/LSF templates, and malformed configurations.
+//! stock OpenLava/LSF templates, and malformed configurations. What the
+//! library imports from them (clusters, warnings, errors at file, line and
+//! column) is tested with the library (crates/lsf/tests/it/fixtures.rs);
+//! here, what the binary adds: exit statuses, files written or not,
+//! `--strict`, `--envdir` and LSF_ENVDIR, runs of the imported scenarios.
 
 use std::path::Path;
 use std::process::Output;
 
 use crate::common;
-use common::{Mcfed, mcfed, stderr, succeeded};
+use common::{Mcfed, mcfed, refused, stderr, succeeded};
 
 const EXAMPLES: [(&str, &str); 4] = [
     ("example1", "example1-count-preemptable"),
@@ -15,19 +19,6 @@ const EXAMPLES: [(&str, &str); 4] = [
     ("example3", "example3-high-queue-priority"),
     ("example4", "example4-preemptable-slots"),
 ];
-
-/// `--cluster` arguments for the three clusters of an example.
-fn cluster_args(example: &str) -> Vec<String> {
-    ["Cluster1", "Cluster2", "Cluster3"]
-        .iter()
-        .flat_map(|name| {
-            [
-                "--cluster".to_owned(),
-                format!("{name}=tests/lsf/{example}/{name}"),
-            ]
-        })
-        .collect()
-}
 
 /// Runs `mcfed` with `env` set in its environment.
 fn mcfed_env(args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -70,230 +61,74 @@ fn the_four_examples_from_lsf_files_pass_their_checks_with_the_same_decisions() 
     }
 }
 
+/// What only the binary shows of an import the library refuses (the
+/// errors and warnings themselves are tested with the library, in
+/// crates/lsf/tests/it/fixtures.rs): exit status 2, one `error:` line per
+/// error naming the file, line and column, no panic, nothing written; and
+/// `--strict` prints each warning as an error and writes nothing.
 #[test]
-fn imported_examples_are_the_toml_examples_clusters_and_validate_unchanged() {
+fn a_refused_import_exits_2_with_its_errors_and_writes_nothing() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for (example, toml) in EXAMPLES {
-        let out = dir.path().join(format!("{example}.toml"));
-        let stdout = succeeded(&import(&cluster_args(example), &out));
-        assert!(
-            stdout.contains("3 clusters, 20 hosts, 5 queues"),
-            "{stdout}"
-        );
-        let imported = mcfed_scenario::load(&out).expect("the import validates");
-        let original =
-            mcfed_scenario::load(Path::new(&format!("scenarios/forwarding/{toml}.toml")))
-                .expect("valid");
-        assert_eq!(imported.clusters.len(), original.clusters.len());
-        for (left, right) in imported.clusters.iter().zip(&original.clusters) {
-            // Example 4 gives its hosts ncpus 10 for MXJ `!`; the TOML
-            // leaves processors to MXJ (10): the same count.
-            assert_eq!(
-                processors_counted(&left.config),
-                processors_counted(&right.config),
-                "{example}"
-            );
-            assert_eq!(left.forwarder, right.forwarder, "{example}");
-            assert_eq!(left.subscribers, right.subscribers, "{example}");
-        }
-        let out = out.to_str().expect("UTF-8");
-        succeeded(&mcfed(&["validate", out]));
-        let written = std::fs::read_to_string(out).expect("written");
-        assert!(written.contains("MAX_JOBS = "), "{written}");
-        assert!(
-            written.contains("  # lsb.queues:"),
-            "every value names its line: {written}"
-        );
-    }
-}
-
-/// The configuration with every host's processors stated.
-fn processors_counted(config: &mcfed_cluster::ClusterConfig) -> mcfed_cluster::ClusterConfig {
-    let mut config = config.clone();
-    for host in &mut config.hosts {
-        host.processors = Some(host.processor_count());
-    }
-    config
-}
-
-/// The warnings of the template site, as `file:line: message`.
-const TEMPLATE_WARNINGS: [&str; 24] = [
-    "lsf.shared:18: column ARCHITECTURE is not modelled; ignored",
-    "lsf.shared:23: column INTERVAL is not modelled; ignored",
-    "lsf.shared:23: column INCREASING is not modelled; ignored",
-    "lsf.shared:23: column DESCRIPTION is not modelled; ignored",
-    "lsf.shared:27: Numeric resource `scratch` is not modelled; ignored",
-    "lsf.conf:4: LSF_TOP is not modelled; ignored",
-    "lsf.conf:5: LSF_ENVDIR is not modelled; ignored",
-    "lsf.conf:6: LSF_LOGDIR is not modelled; ignored",
-    "lsf.conf:8: LSF_MASTER_LIST is not modelled; ignored",
-    "lsf.conf:9: LSB_SHAREDIR is not modelled; ignored",
-    "site/lsb.params:7: DEFAULT_QUEUE is not modelled; ignored",
-    "site/lsb.params:9: SBD_SLEEP_TIME is not modelled; ignored",
-    "site/lsb.params:10: JOB_ACCEPT_INTERVAL is not modelled; ignored",
-    "site/lsf.cluster.site:7: section ClusterAdmins is not modelled; ignored",
-    "site/lsf.cluster.site:20: section ResourceMap is not modelled; ignored",
-    "site/lsb.hosts:6: column r1m is not modelled; ignored",
-    "site/lsb.queues:8: NICE is not modelled; ignored",
-    "site/lsb.queues:14: r1m is not modelled; ignored",
-    "site/lsb.queues:23: RUNLIMIT: the maximum run limit `1:00` (jobs asking for more are refused) is not modelled; ignored, the default `15` is the run limit of jobs that give none",
-    "site/queues.d/low.queues:10: RES_REQ is not modelled; ignored",
-    "site/lsb.resources:20: MEM is not modelled; ignored",
-    "site/lsb.resources:17: Limit mem_cap: it limits neither SLOTS nor JOBS, the resources mcfed models; ignored",
-    "site/lsb.resources:32: PROJECTS is not modelled; ignored",
-    "site/lsb.resources:30: Limit project_cap: it applies only to the PROJECTS it names, which mcfed does not model; the limit is ignored",
-];
-
-/// `warning: FILE:LINE:COLUMN: message` lines as `file:line: message`
-/// relative to `tests/lsf/template/`.
-fn listed(stderr: &str, kind: &str) -> Vec<String> {
-    stderr
-        .lines()
-        .filter_map(|line| line.strip_prefix(&format!("{kind}: tests/lsf/template/")))
-        .map(|rest| {
-            let (place, message) = rest.split_once(": ").expect("place: message");
-            let (file_line, _column) = place.rsplit_once(':').expect("a column");
-            format!("{file_line}: {message}")
-        })
-        .collect()
-}
-
-#[test]
-fn the_template_site_imports_with_exactly_its_warnings() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = dir.path().join("site.toml");
-    let args = vec![
-        "--cluster".to_owned(),
-        "site=tests/lsf/template/site".to_owned(),
-    ];
-    let output = import(&args, &out);
-    succeeded(&output);
-    assert_eq!(listed(&stderr(&output), "warning"), TEMPLATE_WARNINGS);
-    let written = std::fs::read_to_string(&out).expect("written");
-    for expected in [
-        "FAIRSHARE = \"USER_SHARES[[everyone, 5] [others, 1]]\"  # lsb.queues:11",
-        "PREEMPTION = \"PREEMPTIVE[low+2 normal]\"  # lsb.queues:25",
-        "HOSTS = \"hostA hostB hostD\"  # lsb.queues:22",
-        "RUNLIMIT = \"15m\"  # lsb.queues:23 (15 minutes)",
-        "RUNTIME = \"10m\"  # lsb.queues:24 (0:10: 10 minutes)",
-        "MXJ = 8  # lsb.hosts:7 (`!`: one slot per processor)",
-        "ngpus = 4  # lsf.cluster.site:13",
-        "NO_PREEMPT_RUN_TIME = \"30m\"  # queues.d/low.queues:7 (30 minutes)",
-        "ENABLE_GPU_HIST_RUN_TIME = \"Y\"  # queues.d/low.queues:9",
-        "COMMITTED_RUN_TIME_FACTOR = 0.5  # lsb.params:16",
-        "RUN_TIME_DECAY = \"Y\"  # lsb.params:17",
-        "CLEAN_PERIOD = \"7200s\"  # lsb.params:19",
-        "MAX_USER_PRIORITY = 100  # lsb.params:20",
-        "LSB_MIG2PEND = \"Y\"  # lsf.conf:12",
-        "LSB_REQUEUE_TO_BOTTOM = \"Y\"  # lsf.conf:13",
-        "GROUP_MEMBER = \"group_a group_b\"  # lsb.users:7",
-        "USER_SHARES = \"[group_a, 3] [group_b, 1]\"  # lsb.users:7",
-        "[[cluster.limit]]\nNAME = \"short_cap\"  # lsb.resources:5\nQUEUES = \"short\"  # lsb.resources:6\nSLOTS = 6  # lsb.resources:7",
-        "PER_USER = \"all\"  # lsb.resources:13",
-        "USERS = \"all ~alice\"  # lsb.resources:25\nPER_HOST = \"hostA hostC\"  # lsb.resources:26\nJOBS = 2  # lsb.resources:27",
-        "NAME = \"group_cap\"  # lsb.resources:39\nUSERS = \"group_b\"  # lsb.resources:39\nSLOTS = 8  # lsb.resources:39",
-        "QUEUES = \"pool_a pool_b\"  # lsb.resources:40\nJOBS = 10  # lsb.resources:40",
-        "memory_mb = 65536  # lsf.cluster.site:13",
-        "# DESCRIPTION = \"For normal low priority jobs, running only if hosts are lightly loaded.\"\n[[cluster.queue]]\nname = \"normal\"",
+    for (case, sub) in [
+        ("unclosed-section", ""),
+        ("bad-number", ""),
+        ("unknown-preempt-queue", ""),
+        ("sndjobs-not-in-shared", "bad"),
+        ("too-many-values", ""),
+        ("unclosed-list", ""),
+        ("missing-include", ""),
+        ("unlimited-slots", ""),
+        ("bad-lsf-conf", ""),
     ] {
-        assert!(
-            written.contains(expected),
-            "missing `{expected}` in:\n{written}"
-        );
-    }
-    assert!(
-        !written.contains("NAME = \"project_cap\""),
-        "a project limit stays out"
-    );
-    assert!(
-        !written.contains("NAME = \"mem_cap\""),
-        "a memory limit stays out"
-    );
-    assert!(!written.contains("login1"), "a client host runs no jobs");
-    assert!(
-        !written.contains("night"),
-        "a commented-out queue stays out"
-    );
-    succeeded(&mcfed(&["validate", out.to_str().expect("UTF-8")]));
-
-    let strict = import(
-        &[vec!["--strict".to_owned()], args].concat(),
-        &dir.path().join("strict.toml"),
-    );
-    assert_eq!(strict.status.code(), Some(2), "--strict refuses");
-    assert_eq!(listed(&stderr(&strict), "error"), TEMPLATE_WARNINGS);
-    assert!(!dir.path().join("strict.toml").exists());
-}
-
-#[test]
-fn malformed_configurations_are_errors_at_file_line_and_column() {
-    let cases = [
-        (
-            "unclosed-section",
-            "",
-            "lsb.queues:2:7: section `Queue` is not ended: expected `End Queue`",
-        ),
-        (
-            "bad-number",
-            "",
-            "lsb.queues:3:14: PRIORITY expects a whole number",
-        ),
-        (
-            "unknown-preempt-queue",
-            "",
-            "lsb.queues:4:14: PREEMPTION names queue `lwo`, which lsb.queues does not define (did you mean `low`?)",
-        ),
-        (
-            "sndjobs-not-in-shared",
-            "bad",
-            "bad/lsb.queues:3:14: SNDJOBS_TO: cluster `Cluster9` is not in lsf.shared's Cluster section (did you mean `Cluster2`?)",
-        ),
-        (
-            "too-many-values",
-            "",
-            "lsb.hosts:3:23: this row has 4 values but the header (line 2) names 3 columns",
-        ),
-        ("unclosed-list", "", "lsb.users:3:13: `(` is not closed"),
-        (
-            "missing-include",
-            "",
-            "lsb.queues:4:1: cannot read tests/lsf/malformed/missing-include/queues.d/nothere.queues",
-        ),
-        (
-            "unlimited-slots",
-            "",
-            "lsb.hosts:4:12: host `hostA`: MXJ is `!`, which needs the host's processors",
-        ),
-        (
-            "bad-lsf-conf",
-            "",
-            "lsf.conf:2:1: LSB_MIG2PEND expects 1 or 0 (or Y or N), found `yes please`",
-        ),
-    ];
-    let dir = tempfile::tempdir().expect("temp dir");
-    for (case, sub, expected) in cases {
         let cluster_dir = Path::new("tests/lsf/malformed").join(case).join(sub);
         let args = vec![
             "--cluster".to_owned(),
             format!("bad={}", cluster_dir.display()),
         ];
         let out = dir.path().join(format!("{case}.toml"));
-        let output = import(&args, &out);
-        let stderr = stderr(&output);
-        assert_eq!(output.status.code(), Some(2), "{case}: {stderr}");
-        let wanted = format!("error: tests/lsf/malformed/{case}/{expected}");
+        let stderr = refused(&import(&args, &out), 2);
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.starts_with("error: "))
+            .collect();
+        assert_eq!(errors.len(), 1, "{case}: one error: {stderr}");
+        let place = format!("error: tests/lsf/malformed/{case}/");
+        // `FILE:LINE:COLUMN: message`
+        let line_column: Vec<&str> = errors[0]
+            .strip_prefix(&place)
+            .and_then(|rest| rest.split_once(": "))
+            .map(|(at, _)| at.rsplitn(3, ':').take(2).collect())
+            .unwrap_or_default();
         assert!(
-            stderr.lines().any(|line| line.starts_with(&wanted)),
-            "{case}: expected `{wanted}` in:\n{stderr}"
-        );
-        assert_eq!(
-            stderr.matches("error:").count(),
-            1,
-            "{case}: one error: {stderr}"
+            line_column.len() == 2 && line_column.iter().all(|n| n.parse::<u32>().is_ok()),
+            "{case}: at file:line:column: {}",
+            errors[0]
         );
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert!(!out.exists(), "{case}: nothing written");
     }
+
+    let site = vec![
+        "--cluster".to_owned(),
+        "site=tests/lsf/template/site".to_owned(),
+    ];
+    let lenient = import(&site, &dir.path().join("site.toml"));
+    let warnings: Vec<String> = stderr(&lenient)
+        .lines()
+        .filter_map(|line| line.strip_prefix("warning: "))
+        .map(str::to_owned)
+        .collect();
+    succeeded(&lenient);
+    assert!(!warnings.is_empty(), "the template site has warnings");
+    let strict_out = dir.path().join("strict.toml");
+    let strict = import(&[vec!["--strict".to_owned()], site].concat(), &strict_out);
+    let errors: Vec<String> = refused(&strict, 2)
+        .lines()
+        .filter_map(|line| line.strip_prefix("error: "))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(errors, warnings, "--strict makes each warning an error");
+    assert!(!strict_out.exists(), "nothing written");
 }
 
 #[test]

@@ -2,4 +2,5 @@
 //! through the crate's public API (requests applied to a member, their
 //! answers and printers).
 
+mod apply;
 mod hostile_names;

@@ -3,6 +3,7 @@
 //! trees under the workspace's tests/lsf, export and round trips).
 
 mod catalog;
+mod fixtures;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};
