@@ -11,25 +11,26 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::common;
+use common::federation::{Cluster, Queue, Scenario};
 use common::live::{Federation, ask, federation_of};
 use common::{eventually, mcfed};
 
 /// One one-slot host; `normal` orders its pending jobs by JPRIORITY.
-const SCENARIO: &str = r#"
-name = "aps live"
-[params]
-MAX_USER_PRIORITY = 100
+fn scenario() -> String {
+    Scenario::new("aps live")
+        .param("MAX_USER_PRIORITY", 100)
+        .cluster(
+            Cluster::new("Cluster1").hosts("a", 1, 1).queue(
+                Queue::new("normal")
+                    .key("PRIORITY", 30)
+                    .key("APS_PRIORITY", JPRIORITY),
+            ),
+        )
+        .text()
+}
 
-[[cluster]]
-name = "Cluster1"
-[[cluster.host]]
-name = "a"
-MXJ = 1
-[[cluster.queue]]
-name = "normal"
-PRIORITY = 30
-APS_PRIORITY = "WEIGHT[[JPRIORITY, 1]]"
-"#;
+/// Absolute priority scheduling by the user-given job priority alone.
+const JPRIORITY: &str = "WEIGHT[[JPRIORITY, 1]]";
 
 /// Runs `mcfed COMMAND ... --cluster Cluster1 ...` against the process.
 fn run(fed: &Federation, command: &[&str]) -> Output {
@@ -81,7 +82,7 @@ fn ids(order: &[(u64, String, String)]) -> Vec<u64> {
 #[test]
 fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let fed = federation_of(dir.path(), SCENARIO);
+    let fed = federation_of(dir.path(), &scenario());
     let _one = fed.start("Cluster1", None);
     // Job 1 runs; 2 (-sp 90), 3 and 4 (-sp 5) pend.
     for (name, priority) in [("runner", "50"), ("a", "90"), ("b", "5"), ("d", "5")] {
@@ -208,35 +209,26 @@ fn bjobs_aps_bmod_aps_and_brequeue_on_a_live_cluster() {
 
 /// Cluster1 sends from `send` (APS by JPRIORITY) to Cluster2, which is
 /// not started: the jobs wait at Cluster1.
-const SEND_QUEUE: &str = r#"
-name = "aps send queue live"
-[params]
-MAX_USER_PRIORITY = 100
-
-[[cluster]]
-name = "Cluster1"
-[[cluster.host]]
-name = "a"
-MXJ = 1
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "normal@Cluster2"
-APS_PRIORITY = "WEIGHT[[JPRIORITY, 1]]"
-
-[[cluster]]
-name = "Cluster2"
-[[cluster.host]]
-name = "b"
-MXJ = 1
-[[cluster.queue]]
-name = "normal"
-RCVJOBS_FROM = "Cluster1"
-"#;
+fn send_queue() -> String {
+    Scenario::new("aps send queue live")
+        .param("MAX_USER_PRIORITY", 100)
+        .cluster(
+            Cluster::new("Cluster1")
+                .hosts("a", 1, 1)
+                .queue(Queue::sending("send", "normal@Cluster2").key("APS_PRIORITY", JPRIORITY)),
+        )
+        .cluster(
+            Cluster::new("Cluster2")
+                .hosts("b", 1, 1)
+                .queue(Queue::receiving("normal", "Cluster1")),
+        )
+        .text()
+}
 
 #[test]
 fn bjobs_aps_and_bmod_aps_on_a_live_send_queue() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let fed = federation_of(dir.path(), SEND_QUEUE);
+    let fed = federation_of(dir.path(), &send_queue());
     let _one = fed.start("Cluster1", None);
     for (name, priority) in [("low", "10"), ("high", "90")] {
         ok(run(

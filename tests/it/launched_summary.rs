@@ -102,39 +102,7 @@ fn launched_summaries_equal_the_in_process_ones() {
 
 /// A small federation with long update intervals (the faithful bound is
 /// 2 % of 5 minutes: 6 s), one job forwarded.
-const SLOW_UPDATES: &str = r#"
-name = "slow updates"
-end = "6m"
-
-[params]
-MC_PLUGIN_UPDATE_INTERVAL = "5m"
-
-[[cluster]]
-name = "Sub"
-params = { MC_PLUGIN_SCHEDULE_ENHANCE = "RESOURCE_ONLY" }
-
-[[cluster.queue]]
-name = "send"
-SNDJOBS_TO = "normal@Exec"
-
-[[cluster]]
-name = "Exec"
-
-[[cluster.host]]
-name = "e"
-MXJ = 2
-
-[[cluster.queue]]
-name = "normal"
-RCVJOBS_FROM = "Sub"
-
-[[submit]]
-at = "1m"
-cluster = "Sub"
-queue = "send"
-name = "away"
-run_time = "2m"
-"#;
+const SLOW_UPDATES: &str = "tests/fixtures/slow-updates.toml";
 
 /// A launched run at an absurd speed says its processes fell behind
 /// emulated time and which speed would keep up; at a modest one it says
@@ -142,12 +110,8 @@ run_time = "2m"
 /// `--speed 20`: far above the timers' lateness even on a busy machine).
 #[test]
 fn a_launched_run_says_when_it_falls_behind() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("slow.toml");
-    std::fs::write(&path, SLOW_UPDATES).expect("write scenario");
-    let path = path.to_str().expect("utf-8");
     let launch = |speed: &str| {
-        let output = mcfed(&["launch", path, "--base-port", "0", "--speed", speed]);
+        let output = mcfed(&["launch", SLOW_UPDATES, "--base-port", "0", "--speed", speed]);
         String::from_utf8_lossy(&output.stderr).into_owned()
     };
     let said = launch("100000");

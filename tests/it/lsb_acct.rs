@@ -347,52 +347,10 @@ fn replay_tells_an_lsb_acct_from_swf_and_reads_it_gzipped() {
 #[test]
 fn a_job_killed_while_pending_is_logged_without_a_host() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let scenario = dir.path().join("kill.toml");
-    std::fs::write(
-        &scenario,
-        r#"
-name = "a pending job killed"
-end = "2h"
-
-[[cluster]]
-name = "C1"
-[[cluster.host]]
-name = "a"
-MXJ = 1
-resources = ["bigmem"]
-[[cluster.queue]]
-name = "normal"
-
-[[submit]]
-at = "0s"
-cluster = "C1"
-queue = "normal"
-name = "first"
-user = "ann"
-run_time = "1h"
-
-[[submit]]
-at = "1s"
-cluster = "C1"
-queue = "normal"
-name = "second"
-user = "ben"
-run_time = "1h"
-resources = ["bigmem"]
-mem = 512
-
-[[action]]
-at = "10m"
-cluster = "C1"
-command = "bkill"
-job = "second"
-"#,
-    )
-    .expect("scenario");
     let out = dir.path().join("out");
     succeeded(&mcfed(&[
         "run",
-        scenario.to_str().expect("UTF-8"),
+        "tests/fixtures/pending-kill.toml",
         "-q",
         "--lsb-acct",
         out.to_str().expect("UTF-8"),

@@ -389,64 +389,9 @@ fn a_conventional_lsf_tree_is_imported_from_its_envdir_alone() {
 /// hostA, where erin's run).
 #[test]
 fn a_scenario_runs_an_imported_site_with_its_limits_and_gpus() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let scenario = dir.path().join("site.toml");
-    let config = std::fs::canonicalize("tests/lsf/template/site").expect("fixture");
-    std::fs::write(
-        &scenario,
-        format!(
-            r#"end = "1h"
-
-[[cluster]]
-name = "site"
-lsf_config = {:?}
-
-[[cluster.job]]
-name = "short"
-queue = "short"
-user = "erin"
-count = 10
-run_time = "2h"
-
-[[cluster.job]]
-name = "gpu"
-queue = "low"
-user = "alice"
-count = 2
-gpus = 4
-run_time = "2h"
-
-[[expect]]
-at = "0s"
-cluster = "site"
-queue = "short"
-running_slots = 6
-pending_slots = 4
-
-[[expect]]
-job = "short-7"
-at = "10m"
-state = "PEND"
-reason_contains = "resource limit"
-
-[[expect]]
-job = "gpu-1"
-at = "10m"
-state = "RUN"
-
-[[expect]]
-job = "gpu-2"
-at = "10m"
-state = "PEND"
-reason_contains = "GPUs"
-"#,
-            config.display().to_string()
-        ),
-    )
-    .expect("write");
     let stdout = succeeded(&mcfed(&[
         "run",
-        scenario.to_str().expect("UTF-8"),
+        "tests/lsf/template/scenario.toml",
         "--check",
     ]));
     assert!(stdout.contains("4 of 4 expectations held"), "{stdout}");
