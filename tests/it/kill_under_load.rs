@@ -14,7 +14,7 @@
 //!
 //! ```sh
 //! MCFED_KILL_SEED=7 MCFED_KILL_JOBS=6000 MCFED_KILL_KILLS=12 \
-//!     cargo test --release --test kill_under_load -- --nocapture
+//!     cargo test --release --test it kill_under_load -- --nocapture
 //! ```
 
 use crate::common;

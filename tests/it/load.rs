@@ -9,7 +9,7 @@
 //! on the machine). docs/performance.md has the figures of the full run:
 //!
 //! ```sh
-//! MCFED_LOAD_JOBS=100000 cargo test --release --test load -- --nocapture
+//! MCFED_LOAD_JOBS=100000 cargo test --release --test it load::submissions -- --nocapture
 //! ```
 
 use crate::common;

@@ -21,7 +21,7 @@ pub(crate) enum Plan {
 pub(crate) const EXAMPLE1: &str = "scenarios/forwarding/example1-count-preemptable.toml";
 const FUZZ: &str = "fuzzing: minutes of wall clock per target on the nightly toolchain (docs/reliability.md gives the runs); `cargo test -p mcfed-fuzzing` runs the same inputs on stable";
 const KILL_TEST: &str =
-    "the kill test itself: `cargo test --workspace` runs tests/kill_under_load.rs";
+    "the kill test itself: `cargo test --workspace` runs tests/it/kill_under_load.rs";
 const BENCH: &str =
     "a benchmark: minutes of wall clock, measured by hand (docs/performance.md gives its figures)";
 
@@ -634,7 +634,7 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         ]),
     ),
     (
-        "cargo test --test kill_under_load -- --nocapture",
+        "cargo test --test it kill_under_load -- --nocapture",
         Plan::NotRun(KILL_TEST),
     ),
     (

@@ -3,7 +3,7 @@
 //! inputs with bytes flipped, cut short or spliced — all of which must
 //! decode or be refused without a panic.
 //!
-//! `MCFED_WRITE_CORPUS=1 cargo test -p mcfed-fuzzing --test corpus`
+//! `MCFED_WRITE_CORPUS=1 cargo test -p mcfed-fuzzing --test it corpus`
 //! writes the binary seeds (frames, message bodies, journal bodies) again.
 
 use std::path::{Path, PathBuf};
