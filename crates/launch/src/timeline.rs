@@ -200,16 +200,16 @@ mod tests {
             2 10 0 60 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n\
             3 20 0 -1 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n\
             4 30 0 60 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
-        std::fs::write(dir.path().join("trace.swf"), trace).unwrap();
+        std::fs::write(dir.path().join("trace.swf"), trace).expect("trace");
         let path = dir.path().join("s.toml");
-        std::fs::write(&path, SCENARIO).unwrap();
-        let scenario = mcfed_scenario::load(&path).unwrap();
-        Plan::open(&scenario, &[]).unwrap()
+        std::fs::write(&path, SCENARIO).expect("scenario");
+        let scenario = mcfed_scenario::load(&path).expect("valid");
+        Plan::open(&scenario, &[]).expect("the workload opens")
     }
 
     #[test]
     fn workloads_merge_with_the_steps_in_time_order() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("temp dir");
         let mut plan = plan(&dir);
         let mut seen = Vec::new();
         while let Some((at, next)) = plan.next() {
