@@ -2,7 +2,7 @@
 //! them to one decoder of input mcfed takes from outside; it must return
 //! (no panic, no hang) having allocated no more than the input's size
 //! warrants. The cargo-fuzz targets in `fuzz/` call these functions, and
-//! `tests/corpus.rs` runs them over the corpus kept in `fuzz/corpus/` and
+//! `tests/it/corpus.rs` runs them over the corpus kept in `fuzz/corpus/` and
 //! over generated inputs in the normal test suite.
 //!
 //! | target | decoder |

@@ -19,7 +19,7 @@
 //!
 //! A cluster told to [`Cluster::scan_every_job`] sets no bucket aside, and
 //! so tries every pending job, as the comparison property in
-//! `tests/indexed_dispatch.rs` has it do.
+//! `tests/it/indexed_dispatch.rs` has it do.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

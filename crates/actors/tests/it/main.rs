@@ -1,0 +1,3 @@
+//! mcfed-actors' integration tests, one test binary.
+
+mod oracle_fetch;

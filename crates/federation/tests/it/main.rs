@@ -1,0 +1,7 @@
+//! mcfed-federation's integration tests, one test binary.
+
+mod aps_journal;
+mod aps_send;
+mod control;
+mod journal;
+mod unsendable;

@@ -1,0 +1,3 @@
+//! mcfed-fuzzing's integration tests, one test binary.
+
+mod corpus;

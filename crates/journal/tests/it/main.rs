@@ -1,0 +1,4 @@
+//! mcfed-journal's integration tests, one test binary.
+
+mod damage;
+mod journal;

@@ -1,0 +1,3 @@
+//! mcfed-sweep's integration tests, one test binary.
+
+mod script_quoting;

@@ -1,0 +1,6 @@
+//! mcfed-trace's integration tests, one test binary.
+
+mod gzip;
+mod hostile;
+mod lsb_acct;
+mod lsb_acct_workload;

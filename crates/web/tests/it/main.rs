@@ -1,0 +1,4 @@
+//! mcfed-web's integration tests, one test binary.
+
+mod server;
+mod state;
