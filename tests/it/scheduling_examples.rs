@@ -147,7 +147,7 @@ fn failing_scheduling_expectations_say_what_happened() {
         "{text}"
     );
     assert!(
-        text.contains("actual: 6 running, 14 pending, 0 suspended, 6 deserved slots"),
+        text.contains("actual: 6 running, 14 pending, 0 suspended, 6 deserved, 0 reserved slots"),
         "{text}"
     );
 }
