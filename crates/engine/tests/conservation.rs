@@ -358,6 +358,58 @@ fn a_commands_message_is_taken_before_the_round_of_its_instant() {
     assert_eq!(actors.actions, events.actions);
 }
 
+/// Found with 10,000 cases of the event-loop law property (issue 26): with
+/// messages delayed about 21 s, MAX_RSCHED_TIME recalls j14 from E2 at
+/// 3,288 s and `bkill` is given at 3,334 s, while E2's return is on its
+/// way. The kill went to E2, which no longer held the job, and the return
+/// was ignored: the job vanished, counted nowhere. It now ends at Sub,
+/// killed, when it comes back.
+#[test]
+fn a_job_killed_while_messages_are_lost_is_counted_once() {
+    let short = (0, 0, 1, 60);
+    let rich = Rich {
+        local: (1, 1),
+        execution: vec![(1, 3, 1), (3, 4, 1)],
+        requeue: false,
+        jobs: vec![
+            (871, 2, 2, 787),
+            short,
+            short,
+            short,
+            short,
+            short,
+            (2148, 2, 2, 835),
+            short,
+            short,
+            (2097, 0, 1, 60),
+            short,
+            short,
+            short,
+            (2097, 2, 1, 60),
+            (2071, 2, 5, 60),
+            short,
+            (871, 2, 6, 2163),
+            short,
+            (361, 2, 1, 807),
+            short,
+            (361, 2, 3, 2971),
+            (431, 2, 3, 737),
+            short,
+            short,
+            short,
+        ],
+        actions: vec![(3334, 14, "bkill")],
+        host_failure: None,
+        faults: Some((21156, 0.224_713_822_307_524_4)),
+        rsched: Some(355),
+    };
+    let scenario = rich.scenario(true);
+    let output = mcfed_engine::run(&scenario, &drained()).expect("runs");
+    laws(&output, &rich.toml(true));
+    let killed = &output.stats.jobs.killed;
+    assert_eq!((killed.submitted, killed.total()), (1, 1), "killed at Sub");
+}
+
 /// A low job preempted by a high one on a one-slot host (PREEMPTIVE,
 /// suspending), run to drain: the slot was busy 90 of 90 minutes, so
 /// utilization is 100 %, not 133 % (the suspended job's slot counted beside
