@@ -16,6 +16,6 @@ pub use clock::EmulatedClock;
 pub use durability::{AfterDurable, Durability};
 pub use member_actor::MemberActor;
 pub use messages::{
-    Apply, AskActivity, Deliver, FetchTruth, Inspect, Link, MemberActivity, NotDurable, Publish,
-    TruthFetched,
+    Apply, AskActivity, Deliver, Drive, FetchTruth, Inspect, Link, MemberActivity, NotDurable,
+    Publish, TruthFetched,
 };

@@ -6,9 +6,12 @@
 //! one instant is handled together, as in the event loop; it wakes itself
 //! when the member asks ([`Member::next_wake`]) and publishes counters when
 //! the member's schedule says ([`Member::next_publish`]). What the member
-//! sends goes to `outbox`: a router in-process, the QUIC transport in a
-//! process; what its inputs produced goes to its observer (a run's
-//! recorder), called in place.
+//! sends goes to `outbox`: the QUIC transport in a process, the actor
+//! engine's mail in-process; what its inputs produced goes to its observer
+//! (a run's recorder), called in place. A driven actor
+//! ([`MemberActor::driven`], the in-process actor engine) steps, wakes and
+//! publishes only when its driver says, in the order of
+//! [`mcfed_federation::instant`].
 //!
 //! With a truth source ([`MemberActor::with_truth`]: a cluster process with
 //! the oracle on), a due forwarding session first asks it for the true
@@ -26,7 +29,8 @@ use mcfed_protocol::SimTime;
 use crate::clock::EmulatedClock;
 use crate::durability::Durability;
 use crate::messages::{
-    Apply, AskActivity, Deliver, FetchTruth, Inspect, Link, MemberActivity, NotDurable, Publish,
+    Apply, AskActivity, Deliver, Drive, FetchTruth, Inspect, Link, MemberActivity, NotDurable,
+    Publish,
 };
 
 #[derive(Message)]
@@ -43,11 +47,12 @@ pub struct MemberActor {
     step_queued: bool,
     wakeup: Option<(SimTime, SpawnHandle)>,
     effects: Effects,
-    /// Whether the actor publishes on its own timer (a process) or when a
-    /// driver sends [`Publish`] (the in-process actor engine, which keeps
-    /// the event loop's order within an instant: updates after everything
-    /// else at their instant). Either way the member's schedule says when.
-    own_timer: bool,
+    /// Whether a driver steps, wakes and publishes the member
+    /// ([`MemberActor::driven`]: the in-process actor engine, which takes
+    /// each instant in the order of [`mcfed_federation::instant`]) rather
+    /// than the actor itself, on its own timers (a process). Either way the
+    /// member says when.
+    driven: bool,
     /// How often to report slot usage to the observer, if at all.
     usage_every: Option<std::time::Duration>,
     /// The journal, when the member is journaled.
@@ -68,7 +73,7 @@ impl MemberActor {
             step_queued: false,
             wakeup: None,
             effects: Effects::default(),
-            own_timer: true,
+            driven: false,
             usage_every: None,
             durability: None,
             acks: Vec::new(),
@@ -127,9 +132,13 @@ impl MemberActor {
         }
     }
 
-    /// Publishes counters only when sent [`Publish`], not on its own timer.
-    pub fn with_driven_updates(mut self) -> Self {
-        self.own_timer = false;
+    /// Steps the member only when sent [`Drive`] and publishes its
+    /// counters only when sent [`Publish`]: the actor arms no timer and
+    /// does not step on its own after an input. For a driver that orders
+    /// every instant itself (the in-process actor engine), which asks when
+    /// the member next needs waking with each [`Drive`].
+    pub fn driven(mut self) -> Self {
+        self.driven = true;
         self
     }
 
@@ -146,7 +155,7 @@ impl MemberActor {
     }
 
     fn queue_step(&mut self, ctx: &mut Context<Self>) {
-        if !self.step_queued {
+        if !self.step_queued && !self.driven {
             self.step_queued = true;
             ctx.notify(Step);
         }
@@ -278,7 +287,7 @@ impl Actor for MemberActor {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        if self.own_timer {
+        if !self.driven {
             // On the member's grid from emulated time zero (not from when
             // the actor started), so processes sharing a clock origin
             // publish at the same emulated instants.
@@ -305,6 +314,24 @@ impl Handler<Step> for MemberActor {
     type Result = ();
     fn handle(&mut self, _: Step, ctx: &mut Self::Context) {
         self.step(ctx);
+    }
+}
+
+impl Handler<Drive> for MemberActor {
+    type Result = Option<SimTime>;
+    fn handle(&mut self, drive: Drive, _: &mut Self::Context) -> Option<SimTime> {
+        let now = self.clock.now();
+        match drive {
+            Drive::Advance => self.member.advance(now, &mut self.effects),
+            // A driven actor fetches no truth: the oracle needs the
+            // event loop in-process.
+            Drive::Session if self.member.session_due(now) => {
+                self.member.session(now, &mut self.effects)
+            }
+            Drive::Session => {}
+        }
+        self.flush(true);
+        self.member.next_wake(now)
     }
 }
 

@@ -5,7 +5,8 @@ use mcfed_federation::{Effects, Member};
 use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, SimTime};
 
 /// An envelope to deliver: to a member actor from its peers, or from a
-/// member actor to whatever carries it (a router, the transport).
+/// member actor to whatever carries it (the actor engine's mail, the
+/// transport).
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct Deliver(pub Envelope);
@@ -83,8 +84,20 @@ pub struct MemberActivity {
 
 /// Publishes the member's counters if its schedule has a round due now,
 /// for a driver that decides when within an instant
-/// ([`crate::MemberActor::with_driven_updates`]); answers when the next
-/// round is due.
+/// ([`crate::MemberActor::driven`]); answers when the next round is due.
 #[derive(Debug, Message)]
 #[rtype(result = "Option<SimTime>")]
 pub struct Publish;
+
+/// One call of a member's step, for a driver that orders every instant
+/// itself ([`crate::MemberActor::driven`]), as
+/// [`mcfed_federation::instant`] says; answers when the member next needs
+/// waking ([`Member::next_wake`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Message)]
+#[rtype(result = "Option<SimTime>")]
+pub enum Drive {
+    /// Advance the scheduler ([`Member::advance`]).
+    Advance,
+    /// Run the forwarding session if one is due ([`Member::session`]).
+    Session,
+}

@@ -1,14 +1,17 @@
 //! The event-loop engine: runs a whole federation in one thread, in
-//! emulated time, over federation [`Member`]s.
+//! emulated time, over federation [`Member`](mcfed_federation::Member)s.
 //!
 //! Events sit in a binary heap ordered by (time, phase, sequence number), so
-//! a run is deterministic. At each instant, submissions, deliveries and
-//! wake-ups are handled first (phase 0); then every touched member advances
-//! its scheduler, then every touched member with a session due runs it,
-//! which may deliver more messages at the same instant; counter snapshots
-//! are taken next (phase 1), so an update reflects everything that happened
-//! at its instant; probes that look at the clusters for expectations and
-//! `--show` come last (phase 2). The loop ends at the run's end, or, when
+//! a run is deterministic, and each instant is taken in the order of
+//! [`mcfed_federation::instant`], as the actor engine takes it: the
+//! scenario's submissions and actions, then the workloads' jobs, workload
+//! by workload; then deliveries (in the order sent) and wake-ups; once none
+//! is left at the instant, a round of the touched members
+//! (`settle`), which may deliver more messages at the same
+//! instant and so call for further rounds; counter snapshots next, so an
+//! update reflects everything that happened at its instant; probes that
+//! look at the clusters for expectations and `--show` come last. The loop
+//! ends at the run's end, or, when
 //! draining, once no work is left; it never ends while a touched member
 //! has not settled. docs/architecture.md says why this engine, not the
 //! actors, runs `mcfed run` by default.
@@ -21,7 +24,7 @@
 use std::time::Duration;
 
 use mcfed_chaos::{Chaos, ChaosConfig, Fate};
-use mcfed_federation::{Activity, Effects, Observer, Quiescence};
+use mcfed_federation::{Activity, Call, Effects, Observer, Quiescence, Rounds, instant};
 use mcfed_protocol::{Envelope, Message, SimTime};
 use mcfed_run::probe::{Snapshot, snapshot};
 use mcfed_run::recorder::Recorder;
@@ -43,8 +46,10 @@ pub struct EventLoop<'a> {
     /// The workloads being read.
     streams: Streams,
     now: SimTime,
-    dirty: Vec<bool>,
-    dirty_list: Vec<usize>,
+    /// The members touched at this instant, stepped in rounds.
+    rounds: Rounds,
+    /// The members of the round being stepped (kept for its buffer).
+    round: Vec<usize>,
     wake_at: Vec<Option<SimTime>>,
     /// Where members write what they produce; handed to the recorder.
     effects: Box<Effects>,
@@ -88,8 +93,8 @@ impl<'a> EventLoop<'a> {
             heap: EventHeap::default(),
             streams,
             now: SimTime::ZERO,
-            dirty: vec![false; count],
-            dirty_list: Vec::new(),
+            rounds: Rounds::new(count),
+            round: Vec::with_capacity(count),
             wake_at: vec![None; count],
             effects: Box::default(),
             spare_effects: None,
@@ -153,10 +158,7 @@ impl<'a> EventLoop<'a> {
     }
 
     fn touch(&mut self, index: usize) {
-        if !self.dirty[index] {
-            self.dirty[index] = true;
-            self.dirty_list.push(index);
-        }
+        self.rounds.touch(index);
     }
 
     fn reschedule_wake(&mut self, index: usize) {
@@ -192,7 +194,7 @@ impl<'a> EventLoop<'a> {
         loop {
             let next = self.heap.peek();
             let instant_over = next.is_none_or(|(at, phase)| at > self.now || phase > PHASE_EVENTS);
-            if !self.dirty_list.is_empty() && instant_over {
+            if !self.rounds.is_settled() && instant_over {
                 self.settle();
                 continue;
             }
@@ -316,44 +318,42 @@ impl<'a> EventLoop<'a> {
         self.schedule_publish(index);
     }
 
-    /// Advances every touched member's scheduler, then runs the forwarding
-    /// session of every touched member that has one due, in cluster order,
-    /// then schedules their next wake-ups. A member that is down waits.
+    /// Steps one round of the touched members ([`instant::calls`]: every
+    /// scheduler advances, then every due forwarding session runs, in
+    /// cluster order), then schedules their next wake-ups. What they sent
+    /// is delivered at this instant, before time moves on, and touches its
+    /// receivers for the next round. A member that is down waits.
     fn settle(&mut self) {
         let now = self.now;
-        let mut touched = std::mem::take(&mut self.dirty_list);
-        touched.sort_unstable();
-        for &index in &touched {
-            self.dirty[index] = false;
-        }
-        touched.retain(|&index| match self.down_until(index) {
+        let mut round = std::mem::take(&mut self.round);
+        self.rounds.next_round(&mut round);
+        round.retain(|&index| match self.down_until(index) {
             Some(until) => {
                 self.heap.push(until, PHASE_EVENTS, EventKind::Wake(index));
                 false
             }
             None => true,
         });
-        for &index in &touched {
-            self.federation.members[index].advance(now, &mut self.effects);
-            self.absorb(index);
-        }
-        for &index in &touched {
-            if !self.federation.members[index].session_due(now) {
-                continue;
+        for call in instant::calls(&round) {
+            match call {
+                Call::Advance(index) => {
+                    self.federation.members[index].advance(now, &mut self.effects);
+                }
+                Call::Session(index) => {
+                    if !self.federation.members[index].session_due(now) {
+                        continue;
+                    }
+                    self.refresh_oracle(index);
+                    self.federation.members[index].session(now, &mut self.effects);
+                }
             }
-            self.refresh_oracle(index);
-            self.federation.members[index].session(now, &mut self.effects);
+            let (Call::Advance(index) | Call::Session(index)) = call;
             self.absorb(index);
         }
-        for &index in &touched {
+        for &index in &round {
             self.reschedule_wake(index);
         }
-        // Keep the list's buffer for the next instant (nothing touches a
-        // member while it settles, but be safe if something did).
-        if self.dirty_list.is_empty() {
-            touched.clear();
-            self.dirty_list = touched;
-        }
+        self.round = round;
     }
 
     /// Feeds the oracle of member `index` with the true counters of every

@@ -50,14 +50,16 @@ impl EventKind {
     }
 }
 
-/// Submissions, first at their instant.
+/// The scenario's submissions and actions, first at their instant.
 pub(crate) const PHASE_SUBMIT: u8 = 0;
+/// The workloads' jobs, workload by workload ([`EventHeap::push_ranked`]).
+pub(crate) const PHASE_STREAM: u8 = 1;
 /// Deliveries and wake-ups.
-pub(crate) const PHASE_EVENTS: u8 = 1;
+pub(crate) const PHASE_EVENTS: u8 = 2;
 /// Counter snapshots, after everything at the instant settled.
-pub(crate) const PHASE_PUBLISH: u8 = 2;
+pub(crate) const PHASE_PUBLISH: u8 = 3;
 /// Probes, last.
-pub(crate) const PHASE_PROBE: u8 = 3;
+pub(crate) const PHASE_PROBE: u8 = 4;
 
 /// What an entry of the heap holds: the event itself, or for a delivery
 /// the slab slot of its envelope — so the heap and the events that are not
@@ -112,10 +114,21 @@ pub(crate) struct EventHeap {
 }
 
 impl EventHeap {
-    /// Schedules `kind` at `at` in `phase`.
+    /// Schedules `kind` at `at` in `phase`, after what is already there.
     pub(crate) fn push(&mut self, at: SimTime, phase: u8, kind: EventKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
+        self.insert(at, phase, seq, kind);
+    }
+
+    /// Schedules `kind` at `at` in `phase`, ordered by `rank` among the
+    /// events of its phase at `at` (each ranked event has a rank of its
+    /// own: a workload's index).
+    pub(crate) fn push_ranked(&mut self, at: SimTime, phase: u8, rank: u64, kind: EventKind) {
+        self.insert(at, phase, rank, kind);
+    }
+
+    fn insert(&mut self, at: SimTime, phase: u8, seq: u64, kind: EventKind) {
         self.work += usize::from(kind.is_work());
         let key = match kind {
             EventKind::Submit(index) => Key::Submit(index),

@@ -4,11 +4,12 @@
 //!
 //! - [`event_loop`]: one thread, one binary heap of events; the default,
 //!   built for million-job replays;
-//! - [`actors`]: one [`mcfed_actors::MemberActor`] per cluster behind a
-//!   router, on a paused tokio clock: the shape of a live process, run
-//!   in-process so the actor shell can be compared with the event loop.
+//! - [`actors`]: one [`mcfed_actors::MemberActor`] per cluster, driven on
+//!   a paused tokio clock: the actor shell of a live process, run
+//!   in-process so it can be compared with the event loop.
 //!
-//! Neither holds a federation rule: both call only the member.
+//! Neither holds a federation rule: both call only the member, and both
+//! take each instant in the one order of [`mcfed_federation::instant`].
 
 mod actions;
 pub mod actors;

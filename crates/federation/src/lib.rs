@@ -24,6 +24,7 @@ mod control;
 mod durable;
 mod effects;
 pub mod history;
+pub mod instant;
 pub mod journal;
 mod member;
 mod observe;
@@ -41,6 +42,7 @@ pub use control::{ControlOutcome, ControlRefused, JobRef};
 pub use effects::{
     Effects, ForwardedIn, JobNotice, NoticeKind, Observer, SubmissionNote, UpdateTally,
 };
+pub use instant::{Call, Rounds};
 pub use journal::{DurableState, JOURNAL_FORMAT, JournalRecord, ProcessFacts};
 pub use member::{Member, Origin, Route, SubmitError, Submitted};
 pub use quiescence::{Activity, Quiescence};

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use mcfed_cluster::{Cluster, ClusterNode, JobOrigin, Transition};
 use mcfed_forwarder::{DecisionEntry, DecisionRecord, ForwardSubmitError, ForwarderNode, Handled};
-use mcfed_protocol::{ClusterName, CounterUpdate, Envelope, Hello, JobSpec, Message, SimTime};
+use mcfed_protocol::{
+    ClusterName, CounterUpdate, Envelope, Hello, JobEvent, JobSpec, Message, SimTime,
+};
 
 use crate::effects::{Effects, ForwardedIn, JobNotice, NoticeKind, SubmissionNote};
 use crate::history::{History, RecordOrigin};
@@ -523,6 +525,22 @@ impl Member {
                 if let Some(history) = &mut self.history {
                     history.remote(source_job, now, from, event);
                 }
+            }
+            Handled::KilledOnReturn { source_job, name } => {
+                // The kill crossed it on its way back: killed here.
+                let reason = format!(
+                    "killed by bkill: it came back from <{from}> after the kill was sent there"
+                );
+                if let Some(history) = &mut self.history {
+                    history.note(source_job, now, capitalised(&reason));
+                }
+                effects.notices.push(JobNotice {
+                    source_job,
+                    name,
+                    from: self.node.name().clone(),
+                    kind: NoticeKind::Control(JobEvent::Killed),
+                    reason: Some(reason),
+                });
             }
             Handled::Nothing | Handled::Hello { .. } | Handled::Resumed { .. } => {}
         }

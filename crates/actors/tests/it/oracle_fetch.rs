@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::prelude::*;
-use mcfed_actors::{Apply, Deliver, EmulatedClock, FetchTruth, MemberActor, TruthFetched};
+use mcfed_actors::{Apply, Deliver, EmulatedClock, FetchTruth, Inspect, MemberActor, TruthFetched};
 use mcfed_cluster::{ClusterConfig, ClusterNode};
 use mcfed_federation::{Effects, Member, Observer};
 use mcfed_forwarder::{
@@ -152,12 +152,14 @@ async fn decide_one(answer: bool) -> (Vec<Vec<ClusterName>>, Vec<DecisionRecord>
         .expect("mailbox")
         .expect("durable")
         .expect("submitted");
-    for _ in 0..200 {
-        if records.lock().map(|kept| !kept.is_empty()).unwrap_or(false) {
-            break;
-        }
-        actix_rt::time::sleep(Duration::from_millis(10)).await;
-    }
+    // The submission queued a step; a step whose session wants the truth
+    // fetches it and runs the session before the actor takes another
+    // message (`ctx.wait`). So once the actor has answered this inspection,
+    // the session has run, however busy the machine: no time to wait out.
+    actor
+        .send(Inspect(|_: &Member, _: SimTime| ()))
+        .await
+        .expect("mailbox");
     let asked = asked.lock().map(|asked| asked.clone()).unwrap_or_default();
     let records = records.lock().map(|kept| kept.clone()).unwrap_or_default();
     (asked, records)

@@ -6,7 +6,7 @@ use mcfed_protocol::SimTime;
 use mcfed_scenario::model::Submission;
 
 use super::EventLoop;
-use crate::heap::{EventKind, PHASE_SUBMIT};
+use crate::heap::{EventKind, PHASE_STREAM, PHASE_SUBMIT};
 
 impl EventLoop<'_> {
     /// Counts and records the jobs present at start and what the first
@@ -50,27 +50,37 @@ impl EventLoop<'_> {
         self.touch(member_index);
     }
 
-    /// Schedules the next job of workload `index` (a trace out of order is
+    /// Schedules the next jobs of workload `index` at `at`: after the
+    /// scenario's own submissions and actions of that instant, and after
+    /// the workloads before it.
+    fn schedule_stream_at(&mut self, index: usize, at: SimTime) {
+        let rank = index as u64;
+        self.heap
+            .push_ranked(at, PHASE_STREAM, rank, EventKind::Stream(index));
+    }
+
+    /// Schedules the next jobs of workload `index` (a trace out of order is
     /// submitted as soon as it is read).
     pub(super) fn schedule_stream(&mut self, index: usize) {
         if let Some(next) = self.streams.peek(index) {
             let at = next.at.max(self.now);
-            self.heap.push(at, PHASE_SUBMIT, EventKind::Stream(index));
+            self.schedule_stream_at(index, at);
         }
     }
 
+    /// Submits every job of workload `index` due now, in trace order.
     pub(super) fn submit_stream(&mut self, index: usize) {
-        if let Some(until) = self
-            .streams
-            .peek(index)
-            .and_then(|next| self.waits_for(next))
-        {
-            self.heap
-                .push(until, PHASE_SUBMIT, EventKind::Stream(index));
-            return;
-        }
-        if let Some(submission) = self.streams.take(index) {
-            self.submit(submission);
+        while let Some(next) = self.streams.peek(index) {
+            if next.at > self.now {
+                break;
+            }
+            if let Some(until) = self.waits_for(next) {
+                self.schedule_stream_at(index, until);
+                return;
+            }
+            if let Some(submission) = self.streams.take(index) {
+                self.submit(submission);
+            }
         }
         self.schedule_stream(index);
     }

@@ -18,6 +18,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::common;
+
 use mcfed_protocol::SimTime;
 use mcfed_run::metrics::GroupMetrics;
 use mcfed_run::{RunOptions, RunOutput};
@@ -261,7 +263,7 @@ fn drained() -> RunOptions {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(common::config(48))]
 
     /// The laws hold under the event loop, with and without faults.
     #[test]
@@ -275,15 +277,137 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(common::config(12))]
 
-    /// The laws hold under the actor engine (faults need the event loop).
+    /// The laws hold under the actor engine (faults need the event loop),
+    /// which reaches the same job events, decisions and command outcomes
+    /// as the event loop.
     #[test]
     fn the_figures_add_up_in_the_actor_engine(rich in rich()) {
         let scenario = rich.scenario(false);
-        let output = mcfed_engine::actors::run_plan(&scenario, &drained()).expect("runs");
+        let options = RunOptions { events: true, ..drained() };
+        let output = mcfed_engine::actors::run_plan(&scenario, &options).expect("runs");
         laws(&output, &format!("actors\n{}", rich.toml(false)));
+        let events = mcfed_engine::run(&scenario, &options).expect("runs");
+        prop_assert_eq!(common::outcome(&output), common::outcome(&events), "{}", rich.toml(false));
+        prop_assert_eq!(&output.actions, &events.actions);
     }
+}
+
+/// A command's message and a recall at one instant (issue 26): at 4,580 s
+/// `bkill` of j12 sends a JobControl to E1 as MAX_RSCHED_TIME recalls j0
+/// there. The message a command sends is delivered before the round that
+/// runs the recall (`mcfed_federation::instant`), so E1 takes the kill
+/// first and j0, sent back, starts again at once; an actor engine that
+/// held the command's message for the round's took both together and
+/// started j0 half an hour later.
+#[test]
+fn a_commands_message_is_taken_before_the_round_of_its_instant() {
+    let rich = Rich {
+        local: (1, 4),
+        execution: vec![(3, 4, 0)],
+        requeue: false,
+        jobs: vec![
+            (3326, 2, 5, 3496),
+            (931, 2, 3, 2117),
+            (2331, 0, 1, 1070),
+            (184, 2, 2, 3467),
+            (3304, 1, 6, 3065),
+            (2897, 2, 3, 1855),
+            (495, 0, 2, 952),
+            (1989, 0, 5, 3590),
+            (1905, 0, 2, 745),
+            (1439, 0, 5, 776),
+            (3260, 2, 6, 1900),
+            (83, 0, 5, 244),
+            (2714, 2, 4, 1737),
+            (2227, 2, 6, 3384),
+            (2772, 0, 3, 197),
+            (351, 1, 4, 3485),
+            (2104, 0, 4, 3060),
+            (2156, 1, 6, 2111),
+            (796, 0, 1, 3530),
+            (569, 0, 3, 778),
+            (2740, 1, 2, 1328),
+            (2832, 1, 4, 477),
+            (1382, 1, 3, 1997),
+        ],
+        actions: vec![(4580, 12, "bkill"), (3740, 13, "bresume")],
+        host_failure: Some(2675),
+        faults: None,
+        rsched: Some(418),
+    };
+    let scenario = rich.scenario(false);
+    let options = RunOptions {
+        events: true,
+        ..drained()
+    };
+    let actors = mcfed_engine::actors::run_plan(&scenario, &options).expect("runs");
+    let events = mcfed_engine::run(&scenario, &options).expect("runs");
+    let started = |output: &RunOutput| {
+        output
+            .events
+            .iter()
+            .filter(|event| event.job == "j0" && event.event == "started")
+            .map(|event| event.time)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(started(&events), vec![4580.0]);
+    assert_eq!(started(&actors), started(&events));
+    assert_eq!(common::outcome(&actors), common::outcome(&events));
+    assert_eq!(actors.actions, events.actions);
+}
+
+/// Found with 10,000 cases of the event-loop law property (issue 26): with
+/// messages delayed about 21 s, MAX_RSCHED_TIME recalls j14 from E2 at
+/// 3,288 s and `bkill` is given at 3,334 s, while E2's return is on its
+/// way. The kill went to E2, which no longer held the job, and the return
+/// was ignored: the job vanished, counted nowhere. It now ends at Sub,
+/// killed, when it comes back.
+#[test]
+fn a_job_killed_while_messages_are_lost_is_counted_once() {
+    let short = (0, 0, 1, 60);
+    let rich = Rich {
+        local: (1, 1),
+        execution: vec![(1, 3, 1), (3, 4, 1)],
+        requeue: false,
+        jobs: vec![
+            (871, 2, 2, 787),
+            short,
+            short,
+            short,
+            short,
+            short,
+            (2148, 2, 2, 835),
+            short,
+            short,
+            (2097, 0, 1, 60),
+            short,
+            short,
+            short,
+            (2097, 2, 1, 60),
+            (2071, 2, 5, 60),
+            short,
+            (871, 2, 6, 2163),
+            short,
+            (361, 2, 1, 807),
+            short,
+            (361, 2, 3, 2971),
+            (431, 2, 3, 737),
+            short,
+            short,
+            short,
+        ],
+        actions: vec![(3334, 14, "bkill")],
+        host_failure: None,
+        faults: Some((21156, 0.224_713_822_307_524_4)),
+        rsched: Some(355),
+    };
+    let scenario = rich.scenario(true);
+    let output = mcfed_engine::run(&scenario, &drained()).expect("runs");
+    laws(&output, &rich.toml(true));
+    let killed = &output.stats.jobs.killed;
+    assert_eq!((killed.submitted, killed.total()), (1, 1), "killed at Sub");
 }
 
 /// A low job preempted by a high one on a one-slot host (PREEMPTIVE,

@@ -187,7 +187,7 @@ fn assert_every_job_ran(run: &TraceRun, output: &RunOutput, engine: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(common::config(32))]
 
     /// Every job of an SWF-shaped trace starts and finishes, on one cluster
     /// or forwarded to up to ten; and observing the run never changes it.
@@ -220,18 +220,61 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 8, ..ProptestConfig::default() })]
+    #![proptest_config(common::config(8))]
 
     /// The actor engine runs every job of the trace too, with the same
-    /// job events as the event loop.
+    /// job events and decisions as the event loop.
     #[test]
     fn the_actor_engine_runs_every_trace_job_too(run in trace_run(4, 80)) {
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let scenario = run.scenario(dir.path());
-        let options = RunOptions { drain: true, events: true, ..RunOptions::default() };
-        let actors = mcfed_engine::actors::run_plan(&scenario, &options).expect("runs");
-        assert_every_job_ran(&run, &actors, "actors");
-        let events = mcfed_engine::run(&scenario, &options).expect("runs");
-        prop_assert_eq!(common::timelines(&actors.events), common::timelines(&events.events));
+        let (actors, events) = both_engines(&run);
+        prop_assert_eq!(common::outcome(&actors), common::outcome(&events));
     }
+}
+
+/// `run` drained under the actor engine (checked to run every job) and
+/// under the event loop, with job events.
+fn both_engines(run: &TraceRun) -> (RunOutput, RunOutput) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let scenario = run.scenario(dir.path());
+    let options = RunOptions {
+        drain: true,
+        events: true,
+        ..RunOptions::default()
+    };
+    let actors = mcfed_engine::actors::run_plan(&scenario, &options).expect("runs");
+    assert_every_job_ran(run, &actors, "actors");
+    let events = mcfed_engine::run(&scenario, &options).expect("runs");
+    (actors, events)
+}
+
+/// The case the actor-engine property found (issue 26): a job finished at
+/// E1 at 102 s, when t-28 and t-29 were submitted at Sub. The actor engine
+/// took the finish between the two submissions and sent t-29 to E1; the
+/// event loop decided both together, before the finish reached Sub, and
+/// sent both to E3 (and every later job differed). Both now take the
+/// instant in the order of `mcfed_federation::instant`.
+#[test]
+fn the_engines_agree_when_a_job_ends_as_two_are_submitted_elsewhere() {
+    let run = TraceRun {
+        execution: vec![(9, 2), (2, 1), (4, 4)],
+        local: (2, 1),
+        mode: "RESOURCE_ONLY",
+        interval_s: 60,
+        reserve: false,
+        load: 1.5,
+        jobs: 68,
+        seed: 17_888_752_446_908_014_262,
+    };
+    let (actors, events) = both_engines(&run);
+    let placed = |output: &RunOutput, job: &str| {
+        output
+            .events
+            .iter()
+            .find(|event| event.job == job && event.event == "accepted")
+            .and_then(|event| event.detail.clone())
+    };
+    // Decided together at 102 s, on the view before E1's finish.
+    assert_eq!(placed(&events, "t-28").as_deref(), Some("E3"));
+    assert_eq!(placed(&events, "t-29").as_deref(), Some("E3"));
+    assert_eq!(common::outcome(&actors), common::outcome(&events));
 }

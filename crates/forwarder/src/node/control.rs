@@ -49,6 +49,7 @@ impl ForwarderNode {
         match action {
             JobAction::Kill => {
                 let forward_seq = job.forward_seq;
+                self.remember_killed(id, &cluster);
                 self.forget_forward(&cluster, forward_seq);
                 self.count_forwarded(id, true);
                 self.forget_job(id);

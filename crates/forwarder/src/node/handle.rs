@@ -32,6 +32,15 @@ pub enum Handled {
         /// Why, in the remote side's words.
         reason: String,
     },
+    /// A job killed at an execution cluster (a `JobControl` kill sent there)
+    /// came back — returned, refused or lost on the way — so the kill did
+    /// not reach it: it ends here, killed.
+    KilledOnReturn {
+        /// The job's id at the submission cluster.
+        source_job: u64,
+        /// Its name.
+        name: std::sync::Arc<str>,
+    },
     /// A forwarded job changed state at the execution cluster (Finished: it
     /// is gone from the forwarder).
     Status {

@@ -57,6 +57,7 @@ mod control;
 mod fair;
 mod handle;
 mod job;
+mod killed;
 mod order;
 mod parked;
 mod reach;
@@ -160,6 +161,9 @@ pub struct ForwarderNode {
     /// Jobs changed since the last [`ForwarderNode::take_changes`], when
     /// tracking them for a journal.
     changes: Option<Vec<u64>>,
+    /// Jobs killed while at an execution cluster, until it says what became
+    /// of them (`killed`).
+    killed_away: FxHashMap<u64, killed::KilledAway>,
 }
 
 impl ForwarderNode {
@@ -221,6 +225,7 @@ impl ForwarderNode {
             lineages: FxHashMap::default(),
             reach,
             changes: None,
+            killed_away: FxHashMap::default(),
         }
     }
 

@@ -142,6 +142,11 @@ impl ForwarderNode {
     /// at `from`, and says what it changed.
     pub(super) fn reconcile(&mut self, from: &ClusterName, reply: Reply) -> Handled {
         let source_job = reply.source_job;
+        if !self.jobs.contains_key(&source_job) {
+            if let Some(handled) = self.killed_reply(from, &reply) {
+                return handled;
+            }
+        }
         let Some(to) = self.current_forward(from, source_job, reply.names) else {
             if self.about_current_copy(from, source_job, reply.names) {
                 // An answer the job is past (an accept of an accepted

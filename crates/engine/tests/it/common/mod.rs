@@ -187,6 +187,21 @@ impl GenFederation {
     }
 }
 
+/// A property's configuration: `default` cases, or as many as the
+/// `PROPTEST_CASES` environment variable says (the long runs of
+/// docs/reliability.md); proptest's own default reads it too, but a case
+/// count written in the test would override it.
+pub fn config(default: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(default);
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
+}
+
 /// Every decision as its JSON line, sorted.
 pub fn decision_lines(output: &RunOutput) -> Vec<String> {
     let mut lines: Vec<String> = output
@@ -223,4 +238,10 @@ pub fn timelines(events: &[EventRecord]) -> Timelines {
         timeline.sort();
     }
     timelines
+}
+
+/// What the two engines must agree on: every job's timeline and every
+/// decision.
+pub fn outcome(output: &RunOutput) -> (Timelines, Vec<String>) {
+    (timelines(&output.events), decision_lines(output))
 }

@@ -4,11 +4,12 @@
 use std::time::Duration;
 
 use mcfed_protocol::{
-    JobAction, JobChanges, JobControl, JobEvent, JobSpec, JobStatus, Message, QueueName, SimTime,
+    JobAccept, JobAction, JobChanges, JobControl, JobEvent, JobReturn, JobSpec, JobStatus, Message,
+    QueueName, SimTime,
 };
 
 use super::{forwarder, name, update, with_job_at_c2};
-use crate::node::{Controlled, SourceState};
+use crate::node::{Controlled, Handled, SourceState};
 
 fn at(secs: u64) -> SimTime {
     SimTime::from_secs(secs)
@@ -120,4 +121,99 @@ fn a_job_at_an_execution_cluster_gets_the_command_sent_there() {
         crate::node::Handled::Nothing
     );
     node.handle(at(43), &name("C2"), update("C2", 2, 5));
+}
+
+#[test]
+fn a_killed_job_that_comes_back_ends_here_killed() {
+    let (mut node, id) = with_job_at_c2(None);
+    let mut out = Vec::new();
+    node.control(at(40), id, &JobAction::Kill, &mut out)
+        .expect("sent");
+    assert!(node.job(id).is_none());
+    // C2 had returned it (a recall) before the kill came: the return
+    // crosses the kill, and the job ends here, killed, once.
+    let returned = || {
+        Message::JobReturn(JobReturn {
+            source_job: id,
+            dest_job: 77,
+            reason: "recalled".into(),
+        })
+    };
+    assert_eq!(
+        node.handle(at(41), &name("C2"), returned()),
+        Handled::KilledOnReturn {
+            source_job: id,
+            name: "j".into()
+        }
+    );
+    assert_eq!(
+        node.handle(at(42), &name("C2"), returned()),
+        Handled::Nothing
+    );
+    assert!(node.job(id).is_none(), "not decided again");
+    assert_eq!(node.waiting_jobs(), 0);
+}
+
+#[test]
+fn a_killed_job_that_ended_there_or_came_from_elsewhere_changes_nothing_here() {
+    let (mut node, id) = with_job_at_c2(None);
+    let mut out = Vec::new();
+    node.control(at(40), id, &JobAction::Kill, &mut out)
+        .expect("sent");
+    let returned = Message::JobReturn(JobReturn {
+        source_job: id,
+        dest_job: 77,
+        reason: "recalled".into(),
+    });
+    // Another cluster's word about it, or another copy's, is not its fate.
+    assert_eq!(
+        node.handle(at(41), &name("C3"), returned.clone()),
+        Handled::Nothing
+    );
+    let other_copy = Message::JobReturn(JobReturn {
+        source_job: id,
+        dest_job: 78,
+        reason: "recalled".into(),
+    });
+    assert_eq!(
+        node.handle(at(41), &name("C2"), other_copy),
+        Handled::Nothing
+    );
+    // It finished there before the kill came: counted there, forgotten here.
+    let finished = Message::JobStatus(JobStatus {
+        source_job: id,
+        dest_job: 77,
+        event: JobEvent::Finished,
+        at: at(41),
+    });
+    assert_eq!(node.handle(at(42), &name("C2"), finished), Handled::Nothing);
+    assert_eq!(node.handle(at(43), &name("C2"), returned), Handled::Nothing);
+}
+
+#[test]
+fn a_forward_the_kill_overtook_is_killed_again_when_accepted() {
+    let (mut node, id) = super::with_job_forwarded_to_c2(None);
+    let mut out = Vec::new();
+    node.control(at(31), id, &JobAction::Kill, &mut out)
+        .expect("sent");
+    assert_eq!(out.len(), 1);
+    // The kill came before the forward, which C2 then accepted.
+    let accept = Message::JobAccept(JobAccept {
+        forward_seq: 1,
+        source_job: id,
+        dest_job: 77,
+    });
+    assert_eq!(node.handle(at(35), &name("C2"), accept), Handled::Nothing);
+    assert!(node.needs_session(), "the kill is sent again");
+    out.clear();
+    node.schedule(at(35), &mut out);
+    let kill = Message::JobControl(JobControl {
+        source_job: id,
+        action: JobAction::Kill,
+    });
+    assert!(
+        out.iter()
+            .any(|envelope| envelope.to == "C2" && envelope.message == kill),
+        "{out:?}"
+    );
 }
