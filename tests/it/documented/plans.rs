@@ -24,6 +24,7 @@ const KILL_TEST: &str =
     "the kill test itself: `cargo test --workspace` runs tests/it/kill_under_load.rs";
 const BENCH: &str =
     "a benchmark: minutes of wall clock, measured by hand (docs/performance.md gives its figures)";
+const TEST_BUILD: &str = "the test build and suite measured by hand: a cold build of the workspace's tests (docs/performance.md gives the figures)";
 
 /// Every command the docs show, with what the test does with it.
 pub(crate) const PLANS: &[(&str, Plan)] = &[
@@ -34,6 +35,18 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
     (
         "cargo test --workspace --locked",
         Plan::NotRun("the test suite itself"),
+    ),
+    (
+        "export CARGO_TARGET_DIR=/tmp/mcfed-test-build",
+        Plan::NotRun(TEST_BUILD),
+    ),
+    (
+        "/usr/bin/time -f \"%e s wall, %U s user, %S s sys\" cargo test --workspace --no-run",
+        Plan::NotRun(TEST_BUILD),
+    ),
+    (
+        "/usr/bin/time -f \"%e s wall, %U s user, %S s sys\" cargo test --workspace --no-fail-fast",
+        Plan::NotRun(TEST_BUILD),
     ),
     (
         "cargo run --release -- gen swf -o /tmp/trace.swf --jobs 100000 --processors 32 --load 0.74",
