@@ -24,10 +24,13 @@ const KILL_TEST: &str =
     "the kill test itself: `cargo test --workspace` runs tests/it/kill_under_load.rs";
 const BENCH: &str =
     "a benchmark: minutes of wall clock, measured by hand (docs/performance.md gives its figures)";
+const BUSY: &str =
+    "the test suite on a busy machine, run by hand: the suite itself is what CI runs";
 const TEST_BUILD: &str = "the test build and suite measured by hand: a cold build of the workspace's tests (docs/performance.md gives the figures)";
 
 /// Every command the docs show, with what the test does with it.
 pub(crate) const PLANS: &[(&str, Plan)] = &[
+    ("cargo test --workspace --no-fail-fast", Plan::NotRun(BUSY)),
     (
         "cargo run --release -- run scenarios/forwarding/example1-count-preemptable.toml",
         Plan::Run(&["run scenarios/forwarding/example1-count-preemptable.toml"]),
