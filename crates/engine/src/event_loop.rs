@@ -385,7 +385,9 @@ impl<'a> EventLoop<'a> {
         let mut effects = std::mem::replace(&mut self.effects, spare);
         self.recorder
             .observe(&self.federation.members[index], self.now, &effects);
-        self.deliver_out(&mut effects.envelopes);
+        if !effects.envelopes.is_empty() {
+            self.deliver_out(&mut effects.envelopes);
+        }
         effects.clear();
         self.spare_effects = Some(effects);
     }

@@ -94,8 +94,11 @@ impl Rounds {
     /// them again belongs to the round after.
     pub fn next_round(&mut self, round: &mut Vec<usize>) {
         round.clear();
-        round.append(&mut self.list);
-        round.sort_unstable();
+        // Swapped, not copied: most rounds touch one member.
+        std::mem::swap(round, &mut self.list);
+        if round.len() > 1 {
+            round.sort_unstable();
+        }
         for &member in round.iter() {
             self.touched[member] = false;
         }

@@ -286,11 +286,24 @@ impl Member {
         spec: JobSpec,
         effects: &mut Effects,
     ) -> Result<Submitted, SubmitError> {
+        self.submit_shared(now, &std::sync::Arc::from(queue), spec, effects)
+    }
+
+    /// [`Member::submit`] with the queue's name already shared (a
+    /// workload's jobs name a few queues): the note of the submission
+    /// shares it instead of copying it per job.
+    pub fn submit_shared(
+        &mut self,
+        now: SimTime,
+        queue: &std::sync::Arc<str>,
+        spec: JobSpec,
+        effects: &mut Effects,
+    ) -> Result<Submitted, SubmitError> {
         let name = std::sync::Arc::clone(&spec.name);
         let submitted = self.submit_spec(now, queue, spec);
         effects.submissions.push(SubmissionNote {
             name,
-            queue: queue.into(),
+            queue: std::sync::Arc::clone(queue),
             bundled: false,
             outcome: match &submitted {
                 Ok(submitted) => Ok(*submitted),

@@ -81,7 +81,12 @@ impl Bound {
 
     /// Checks a duration, whose bound is in milliseconds.
     pub fn check_duration(&self, value: Duration) -> Result<Duration, BoundError> {
-        let millis = u64::try_from(value.as_millis()).unwrap_or(u64::MAX);
+        // `as_millis` without its 128-bit arithmetic when the seconds fit.
+        let millis = value
+            .as_secs()
+            .checked_mul(1000)
+            .and_then(|millis| millis.checked_add(u64::from(value.subsec_millis())))
+            .unwrap_or(u64::MAX);
         if (self.min..=self.max).contains(&millis) {
             Ok(value)
         } else {
@@ -269,6 +274,11 @@ impl TextBound {
                 max_bytes: self.max_bytes,
                 why: self.why,
             });
+        }
+        // Most text is printable ASCII: one pass over the bytes, no
+        // decoding (a control character outside ASCII is not ASCII).
+        if text.bytes().all(|byte| (0x20..0x7f).contains(&byte)) {
+            return Ok(());
         }
         match text.char_indices().find(|(_, c)| c.is_control()) {
             Some((at, character)) => Err(TextError::ControlCharacter {

@@ -83,9 +83,24 @@ macro_rules! shared_name {
         ///
         /// Serializes as a plain string; deserializes through the same check
         /// as [`Self::new`], so an invalid name is a deserialization error.
-        #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+        #[derive(Clone, Eq, PartialOrd, Ord, Deserialize)]
         #[serde(try_from = "String")]
         pub struct $name(Arc<str>);
+
+        impl PartialEq for $name {
+            /// Equal names: clones of one name are equal without reading
+            /// their bytes (`Arc<str>`'s own comparison always reads them).
+            fn eq(&self, other: &Self) -> bool {
+                Arc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+            }
+        }
+
+        impl std::hash::Hash for $name {
+            /// The name's bytes, as the derived hash hashed them.
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                self.0.hash(state);
+            }
+        }
 
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

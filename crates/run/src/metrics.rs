@@ -15,7 +15,7 @@ mod busy;
 mod end;
 
 use mcfed_cluster::Transition;
-use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_protocol::{ClusterName, JobEvent, QueueName, SimTime};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +24,9 @@ pub use end::{EndState, add_end_totals, end_state, finish};
 /// τ of the bounded slowdown, in seconds: jobs shorter than this count as
 /// this long, so very short jobs do not dominate the mean.
 pub const SLOWDOWN_BOUND_SECS: f64 = 10.0;
+
+/// How many tallies [`MetricsRecorder`] finds by their names' addresses.
+const MAX_NAMED: usize = 64;
 
 /// Collects the metrics as a run goes. A cluster process keeps one for its
 /// own jobs and sends it whole (`serde`) to the launcher, which merges
@@ -38,6 +41,11 @@ pub struct MetricsRecorder {
     /// The tally used last: most jobs of a run go to few queues, so it is
     /// checked (two short string comparisons) before the maps.
     last: usize,
+    /// Tallies found by shared names (what transitions carry), with the
+    /// names they were found by: a queue's jobs share its name, so a
+    /// transition's tally is found by comparing addresses, without hashing
+    /// or reading a name (at most [`MAX_NAMED`]).
+    named: Vec<(ClusterName, QueueName, usize)>,
     first_submit: Option<SimTime>,
     last_finish: Option<SimTime>,
     /// The latest end of a running interval.
@@ -97,6 +105,32 @@ struct Tally {
 
 impl MetricsRecorder {
     fn tally(&mut self, cluster: &ClusterName, queue: &str) -> &mut Tally {
+        let index = self.tally_index(cluster, queue);
+        &mut self.queues[index]
+    }
+
+    /// [`MetricsRecorder::tally`] by shared names (what a transition
+    /// carries).
+    fn tally_named(&mut self, cluster: &ClusterName, queue: &QueueName) -> &mut Tally {
+        // The names held here are alive, so a name at the same address is
+        // the same name.
+        let same = |a: &str, b: &str| std::ptr::eq(a, b);
+        let found = self
+            .named
+            .iter()
+            .find(|(c, q, _)| same(c.as_str(), cluster.as_str()) && same(q.as_str(), queue.as_str()))
+            .map(|&(_, _, index)| index);
+        let index = found.unwrap_or_else(|| {
+            let index = self.tally_index(cluster, queue.as_str());
+            if self.named.len() < MAX_NAMED {
+                self.named.push((cluster.clone(), queue.clone(), index));
+            }
+            index
+        });
+        &mut self.queues[index]
+    }
+
+    fn tally_index(&mut self, cluster: &ClusterName, queue: &str) -> usize {
         let last = self
             .queues
             .get(self.last)
@@ -119,7 +153,7 @@ impl MetricsRecorder {
             next
         });
         self.last = index;
-        &mut self.queues[index]
+        index
     }
 
     /// Adds what `other` recorded (another process's jobs, or the same
@@ -171,11 +205,11 @@ impl MetricsRecorder {
                 let wait = transition
                     .at
                     .saturating_since(transition.first_submitted_at);
-                let tally = self.tally(cluster, transition.queue.as_str());
+                let tally = self.tally_named(cluster, &transition.queue);
                 tally.started += 1;
                 tally.waits.push(wait.as_secs_f32());
             }
-            JobEvent::Started => self.tally(cluster, transition.queue.as_str()).restarts += 1,
+            JobEvent::Started => self.tally_named(cluster, &transition.queue).restarts += 1,
             // A job cut at its run limit ran its allocation too (Batsim's
             // COMPLETED_WALLTIME_REACHED): it counts as finished here.
             JobEvent::Finished | JobEvent::RunLimit => {
@@ -186,7 +220,7 @@ impl MetricsRecorder {
                 let wait = started
                     .saturating_since(transition.first_submitted_at)
                     .as_secs_f64();
-                let tally = self.tally(cluster, transition.queue.as_str());
+                let tally = self.tally_named(cluster, &transition.queue);
                 tally.finished += 1;
                 tally.slowdown_sum += ((wait + run) / run.max(SLOWDOWN_BOUND_SECS)).max(1.0);
             }
@@ -201,7 +235,7 @@ impl MetricsRecorder {
             self.last_busy
                 .map_or(closed.until, |last| last.max(closed.until)),
         );
-        self.tally(cluster, closed.queue.as_str()).busy_slot_seconds += closed.slot_seconds;
+        self.tally_named(cluster, &closed.queue).busy_slot_seconds += closed.slot_seconds;
     }
 
     /// Closes the intervals of the jobs still running at `end`.

@@ -227,8 +227,10 @@ impl Recorder {
         stats.updates_ignored += updates.ignored;
         stats.update_regressions += updates.regressions;
         stats.backlog_overflows += updates.backlog_overflows;
-        let delivery = u64::try_from(effects.delivery_delay.as_millis()).unwrap_or(u64::MAX);
-        stats.delivery_max_ms = stats.delivery_max_ms.max(delivery);
+        if !effects.delivery_delay.is_zero() {
+            let delivery = u64::try_from(effects.delivery_delay.as_millis()).unwrap_or(u64::MAX);
+            stats.delivery_max_ms = stats.delivery_max_ms.max(delivery);
+        }
         for transition in &effects.transitions {
             stats.count_transition(member.origin_of(transition), transition);
         }
@@ -313,6 +315,17 @@ impl Recorder {
     }
 }
 
+/// Whether `effects` say nothing about a job (most inputs of a federation
+/// are counter updates): nothing to measure or record.
+fn about_no_job(effects: &Effects) -> bool {
+    effects.submissions.is_empty()
+        && effects.transitions.is_empty()
+        && effects.forwarded_in.is_empty()
+        && effects.preemptions.is_empty()
+        && effects.decisions.is_empty()
+        && effects.notices.is_empty()
+}
+
 /// The `submitted` event of a job submitted during the run (the jobs
 /// present at start and refused submissions have none).
 fn submitted_event(time: f64, cluster: &ClusterName, note: &SubmissionNote) -> Option<EventRecord> {
@@ -337,11 +350,15 @@ impl Observer for Recorder {
     fn observe(&mut self, member: &Member, at: SimTime, effects: &Effects) {
         let cluster = member.name();
         self.count(member, effects);
-        self.measure(cluster, at, effects);
-        self.write_jobs(member, effects);
         if let Some(logs) = &mut self.lsb_acct {
             logs.transitions(member, &effects.transitions);
         }
+        if about_no_job(effects) {
+            // Counter updates and messages sent: counted above.
+            return;
+        }
+        self.measure(cluster, at, effects);
+        self.write_jobs(member, effects);
         self.output.preemptions.extend(
             effects
                 .preemptions

@@ -170,7 +170,10 @@ impl Batcher {
         if self.done {
             return None;
         }
-        let submissions: Vec<Submission> = stream.by_ref().take(BATCH).collect();
+        // Sized once: collected, the batch grew by doubling (a realloc
+        // and a copy of its submissions each time).
+        let mut submissions = Vec::with_capacity(BATCH);
+        submissions.extend(stream.by_ref().take(BATCH));
         self.done = submissions.len() < BATCH;
         let first_error = match stream.first_error() {
             Some(error) if !self.error_sent => {

@@ -332,7 +332,7 @@ impl<'a> Driver<'a> {
             changes: true,
             apply: move |member: &mut Member, now, effects: &mut Effects| {
                 // Refusals are noted in the effects and counted there.
-                let _ = member.submit(now, &queue, spec, effects);
+                let _ = member.submit_shared(now, &queue, spec, effects);
             },
         };
         self.members[index]

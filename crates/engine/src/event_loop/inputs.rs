@@ -106,7 +106,7 @@ impl EventLoop<'_> {
         };
         let member = &mut self.federation.members[member_index];
         // Counted and recorded with the effects, refused or not.
-        let _ = member.submit(self.now, &queue, spec, &mut self.effects);
+        let _ = member.submit_shared(self.now, &queue, spec, &mut self.effects);
         self.absorb(member_index);
         self.touch(member_index);
     }

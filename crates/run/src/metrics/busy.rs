@@ -52,6 +52,17 @@ fn effect_of(event: JobEvent) -> Effect {
     }
 }
 
+impl Interval {
+    /// This interval, ended at `at`.
+    fn closed_at(self, at: SimTime) -> Closed {
+        Closed {
+            slot_seconds: at.saturating_since(self.since).as_secs_f64() * f64::from(self.slots),
+            queue: self.queue,
+            until: at,
+        }
+    }
+}
+
 /// A closed interval: where its slot-seconds go, and when it ended.
 pub(super) struct Closed {
     pub(super) queue: QueueName,
@@ -66,43 +77,31 @@ impl Running {
         cluster: &ClusterName,
         transition: &Transition,
     ) -> Option<Closed> {
-        let key = (cluster.clone(), transition.job.0);
-        let open = |running: &mut Running| {
-            running.open.insert(
-                key.clone(),
-                Interval {
-                    since: transition.at,
-                    slots: transition.slots,
-                    queue: transition.queue.clone(),
-                },
-            );
+        let at = transition.at;
+        let interval = || Interval {
+            since: at,
+            slots: transition.slots,
+            queue: transition.queue.clone(),
         };
         match effect_of(transition.event) {
+            // One lookup: the interval opened replaces the one it closes.
             Effect::Open => {
-                let closed = self.close(&key, transition.at);
-                open(self);
-                closed
+                let key = (cluster.clone(), transition.job.0);
+                let replaced = self.open.insert(key, interval());
+                replaced.map(|replaced| replaced.closed_at(at))
             }
             Effect::Reopen => {
-                let closed = self.close(&key, transition.at);
-                if closed.is_some() {
-                    open(self);
-                }
-                closed
+                let key = (cluster.clone(), transition.job.0);
+                let open = self.open.get_mut(&key)?;
+                Some(std::mem::replace(open, interval()).closed_at(at))
             }
-            Effect::Close => self.close(&key, transition.at),
+            Effect::Close => self.close(&(cluster.clone(), transition.job.0), at),
             Effect::Nothing => None,
         }
     }
 
     fn close(&mut self, key: &(ClusterName, u64), at: SimTime) -> Option<Closed> {
-        let interval = self.open.remove(key)?;
-        Some(Closed {
-            slot_seconds: at.saturating_since(interval.since).as_secs_f64()
-                * f64::from(interval.slots),
-            queue: interval.queue,
-            until: at,
-        })
+        Some(self.open.remove(key)?.closed_at(at))
     }
 
     /// Closes every open interval at `end` (the run stopped with the jobs
