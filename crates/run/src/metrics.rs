@@ -118,7 +118,9 @@ impl MetricsRecorder {
         let found = self
             .named
             .iter()
-            .find(|(c, q, _)| same(c.as_str(), cluster.as_str()) && same(q.as_str(), queue.as_str()))
+            .find(|(c, q, _)| {
+                same(c.as_str(), cluster.as_str()) && same(q.as_str(), queue.as_str())
+            })
             .map(|&(_, _, index)| index);
         let index = found.unwrap_or_else(|| {
             let index = self.tally_index(cluster, queue.as_str());
