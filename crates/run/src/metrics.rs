@@ -45,13 +45,25 @@ pub struct MetricsRecorder {
     /// names they were found by: a queue's jobs share its name, so a
     /// transition's tally is found by comparing addresses, without hashing
     /// or reading a name (at most [`MAX_NAMED`]).
-    named: Vec<(ClusterName, QueueName, usize)>,
+    named: NamedTallies,
     first_submit: Option<SimTime>,
     last_finish: Option<SimTime>,
     /// The latest end of a running interval.
     last_busy: Option<SimTime>,
     /// The running jobs' open intervals.
     running: busy::Running,
+}
+
+/// Tallies by their names' addresses: a cache, not part of what was
+/// recorded (two recorders of the same jobs are equal whatever each found
+/// by address, and it does not travel).
+#[derive(Clone, Debug, Default)]
+struct NamedTallies(Vec<(ClusterName, QueueName, usize)>);
+
+impl PartialEq for NamedTallies {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// What a [`MetricsRecorder`] is made of, as it travels (its index is
@@ -117,6 +129,7 @@ impl MetricsRecorder {
         let same = |a: &str, b: &str| std::ptr::eq(a, b);
         let found = self
             .named
+            .0
             .iter()
             .find(|(c, q, _)| {
                 same(c.as_str(), cluster.as_str()) && same(q.as_str(), queue.as_str())
@@ -124,8 +137,8 @@ impl MetricsRecorder {
             .map(|&(_, _, index)| index);
         let index = found.unwrap_or_else(|| {
             let index = self.tally_index(cluster, queue.as_str());
-            if self.named.len() < MAX_NAMED {
-                self.named.push((cluster.clone(), queue.clone(), index));
+            if self.named.0.len() < MAX_NAMED {
+                self.named.0.push((cluster.clone(), queue.clone(), index));
             }
             index
         });
@@ -499,6 +512,63 @@ mod tests {
 
     fn cluster(name: &str) -> ClusterName {
         ClusterName::new(name).expect("a valid name")
+    }
+
+    fn transition(event: JobEvent, job: u64, at: u64, queue: &QueueName) -> Transition {
+        let at = SimTime::from_millis(at * 1000);
+        Transition {
+            job: mcfed_cluster::JobId(job),
+            event,
+            at,
+            origin: mcfed_cluster::JobOrigin::Local,
+            preempted_by: None,
+            name: std::sync::Arc::from(format!("job{job}")),
+            queue: queue.clone(),
+            submitted_at: SimTime::ZERO,
+            first_submitted_at: SimTime::ZERO,
+            started_at: Some(at),
+            slots: 2,
+            first_start: true,
+        }
+    }
+
+    /// Tallies found by a name's address and by its bytes are the same
+    /// tally: one queue's name made twice (two allocations), a restart
+    /// that closes the interval it replaces, and two queues kept apart.
+    #[test]
+    fn a_queue_named_by_two_allocations_is_one_tally() {
+        let c1 = cluster("C1");
+        let (normal, again, short) = (
+            QueueName::new("normal").expect("a name"),
+            QueueName::new("normal").expect("a name"),
+            QueueName::new("short").expect("a name"),
+        );
+        let mut metrics = MetricsRecorder::default();
+        metrics.submitted(&c1, "normal", SimTime::ZERO);
+        metrics.transition(&c1, &transition(JobEvent::Started, 1, 0, &normal));
+        metrics.transition(&c1, &transition(JobEvent::Started, 2, 0, &again));
+        metrics.transition(&c1, &transition(JobEvent::Started, 3, 0, &short));
+        // Started again without an end (a requeue's restart): its first
+        // interval, 10 s on 2 slots, is closed.
+        let mut restart = transition(JobEvent::Started, 1, 10, &again);
+        restart.first_start = false;
+        metrics.transition(&c1, &restart);
+        metrics.transition(&c1, &transition(JobEvent::Finished, 1, 20, &normal));
+        metrics.transition(&c1, &transition(JobEvent::Finished, 2, 20, &normal));
+        let run = metrics.finish(&[(c1, 8)], &[], SimTime::from_millis(20_000));
+        let queue = |name: &str| {
+            run.queues
+                .iter()
+                .find(|group| group.queue.as_deref() == Some(name))
+                .expect("the queue's metrics")
+        };
+        assert_eq!((queue("normal").started, queue("normal").restarts), (2, 1));
+        assert_eq!(queue("normal").finished, 2);
+        assert_eq!((queue("short").started, queue("short").finished), (1, 0));
+        // normal: 2 × (10 + 10) + 2 × 20 slot-seconds, short: 2 × 20 (still
+        // running at the end), over 8 slots × 20 s.
+        let utilization = run.clusters[0].utilization.expect("a utilization");
+        assert!((utilization - 120.0 / 160.0).abs() < 1e-9, "{utilization}");
     }
 
     /// What a launcher does: each process's recorder, sent whole and
