@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use mcfed_cluster::{ClusterConfig, HostConfig, JobOrigin, QueueConfig, ReceiveFrom};
-use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
+use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec, ProcessFacts};
 use mcfed_forwarder::{ForwarderConfig, Reachability, ScheduleMode, SendQueueConfig};
 use mcfed_protocol::{
     ClusterName, Envelope, Hello, JobEvent, JobSpec, Message, QueueName, Resume, SimTime,
@@ -91,6 +91,24 @@ struct Process {
 impl Process {
     fn journal(&mut self) {
         self.records.extend(self.member.take_journal());
+    }
+
+    /// The next snapshot as a process writes it: encoded straight from
+    /// the member (`Member::snapshot_view`) and read back as a
+    /// `DurableState`, which must be the member's state as
+    /// `Member::durable_state` copies it.
+    fn compact_through_view(&self) -> DurableState {
+        let facts = ProcessFacts {
+            lineage: self.lineage,
+            epoch_unix_ms: 7,
+        };
+        let bytes = postcard::to_allocvec(&self.member.snapshot_view(Some(facts)))
+            .expect("the snapshot encodes");
+        let mut read: DurableState = postcard::from_bytes(&bytes).expect("the snapshot decodes");
+        assert_eq!(read.process, Some(facts));
+        read.process = None;
+        assert_eq!(read, self.member.durable_state(), "the snapshot view");
+        read
     }
 
     /// What replaying the journal gives.
@@ -507,7 +525,7 @@ proptest! {
                     let process = &mut federation.processes[index];
                     if process.down_until.is_none() {
                         process.journal();
-                        process.snapshot = process.member.durable_state();
+                        process.snapshot = process.compact_through_view();
                         process.records.clear();
                     }
                 }

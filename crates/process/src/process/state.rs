@@ -110,9 +110,7 @@ pub(super) fn prepare(
             resume(options, spec, dir, state)?
         }
     };
-    let mut snapshot = member.durable_state();
-    snapshot.process = Some(facts);
-    let bytes = mcfed_journal::encode_snapshot(&snapshot)
+    let bytes = mcfed_journal::encode_snapshot(&member.snapshot_view(Some(facts)))
         .map_err(|error| NodeError::State(format!("the snapshot does not encode: {error}")))?;
     state_dir.write_snapshot(&bytes)?;
     let writer = Writer::start(state_dir, on_failure)?;
@@ -212,16 +210,17 @@ impl Durability for JournalDurability {
         self.writer.wants_snapshot(COMPACT_MIN_BYTES)
     }
 
-    /// Encodes the member's state here, in the member's thread, and hands
-    /// the writer only the bytes: the state's copy (a million jobs are
-    /// hundreds of megabytes of it) is freed where it was made, on top of
-    /// that thread's heap, so the allocator gives it back; freed on the
-    /// writer's thread while the member went on taking jobs above it, it
-    /// stayed in the process's resident memory (docs/performance.md).
-    fn snapshot(&self, mut state: DurableState) {
-        state.process = self.facts.lock().ok().map(|facts| *facts);
-        let encoded = mcfed_journal::encode_snapshot(&state).map_err(|error| error.to_string());
-        drop(state);
+    /// Encodes the member's state here, in the member's thread, straight
+    /// from the borrowed member ([`Member::snapshot_view`]: each job image
+    /// made, encoded and dropped in turn), and hands the writer only the
+    /// bytes. A copy of the whole state first (a million jobs are hundreds
+    /// of megabytes and seconds of it) held the member's thread long
+    /// enough to slow every submission and to near the links' idle
+    /// timeout (docs/performance.md).
+    fn snapshot(&self, member: &Member) {
+        let facts = self.facts.lock().ok().map(|facts| *facts);
+        let encoded = mcfed_journal::encode_snapshot(&member.snapshot_view(facts))
+            .map_err(|error| error.to_string());
         self.writer.snapshot_with(Box::new(move || encoded));
     }
 }
