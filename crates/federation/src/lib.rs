@@ -31,8 +31,8 @@ mod observe;
 mod order;
 pub mod publish;
 mod quiescence;
-mod snapshot;
 mod report;
+mod snapshot;
 mod unsendable;
 mod wake;
 

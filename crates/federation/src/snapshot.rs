@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use mcfed_cluster::{FinishedForward, JobImage, JobState};
-use mcfed_forwarder::{RemoteImage, SourceImage, SourceState};
+use mcfed_forwarder::{RemoteImage, SourceImage};
 use mcfed_protocol::ClusterName;
 use serde::ser::{Error as _, SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
@@ -69,24 +69,20 @@ impl Member {
         live + self.node.parked_jobs().count()
     }
 
-    /// The send queues' jobs not finished, made one at a time.
+    /// The send queues' jobs not finished (and those killed away and
+    /// remembered), made one at a time.
     pub(crate) fn snapshot_sources(&self) -> impl Iterator<Item = SourceImage> + '_ {
-        self.forwarder.iter().flat_map(|forwarder| {
-            forwarder
-                .jobs()
-                .filter_map(|job| forwarder.job_image(job.id))
-        })
+        self.forwarder
+            .iter()
+            .flat_map(|forwarder| forwarder.job_images())
     }
 
     /// How many items [`Member::snapshot_sources`] gives, without making
-    /// them: `ForwarderNode::job_image` has none for a job done.
+    /// them.
     fn snapshot_source_count(&self) -> usize {
-        self.forwarder.as_ref().map_or(0, |forwarder| {
-            forwarder
-                .jobs()
-                .filter(|job| !matches!(job.state, SourceState::Done))
-                .count()
-        })
+        self.forwarder
+            .as_ref()
+            .map_or(0, |forwarder| forwarder.job_image_count())
     }
 
     /// The peers' lineages and the remote clusters' numbering (a remote
