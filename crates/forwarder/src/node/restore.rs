@@ -171,6 +171,12 @@ impl ForwarderNode {
         live.chain(self.killed_away.values().map(KilledAway::image))
     }
 
+    /// The ids of the images [`ForwarderNode::job_images`] gives (and of
+    /// jobs done, which have none).
+    pub fn job_image_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.jobs.keys().chain(self.killed_away.keys()).copied()
+    }
+
     /// How many images [`ForwarderNode::job_images`] gives, without
     /// making them.
     pub fn job_image_count(&self) -> usize {

@@ -22,6 +22,10 @@ use serde::{Serialize, Serializer};
 use crate::journal::{DurableState, ProcessFacts};
 use crate::member::Member;
 
+mod builder;
+
+pub use builder::SnapshotBuilder;
+
 /// A member's state as a snapshot, borrowed: serializes exactly as the
 /// [`DurableState`] [`Member::durable_state`] would give (with `process`
 /// set), without making it.
@@ -49,10 +53,7 @@ impl Member {
             .filter_map(|job| cluster.job_image(job.id))
             .chain(self.node.parked_jobs().cloned())
             .map(|image| {
-                let forward_seq = image
-                    .forwarded_from
-                    .as_ref()
-                    .and_then(|(from, source_job)| self.node.forward_seq_of(from, *source_job));
+                let forward_seq = self.forward_seq_of(&image);
                 (image, forward_seq)
             })
     }
@@ -150,7 +151,7 @@ impl Serialize for Jobs<'_> {
 }
 
 /// `DurableState::finished`, as a map serialized in place.
-struct Finished<'a>(&'a Member);
+pub(crate) struct Finished<'a>(&'a Member);
 
 impl Serialize for Finished<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
