@@ -118,7 +118,15 @@ impl SnapshotBuilder {
     /// Starts a snapshot of `member` as it stands: its jobs are those to
     /// encode (a job made later comes with a record).
     pub fn begin(member: &Member) -> SnapshotBuilder {
-        let jobs = member.node.cluster().jobs().map(|job| job.id.0).collect();
+        // The jobs parked too (held back after a restart): one let go
+        // later is the same job, and no record names it.
+        let jobs = member
+            .node
+            .cluster()
+            .jobs()
+            .map(|job| job.id.0)
+            .chain(member.node.parked_jobs().map(|image| image.id))
+            .collect();
         let sources = member
             .forwarder
             .iter()
@@ -167,22 +175,13 @@ impl SnapshotBuilder {
         process: Option<ProcessFacts>,
     ) -> Result<Vec<u8>, postcard::Error> {
         while !self.advance(member, usize::MAX)? {}
-        // The jobs parked (few; after the scheduler's, as `durable_state`
-        // has them).
-        let mut parked = Vec::new();
-        let mut parked_count = 0;
-        for image in member.node.parked_jobs() {
-            let entry = (image.id, (image, member.forward_seq_of(image)));
-            parked = postcard::to_extend(&entry, parked)?;
-            parked_count += 1;
-        }
         let (lineages, remotes) = member.snapshot_peers();
         // The fields of `DurableState`, in its order.
-        let capacity = self.jobs.bytes.len() + self.sources.bytes.len() + parked.len();
+        let capacity = self.jobs.bytes.len() + self.sources.bytes.len();
         let mut out = Vec::with_capacity(capacity + 4096);
         out = postcard::to_extend(&Some(member.name()), out)?;
         out = postcard::to_extend(&process, out)?;
-        out = self.jobs.finish(out, &parked, parked_count)?;
+        out = self.jobs.finish(out, &[], 0)?;
         out = postcard::to_extend(&Finished(member), out)?;
         out = postcard::to_extend(&member.node.cluster().next_job_id(), out)?;
         out = postcard::to_extend(&member.node.update_seq(), out)?;
@@ -194,10 +193,10 @@ impl SnapshotBuilder {
 }
 
 impl Member {
-    /// Scheduler job `id`'s snapshot entry (its image and the forward that
-    /// brought it), unless it has ended.
+    /// Job `id`'s snapshot entry (its image, in the scheduler or parked,
+    /// and the forward that brought it), unless it has ended.
     fn snapshot_job(&self, id: u64) -> Option<(JobImage, Option<u64>)> {
-        let image = self.node.cluster().job_image(JobId(id))?;
+        let image = self.node.job_image(JobId(id))?;
         let forward_seq = self.forward_seq_of(&image);
         Some((image, forward_seq))
     }
