@@ -3,7 +3,8 @@
 //! jobs with names of LSF's largest size, 4,094 bytes — answers `bjobs`,
 //! `bjobs JOBID`, `-u`, `-q` and `-J` (in pages of a few MiB, over one
 //! connection); one answer of the whole table failed with "stream too
-//! long".
+//! long". Likewise `bhist` and `bacct` over a history of as many jobs that
+//! ended.
 
 use std::time::Duration;
 
@@ -18,6 +19,22 @@ name = "Held"
 [[cluster.host]]
 name = "h"
 MXJ = 1
+[[cluster.queue]]
+name = "normal"
+[[cluster.queue]]
+name = "other"
+"#;
+
+/// One host that runs every job at once: they all end within seconds,
+/// and are kept long after (CLEAN_PERIOD).
+const ENDING: &str = r#"
+name = "ended jobs"
+[[cluster]]
+name = "Held"
+params = { CLEAN_PERIOD = "1000h" }
+[[cluster.host]]
+name = "h"
+MXJ = 20000
 [[cluster.queue]]
 name = "normal"
 [[cluster.queue]]
@@ -60,11 +77,9 @@ fn ask(live: &Live, args: &[&str]) -> Vec<Value> {
     value.as_array().expect("rows").clone()
 }
 
-#[test]
-fn bjobs_lists_a_table_past_the_admin_message_bound() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let live = Live::new(dir.path(), HELD, &["Held"]);
-    let _process = live.start_plain("Held", &[]);
+/// Submits the 16,600 jobs with `bsub --from` (one in a hundred of user
+/// `rare` in queue `other`), each running `run_time`.
+fn submit_all(live: &Live, dir: &std::path::Path, run_time: &str) {
     let lines: Vec<String> = (0..JOBS)
         .map(|n| {
             let (user, queue) = if n % 100 == 7 {
@@ -72,10 +87,10 @@ fn bjobs_lists_a_table_past_the_admin_message_bound() {
             } else {
                 ("common", "normal")
             };
-            format!("-J {} -u {user} -q {queue} --run-time 100h", name(n))
+            format!("-J {} -u {user} -q {queue} --run-time {run_time}", name(n))
         })
         .collect();
-    let file = dir.path().join("jobs.txt");
+    let file = dir.join("jobs.txt");
     std::fs::write(&file, lines.join("\n")).expect("jobs file");
     let address = live.address("Held");
     let output = common::Mcfed::new(&[
@@ -98,13 +113,25 @@ fn bjobs_lists_a_table_past_the_admin_message_bound() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// The total bytes of the `job_name` of `rows`.
+fn name_bytes(rows: &[Value]) -> usize {
+    rows.iter()
+        .map(|row| row["job_name"].as_str().expect("name").len())
+        .sum()
+}
+
+#[test]
+fn bjobs_lists_a_table_past_the_admin_message_bound() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let live = Live::new(dir.path(), HELD, &["Held"]);
+    let _process = live.start_plain("Held", &[]);
+    submit_all(&live, dir.path(), "100h");
 
     let rows = ask(&live, &["bjobs"]);
     assert_eq!(rows.len(), JOBS);
-    let names: usize = rows
-        .iter()
-        .map(|row| row["job_name"].as_str().expect("name").len())
-        .sum();
+    let names = name_bytes(&rows);
     assert!(
         names > 64 << 20,
         "the names alone pass 64 MiB: {names} bytes"
@@ -135,4 +162,51 @@ fn bjobs_lists_a_table_past_the_admin_message_bound() {
     let named = ask(&live, &["bjobs", "-J", &pattern]);
     assert_eq!(named.len(), 1);
     assert_eq!(named[0]["job_name"], name(JOBS - 2).as_str());
+}
+
+#[test]
+fn bhist_and_bacct_list_a_history_past_the_admin_message_bound() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let live = Live::new(dir.path(), ENDING, &["Held"]);
+    let _process = live.start_plain("Held", &["--speed", "60"]);
+    submit_all(&live, dir.path(), "1m");
+    // Every job has ended once `bjobs` lists none left.
+    for _ in 0..600 {
+        if ask(&live, &["bjobs"]).is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(ask(&live, &["bjobs"]).is_empty(), "every job ended");
+
+    let hist = ask(&live, &["bhist", "-a"]);
+    assert_eq!(hist.len(), JOBS);
+    assert!(name_bytes(&hist) > 64 << 20, "the names alone pass 64 MiB");
+    let ids: Vec<u64> = hist
+        .iter()
+        .map(|row| row["job_id"].as_u64().expect("id"))
+        .collect();
+    assert!(
+        ids.windows(2).all(|pair| pair[0] < pair[1]),
+        "by id, each once"
+    );
+    assert!(hist.iter().all(|row| row["stat"] == "DONE"));
+    assert!(
+        hist.iter()
+            .all(|row| !row["events"].as_array().expect("events").is_empty())
+    );
+    let last = ids[JOBS - 1].to_string();
+    let one = ask(&live, &["bhist", &last]);
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0]["job_id"], hist[JOBS - 1]["job_id"]);
+
+    let acct = ask(&live, &["bacct"]);
+    assert_eq!(acct.len(), JOBS);
+    assert!(name_bytes(&acct) > 64 << 20);
+    assert!(acct.iter().all(|row| row["end_time"].is_number()));
+    let rare = ask(&live, &["bacct", "-u", "rare"]);
+    assert_eq!(rare.len(), JOBS / 100);
+    assert!(rare.iter().all(|row| row["user"] == "rare"));
+    let other = ask(&live, &["bacct", "-q", "other"]);
+    assert_eq!(other.len(), JOBS / 100);
 }

@@ -4,7 +4,7 @@
 //! submission's acknowledgement — until the records of that input are
 //! durable.
 
-use mcfed_federation::{DurableState, JournalRecord};
+use mcfed_federation::{JournalRecord, Member};
 
 /// What to run once records are durable.
 pub type AfterDurable = Box<dyn FnOnce() + Send>;
@@ -18,6 +18,9 @@ pub trait Durability: Send + Sync + 'static {
     /// Whether the journal has grown enough to be replaced by a snapshot.
     fn wants_snapshot(&self) -> bool;
 
-    /// Replaces the journal by `state` (after everything handed in before).
-    fn snapshot(&self, state: DurableState);
+    /// Replaces the journal by a snapshot of `member` as it stands now
+    /// (after everything handed in before). Called on the member's
+    /// thread: it encodes from the borrowed member
+    /// ([`Member::snapshot_view`]) rather than copying its state.
+    fn snapshot(&self, member: &Member);
 }

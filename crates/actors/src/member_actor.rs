@@ -115,7 +115,7 @@ impl MemberActor {
         };
         durability.write(self.member.take_journal(), Box::new(after));
         if durability.wants_snapshot() {
-            durability.snapshot(self.member.durable_state());
+            durability.snapshot(&self.member);
         }
     }
 

@@ -149,6 +149,8 @@ impl Member {
                 .control(local, id, action, &mut effects.envelopes)
                 .map_err(|reason| ControlRefused::Refused { job: id, reason })?;
             let spec = forwarder.job(id).map(|job| job.spec.clone());
+            // Journaled with this input, before the command leaves.
+            self.note_changes(&[]);
             let own = self.node.name().clone();
             return Ok(match controlled {
                 Controlled::Here(event) => {

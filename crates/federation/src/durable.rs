@@ -122,44 +122,7 @@ impl Member {
     /// Everything a journal keeps of this member, as it stands now (the
     /// next snapshot). The process facts are the caller's.
     pub fn durable_state(&self) -> DurableState {
-        let mut state = DurableState::empty(self.name().clone());
-        let cluster = self.node.cluster();
-        let images = cluster
-            .jobs()
-            .filter_map(|job| cluster.job_image(job.id))
-            .chain(self.node.parked_jobs().cloned());
-        for image in images {
-            let forward_seq = image
-                .forwarded_from
-                .as_ref()
-                .and_then(|(from, source_job)| self.node.forward_seq_of(from, *source_job));
-            state.jobs.insert(image.id, (image, forward_seq));
-        }
-        for done in self.node.finished_forwards() {
-            state
-                .finished
-                .insert((done.from.clone(), done.source_job), done);
-        }
-        state.next_job_id = cluster.next_job_id();
-        state.update_seq = self.node.update_seq();
-        for (peer, lineage) in self.node.lineages() {
-            state.lineages.insert(peer.clone(), lineage);
-        }
-        if let Some(forwarder) = &self.forwarder {
-            for job in forwarder.jobs() {
-                if let Some(image) = forwarder.job_image(job.id) {
-                    state.sources.insert(image.id, image);
-                }
-            }
-            state.next_source_id = forwarder.next_job_id();
-            for remote in forwarder.remote_images() {
-                if let Some(lineage) = remote.lineage {
-                    state.lineages.insert(remote.cluster.clone(), lineage);
-                }
-                state.remotes.insert(remote.cluster.clone(), remote);
-            }
-        }
-        state
+        crate::snapshot::durable_state(self)
     }
 
     /// Rebuilds a member from `spec` and the state its journal kept, at

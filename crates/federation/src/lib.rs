@@ -32,6 +32,7 @@ mod order;
 pub mod publish;
 mod quiescence;
 mod report;
+mod snapshot;
 mod unsendable;
 mod wake;
 
@@ -46,4 +47,5 @@ pub use instant::{Call, Rounds};
 pub use journal::{DurableState, JOURNAL_FORMAT, JournalRecord, ProcessFacts};
 pub use member::{Member, Origin, Route, SubmitError, Submitted};
 pub use quiescence::{Activity, Quiescence};
+pub use snapshot::{SnapshotBuilder, SnapshotView};
 pub use wake::{Pending, next_wake};

@@ -8,6 +8,7 @@ use mcfed_protocol::ClusterName;
 use mcfed_transport::certs::ADMIN_NAME;
 use mcfed_transport::{AdminClient, AdminError, FederationTls, Role, TlsError};
 
+use mcfed_admin::cmd::history::HistoryReply;
 use mcfed_admin::{self as admin, AdminRequest, AdminResponse, CodecError, JobRow, JobsQuery};
 
 /// Why a request to a cluster process failed.
@@ -123,22 +124,65 @@ impl Session {
     /// under the admin channel's bound.
     pub async fn jobs(&self, query: &JobsQuery) -> Result<Vec<JobRow>, ClientError> {
         let mut rows = Vec::new();
-        let mut after = None;
-        for _ in 0..MAX_JOB_PAGES {
-            let request = AdminRequest::JobsPage {
+        self.pages(
+            |after| AdminRequest::JobsPage {
                 query: query.clone(),
                 after,
-            };
-            let AdminResponse::JobsPage(page) = self.ask(&request).await? else {
+            },
+            |answer| match answer {
+                AdminResponse::JobsPage(page) => {
+                    rows.extend(page.rows);
+                    Some(page.next)
+                }
+                _ => None,
+            },
+        )
+        .await?;
+        Ok(rows)
+    }
+
+    /// The cluster's whole job history, page after page
+    /// ([`AdminRequest::HistoryPage`]): of any size, each page well under
+    /// the admin channel's bound. Its time is the first page's.
+    pub async fn history(&self) -> Result<HistoryReply, ClientError> {
+        let mut whole: Option<HistoryReply> = None;
+        self.pages(
+            |after| AdminRequest::HistoryPage { after },
+            |answer| match answer {
+                AdminResponse::HistoryPage(page) => {
+                    match &mut whole {
+                        Some(whole) => whole.jobs.extend(page.reply.jobs),
+                        None => whole = Some(page.reply),
+                    }
+                    Some(page.next)
+                }
+                _ => None,
+            },
+        )
+        .await?;
+        whole.ok_or_else(|| ClientError::Unexpected(self.cluster.clone()))
+    }
+
+    /// Asks `request(after)` page after page, from the first (`after`
+    /// none) until an answer says no more follow; `take` keeps each
+    /// answer's rows and gives where the next page starts (`None`: not a
+    /// page). A cluster that answers the same place again, or keeps
+    /// answering "more" past [`MAX_JOB_PAGES`], is stopped.
+    async fn pages(
+        &self,
+        request: impl Fn(Option<u64>) -> AdminRequest,
+        mut take: impl FnMut(AdminResponse) -> Option<Option<u64>>,
+    ) -> Result<(), ClientError> {
+        let mut after = None;
+        for _ in 0..MAX_JOB_PAGES {
+            let answer = self.ask(&request(after)).await?;
+            let Some(next) = take(answer) else {
                 return Err(ClientError::Unexpected(self.cluster.clone()));
             };
-            rows.extend(page.rows);
-            match page.next {
-                // A page must move on: a cluster that answers the same
-                // place again would be asked forever.
+            match next {
                 Some(next) if after.is_none_or(|after| next > after) => after = Some(next),
                 Some(_) => return Err(ClientError::Unexpected(self.cluster.clone())),
-                None => return Ok(rows),
+                None => return Ok(()),
             }
         }
         Err(ClientError::Unexpected(self.cluster.clone()))
@@ -148,6 +192,20 @@ impl Session {
 /// Connects to `target`, lists the jobs `query` asks for (page after page:
 /// [`Session::jobs`]) and closes.
 pub fn jobs_once(target: &Target, query: &JobsQuery) -> Result<Vec<JobRow>, ClientError> {
+    with_session(target, async |session| session.jobs(query).await)
+}
+
+/// Connects to `target`, reads its whole job history (page after page:
+/// [`Session::history`]) and closes.
+pub fn history_once(target: &Target) -> Result<HistoryReply, ClientError> {
+    with_session(target, async |session| session.history().await)
+}
+
+/// Connects to `target`, runs `work` with the session and closes.
+fn with_session<T>(
+    target: &Target,
+    work: impl AsyncFnOnce(&Session) -> Result<T, ClientError>,
+) -> Result<T, ClientError> {
     let tls = admin_tls(&target.certs)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -160,9 +218,9 @@ pub fn jobs_once(target: &Target, query: &JobsQuery) -> Result<Vec<JobRow>, Clie
             Duration::from_secs(5),
         )
         .await?;
-        let rows = session.jobs(query).await;
+        let answer = work(&session).await;
         session.close().await;
-        rows
+        answer
     })
 }
 

@@ -1,6 +1,7 @@
 //! One cluster as an OS process (`mcfed cluster`): the same
 //! [`MemberActor`] as the in-process actor engine, with the QUIC transport
-//! in place of the router, inside one actix system.
+//! in place of that engine's mail (its `Mail` actor), inside one actix
+//! system.
 //!
 //! The transport's tasks hand this process [`Event`]s: messages and hellos
 //! from peers go to the member actor (the member decides which half each

@@ -217,12 +217,9 @@ fn pending_reasons(rows: &[JobRow]) -> String {
     format!(" PENDING REASONS:\n{}", reasons.concat())
 }
 
-/// The cluster's job history.
+/// The cluster's job history, page after page (of any size).
 fn history(target: &TargetArgs) -> anyhow::Result<HistoryReply> {
-    match target.ask(&AdminRequest::History)? {
-        AdminResponse::History(reply) => Ok(reply),
-        _ => Err(target.unexpected()),
-    }
+    Ok(mcfed_process::client::history_once(&target.target()?)?)
 }
 
 /// `mcfed bqueues`.

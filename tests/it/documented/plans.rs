@@ -517,6 +517,10 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::NotRun(BENCH),
     ),
     (
+        "cargo run --release -p mcfed-federation --example snapshot_cost -- 1000000",
+        Plan::NotRun(BENCH),
+    ),
+    (
         "time target/release/examples/decide_loop 100 1000000",
         Plan::NotRun(BENCH),
     ),

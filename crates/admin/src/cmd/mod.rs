@@ -89,6 +89,7 @@ pub fn apply(
         }
         AdminRequest::Host { host, event } => host::apply(member, now, &host, event, effects),
         AdminRequest::History => history::apply(member, now),
+        AdminRequest::HistoryPage { after } => history::page::apply(member, now, after),
         AdminRequest::Aps => AdminResponse::Aps(aps::aps_rows(member, now)),
         AdminRequest::Activity => AdminResponse::Activity(activity::of(member, now)),
         AdminRequest::Reservations => {
@@ -198,6 +199,15 @@ pub enum AdminRequest {
         /// The last job id of the page before (none: from the first).
         after: Option<u64>,
     },
+    /// One page of the job history (`bhist`, `bacct`): the jobs after job
+    /// `after` (by id), about [`jobs::PAGE_BYTES`] of them; the answer says
+    /// where the next page starts. The clients ask page after page, so a
+    /// history of any size is listed ([`AdminRequest::History`] answers in
+    /// one message, which the admin channel bounds).
+    HistoryPage {
+        /// The last job id of the page before (none: from the first).
+        after: Option<u64>,
+    },
 }
 
 /// A cluster process's answer.
@@ -243,6 +253,8 @@ pub enum AdminResponse {
     Reservations(Vec<ReservationRow>),
     /// One page of jobs.
     JobsPage(jobs::JobsPage),
+    /// One page of the job history.
+    HistoryPage(history::HistoryPage),
 }
 
 impl AdminRequest {

@@ -7,10 +7,13 @@ use std::time::Duration;
 
 use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig, ReceiveFrom};
 use mcfed_federation::{
-    ControlOutcome, ControlRefused, Effects, InitialJobs, JobRef, Member, MemberSpec, NoticeKind,
+    ControlOutcome, ControlRefused, DurableState, Effects, InitialJobs, JobRef, Member, MemberSpec,
+    NoticeKind,
 };
 use mcfed_forwarder::{ForwarderConfig, ScheduleMode, SendQueueConfig};
-use mcfed_protocol::{ClusterName, Envelope, JobAction, JobSpec, QueueName, SimTime};
+use mcfed_protocol::{
+    ClusterName, Envelope, JobAction, JobEvent, JobReturn, JobSpec, Message, QueueName, SimTime,
+};
 
 fn name(text: &str) -> ClusterName {
     ClusterName::new(text).expect("valid")
@@ -20,9 +23,17 @@ fn queue(text: &str) -> QueueName {
     QueueName::new(text).expect("valid")
 }
 
-/// C1 (one local queue `normal` on one host, a send queue `send` to
-/// `high@C2`) and C2 (`high` receiving from C1, two one-slot hosts).
-fn federation() -> Vec<Member> {
+/// The configurations of C1 (one local queue `normal` on one host, a send
+/// queue `send` to `high@C2`, one job present at start) and C2 (`high`
+/// receiving from C1, two one-slot hosts).
+struct Configs {
+    c1: ClusterConfig,
+    forwarder: ForwarderConfig,
+    initial: Vec<InitialJobs>,
+    c2: ClusterConfig,
+}
+
+fn configs() -> Configs {
     let mut c1 = ClusterConfig::new(name("C1"));
     c1.hosts = vec![HostConfig::new("a1", 1)];
     c1.queues = vec![QueueConfig::new(queue("normal")), {
@@ -52,7 +63,7 @@ fn federation() -> Vec<Member> {
         high
     }];
     c2.update_interval = Some(Duration::from_secs(10));
-    let initial = [InitialJobs {
+    let initial = vec![InitialJobs {
         queue: "normal".into(),
         jobs: vec![JobSpec::simple(
             "present",
@@ -60,16 +71,30 @@ fn federation() -> Vec<Member> {
             Duration::from_secs(600),
         )],
     }];
-    let (mut one, _) = Member::build(MemberSpec {
-        config: &c1,
-        forwarder: Some(&forwarder),
+    Configs {
+        c1,
+        forwarder,
+        initial,
+        c2,
+    }
+}
+
+fn c1_spec(configs: &Configs) -> MemberSpec<'_> {
+    MemberSpec {
+        config: &configs.c1,
+        forwarder: Some(&configs.forwarder),
         subscribers: &[],
         collectors: &[],
-        initial_jobs: &initial,
-    })
-    .expect("C1 builds");
+        initial_jobs: &configs.initial,
+    }
+}
+
+/// C1 and C2 of [`configs`], keeping histories.
+fn federation() -> Vec<Member> {
+    let configs = configs();
+    let (mut one, _) = Member::build(c1_spec(&configs)).expect("C1 builds");
     let (mut two, _) = Member::build(MemberSpec {
-        config: &c2,
+        config: &configs.c2,
         forwarder: None,
         subscribers: &[name("C1")],
         collectors: &[name("C1")],
@@ -264,4 +289,70 @@ fn ended_jobs_are_cleaned_after_clean_period() {
     settle(&mut members, SimTime::from_secs(600 + 3600), &mut effects);
     assert!(members[0].history().and_then(|h| h.job(1)).is_none());
     assert!(members[0].history().is_some_and(|h| h.is_empty()));
+}
+
+#[test]
+fn a_job_killed_away_is_remembered_through_a_restart_from_the_journal() {
+    let mut members = federation();
+    members[0].enable_journal();
+    let mut effects = Effects::default();
+    members[0].take_start(&mut effects);
+    effects.clear();
+    publish(&mut members, SimTime::from_secs(10), &mut effects);
+    let t = SimTime::from_secs(20);
+    let spec = JobSpec::simple("away", "bob", Duration::from_secs(3600));
+    members[0]
+        .submit(t, "send", spec, &mut Effects::default())
+        .expect("submitted");
+    settle(&mut members, t, &mut effects);
+    assert_eq!(state_at_c2(&members, 2), Some("RUN"));
+    let snapshot = members[0].durable_state();
+    members[0].take_journal();
+    // bkill at C1; C1 is killed -9 before the kill leaves (it never does).
+    let t = SimTime::from_secs(30);
+    members[0]
+        .control(t, &JobRef::Id(2), &JobAction::Kill, &mut effects)
+        .expect("sent");
+    effects.clear();
+    let mut state: DurableState = snapshot;
+    for record in members[0].take_journal() {
+        state.apply(record);
+    }
+    // A compaction keeps it too.
+    let bytes = postcard::to_allocvec(&members[0].snapshot_view(None)).expect("encodes");
+    let compacted: DurableState = postcard::from_bytes(&bytes).expect("decodes");
+    assert_eq!(compacted.sources, state.sources);
+    let configs = configs();
+    for state in [state, compacted] {
+        let mut restarted = Member::restore(c1_spec(&configs), state, t).expect("restores");
+        assert!(restarted.forwarder().and_then(|f| f.job(2)).is_none());
+        // C2 had sent it back (a recall) before the kill could come: it
+        // ends at C1, killed, once.
+        let dest_job = members[1]
+            .node()
+            .forwarded_job(&name("C1"), 2)
+            .expect("at C2");
+        let returned = || Envelope {
+            from: name("C2"),
+            to: name("C1"),
+            message: Message::JobReturn(JobReturn {
+                source_job: 2,
+                dest_job: dest_job.0,
+                reason: "recalled".into(),
+            }),
+        };
+        let mut effects = Effects::default();
+        restarted.receive(t, returned(), &mut effects);
+        let killed: Vec<_> = effects
+            .notices
+            .iter()
+            .filter(|notice| notice.kind == NoticeKind::Control(JobEvent::Killed))
+            .collect();
+        assert_eq!(killed.len(), 1, "{:?}", effects.notices);
+        assert_eq!(&*killed[0].name, "away");
+        effects.clear();
+        restarted.receive(t, returned(), &mut effects);
+        assert!(effects.notices.is_empty(), "{:?}", effects.notices);
+        assert!(restarted.forwarder().and_then(|f| f.job(2)).is_none());
+    }
 }

@@ -16,7 +16,9 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use mcfed_cluster::{ClusterConfig, HostConfig, JobOrigin, QueueConfig, ReceiveFrom};
-use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
+use mcfed_federation::{
+    DurableState, Effects, JournalRecord, Member, MemberSpec, ProcessFacts, SnapshotBuilder,
+};
 use mcfed_forwarder::{ForwarderConfig, Reachability, ScheduleMode, SendQueueConfig};
 use mcfed_protocol::{
     ClusterName, Envelope, Hello, JobEvent, JobSpec, Message, QueueName, Resume, SimTime,
@@ -86,11 +88,66 @@ struct Process {
     connect_delay: Duration,
     /// What it sent while connecting.
     held: Vec<Envelope>,
+    /// A snapshot being made a slice at a time, as a process makes it.
+    building: Option<SnapshotBuilder>,
 }
 
 impl Process {
     fn journal(&mut self) {
-        self.records.extend(self.member.take_journal());
+        let records = self.member.take_journal();
+        if let Some(building) = &mut self.building {
+            building.note(&records).expect("the records encode");
+        }
+        self.records.extend(records);
+    }
+
+    /// A compaction as a process makes it: the first call begins a
+    /// snapshot and encodes a slice of it; the next (the federation ran
+    /// meanwhile) finishes it, which must read back as the member's state
+    /// as `Member::durable_state` copies it then, and replaces the journal.
+    fn compact_in_slices(&mut self) {
+        self.journal();
+        match self.building.take() {
+            None => {
+                // Whole, from the member, it reads back the same too.
+                self.compact_through_view();
+                let mut building = SnapshotBuilder::begin(&self.member);
+                building.advance(&self.member, 1).expect("encodes");
+                self.building = Some(building);
+            }
+            Some(building) => {
+                let facts = ProcessFacts {
+                    lineage: self.lineage,
+                    epoch_unix_ms: 7,
+                };
+                let bytes = building
+                    .finish(&self.member, Some(facts))
+                    .expect("the snapshot encodes");
+                let mut read: DurableState =
+                    postcard::from_bytes(&bytes).expect("the snapshot decodes");
+                read.process = None;
+                assert_eq!(read, self.member.durable_state(), "the snapshot in slices");
+                self.snapshot = read;
+                self.records.clear();
+            }
+        }
+    }
+
+    /// The next snapshot as a process writes it: encoded straight from
+    /// the member (`Member::snapshot_view`) and read back as a
+    /// `DurableState`, which must be the member's state as
+    /// `Member::durable_state` copies it.
+    fn compact_through_view(&self) {
+        let facts = ProcessFacts {
+            lineage: self.lineage,
+            epoch_unix_ms: 7,
+        };
+        let bytes = postcard::to_allocvec(&self.member.snapshot_view(Some(facts)))
+            .expect("the snapshot encodes");
+        let mut read: DurableState = postcard::from_bytes(&bytes).expect("the snapshot decodes");
+        assert_eq!(read.process, Some(facts));
+        read.process = None;
+        assert_eq!(read, self.member.durable_state(), "the snapshot view");
     }
 
     /// What replaying the journal gives.
@@ -161,6 +218,7 @@ impl Federation {
                 connect_at: None,
                 connect_delay: Duration::ZERO,
                 held: Vec::new(),
+                building: None,
             });
         }
         for index in 0..3 {
@@ -261,6 +319,7 @@ impl Federation {
         }
         let process = &mut self.processes[index];
         process.down_until = Some(self.now + down_for);
+        process.building = None;
         process.connect_at = None;
         process.held.clear();
         process.connect_delay = connect;
@@ -506,9 +565,7 @@ proptest! {
                 Act::Compact(index) => {
                     let process = &mut federation.processes[index];
                     if process.down_until.is_none() {
-                        process.journal();
-                        process.snapshot = process.member.durable_state();
-                        process.records.clear();
+                        process.compact_in_slices();
                     }
                 }
             }

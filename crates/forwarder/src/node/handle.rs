@@ -181,6 +181,15 @@ impl ForwarderNode {
                 forward_seq: job.forward_seq,
             })
             .collect();
+        // A job killed there and not answered for is listed too: `from`
+        // answers for it (ended, still held, or lost), which settles it.
+        jobs.extend(
+            self.killed_at(from)
+                .map(|(source_job, forward_seq)| HeldJob {
+                    source_job,
+                    forward_seq,
+                }),
+        );
         jobs.sort_unstable_by_key(|held| held.source_job);
         self.outgoing.push(Envelope {
             from: self.cluster.clone(),

@@ -8,6 +8,7 @@
 use mcfed_protocol::{ApsChange, ClusterName, JobSpec, QueueName, QueueRef, SimTime};
 use serde::{Deserialize, Serialize};
 
+use super::killed::KilledAway;
 use super::{ForwarderNode, LeftBehind, SourceJob, SourceState};
 use crate::policy::JobRequest;
 use crate::view::{RemoteQueueId, ResourceId};
@@ -62,6 +63,17 @@ pub enum SourceImageState {
         to: QueueRef,
         /// Its id there.
         dest_job: u64,
+    },
+    /// Killed here (`bkill`) while at `cluster`, which has not said yet
+    /// what became of it: gone from the send queue, remembered until then
+    /// (a variant added last: journals written before it read the same).
+    KilledAway {
+        /// Where the kill was sent.
+        cluster: ClusterName,
+        /// The forward it was killed at.
+        forward_seq: u64,
+        /// Its id there, if it had been accepted.
+        dest_job: Option<u64>,
     },
 }
 
@@ -144,8 +156,40 @@ impl ForwarderNode {
         self.next_job_id
     }
 
-    /// The image of job `id`, unless it has finished.
+    /// The image of job `id`, unless it has finished: a job of a send
+    /// queue, or one killed at an execution cluster and remembered
+    /// (`killed`).
     pub fn job_image(&self, id: u64) -> Option<SourceImage> {
+        self.live_image(id)
+            .or_else(|| self.killed_away.get(&id).map(KilledAway::image))
+    }
+
+    /// The images [`ForwarderNode::job_image`] has, one at a time (a
+    /// snapshot's).
+    pub fn job_images(&self) -> impl Iterator<Item = SourceImage> + '_ {
+        let live = self.jobs.keys().filter_map(|&id| self.live_image(id));
+        live.chain(self.killed_away.values().map(KilledAway::image))
+    }
+
+    /// The ids of the images [`ForwarderNode::job_images`] gives (and of
+    /// jobs done, which have none).
+    pub fn job_image_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.jobs.keys().chain(self.killed_away.keys()).copied()
+    }
+
+    /// How many images [`ForwarderNode::job_images`] gives, without
+    /// making them.
+    pub fn job_image_count(&self) -> usize {
+        let live = self
+            .jobs
+            .values()
+            .filter(|job| job.state != SourceState::Done)
+            .count();
+        live + self.killed_away.len()
+    }
+
+    /// The image of job `id` of a send queue, unless it has finished.
+    pub(super) fn live_image(&self, id: u64) -> Option<SourceImage> {
         let job = self.jobs.get(&id)?;
         let at = |to: RemoteQueueId| self.view.queue_ref(to).clone();
         let state = match job.state {
@@ -237,6 +281,13 @@ impl ForwarderNode {
     }
 
     fn restore_job(&mut self, image: SourceImage) -> Result<(), String> {
+        if matches!(image.state, SourceImageState::KilledAway { .. }) {
+            let id = image.id;
+            if let Some(killed) = KilledAway::from_image(image) {
+                self.killed_away.insert(id, killed);
+            }
+            return Ok(());
+        }
         let &send_queue = self
             .send_queue_by_name
             .get(image.send_queue.as_str())
@@ -311,6 +362,8 @@ impl ForwarderNode {
                     dest_job: *dest_job,
                 })
             }
+            // Remembered apart, never a job of a send queue (above).
+            SourceImageState::KilledAway { .. } => None,
             SourceImageState::Forwarded { to, forward_seq } => {
                 located(to).ok().map(|to| SourceState::Forwarded {
                     to,

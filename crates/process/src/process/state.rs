@@ -25,6 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use mcfed_actors::{AfterDurable, Durability};
 use mcfed_federation::{
     DurableState, GroupState, JOURNAL_FORMAT, JournalRecord, Member, MemberSpec, ProcessFacts,
+    SnapshotBuilder,
 };
 use mcfed_journal::{Recovery, StateDir, Writer};
 use mcfed_protocol::SimTime;
@@ -110,9 +111,7 @@ pub(super) fn prepare(
             resume(options, spec, dir, state)?
         }
     };
-    let mut snapshot = member.durable_state();
-    snapshot.process = Some(facts);
-    let bytes = mcfed_journal::encode_snapshot(&snapshot)
+    let bytes = mcfed_journal::encode_snapshot(&member.snapshot_view(Some(facts)))
         .map_err(|error| NodeError::State(format!("the snapshot does not encode: {error}")))?;
     state_dir.write_snapshot(&bytes)?;
     let writer = Writer::start(state_dir, on_failure)?;
@@ -122,10 +121,7 @@ pub(super) fn prepare(
         facts,
         // A first start without --epoch-ms may still take its peers'.
         epoch_pinned: !fresh || options.epoch_unix_ms.is_some(),
-        durability: Some(Arc::new(JournalDurability {
-            writer,
-            facts: Mutex::new(facts),
-        })),
+        durability: Some(Arc::new(JournalDurability::new(writer, facts))),
     })
 }
 
@@ -201,32 +197,103 @@ fn resume(
 pub(super) struct JournalDurability {
     writer: Writer<JournalRecord>,
     facts: Mutex<ProcessFacts>,
+    /// The snapshot being made, a slice between inputs.
+    building: Mutex<Option<Building>>,
 }
+
+/// A snapshot being made, and how many of the jobs the member held when
+/// it began may be encoded at its next input.
+struct Building {
+    builder: SnapshotBuilder,
+    credit: usize,
+}
+
+/// Jobs a snapshot encodes for each record the member writes meanwhile
+/// (besides those records): a snapshot of a million jobs is done within
+/// half a million records, at about 2 µs of the member's thread each.
+const SNAPSHOT_JOBS_PER_RECORD: usize = 2;
+
+/// Jobs a snapshot encodes at an input, at least.
+const SNAPSHOT_SLICE_MIN: usize = 256;
 
 impl Durability for JournalDurability {
     fn write(&self, records: Vec<JournalRecord>, after: AfterDurable) {
+        if let Ok(mut building) = self.building.lock() {
+            if let Some(building) = building.as_mut() {
+                if let Err(error) = building.builder.note(&records) {
+                    self.fail_snapshot(error.to_string());
+                }
+                building.credit += records.len() * SNAPSHOT_JOBS_PER_RECORD;
+            }
+        }
         self.writer.append(records, after);
     }
 
     fn wants_snapshot(&self) -> bool {
-        self.writer.wants_snapshot(COMPACT_MIN_BYTES)
+        self.building
+            .lock()
+            .is_ok_and(|building| building.is_some())
+            || self.writer.wants_snapshot(COMPACT_MIN_BYTES)
     }
 
-    /// Encodes the member's state here, in the member's thread, and hands
-    /// the writer only the bytes: the state's copy (a million jobs are
-    /// hundreds of megabytes of it) is freed where it was made, on top of
-    /// that thread's heap, so the allocator gives it back; freed on the
-    /// writer's thread while the member went on taking jobs above it, it
-    /// stayed in the process's resident memory (docs/performance.md).
-    fn snapshot(&self, mut state: DurableState) {
-        state.process = self.facts.lock().ok().map(|facts| *facts);
-        let encoded = mcfed_journal::encode_snapshot(&state).map_err(|error| error.to_string());
-        drop(state);
+    /// Encodes the next slice of the snapshot from the borrowed member,
+    /// here on the member's thread, paced by the records written since
+    /// (each job made, encoded and dropped in turn: no copy of the
+    /// state), and once every job is encoded hands the writer the bytes.
+    /// Made at once, a million jobs held the member's thread for over a
+    /// second, slowing every submission and nearing the links' idle
+    /// timeout (docs/performance.md).
+    fn snapshot(&self, member: &Member) {
+        let Ok(mut building) = self.building.lock() else {
+            return;
+        };
+        let current = building.get_or_insert_with(|| {
+            tracing::info!(
+                jobs = member.node().cluster().jobs().count(),
+                "a snapshot begins: the journal is compacted"
+            );
+            Building {
+                builder: SnapshotBuilder::begin(member),
+                credit: 0,
+            }
+        });
+        let budget = std::mem::take(&mut current.credit).max(SNAPSHOT_SLICE_MIN);
+        match current.builder.advance(member, budget) {
+            Ok(false) => return,
+            Ok(true) => {}
+            Err(error) => {
+                *building = None;
+                self.fail_snapshot(error.to_string());
+                return;
+            }
+        }
+        let Some(Building { builder, .. }) = building.take() else {
+            return;
+        };
+        let facts = self.facts.lock().ok().map(|facts| *facts);
+        let encoded = builder
+            .finish(member, facts)
+            .map_err(|error| error.to_string());
         self.writer.snapshot_with(Box::new(move || encoded));
     }
 }
 
 impl JournalDurability {
+    /// The journal of `writer`, for a process of `facts`.
+    pub(super) fn new(writer: Writer<JournalRecord>, facts: ProcessFacts) -> JournalDurability {
+        JournalDurability {
+            writer,
+            facts: Mutex::new(facts),
+            building: Mutex::new(None),
+        }
+    }
+
+    /// A snapshot could not be encoded: the writer fails with why (the
+    /// process stops rather than go on with a journal it cannot compact).
+    fn fail_snapshot(&self, why: String) {
+        self.writer.snapshot_with(Box::new(move || Err(why)));
+    }
+
     /// Records emulated time zero taken from a peer.
     pub(super) fn adopt_epoch(&self, epoch_unix_ms: u64) {
         let facts = match self.facts.lock() {
@@ -243,5 +310,90 @@ impl JournalDurability {
     /// What the writer did so far (for logs).
     pub(super) fn stats(&self) -> mcfed_journal::WriterStats {
         self.writer.stats()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig};
+    use mcfed_federation::Effects;
+    use mcfed_protocol::{ClusterName, JobSpec, QueueName};
+
+    use super::*;
+
+    /// A journaled one-slot cluster holding `jobs` jobs (one runs).
+    fn member(jobs: usize) -> Member {
+        let mut config = ClusterConfig::new(ClusterName::new("C").expect("valid"));
+        config.hosts = vec![HostConfig::new("h", 1)];
+        config.queues = vec![QueueConfig::new(QueueName::new("normal").expect("valid"))];
+        let spec = MemberSpec {
+            config: &config,
+            forwarder: None,
+            subscribers: &[],
+            collectors: &[],
+            initial_jobs: &[],
+        };
+        let (mut member, _) = Member::build(spec).expect("builds");
+        member.enable_journal();
+        let mut effects = Effects::default();
+        for n in 0..jobs {
+            let spec = JobSpec::simple(format!("job{n}"), "u", Duration::from_secs(3600));
+            member
+                .submit(SimTime::ZERO, "normal", spec, &mut effects)
+                .expect("accepted");
+        }
+        member.step(SimTime::from_secs(1), &mut effects);
+        member.take_journal();
+        member
+    }
+
+    #[test]
+    fn a_snapshot_made_between_inputs_is_the_state_at_its_end() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (state_dir, _) =
+            StateDir::open::<DurableState, JournalRecord>(dir.path(), JOURNAL_FORMAT)
+                .expect("opens");
+        let writer =
+            Writer::start(state_dir, |why| panic!("the writer failed: {why}")).expect("starts");
+        let facts = ProcessFacts {
+            lineage: 9,
+            epoch_unix_ms: 1,
+        };
+        let durability = JournalDurability::new(writer, facts);
+        let mut member = member(3 * SNAPSHOT_SLICE_MIN);
+        let mut effects = Effects::default();
+        let mut inputs = 0;
+        // Each input: a job submitted, its record written, a slice made.
+        while durability.writer.stats().snapshots == 0 && inputs < 100 {
+            durability.snapshot(&member);
+            let spec = JobSpec::simple(format!("more{inputs}"), "u", Duration::from_secs(60));
+            member
+                .submit(SimTime::from_secs(2), "normal", spec, &mut effects)
+                .expect("accepted");
+            durability.write(member.take_journal(), Box::new(|| {}));
+            inputs += 1;
+            // Let the writer catch up with what was handed to it.
+            while durability.writer.stats().records < inputs {
+                std::thread::yield_now();
+            }
+        }
+        assert!(
+            (2..100).contains(&inputs),
+            "made over several inputs: {inputs}"
+        );
+        let JournalDurability { writer, .. } = durability;
+        writer.close();
+        let (_, recovered) =
+            StateDir::open::<DurableState, JournalRecord>(dir.path(), JOURNAL_FORMAT)
+                .expect("opens");
+        let mut state = recovered.snapshot.expect("a snapshot");
+        assert_eq!(state.process, Some(facts));
+        for record in recovered.records {
+            state.apply(record);
+        }
+        state.process = None;
+        assert_eq!(state, member.durable_state());
     }
 }

@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::cmd::jobs::{ForwardedFrom, JobRow, secs};
 
+pub mod page;
 mod print;
 
+pub use page::HistoryPage;
 pub use print::{bacct, bacct_table, bhist, bhist_long, bhist_table};
 
 /// The jobs a cluster process knows: those it holds and those that ended

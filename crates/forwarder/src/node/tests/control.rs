@@ -4,12 +4,14 @@
 use std::time::Duration;
 
 use mcfed_protocol::{
-    JobAccept, JobAction, JobChanges, JobControl, JobEvent, JobReturn, JobSpec, JobStatus, Message,
-    QueueName, SimTime,
+    HeldJob, Hello, JobAccept, JobAction, JobChanges, JobControl, JobEvent, JobReturn, JobSpec,
+    JobStatus, JobSync, Message, QueueName, SimTime,
 };
 
 use super::{forwarder, name, update, with_job_at_c2};
-use crate::node::{Controlled, Handled, SourceState};
+use crate::node::{
+    Controlled, ForwarderNode, Handled, RestoredForwarder, SourceImageState, SourceState,
+};
 
 fn at(secs: u64) -> SimTime {
     SimTime::from_secs(secs)
@@ -216,4 +218,123 @@ fn a_forward_the_kill_overtook_is_killed_again_when_accepted() {
             .any(|envelope| envelope.to == "C2" && envelope.message == kill),
         "{out:?}"
     );
+}
+
+/// A forwarder rebuilt from what a journal keeps of `node` (every image
+/// and numbering), as after a crash of its process.
+fn restored(node: &ForwarderNode) -> ForwarderNode {
+    let mut again = super::forwarder(None);
+    again.track_changes();
+    let problems = again.restore(
+        RestoredForwarder {
+            jobs: node.job_images().collect(),
+            next_job_id: node.next_job_id(),
+            remotes: node.remote_images(),
+        },
+        at(60),
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    again
+}
+
+#[test]
+fn a_killed_job_is_remembered_through_a_restart() {
+    let (mut node, id) = with_job_at_c2(None);
+    node.track_changes();
+    let mut out = Vec::new();
+    node.control(at(40), id, &JobAction::Kill, &mut out)
+        .expect("sent");
+    // The journal writes it as killed there, not gone.
+    assert!(node.take_changes().contains(&id));
+    let image = node.job_image(id).expect("remembered");
+    assert_eq!(
+        image.state,
+        SourceImageState::KilledAway {
+            cluster: name("C2"),
+            forward_seq: 1,
+            dest_job: Some(77),
+        }
+    );
+    assert_eq!(node.job_image_count(), node.job_images().count());
+    // The cluster is killed -9 and restarts from its journal; the return
+    // that crossed the kill comes then: it still ends here, killed, once.
+    let mut again = restored(&node);
+    assert_eq!(again.job_image(id), Some(image));
+    assert!(again.job(id).is_none(), "not a job of a send queue");
+    assert_eq!(again.waiting_jobs(), 0);
+    let returned = || {
+        Message::JobReturn(JobReturn {
+            source_job: id,
+            dest_job: 77,
+            reason: "recalled".into(),
+        })
+    };
+    assert_eq!(
+        again.handle(at(61), &name("C2"), returned()),
+        Handled::KilledOnReturn {
+            source_job: id,
+            name: "j".into()
+        }
+    );
+    assert_eq!(
+        again.handle(at(62), &name("C2"), returned()),
+        Handled::Nothing
+    );
+    // Settled: the journal writes it gone, and a later restart forgets it.
+    assert!(again.take_changes().contains(&id));
+    assert_eq!(again.job_image(id), None);
+    assert_eq!(restored(&again).job_image_count(), 0);
+}
+
+#[test]
+fn a_forward_the_kill_overtook_is_killed_again_after_a_restart() {
+    let (mut node, id) = super::with_job_forwarded_to_c2(None);
+    let mut out = Vec::new();
+    node.control(at(31), id, &JobAction::Kill, &mut out)
+        .expect("sent");
+    let mut again = restored(&node);
+    // After the restart, C2 says hello: the sync lists the killed job, so
+    // C2 answers for it even if the kill was lost with the crash.
+    let hello = Message::Hello(Hello::with_incarnation(name("C2"), 5));
+    again.handle(at(61), &name("C2"), hello);
+    out.clear();
+    again.schedule(at(61), &mut out);
+    let sync = Message::JobSync(JobSync {
+        jobs: vec![HeldJob {
+            source_job: id,
+            forward_seq: 1,
+        }],
+    });
+    assert!(
+        out.iter()
+            .any(|envelope| envelope.to == "C2" && envelope.message == sync),
+        "{out:?}"
+    );
+    // C2 accepted the forward: the kill is sent again.
+    let accept = Message::JobAccept(JobAccept {
+        forward_seq: 1,
+        source_job: id,
+        dest_job: 77,
+    });
+    assert_eq!(again.handle(at(62), &name("C2"), accept), Handled::Nothing);
+    out.clear();
+    again.schedule(at(62), &mut out);
+    let kill = Message::JobControl(JobControl {
+        source_job: id,
+        action: JobAction::Kill,
+    });
+    assert!(
+        out.iter()
+            .any(|envelope| envelope.to == "C2" && envelope.message == kill),
+        "{out:?}"
+    );
+    // Killed there: counted there, forgotten here.
+    let killed = Message::JobStatus(JobStatus {
+        source_job: id,
+        dest_job: 77,
+        event: JobEvent::Killed,
+        at: at(63),
+    });
+    assert_eq!(again.handle(at(63), &name("C2"), killed), Handled::Nothing);
+    assert_eq!(again.job_image(id), None);
 }

@@ -1,0 +1,96 @@
+//! What a journal compaction costs the member's thread: a one-slot cluster
+//! holding N pending jobs (the held-jobs benchmark's shape, built
+//! in-process), its snapshot encoded straight from the member
+//! (`Member::snapshot_view`, what a cluster process does) against the
+//! state copied first (`Member::durable_state`, then encoded: what it did
+//! before), and in slices of 20,000 jobs (`SnapshotBuilder`: what a
+//! cluster process does between inputs), its longest slice and its end.
+//! Prints each three times.
+//!
+//! ```sh
+//! cargo run --release -p mcfed-federation --example snapshot_cost -- 1000000
+//! ```
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig};
+use mcfed_federation::{Effects, Member, MemberSpec, SnapshotBuilder};
+use mcfed_protocol::{ClusterName, JobSpec, QueueName, SimTime};
+
+fn main() {
+    let jobs: usize = match std::env::args().nth(1).map(|arg| arg.parse()) {
+        None => 1_000_000,
+        Some(Ok(jobs)) => jobs,
+        Some(Err(error)) => {
+            eprintln!("snapshot_cost: JOBS must be a count: {error}");
+            std::process::exit(2);
+        }
+    };
+    let member = held(jobs);
+    let mut out = std::io::stdout().lock();
+    for _ in 0..3 {
+        let start = Instant::now();
+        let streamed = postcard::to_allocvec(&member.snapshot_view(None)).expect("encodes");
+        let view = start.elapsed();
+        let start = Instant::now();
+        let state = member.durable_state();
+        let copied = postcard::to_allocvec(&state).expect("encodes");
+        drop(state);
+        let copy = start.elapsed();
+        let (mut longest, mut total) = (Duration::ZERO, Duration::ZERO);
+        let mut builder = SnapshotBuilder::begin(&member);
+        loop {
+            let start = Instant::now();
+            let done = builder.advance(&member, 20_000).expect("encodes");
+            longest = longest.max(start.elapsed());
+            total += start.elapsed();
+            if done {
+                break;
+            }
+        }
+        let start = Instant::now();
+        let sliced = builder.finish(&member, None).expect("encodes");
+        let end = start.elapsed();
+        assert_eq!(streamed.len(), copied.len());
+        assert_eq!(streamed, sliced);
+        writeln!(
+            out,
+            "{jobs} jobs, a snapshot of {} bytes: copied first {copy:.2?}; from the member {view:.2?}; in slices {total:.2?} (longest {longest:.2?}), then its end {end:.2?}",
+            streamed.len()
+        )
+        .expect("stdout");
+    }
+}
+
+/// A journaled one-slot cluster holding `jobs` jobs of 100 hours.
+fn held(jobs: usize) -> Member {
+    let mut config = ClusterConfig::new(ClusterName::new("Held").expect("valid"));
+    config.hosts = vec![HostConfig::new("h", 1)];
+    config.queues = vec![QueueConfig::new(QueueName::new("normal").expect("valid"))];
+    let spec = MemberSpec {
+        config: &config,
+        forwarder: None,
+        subscribers: &[],
+        collectors: &[],
+        initial_jobs: &[],
+    };
+    let (mut member, _) = Member::build(spec).expect("builds");
+    member.keep_history(Duration::from_secs(3600));
+    member.enable_journal();
+    let mut effects = Effects::default();
+    for n in 0..jobs {
+        let job = JobSpec::simple(format!("held{n}"), "root", Duration::from_secs(360_000));
+        member
+            .submit(SimTime::ZERO, "normal", job, &mut effects)
+            .expect("accepted");
+        if n % 10_000 == 0 {
+            member.step(SimTime::ZERO, &mut effects);
+            effects.clear();
+            member.take_journal();
+        }
+    }
+    member.step(SimTime::ZERO, &mut effects);
+    member.take_journal();
+    member
+}
