@@ -160,6 +160,15 @@ impl Cluster {
         if job.state != JobState::Pending {
             return PendingReason::NewJob;
         }
+        self.last_pass_reason(job)
+    }
+
+    /// Why job `job`, pending in its queue's lists, did not start in the
+    /// last dispatch pass: the reason written for it, else the one its
+    /// bucket's skipped range, its user's stop or its queue's stop in that
+    /// pass gives (these belong to the queue: a job leaving it takes its
+    /// reason along, `Cluster::remove_pending`).
+    pub(crate) fn last_pass_reason(&self, job: &Job) -> PendingReason {
         if self.cycle.pass > 0 && job.reason_pass == self.cycle.pass {
             return job.pending_reason;
         }

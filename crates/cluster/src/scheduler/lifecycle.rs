@@ -116,19 +116,24 @@ impl Cluster {
     /// pending clock keeps what it has pended.
     pub(crate) fn remove_pending(&mut self, id: JobId) {
         let now = self.cycle.now.as_millis();
+        let pass = self.cycle.pass;
+        // A job leaves with the reason the last pass gave it, though that
+        // pass gave it only through its bucket, its user or its queue.
+        let reason = match self.jobs.get(id) {
+            Some(job) if job.reason_pass != pass => Some(self.last_pass_reason(job)),
+            Some(_) => None,
+            None => return,
+        };
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
         job.pend_clock = now.saturating_sub(job.pend_clock);
-        let pass = self.cycle.pass;
-        let queue = &mut self.queues[job.queue];
-        // A job a pass skipped keeps the reason it was skipped for.
-        if let Some(reason) = queue.pending.remove(job, job.bucket, pass) {
-            if job.reason_pass != pass {
-                job.pending_reason = reason;
-                job.reason_pass = pass;
-            }
+        if let Some(reason) = reason {
+            job.pending_reason = reason;
+            job.reason_pass = pass;
         }
+        let queue = &mut self.queues[job.queue];
+        queue.pending.remove(job, job.bucket);
         let job = &*job;
         queue.pending_slots -= job.spec.slots;
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
