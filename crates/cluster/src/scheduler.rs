@@ -239,7 +239,7 @@ impl Cluster {
             match crate::advance::reservation_named(resource) {
                 Some(_) => !self.reservation_reachable(
                     resource,
-                    &self.hosts.sets[queue.host_set].members,
+                    &self.hosts.set(queue.host_set).members,
                     &spec.user,
                 ),
                 None => queue.resources.binary_search(resource).is_err(),
@@ -254,7 +254,9 @@ impl Cluster {
             });
         }
         if !spec.resources.is_empty() {
-            let qualified: u64 = self.hosts.sets[queue.host_set]
+            let qualified: u64 = self
+                .hosts
+                .set(queue.host_set)
                 .members
                 .iter()
                 .map(|&host| &self.hosts[host])
@@ -269,7 +271,9 @@ impl Cluster {
             }
         }
         if spec.gpus > 0 {
-            let qualified: u64 = self.hosts.sets[queue.host_set]
+            let qualified: u64 = self
+                .hosts
+                .set(queue.host_set)
                 .members
                 .iter()
                 .map(|&host| &self.hosts[host].config)
@@ -306,7 +310,7 @@ impl Cluster {
             Some(fairshare)
                 if fairshare
                     .tree
-                    .leaf_shares(user, &self.users.directory)
+                    .leaf_shares(user, self.users.directory())
                     .is_none() =>
             {
                 Err(RejectReason::NoShares {

@@ -73,7 +73,7 @@ impl Cluster {
         let (user, new) = self.users.intern(&spec.user);
         if new && !self.limit_book.is_empty() {
             self.limit_book
-                .note_user(user, &spec.user, &self.users.directory);
+                .note_user(user, &spec.user, self.users.directory());
         }
         let priority = self.effective_priority(&spec);
         let id = self
@@ -105,7 +105,9 @@ impl Cluster {
         }
         if queue.fairshare.is_some() {
             let name = &self.users[job.user].name;
-            let leaf = queue.user_entry(job.user, name, &self.users.directory).leaf;
+            let leaf = queue
+                .user_entry(job.user, name, self.users.directory())
+                .leaf;
             if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
                 fairshare.tree.add_pending(leaf, job.arrival, id);
             }
