@@ -17,9 +17,11 @@
 //!   limit may not.
 //! - A job naming a reservation runs only while it is active, only on its
 //!   hosts and within its slots, and only for the users it lists; it
-//!   pends otherwise. **Choice:** a reservation's jobs still running at its
-//!   end keep running (brsvadd's open reservations, `-o`); LSF's closed
-//!   default would kill them.
+//!   pends otherwise.
+//! - At its **end**, a closed reservation (brsvadd's default) kills its
+//!   jobs still running or suspended (`bkill`'s EXIT, at the end's
+//!   instant); an open one (`-o`, `open = true`) leaves them running as
+//!   ordinary jobs. Its pending jobs keep pending: it never starts again.
 //!
 //! Each reservation's held slots are laid on its hosts with the most free
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
@@ -28,8 +30,8 @@
 use mcfed_protocol::SimTime;
 
 use crate::config::{ConfigError, ConfigLocation};
-use crate::job::{HostIndex, Job, JobState};
-use crate::scheduler::Cluster;
+use crate::job::{HostIndex, Job, JobId, JobState};
+use crate::scheduler::{Cluster, Transition};
 
 /// The prefix of a job's reservation word.
 const WORD_PREFIX: &str = "rsv==";
@@ -59,6 +61,10 @@ pub struct AdvanceReservationConfig {
     pub end: SimTime,
     /// The users whose jobs may use it (`-u`); `all` for any user.
     pub users: Vec<String>,
+    /// An open reservation (`-o`): its jobs still running at its end keep
+    /// running, as ordinary jobs. A closed one (`false`, brsvadd's
+    /// default) kills them at its end.
+    pub open: bool,
 }
 
 /// A reservation as the scheduler keeps it.
@@ -316,6 +322,40 @@ impl Cluster {
             .flat_map(|reservation| [reservation.config.start, reservation.config.end])
             .filter(|&at| at > now)
             .min()
+    }
+
+    /// Kills the jobs still running or suspended in each closed
+    /// reservation (brsvadd without `-o`) that ended since the last look
+    /// and by `now`, at its end.
+    pub(crate) fn close_reservations(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
+        let last = self.advance_seen;
+        for index in 0..self.advance.len() {
+            let reservation = &self.advance[index];
+            let end = reservation.config.end;
+            if reservation.config.open || end <= last || end > now {
+                continue;
+            }
+            let word = reservation_word(&reservation.config.name);
+            let mut inside: Vec<JobId> = reservation
+                .hosts
+                .iter()
+                .flat_map(|&host| self.hosts[host].jobs.iter().copied())
+                .filter(|&id| {
+                    self.jobs.get(id).is_some_and(|job| {
+                        matches!(
+                            job.state,
+                            JobState::Running | JobState::Suspended | JobState::UserSuspended
+                        ) && job.spec.resources.contains(&word)
+                    })
+                })
+                .collect();
+            inside.sort_unstable();
+            inside.dedup();
+            for id in inside {
+                tracing::debug!(cluster = %self.name, job = %id, reservation = %self.advance[index].config.name, "advance reservation closed: job killed");
+                self.kill(id, end, transitions);
+            }
+        }
     }
 
     /// Notes that the reservations' state changed at `now` (one started

@@ -464,6 +464,7 @@ impl Cluster {
             }
             self.expire_reservations(now);
             if !self.advance.is_empty() {
+                self.close_reservations(now, transitions);
                 self.cross_reservation_boundaries(now);
             }
             if !self.cycle.dirty {

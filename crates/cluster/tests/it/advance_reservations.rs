@@ -3,7 +3,8 @@
 //! at its start before then (backfill may use them); its jobs run only
 //! while it is active, within its slots; the counters leave an active
 //! reservation's slots out of the available ones (seed 004), an inactive
-//! one's in.
+//! one's in; at its end a closed reservation kills its jobs, an open one
+//! leaves them running.
 
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ fn maint() -> AdvanceReservationConfig {
         start: minutes(60),
         end: minutes(120),
         users: vec!["alice".into()],
+        open: false,
     }
 }
 
@@ -105,7 +107,11 @@ fn before_its_start_only_jobs_that_end_in_time_use_its_slots() {
 
 #[test]
 fn an_active_reservations_free_slots_are_left_out_of_the_counters() {
-    let mut c = Cluster::new(config(vec![maint()])).expect("valid");
+    let open = AdvanceReservationConfig {
+        open: true,
+        ..maint()
+    };
+    let mut c = Cluster::new(config(vec![open])).expect("valid");
     advance(&mut c, SimTime::ZERO);
     assert_eq!(c.queue_counters(0, SimTime::ZERO).available_slots, 8);
     advance(&mut c, minutes(60));
@@ -200,4 +206,64 @@ fn bad_reservations_are_refused_with_their_field() {
     assert_eq!(refused(|r| r.end = r.start), at("end"));
     assert_eq!(refused(|r| r.users.clear()), at("users"));
     assert_eq!(refused(|r| r.name = "a b".into()), at("name"));
+}
+
+/// brsvadd without `-o` makes a closed reservation: at its end, its jobs
+/// still running or suspended are killed (EXIT, as `bkill`), at the end's
+/// instant; its pending jobs keep pending, and a job running outside it is
+/// left alone.
+#[test]
+fn a_closed_reservation_kills_its_jobs_at_its_end() {
+    let mut c = Cluster::new(config(vec![maint()])).expect("valid");
+    let running = submit(
+        &mut c,
+        minutes(60),
+        job("alice", 2, 120, None, Some("maint")),
+    );
+    let stopped = submit(
+        &mut c,
+        minutes(60),
+        job("alice", 1, 120, None, Some("maint")),
+    );
+    let waiting = submit(
+        &mut c,
+        minutes(60),
+        job("alice", 4, 10, None, Some("maint")),
+    );
+    let outside = submit(&mut c, minutes(60), job("bob", 4, 300, None, None));
+    advance(&mut c, minutes(60));
+    let mut transitions = Vec::new();
+    c.control(
+        minutes(61),
+        stopped,
+        &mcfed_protocol::JobAction::Stop,
+        &mut transitions,
+    )
+    .expect("bstop");
+    assert_eq!(state(&c, running), Some(JobState::Running));
+    assert_eq!(state(&c, stopped), Some(JobState::UserSuspended));
+    assert_eq!(state(&c, waiting), Some(JobState::Pending));
+    assert_eq!(state(&c, outside), Some(JobState::Running));
+    assert_eq!(c.next_event_time(), Some(minutes(120)), "maint ends");
+    let mut transitions = Vec::new();
+    c.advance(minutes(120), &mut transitions);
+    c.audit().expect("books agree");
+    let killed: Vec<(JobId, SimTime)> = transitions
+        .iter()
+        .filter(|t| t.event == mcfed_protocol::JobEvent::Killed)
+        .map(|t| (t.job, t.at))
+        .collect();
+    assert_eq!(
+        killed,
+        vec![(running, minutes(120)), (stopped, minutes(120))]
+    );
+    assert_eq!(state(&c, running), None, "killed jobs leave the table");
+    assert_eq!(state(&c, stopped), None);
+    assert_eq!(state(&c, waiting), Some(JobState::Pending));
+    assert_eq!(
+        reason(&c, waiting),
+        PendingReason::AdvanceReservationUnavailable
+    );
+    assert_eq!(state(&c, outside), Some(JobState::Running));
+    assert_eq!(c.queue_counters(0, minutes(120)).available_slots, 4);
 }

@@ -305,6 +305,7 @@ fn config(plan: &Plan) -> ClusterConfig {
             start: minute(30),
             end: minute(90),
             users: vec!["all".into()],
+            open: false,
         }];
     }
     config
