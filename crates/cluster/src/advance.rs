@@ -27,11 +27,11 @@
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
 //! them: `brsvs` does).
 
-use mcfed_protocol::SimTime;
+use mcfed_protocol::{JobSpec, SimTime};
 
 use crate::config::{ConfigError, ConfigLocation};
 use crate::job::{HostIndex, Job, JobId, JobState};
-use crate::scheduler::{Cluster, Transition};
+use crate::scheduler::{Cluster, SubmitError, Transition};
 
 /// The prefix of a job's reservation word.
 const WORD_PREFIX: &str = "rsv==";
@@ -372,6 +372,30 @@ impl Cluster {
             self.cycle.version += 1;
         }
         self.advance_seen = self.advance_seen.max(now);
+    }
+
+    /// Refuses a job for send queue `queue` that names an advance
+    /// reservation (`bsub -U`): a reservation holds slots of this cluster's
+    /// hosts, which a forwarded job never runs on, and no execution
+    /// cluster knows it (LSF's remote reservations, `-U NAME@cluster`,
+    /// are not modelled); pending at the submission cluster for ever
+    /// would help no one.
+    pub fn check_not_forwarding_reservation(
+        &self,
+        queue: &str,
+        spec: &JobSpec,
+    ) -> Result<(), SubmitError> {
+        match spec
+            .resources
+            .iter()
+            .find_map(|word| reservation_named(word))
+        {
+            Some(name) => Err(SubmitError::ReservationForwarded {
+                reservation: name.to_owned(),
+                queue: queue.to_owned(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Every advance reservation as `brsvs` shows it at `now`.

@@ -128,6 +128,16 @@ pub enum SubmitError {
     /// The job's user priority (`-sp`) is not allowed.
     #[error("{0}")]
     UserPriority(String),
+    /// The job names an advance reservation but its queue forwards it.
+    #[error(
+        "advance reservation `{reservation}` is this cluster's own, and queue `{queue}` forwards its jobs to other clusters, where it cannot be used: submit to a queue of this cluster"
+    )]
+    ReservationForwarded {
+        /// The reservation it names.
+        reservation: String,
+        /// Its send queue.
+        queue: String,
+    },
 }
 
 /// Cluster-wide policy, resolved from lsb.params.

@@ -267,3 +267,30 @@ fn a_closed_reservation_kills_its_jobs_at_its_end() {
     assert_eq!(state(&c, outside), Some(JobState::Running));
     assert_eq!(c.queue_counters(0, minutes(120)).available_slots, 4);
 }
+
+/// A send queue's job never runs on this cluster's hosts, and no other
+/// cluster knows this cluster's reservations: a job naming one there is
+/// refused at `bsub` with the reason, not left pending for ever.
+#[test]
+fn a_job_naming_a_reservation_is_not_forwarded() {
+    let c = Cluster::new(config(vec![maint()])).expect("valid");
+    let refused = c
+        .check_not_forwarding_reservation("send", &job("alice", 1, 10, None, Some("maint")))
+        .expect_err("refused");
+    assert_eq!(
+        refused,
+        SubmitError::ReservationForwarded {
+            reservation: "maint".into(),
+            queue: "send".into(),
+        }
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("submit to a queue of this cluster")
+    );
+    assert_eq!(
+        c.check_not_forwarding_reservation("send", &job("alice", 1, 10, None, None)),
+        Ok(())
+    );
+}
