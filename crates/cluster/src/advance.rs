@@ -385,17 +385,23 @@ impl Cluster {
         queue: &str,
         spec: &JobSpec,
     ) -> Result<(), SubmitError> {
-        match spec
+        let Some(name) = spec
             .resources
             .iter()
             .find_map(|word| reservation_named(word))
-        {
-            Some(name) => Err(SubmitError::ReservationForwarded {
-                reservation: name.to_owned(),
-                queue: queue.to_owned(),
-            }),
-            None => Ok(()),
+        else {
+            return Ok(());
+        };
+        if self.advance.iter().all(|rsv| rsv.config.name != name) {
+            // As a local queue says of a reservation it does not know.
+            return Err(SubmitError::CannotRun(
+                mcfed_protocol::RejectReason::MissingResource(reservation_word(name)),
+            ));
         }
+        Err(SubmitError::ReservationForwarded {
+            reservation: name.to_owned(),
+            queue: queue.to_owned(),
+        })
     }
 
     /// Every advance reservation as `brsvs` shows it at `now`.

@@ -293,4 +293,10 @@ fn a_job_naming_a_reservation_is_not_forwarded() {
         c.check_not_forwarding_reservation("send", &job("alice", 1, 10, None, None)),
         Ok(())
     );
+    assert_eq!(
+        c.check_not_forwarding_reservation("send", &job("alice", 1, 10, None, Some("nope"))),
+        Err(SubmitError::CannotRun(RejectReason::MissingResource(
+            "rsv==nope".into()
+        )))
+    );
 }
