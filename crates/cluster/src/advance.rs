@@ -23,6 +23,9 @@
 //!   instant); an open one (`-o`, `open = true`) leaves them running as
 //!   ordinary jobs. Its pending jobs keep pending: it never starts again.
 //!
+//! A suspended job resumes only where these bounds let a job start
+//! (`Cluster::resume_fits_reservations`).
+//!
 //! Each reservation's held slots are laid on its hosts with the most free
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
 //! them: `brsvs` does).
@@ -295,6 +298,39 @@ impl Cluster {
                     budget: reservation.slots.saturating_sub(self.advance_used(index)),
                     held,
                 }
+            }
+        }
+    }
+
+    /// Whether suspended job `job` may resume on its hosts as the advance
+    /// reservations stand now: not into slots one holds from it, and, for a
+    /// job of an active reservation, within its hosts and slots. A job
+    /// whose reservation has ended (an open one's) resumes as an ordinary
+    /// job.
+    pub(crate) fn resume_fits_reservations(&self, job: &Job) -> bool {
+        let fits = |held: &[u32]| {
+            job.placement.iter().all(|place| {
+                self.hosts[place.host]
+                    .free()
+                    .saturating_sub(held[place.host])
+                    >= place.slots
+            })
+        };
+        match self.reservation_bounds(job, self.cycle.now) {
+            ReservationBounds::Free | ReservationBounds::Closed => true,
+            ReservationBounds::Held(held) => fits(&held),
+            ReservationBounds::Within {
+                hosts,
+                budget,
+                held,
+            } => {
+                let slots: u32 = job.placement.iter().map(|place| place.slots).sum();
+                slots <= budget
+                    && job
+                        .placement
+                        .iter()
+                        .all(|place| hosts.contains(&place.host))
+                    && fits(&held)
             }
         }
     }

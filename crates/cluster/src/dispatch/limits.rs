@@ -186,6 +186,9 @@ impl Cluster {
         {
             return false;
         }
+        if !self.resume_fits_reservations(job) {
+            return false;
+        }
         let check_limits = self.tallies.tracking().any_host_limit();
         job.placement.iter().all(|place| {
             self.hosts[place.host].free() >= place.slots

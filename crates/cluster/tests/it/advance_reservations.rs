@@ -300,3 +300,68 @@ fn a_job_naming_a_reservation_is_not_forwarded() {
         )))
     );
 }
+
+/// A job suspended by preemption before a reservation starts does not
+/// resume into the slots the reservation holds once active: it waits for
+/// its end.
+///
+/// h1 (4 slots); `half` holds 2 of them for alice from 30m to 120m.
+/// 0m: bob's `victim` (4 slots, run limit 25m: it ends before 30m, so it
+/// may use half's slots) runs in `low`. 10m: carol's `urgent` (2 slots,
+/// 60m, no run limit) in the preemptive `high` suspends it and runs on the
+/// 2 slots half does not hold. 70m: `urgent` ends; 4 slots are free but
+/// half, active, holds 2: `victim` stays suspended (before, it resumed on
+/// all 4). 120m: half ends and `victim` resumes.
+#[test]
+fn a_suspended_job_does_not_resume_into_an_active_reservation() {
+    let half = AdvanceReservationConfig {
+        name: "half".into(),
+        hosts: vec!["h1".into()],
+        slots: Some(2),
+        start: minutes(30),
+        end: minutes(120),
+        users: vec!["alice".into()],
+        open: false,
+    };
+    let mut config = ClusterConfig::new(ClusterName::new("C").expect("valid"));
+    config.hosts = vec![HostConfig::new("h1", 4)];
+    let mut high = QueueConfig::new(QueueName::new("high").expect("valid"));
+    high.priority = 50;
+    high.preemption = "PREEMPTIVE".parse().expect("valid");
+    let mut low = QueueConfig::new(QueueName::new("low").expect("valid"));
+    low.priority = 10;
+    low.preemption = "PREEMPTABLE".parse().expect("valid");
+    config.queues = vec![high, low];
+    config.advance_reservations = vec![half];
+    let mut c = Cluster::new(config).expect("valid");
+    let victim = c
+        .submit(
+            SimTime::ZERO,
+            "low",
+            job("bob", 4, 100, Some(25), None),
+            JobOrigin::Local,
+        )
+        .expect("accepted");
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(state(&c, victim), Some(JobState::Running));
+    let urgent = c
+        .submit(
+            minutes(10),
+            "high",
+            job("carol", 2, 60, None, None),
+            JobOrigin::Local,
+        )
+        .expect("accepted");
+    advance(&mut c, minutes(10));
+    assert_eq!(state(&c, urgent), Some(JobState::Running));
+    assert_eq!(state(&c, victim), Some(JobState::Suspended));
+    advance(&mut c, minutes(70));
+    assert_eq!(state(&c, urgent), None, "done");
+    assert_eq!(
+        state(&c, victim),
+        Some(JobState::Suspended),
+        "half holds 2 of the 4 free slots"
+    );
+    advance(&mut c, minutes(120));
+    assert_eq!(state(&c, victim), Some(JobState::Running));
+}
