@@ -365,3 +365,49 @@ fn a_suspended_job_does_not_resume_into_an_active_reservation() {
     advance(&mut c, minutes(120));
     assert_eq!(state(&c, victim), Some(JobState::Running));
 }
+
+/// A slot pool's total leaves out the free slots an active reservation
+/// holds, as the counters do: two pool queues at 50/50 on h1 and h2 (4
+/// slots each) while `maint` holds h1 share the 4 slots of h2, 2 each
+/// (before, the total was 8, each queue deserved 4, and the first took
+/// all 4 of h2).
+#[test]
+fn a_pools_total_leaves_out_an_active_reservations_slots() {
+    let mut config = config(vec![maint()]);
+    config.queues = ["one", "two"]
+        .into_iter()
+        .map(|name| {
+            let mut queue = QueueConfig::new(QueueName::new(name).expect("valid"));
+            queue.slot_pool = Some(mcfed_cluster::SlotPoolConfig {
+                pool: "p".into(),
+                share: 50,
+                max_slots: None,
+                use_priority: None,
+            });
+            queue
+        })
+        .collect();
+    let mut c = Cluster::new(config).expect("valid");
+    for queue in ["one", "two"] {
+        for _ in 0..6 {
+            c.submit(
+                minutes(60),
+                queue,
+                job("bob", 1, 30, None, None),
+                JobOrigin::Local,
+            )
+            .expect("accepted");
+        }
+    }
+    advance(&mut c, minutes(60));
+    let report = c.report(minutes(60));
+    let figures: Vec<(u32, u32, u32)> = report
+        .queues
+        .iter()
+        .map(|queue| {
+            let pool = queue.slot_pool.as_ref().expect("pool");
+            (pool.pool_slots, pool.deserved_slots, queue.run)
+        })
+        .collect();
+    assert_eq!(figures, vec![(4, 2, 2), (4, 2, 2)]);
+}
