@@ -422,7 +422,7 @@ fn the_lsf_commands_run_as_documented_against_live_clusters() {
     // act on.
     for form in [
         "mcfed bresume --cluster Cluster1 JOBID ...",
-        "mcfed bsub --cluster Cluster1 -q send [-n SLOTS] [-W RUNLIMIT] [-R RES] [-u USER] [-J NAME] [-o FILE] [-e FILE] [-sp PRIORITY] [--run-time 1h]",
+        "mcfed bsub --cluster Cluster1 -q send [-n SLOTS] [-W RUNLIMIT] [-R RES] [-U RESERVATION] [-u USER] [-J NAME] [-o FILE] [-e FILE] [-sp PRIORITY] [--run-time 1h]",
         "mcfed bsub --cluster Cluster1 -q send --from jobs.txt --stats -o json > acknowledged.jsonl",
         "mcfed bmod --cluster Cluster1 [-W RUNLIMIT | -Wn] [-n SLOTS] [-sp PRIORITY] [-aps \"system=V|admin=V\" | -apsn] JOBID ...",
         "mcfed bmig --cluster Cluster1 JOBID ...",

@@ -397,6 +397,38 @@ fn a_replayed_reservation_is_named_as_the_cluster_reads_it() {
     }
 }
 
+/// A job that ran in an advance reservation is logged with it as rsvId
+/// (`bsub -U`), which a replay reads back, and not as a `select[]` word;
+/// the closed reservation's job killed at its end is EXIT.
+#[test]
+fn a_reservations_jobs_are_logged_with_their_rsv_id() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out");
+    succeeded(&mcfed(&[
+        "run",
+        "scenarios/control/advance-reservation-closed.toml",
+        "-q",
+        "--lsb-acct",
+        out.to_str().expect("UTF-8"),
+    ]));
+    let log = records(&out.join("C/logdir/lsb.acct"));
+    let by_name = |name: &str| {
+        log.iter()
+            .find(|record| record.job_name == name)
+            .unwrap_or_else(|| panic!("{name} in {log:?}"))
+    };
+    let killed = by_name("inmaint");
+    assert_eq!(
+        (killed.rsv_id.as_str(), killed.status),
+        ("maint", STATUS_EXIT)
+    );
+    assert_eq!(killed.reservation(), Some("maint"));
+    assert!(!killed.res_req.contains("rsv"), "{}", killed.res_req);
+    let open = by_name("inlab");
+    assert_eq!((open.rsv_id.as_str(), open.status), ("lab", STATUS_DONE));
+    assert_eq!(by_name("outside").rsv_id, "");
+}
+
 /// The jobs of a log as (name, slots, status, run time), sorted.
 fn finished(path: &Path) -> Vec<(String, i64, i32, i64)> {
     let mut jobs: Vec<_> = records(path)

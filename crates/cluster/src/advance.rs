@@ -17,19 +17,24 @@
 //!   limit may not.
 //! - A job naming a reservation runs only while it is active, only on its
 //!   hosts and within its slots, and only for the users it lists; it
-//!   pends otherwise. **Choice:** a reservation's jobs still running at its
-//!   end keep running (brsvadd's open reservations, `-o`); LSF's closed
-//!   default would kill them.
+//!   pends otherwise.
+//! - At its **end**, a closed reservation (brsvadd's default) kills its
+//!   jobs still running or suspended (`bkill`'s EXIT, at the end's
+//!   instant); an open one (`-o`, `open = true`) leaves them running as
+//!   ordinary jobs. Its pending jobs keep pending: it never starts again.
+//!
+//! A suspended job resumes only where these bounds let a job start
+//! (`Cluster::resume_fits_reservations`).
 //!
 //! Each reservation's held slots are laid on its hosts with the most free
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
 //! them: `brsvs` does).
 
-use mcfed_protocol::SimTime;
+use mcfed_protocol::{JobSpec, SimTime};
 
 use crate::config::{ConfigError, ConfigLocation};
-use crate::job::{HostIndex, Job, JobState};
-use crate::scheduler::Cluster;
+use crate::job::{HostIndex, Job, JobId, JobState};
+use crate::scheduler::{Cluster, SubmitError, Transition};
 
 /// The prefix of a job's reservation word.
 const WORD_PREFIX: &str = "rsv==";
@@ -59,6 +64,10 @@ pub struct AdvanceReservationConfig {
     pub end: SimTime,
     /// The users whose jobs may use it (`-u`); `all` for any user.
     pub users: Vec<String>,
+    /// An open reservation (`-o`): its jobs still running at its end keep
+    /// running, as ordinary jobs. A closed one (`false`, brsvadd's
+    /// default) kills them at its end.
+    pub open: bool,
 }
 
 /// A reservation as the scheduler keeps it.
@@ -256,11 +265,18 @@ impl Cluster {
         held
     }
 
-    /// How the advance reservations bound job `job` at `now`.
+    /// How the advance reservations bound job `job` at `now` (inlined: a
+    /// cluster without any pays one test in placement's hot path).
+    #[inline]
     pub(crate) fn reservation_bounds(&self, job: &Job, now: SimTime) -> ReservationBounds {
         if self.advance.is_empty() {
             return ReservationBounds::Free;
         }
+        self.bounds_under_reservations(job, now)
+    }
+
+    /// [`Cluster::reservation_bounds`] when there are reservations.
+    fn bounds_under_reservations(&self, job: &Job, now: SimTime) -> ReservationBounds {
         match self.named_reservation(job) {
             None => {
                 let ends = job.spec.run_limit.map(|limit| now + limit);
@@ -293,6 +309,39 @@ impl Cluster {
         }
     }
 
+    /// Whether suspended job `job` may resume on its hosts as the advance
+    /// reservations stand now: not into slots one holds from it, and, for a
+    /// job of an active reservation, within its hosts and slots. A job
+    /// whose reservation has ended (an open one's) resumes as an ordinary
+    /// job.
+    pub(crate) fn resume_fits_reservations(&self, job: &Job) -> bool {
+        let fits = |held: &[u32]| {
+            job.placement.iter().all(|place| {
+                self.hosts[place.host]
+                    .free()
+                    .saturating_sub(held[place.host])
+                    >= place.slots
+            })
+        };
+        match self.reservation_bounds(job, self.cycle.now) {
+            ReservationBounds::Free | ReservationBounds::Closed => true,
+            ReservationBounds::Held(held) => fits(&held),
+            ReservationBounds::Within {
+                hosts,
+                budget,
+                held,
+            } => {
+                let slots: u32 = job.placement.iter().map(|place| place.slots).sum();
+                slots <= budget
+                    && job
+                        .placement
+                        .iter()
+                        .all(|place| hosts.contains(&place.host))
+                    && fits(&held)
+            }
+        }
+    }
+
     /// Free slots of `hosts` that active advance reservations hold at
     /// `now` (seed 004: they are "excluded from the number of available
     /// slots").
@@ -318,6 +367,40 @@ impl Cluster {
             .min()
     }
 
+    /// Kills the jobs still running or suspended in each closed
+    /// reservation (brsvadd without `-o`) that ended since the last look
+    /// and by `now`, at its end.
+    pub(crate) fn close_reservations(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
+        let last = self.advance_seen;
+        for index in 0..self.advance.len() {
+            let reservation = &self.advance[index];
+            let end = reservation.config.end;
+            if reservation.config.open || end <= last || end > now {
+                continue;
+            }
+            let word = reservation_word(&reservation.config.name);
+            let mut inside: Vec<JobId> = reservation
+                .hosts
+                .iter()
+                .flat_map(|&host| self.hosts[host].jobs.iter().copied())
+                .filter(|&id| {
+                    self.jobs.get(id).is_some_and(|job| {
+                        matches!(
+                            job.state,
+                            JobState::Running | JobState::Suspended | JobState::UserSuspended
+                        ) && job.spec.resources.contains(&word)
+                    })
+                })
+                .collect();
+            inside.sort_unstable();
+            inside.dedup();
+            for id in inside {
+                tracing::debug!(cluster = %self.name, job = %id, reservation = %self.advance[index].config.name, "advance reservation closed: job killed");
+                self.kill(id, end, transitions);
+            }
+        }
+    }
+
     /// Notes that the reservations' state changed at `now` (one started
     /// or ended since the last pass), so a pass is due.
     pub(crate) fn cross_reservation_boundaries(&mut self, now: SimTime) {
@@ -332,6 +415,36 @@ impl Cluster {
             self.cycle.version += 1;
         }
         self.advance_seen = self.advance_seen.max(now);
+    }
+
+    /// Refuses a job for send queue `queue` that names an advance
+    /// reservation (`bsub -U`): a reservation holds slots of this cluster's
+    /// hosts, which a forwarded job never runs on, and no execution
+    /// cluster knows it (LSF's remote reservations, `-U NAME@cluster`,
+    /// are not modelled); pending at the submission cluster for ever
+    /// would help no one.
+    pub fn check_not_forwarding_reservation(
+        &self,
+        queue: &str,
+        spec: &JobSpec,
+    ) -> Result<(), SubmitError> {
+        let Some(name) = spec
+            .resources
+            .iter()
+            .find_map(|word| reservation_named(word))
+        else {
+            return Ok(());
+        };
+        if self.advance.iter().all(|rsv| rsv.config.name != name) {
+            // As a local queue says of a reservation it does not know.
+            return Err(SubmitError::CannotRun(
+                mcfed_protocol::RejectReason::MissingResource(reservation_word(name)),
+            ));
+        }
+        Err(SubmitError::ReservationForwarded {
+            reservation: name.to_owned(),
+            queue: queue.to_owned(),
+        })
     }
 
     /// Every advance reservation as `brsvs` shows it at `now`.

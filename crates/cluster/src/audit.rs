@@ -95,7 +95,7 @@ pub(crate) fn audit(cluster: &Cluster) -> Result<(), String> {
         .audit(cluster.jobs.values(), cluster.policy.preemption_enabled)?;
     check_host_tallies(cluster, &expected)?;
     check(
-        expected.memory == cluster.adjustment.memory_in_use_mb,
+        expected.memory == cluster.adjustment.memory_in_use_mb(),
         || "memory in use is stale".to_owned(),
     )?;
     check_pools(cluster)
@@ -215,7 +215,7 @@ impl Expected {
     fn count_victim(&mut self, cluster: &Cluster, job: &Job) {
         let queue_count = cluster.queues.len();
         for &preemptor in &cluster.queues[job.queue].preemptors {
-            let set = &cluster.hosts.sets[cluster.queues[preemptor].host_set];
+            let set = cluster.hosts.set(cluster.queues[preemptor].host_set);
             let reachable: u32 = job
                 .placement
                 .iter()
@@ -263,7 +263,7 @@ fn check_hosts(cluster: &Cluster, expected: &mut Expected) -> Result<(), String>
             format!("host {} lists the wrong jobs", host.config.name)
         })?;
     }
-    for set in &cluster.hosts.sets {
+    for set in cluster.hosts.sets() {
         set.audit(|host| {
             let host = &cluster.hosts[host];
             (!host.config.closed).then(|| host.free())
@@ -392,7 +392,7 @@ fn check_users(cluster: &Cluster, expected: &Expected) -> Result<(), String> {
             format!("user {} tallies disagree with its jobs", user.name)
         })?;
     }
-    for (index, group) in cluster.users.groups.iter().enumerate() {
+    for (index, group) in cluster.users.groups().iter().enumerate() {
         let mut sum = Held::default();
         for (id, user) in cluster.users.iter().enumerate() {
             if user.groups.contains(&index) {
@@ -410,34 +410,15 @@ fn check_users(cluster: &Cluster, expected: &Expected) -> Result<(), String> {
 
 /// The per-host tallies that are kept.
 fn check_host_tallies(cluster: &Cluster, expected: &Expected) -> Result<(), String> {
-    let tallies = &cluster.tallies;
-    if tallies.tracking.host_user {
-        for (key, held) in &tallies.user {
-            check(expected.host_user.get(key) == Some(held), || {
-                format!("per-host user tally {key:?} is stale")
-            })?;
-        }
-        let nonempty = expected
-            .host_user
-            .values()
-            .filter(|held| !held.is_empty())
-            .count();
-        check(nonempty == tallies.user.len(), || {
-            "per-host user tallies are missing".to_owned()
-        })?;
-    }
-    if tallies.tracking.host_queue {
-        check(expected.host_queue == tallies.queue, || {
-            "per-host queue tallies are stale".to_owned()
-        })?;
-    }
-    Ok(())
+    cluster
+        .tallies
+        .audit(&expected.host_user, &expected.host_queue)
 }
 
 /// Pools: deserved slots within the total, the running tally, and
 /// MAX_SLOTS_IN_POOL.
 fn check_pools(cluster: &Cluster) -> Result<(), String> {
-    for pool in &cluster.queues.pools {
+    for pool in cluster.queues.pools() {
         let deserved: u64 = pool
             .queues
             .iter()

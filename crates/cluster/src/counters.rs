@@ -53,7 +53,7 @@ impl Cluster {
     /// costs O(its running jobs)); with them, O(its hosts' jobs).
     pub(crate) fn reach(&self, index: QueueIndex, now: SimTime) -> Reach {
         let queue = &self.queues[index];
-        let set = &self.hosts.sets[queue.host_set];
+        let set = self.hosts.set(queue.host_set);
         let reserved = self.reserved_host_sets(index);
         let (usable_free, mut preemptable, mut lowest_victim) =
             if queue.config.host_job_limit.is_some() || !reserved.is_empty() {
@@ -91,7 +91,7 @@ impl Cluster {
     /// of queue `index` over its whole host set, from the victim tallies.
     fn reach_by_queue(&self, index: QueueIndex, now: SimTime) -> (u64, u64, Option<u32>) {
         let queue = &self.queues[index];
-        let free = self.hosts.sets[queue.host_set].free_slots;
+        let free = self.hosts.set(queue.host_set).free_slots;
         let mut preemptable = free;
         let mut lowest_victim: Option<u32> = None;
         for &victim in &queue.victims {
@@ -117,12 +117,12 @@ impl Cluster {
         let queue = &self.queues[index];
         let (mut usable_free, mut preemptable) = (0u64, 0u64);
         let mut lowest_victim: Option<u32> = None;
-        for &host in &self.hosts.sets[queue.host_set].members {
+        for &host in &self.hosts.set(queue.host_set).members {
             let state = &self.hosts[host];
             if state.config.closed
                 || reserved
                     .iter()
-                    .any(|&set| self.hosts.sets[set].contains(host))
+                    .any(|&set| self.hosts.set(set).contains(host))
             {
                 continue;
             }
@@ -164,7 +164,7 @@ impl Cluster {
     /// forwarded job's run limit is not known here, so it is not counted on
     /// to backfill. Costs O(queues).
     fn reserved_host_sets(&self, index: QueueIndex) -> Vec<usize> {
-        let position = &self.queues.order_position;
+        let position = self.queues.order_positions();
         self.queues
             .iter()
             .enumerate()
@@ -225,7 +225,7 @@ impl Cluster {
     /// victim queues with NO_PREEMPT_* guards.
     pub fn queue_counters(&self, index: QueueIndex, now: SimTime) -> QueueCounters {
         let queue = &self.queues[index];
-        let set = &self.hosts.sets[queue.host_set];
+        let set = self.hosts.set(queue.host_set);
         let reach = self.reach(index, now);
         let (gpu_slots, gpu_free_slots) = self.gpu_slots(index);
         QueueCounters {
@@ -241,7 +241,7 @@ impl Cluster {
             impt_jobbklg: queue.config.impt_jobbklg,
             imported_pending_jobs: queue.imported_pending_jobs,
             resources: queue.resources.clone(),
-            slot_group: self.hosts.slot_groups[queue.host_set],
+            slot_group: self.hosts.slot_group(queue.host_set),
             gpu_slots,
             gpu_free_slots,
         }
@@ -255,10 +255,10 @@ impl Cluster {
                 QueueFacts {
                     queue: queue.config.name.clone(),
                     priority: queue.config.priority,
-                    total_slots: to_u32(self.hosts.sets[queue.host_set].total_slots),
+                    total_slots: to_u32(self.hosts.set(queue.host_set).total_slots),
                     impt_jobbklg: queue.config.impt_jobbklg,
                     resources: queue.resources.clone(),
-                    slot_group: self.hosts.slot_groups[queue.host_set],
+                    slot_group: self.hosts.slot_group(queue.host_set),
                     gpu_slots: self.gpu_slots(index).0,
                 }
             })

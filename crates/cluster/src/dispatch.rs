@@ -114,15 +114,16 @@ impl Cluster {
     pub(crate) fn dispatch(&mut self, now: SimTime, transitions: &mut Vec<Transition>) {
         self.cycle.pass += 1;
         self.queues.clear_promises();
-        if !self.queues.pools.is_empty() {
+        if !self.queues.pools().is_empty() {
             self.order_queues(now);
         }
         if !self.reservations.is_empty() {
             self.predict_reservations(now);
         }
-        let mut planned = vec![false; self.queues.pools.len()];
-        for position in 0..self.queues.dispatch_order.len() {
-            let queue = self.queues.dispatch_order[position];
+        let mut planned = vec![false; self.queues.pools().len()];
+        let mut position = 0;
+        while let Some(queue) = self.queues.in_dispatch_order(position) {
+            position += 1;
             // A pool's total is taken when its first queue's turn comes, so
             // it reflects what higher queues outside the pool took.
             if let Some(pool) = self.queues[queue].pool {
@@ -136,8 +137,8 @@ impl Cluster {
                 self.serve(order, now, transitions);
             }
         }
-        for pool in 0..self.queues.pools.len() {
-            if self.queues.pools[pool].use_priority {
+        for pool in 0..self.queues.pools().len() {
+            if self.queues.pool(pool).use_priority {
                 self.pool_second_round(pool, now, transitions);
             }
         }
@@ -160,6 +161,15 @@ impl Cluster {
         if job.state != JobState::Pending {
             return PendingReason::NewJob;
         }
+        self.last_pass_reason(job)
+    }
+
+    /// Why job `job`, pending in its queue's lists, did not start in the
+    /// last dispatch pass: the reason written for it, else the one its
+    /// bucket's skipped range, its user's stop or its queue's stop in that
+    /// pass gives (these belong to the queue: a job leaving it takes its
+    /// reason along, `Cluster::remove_pending`).
+    pub(crate) fn last_pass_reason(&self, job: &Job) -> PendingReason {
         if self.cycle.pass > 0 && job.reason_pass == self.cycle.pass {
             return job.pending_reason;
         }
@@ -189,7 +199,7 @@ impl Cluster {
         let state = &self.queues[queue];
         // A suspended job resumes on its own hosts, which are the queue's:
         // with none of them free, none can.
-        if state.suspended.is_empty() || self.hosts.sets[state.host_set].free_slots == 0 {
+        if state.suspended.is_empty() || self.hosts.set(state.host_set).free_slots == 0 {
             return;
         }
         let candidates: Vec<JobId> = self.queues[queue].suspended.values().copied().collect();
@@ -232,7 +242,7 @@ impl Cluster {
         } else if state.pool.is_some() && state.running_slots >= state.deserved {
             // Its first job is tried all the same when it may reserve.
             (!self.may_reserve_by_share(queue)).then_some(PendingReason::PoolShareUsed)
-        } else if self.hosts.sets[state.host_set].free_slots == 0 && state.victims.is_empty() {
+        } else if self.hosts.set(state.host_set).free_slots == 0 && state.victims.is_empty() {
             Some(PendingReason::NotEnoughSlots)
         } else {
             None
@@ -346,7 +356,7 @@ impl Cluster {
         if failure.slots_alone && plain {
             turn.smallest_failure = turn.smallest_failure.min(slots);
         }
-        let scope = if self.hosts.sets[host_set].free_slots == 0 && !can_preempt {
+        let scope = if self.hosts.set(host_set).free_slots == 0 && !can_preempt {
             Scope::Queue
         } else if placed_alike {
             Scope::Class
@@ -373,7 +383,7 @@ impl Cluster {
                 return Some(failed(PendingReason::QueueJobLimit, scope));
             }
         }
-        if let Some(pool) = state.pool.map(|pool| &self.queues.pools[pool]) {
+        if let Some(pool) = state.pool.map(|pool| self.queues.pool(pool)) {
             // Queues running above what they deserve keep their jobs, so
             // the pool as a whole is held to its total too. When nothing
             // caps the total (MAX_SLOTS_IN_POOL) it is the pool's slots in
@@ -381,7 +391,7 @@ impl Cluster {
             // slots: placement says so, and the job may reserve slots within
             // its queue's share — unless the queue could preempt, which
             // would pass the total.
-            let uncapped = u64::from(pool.running) + self.hosts.sets[pool.host_set].free_slots;
+            let uncapped = u64::from(pool.running) + self.hosts.set(pool.host_set).free_slots;
             if u64::from(pool.total) < uncapped || !state.victims.is_empty() {
                 if let Some(scope) = over_limit(pool.running, slots, pool.total, Scope::Queue) {
                     return Some(failed(PendingReason::PoolShareUsed, scope));

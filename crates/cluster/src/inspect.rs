@@ -247,7 +247,7 @@ impl Cluster {
     /// The queue's place in its slot pool, if it has one.
     fn pool_report(&self, index: QueueIndex, now: SimTime) -> Option<PoolReport> {
         let queue = &self.queues[index];
-        let pool = &self.queues.pools[queue.pool?];
+        let pool = self.queues.pool(queue.pool?);
         Some(PoolReport {
             pool: pool.name.clone(),
             slot_share: queue.share(),
@@ -340,7 +340,7 @@ impl Cluster {
                 .node_priority(index, node, now)
                 .map(|(priority, _)| priority);
         }
-        let shares = tree.leaf_shares(name, &self.users.directory)?;
+        let shares = tree.leaf_shares(name, self.users.directory())?;
         self.account_priority(index, &ShareAccount::new(shares), 0, now)
             .map(|(priority, _)| priority)
     }

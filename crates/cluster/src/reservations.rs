@@ -82,14 +82,14 @@ impl Cluster {
     /// free slots of its hosts — and, for one made by its queue's share,
     /// no more than the share (and its pool's total) leaves the queue.
     fn held_slots(&self, reservation: &Reservation) -> u32 {
-        let free = self.hosts.sets[reservation.host_set].free_slots;
+        let free = self.hosts.set(reservation.host_set).free_slots;
         let held = u32::try_from(free.min(u64::from(reservation.slots))).unwrap_or(u32::MAX);
         if !reservation.by_share {
             return held;
         }
         let queue = &self.queues[reservation.queue];
         let pool_room = queue.pool.map_or(u32::MAX, |pool| {
-            let pool = &self.queues.pools[pool];
+            let pool = self.queues.pool(pool);
             pool.total.saturating_sub(pool.running)
         });
         held.min(queue.deserved.saturating_sub(queue.running_slots))
@@ -106,7 +106,7 @@ impl Cluster {
         let mut held = vec![0u32; self.hosts.len()];
         for reservation in &self.reservations {
             let mut left = self.held_slots(reservation);
-            for (host, free) in self.hosts.sets[reservation.host_set].hosts_with_free_slots() {
+            for (host, free) in self.hosts.set(reservation.host_set).hosts_with_free_slots() {
                 if left == 0 {
                     break;
                 }
@@ -152,8 +152,8 @@ impl Cluster {
             .filter(|(_, reservation)| {
                 let submitted_later =
                     job.arrival & ARRIVAL_MASK > reservation.arrival & ARRIVAL_MASK;
-                let after = (self.queues.order_position[queue]
-                    > self.queues.order_position[reservation.queue]
+                let after = (self.queues.order_position(queue)
+                    > self.queues.order_position(reservation.queue)
                     && !reservation.by_share)
                     || (queue == reservation.queue && submitted_later);
                 let backfills = state.config.backfill
@@ -180,7 +180,7 @@ impl Cluster {
             && state.config.slot_reserve.is_some()
             && state
                 .pool
-                .is_some_and(|pool| self.queues.pools[pool].max_slots.is_some())
+                .is_some_and(|pool| self.queues.pool(pool).max_slots.is_some())
     }
 
     /// SLOT_RESERVE: a parallel job that found too few free slots holds
@@ -262,9 +262,7 @@ impl Cluster {
             return false;
         };
         let state = &self.queues[queue];
-        let pool_max = state
-            .pool
-            .and_then(|pool| self.queues.pools[pool].max_slots);
+        let pool_max = state.pool.and_then(|pool| self.queues.pool(pool).max_slots);
         let queue_cap = [
             state.config.job_limit,
             state.config.user_job_limit,
@@ -277,7 +275,7 @@ impl Cluster {
             return false;
         }
         let mut room = 0u32;
-        for &host in &self.hosts.sets[state.host_set].members {
+        for &host in &self.hosts.set(state.host_set).members {
             let host = &self.hosts[host];
             if host.config.closed
                 || !host.has_resources(&job.spec.resources)
@@ -310,7 +308,7 @@ impl Cluster {
     /// running jobs as ending at their run limits; `None` when a job without
     /// a run limit stands in the way.
     fn predicted_start(&self, reservation: &Reservation, now: SimTime) -> Option<SimTime> {
-        let set = &self.hosts.sets[reservation.host_set];
+        let set = self.hosts.set(reservation.host_set);
         let mut free = set.free_slots;
         let needed = u64::from(reservation.slots);
         let state = &self.queues[reservation.queue];

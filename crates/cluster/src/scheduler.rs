@@ -128,6 +128,16 @@ pub enum SubmitError {
     /// The job's user priority (`-sp`) is not allowed.
     #[error("{0}")]
     UserPriority(String),
+    /// The job names an advance reservation but its queue forwards it.
+    #[error(
+        "advance reservation `{reservation}` is this cluster's own, and queue `{queue}` forwards its jobs to other clusters, where it cannot be used: submit to a queue of this cluster"
+    )]
+    ReservationForwarded {
+        /// The reservation it names.
+        reservation: String,
+        /// Its send queue.
+        queue: String,
+    },
 }
 
 /// Cluster-wide policy, resolved from lsb.params.
@@ -239,7 +249,7 @@ impl Cluster {
             match crate::advance::reservation_named(resource) {
                 Some(_) => !self.reservation_reachable(
                     resource,
-                    &self.hosts.sets[queue.host_set].members,
+                    &self.hosts.set(queue.host_set).members,
                     &spec.user,
                 ),
                 None => queue.resources.binary_search(resource).is_err(),
@@ -254,7 +264,9 @@ impl Cluster {
             });
         }
         if !spec.resources.is_empty() {
-            let qualified: u64 = self.hosts.sets[queue.host_set]
+            let qualified: u64 = self
+                .hosts
+                .set(queue.host_set)
                 .members
                 .iter()
                 .map(|&host| &self.hosts[host])
@@ -269,7 +281,9 @@ impl Cluster {
             }
         }
         if spec.gpus > 0 {
-            let qualified: u64 = self.hosts.sets[queue.host_set]
+            let qualified: u64 = self
+                .hosts
+                .set(queue.host_set)
                 .members
                 .iter()
                 .map(|&host| &self.hosts[host].config)
@@ -306,7 +320,7 @@ impl Cluster {
             Some(fairshare)
                 if fairshare
                     .tree
-                    .leaf_shares(user, &self.users.directory)
+                    .leaf_shares(user, self.users.directory())
                     .is_none() =>
             {
                 Err(RejectReason::NoShares {
@@ -460,6 +474,7 @@ impl Cluster {
             }
             self.expire_reservations(now);
             if !self.advance.is_empty() {
+                self.close_reservations(now, transitions);
                 self.cross_reservation_boundaries(now);
             }
             if !self.cycle.dirty {

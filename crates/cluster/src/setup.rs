@@ -72,7 +72,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         pool_of,
         &hosts,
         &params,
-        &users.directory,
+        users.directory(),
     );
     // Whether a job's chances depend on its user: some limit reads it.
     let users_limited =

@@ -98,7 +98,7 @@ impl Cluster {
             }
         }
         self.start(id, placement, now, transitions);
-        if self.hosts.sets[self.queues[queue].host_set].free_slots > 0 {
+        if self.hosts.set(self.queues[queue].host_set).free_slots > 0 {
             // The victims freed more than the job took: queues served
             // earlier in this pass may use the rest.
             self.cycle.pass_again = true;
@@ -126,7 +126,7 @@ impl Cluster {
             }
         } else {
             if plain {
-                let reachable: u64 = self.hosts.sets[self.queues[queue].host_set].free_slots
+                let reachable: u64 = self.hosts.set(self.queues[queue].host_set).free_slots
                     + self.queues[queue]
                         .victims
                         .iter()
@@ -228,7 +228,7 @@ impl Cluster {
         let Some(job) = self.jobs.get(need.job) else {
             return Vec::new();
         };
-        let set = &self.hosts.sets[self.queues[need.queue].host_set];
+        let set = self.hosts.set(self.queues[need.queue].host_set);
         let mut hosts: Vec<HostIndex> = set
             .hosts_with_free_slots()
             .map(|(host, _)| host)
@@ -274,7 +274,7 @@ impl Cluster {
                         .any(|group| self.users[need.user].groups.contains(group))
             }
             None => {
-                let set = &self.hosts.sets[self.queues[need.queue].host_set];
+                let set = self.hosts.set(self.queues[need.queue].host_set);
                 let resources = self
                     .jobs
                     .get(need.job)

@@ -60,11 +60,18 @@ impl Federation {
     }
 
     /// Keeps every member's job history (with its CLEAN_PERIOD) when the
-    /// scenario gives job control commands: a job they end is then known
-    /// as EXIT (or DONE) to expectations. Runs without commands keep none
-    /// (trace replays pay nothing for it).
+    /// scenario gives job control commands or has a closed advance
+    /// reservation: a job they end is then known as EXIT (or DONE) to
+    /// expectations. Runs without either keep none (trace replays pay
+    /// nothing for it).
     pub fn keep_history_for(&mut self, scenario: &Scenario) {
-        if scenario.actions.is_empty() {
+        let closed_reservation = scenario.clusters.iter().any(|spec| {
+            spec.config
+                .advance_reservations
+                .iter()
+                .any(|reservation| !reservation.open)
+        });
+        if scenario.actions.is_empty() && !closed_reservation {
             return;
         }
         for (member, spec) in self.members.iter_mut().zip(&scenario.clusters) {

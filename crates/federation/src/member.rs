@@ -331,6 +331,9 @@ impl Member {
                         .map_err(mcfed_cluster::SubmitError::UserPriority)?;
                 }
                 self.node.cluster().check_shares(queue, &spec.user)?;
+                self.node
+                    .cluster()
+                    .check_not_forwarding_reservation(queue, &spec)?;
                 let id = self.node.take_job_id().0;
                 Submitted {
                     job_id: forwarder.submit_as(local, id, queue, spec)?,

@@ -21,6 +21,8 @@
 //!   use) and its memory;
 //! - status DONE (64) or EXIT (32), with the exit code and `exitInfo` of a
 //!   kill (130, TERM_OWNER) or a run limit (140, TERM_RUNLIMIT);
+//! - the advance reservation it ran in (`bsub -U`) as `rsvId`, not among
+//!   its `select[...]` words;
 //! - for a job forwarded here: the submission cluster and its id there,
 //!   this cluster and its id here, and when it arrived.
 //!
@@ -291,8 +293,15 @@ fn bounded(text: &str) -> String {
 /// The job's `-R`: `select[a && b] rusage[mem=M:swp=S]`.
 fn requirement(spec: &JobSpec) -> String {
     let options = spec.options();
+    // The advance reservation is rsvId, not a select[] word.
+    let resources = spec
+        .resources
+        .iter()
+        .filter(|word| mcfed_cluster::advance::reservation_named(word).is_none())
+        .cloned()
+        .collect();
     let wanted = Requirements {
-        resources: spec.resources.clone(),
+        resources,
         mem_mb: options.mem_request_mb,
         swap_mb: options.swap_request_mb,
     };
@@ -370,6 +379,15 @@ fn record(
                 i64::try_from(limit.as_secs()).unwrap_or(i64::MAX)
             }),
         run_time: run_seconds,
+        rsv_id: spec
+            .as_ref()
+            .and_then(|spec| {
+                spec.resources
+                    .iter()
+                    .find_map(|word| mcfed_cluster::advance::reservation_named(word))
+            })
+            .map(bounded)
+            .unwrap_or_default(),
         ..JobFinish::default()
     };
     if let JobOrigin::Forwarded { from, source_job } = &transition.origin {

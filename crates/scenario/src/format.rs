@@ -363,6 +363,10 @@ pub struct RawReservation {
     pub end: DurationValue,
     /// The users whose jobs may use it (`-u`; `all`: any).
     pub users: WordList,
+    /// An open reservation (`-o`): its jobs still running at its end keep
+    /// running; a closed one (the default) kills them.
+    #[serde(default)]
+    pub open: bool,
 }
 
 /// One Limit section of lsb.resources.

@@ -296,13 +296,14 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::Live(&["bstop --cluster Cluster1 1"]),
     ),
     (
-        "mcfed bsub --cluster Cluster1 -q send [-n SLOTS] [-W RUNLIMIT] [-R RES] [-u USER] [-J NAME] [-o FILE] [-e FILE] [-sp PRIORITY] [--run-time 1h]",
+        "mcfed bsub --cluster Cluster1 -q send [-n SLOTS] [-W RUNLIMIT] [-R RES] [-U RESERVATION] [-u USER] [-J NAME] [-o FILE] [-e FILE] [-sp PRIORITY] [--run-time 1h]",
         Plan::Live(&[
             "bsub --cluster Cluster1 -q send",
             "bsub --cluster Cluster1 -q send -n 2 -W 30 -R bigmem -u alice -J full -o out.%J -e err.%J --run-time 1h",
             "bsub --cluster Cluster1 -q send -R select[bigmem&&fast] -o json",
             "bsub --cluster Cluster1 -q send -json",
             "!2 MAX_USER_PRIORITY bsub --cluster Cluster1 -q send -sp 5",
+            "!2 rsv==maint bsub --cluster Cluster1 -q send -U maint",
         ]),
     ),
     (

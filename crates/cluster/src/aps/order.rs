@@ -162,7 +162,7 @@ impl Cluster {
     /// The APS group a queue's jobs are ordered in, if any.
     pub(crate) fn aps_group_of(&self, queue: QueueIndex) -> Option<&ApsGroup> {
         let group = self.queues[queue].aps_group?;
-        self.queues.aps_groups.get(group)
+        self.queues.aps_groups().get(group)
     }
 
     /// The user's dynamic priority in `queue` (the FS factor), through the

@@ -59,7 +59,7 @@ impl Cluster {
             return Some((PendingReason::UserJobLimit, at_limit));
         }
         for &group in &user.groups {
-            let group = &self.users.groups[group];
+            let group = self.users.group(group);
             if let Some(at_limit) = check(group.limits.max_jobs, &group.held, SlotLimit::GroupTotal)
             {
                 return Some((PendingReason::UserGroupJobLimit, at_limit));
@@ -86,7 +86,7 @@ impl Cluster {
             resuming,
             optimistic,
         };
-        let tracking = self.tallies.tracking;
+        let tracking = self.tallies.tracking();
         if tracking.host_queue && !resuming {
             if let Some(limit) = self.queues[queue].config.host_job_limit {
                 let held = self.tallies.queue_held(host, queue);
@@ -114,7 +114,7 @@ impl Cluster {
         }
         if tracking.host_group {
             for &group in &user_state.groups {
-                if let Some(per_processor) = self.users.groups[group].limits.slots_per_processor {
+                if let Some(per_processor) = self.users.group(group).limits.slots_per_processor {
                     let limit = per_processor_slots(per_processor, config.processor_count());
                     let held = self.tallies.group_held(host, group);
                     let kind = (
@@ -186,7 +186,10 @@ impl Cluster {
         {
             return false;
         }
-        let check_limits = self.tallies.tracking.any_host_limit();
+        if !self.resume_fits_reservations(job) {
+            return false;
+        }
+        let check_limits = self.tallies.tracking().any_host_limit();
         job.placement.iter().all(|place| {
             self.hosts[place.host].free() >= place.slots
                 && self.hosts[place.host].has_gpus(job.spec.gpus)

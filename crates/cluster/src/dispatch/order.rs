@@ -76,7 +76,7 @@ impl QueueOrder {
         transitions: &mut Vec<Transition>,
     ) -> Option<QueueOrder> {
         match cluster.queues[queue].aps_group {
-            Some(group) if cluster.queues.aps_groups[group].parent == queue => {
+            Some(group) if cluster.queues.aps_group(group).parent == queue => {
                 aps::ApsOrder::start(cluster, group, now).map(QueueOrder::Aps)
             }
             Some(_) => None,

@@ -73,7 +73,7 @@ impl Cluster {
             return Err(PlacementFailure::SHORTAGE);
         };
         let host_set = self.queues[queue].host_set;
-        let set = &self.hosts.sets[host_set];
+        let set = self.hosts.set(host_set);
         let binding = if mode == PlaceMode::Normal && !self.reservations.is_empty() {
             self.binding_reservations(queue, id, now)
         } else {
@@ -110,7 +110,7 @@ impl Cluster {
             queue,
             binding: &binding,
             mode,
-            check_limits: self.tallies.tracking.any_host_limit() || !self.limit_book.is_empty(),
+            check_limits: self.tallies.tracking().any_host_limit() || !self.limit_book.is_empty(),
             advance,
         };
         // Limit sections counting hosts together: what each lets the job
@@ -121,7 +121,7 @@ impl Cluster {
         let mut take_from = |host: HostIndex, free: u32| -> bool {
             match self.room_on_host(&search, host, free) {
                 Ok(room) => {
-                    let limits = &self.limit_book.limits;
+                    let limits = self.limit_book.rules();
                     let budget = budgets
                         .iter()
                         .filter(|(limit, _)| limits[*limit].covers_host(host))
@@ -194,7 +194,7 @@ impl Cluster {
         if search
             .binding
             .iter()
-            .any(|&r| self.hosts.sets[self.reservations[r].host_set].contains(host))
+            .any(|&r| self.hosts.set(self.reservations[r].host_set).contains(host))
         {
             return Err(Some(PendingReason::SlotsReserved));
         }

@@ -25,13 +25,16 @@ impl Cluster {
 
     /// A pool's total and each of its queues' deserved slots (see `pool`).
     pub(super) fn plan_pool(&mut self, pool_index: usize, now: SimTime) {
-        let pool = &self.queues.pools[pool_index];
+        let pool = self.queues.pool(pool_index);
         let in_use: u64 = pool
             .queues
             .iter()
             .map(|&queue| u64::from(self.queues[queue].running_slots))
             .sum();
-        let mut total = in_use + self.pool_free_slots(pool.host_set);
+        // Free slots an active advance reservation holds are no queue's
+        // (as the counters leave them out, seed 004).
+        let held = self.advance_held_on(&self.hosts.set(pool.host_set).members, now);
+        let mut total = in_use + self.pool_free_slots(pool.host_set).saturating_sub(held);
         if let Some(max) = pool.max_slots {
             total = total.min(u64::from(max));
         }
@@ -63,7 +66,7 @@ impl Cluster {
         for (queue, deserved) in order.into_iter().zip(allocate(total, &claims)) {
             self.queues[queue].deserved = deserved;
         }
-        self.queues.pools[pool_index].total = total;
+        self.queues.pool_mut(pool_index).total = total;
     }
 
     /// The slots `queue` can run in its pool (on `host_set`): its running
@@ -84,7 +87,9 @@ impl Cluster {
             need = need.min(limit.saturating_sub(suspended));
         }
         if let Some(limit) = state.config.host_job_limit {
-            let hosts = self.hosts.sets[host_set]
+            let hosts = self
+                .hosts
+                .set(host_set)
                 .members
                 .iter()
                 .filter(|&&host| !self.hosts[host].config.closed)
@@ -146,7 +151,7 @@ impl Cluster {
     /// other queues in the pool have a chance to run their share of jobs".
     /// With no use yet, each queue's share.
     pub(crate) fn share_deficits(&self, pool_index: usize, now: SimTime) -> Vec<f64> {
-        let pool = &self.queues.pools[pool_index];
+        let pool = self.queues.pool(pool_index);
         let used: Vec<f64> = pool
             .queues
             .iter()
@@ -175,9 +180,9 @@ impl Cluster {
     /// over a group of hosts (for every user and queue) caps the free
     /// slots on its hosts at what it has left.
     fn pool_free_slots(&self, host_set: usize) -> u64 {
-        let set = &self.hosts.sets[host_set];
+        let set = self.hosts.set(host_set);
         let mut free = set.free_slots;
-        for (limit, rule) in self.limit_book.limits.iter().enumerate() {
+        for (limit, rule) in self.limit_book.rules().iter().enumerate() {
             let Some(slots) = rule
                 .slots
                 .filter(|_| rule.names_hosts() && !rule.per_host && rule.covers_everyone())
@@ -205,7 +210,7 @@ impl Cluster {
     /// The pass's queue order: by priority; among equal priorities, pool
     /// queues that have used less of their share first.
     pub(super) fn order_queues(&mut self, now: SimTime) {
-        let mut order = self.queues.priority_order.clone();
+        let mut order = self.queues.priority_order().to_vec();
         order.sort_by(|&a, &b| {
             let ratio = |queue: QueueIndex| {
                 if self.queues[queue].pool.is_some() {
@@ -232,9 +237,9 @@ impl Cluster {
         now: SimTime,
         transitions: &mut Vec<Transition>,
     ) {
-        let members = self.queues.pools[pool].queues.clone();
-        let total = self.queues.pools[pool].total;
-        if self.queues.pools[pool].running >= total {
+        let members = self.queues.pool(pool).queues.clone();
+        let total = self.queues.pool(pool).total;
+        if self.queues.pool(pool).running >= total {
             return;
         }
         let mut heap: BinaryHeap<Reverse<(u64, QueueIndex, JobId)>> = members
@@ -246,7 +251,7 @@ impl Cluster {
             .collect();
         let mut turns: Vec<Turn> = vec![Turn::new(Round::Main); members.len()];
         while let Some(Reverse((arrival, queue, id))) = heap.pop() {
-            let running = self.queues.pools[pool].running;
+            let running = self.queues.pool(pool).running;
             if running >= total {
                 break;
             }

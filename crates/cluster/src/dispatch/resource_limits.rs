@@ -26,7 +26,7 @@ impl Cluster {
     /// What the instance `key` of limit `limit` leaves a job, counting
     /// suspended jobs as the limit says.
     fn limit_room(&self, limit: usize, key: &LimitKey, optimistic: bool) -> Option<u32> {
-        let rule = &self.limit_book.limits[limit];
+        let rule = self.limit_book.rule(limit);
         let counts = rule.counts_suspended(self.policy.preemption_enabled);
         if optimistic && !counts {
             return Some(u32::MAX);
@@ -44,7 +44,11 @@ impl Cluster {
     /// job is suspended), a limit that counts suspended jobs counts it
     /// already.
     fn skipped(&self, limit: usize, resuming: bool) -> bool {
-        resuming && self.limit_book.limits[limit].counts_suspended(self.policy.preemption_enabled)
+        resuming
+            && self
+                .limit_book
+                .rule(limit)
+                .counts_suspended(self.policy.preemption_enabled)
     }
 
     /// The first Limit section counting no hosts that `slots` more slots
@@ -61,9 +65,9 @@ impl Cluster {
         if self.limit_book.is_empty() {
             return None;
         }
-        (0..self.limit_book.limits.len())
+        (0..self.limit_book.rules().len())
             .filter(|&limit| {
-                !self.limit_book.limits[limit].names_hosts()
+                !self.limit_book.rule(limit).names_hosts()
                     && self.limit_book.counts(limit, user, queue)
                     && !self.skipped(limit, resuming)
             })
@@ -80,7 +84,10 @@ impl Cluster {
     /// Whether suspending jobs can lift Limit section `limit`: only when
     /// it does not count suspended jobs.
     pub(crate) fn resource_limit_relieved(&self, limit: usize) -> bool {
-        !self.limit_book.limits[limit].counts_suspended(self.policy.preemption_enabled)
+        !self
+            .limit_book
+            .rule(limit)
+            .counts_suspended(self.policy.preemption_enabled)
     }
 
     /// The slots the Limit sections counting hosts apart leave a job of
@@ -95,7 +102,7 @@ impl Cluster {
         (resuming, optimistic): (bool, bool),
     ) -> Option<u32> {
         let mut left = u32::MAX;
-        for (limit, rule) in self.limit_book.limits.iter().enumerate() {
+        for (limit, rule) in self.limit_book.rules().iter().enumerate() {
             if !(rule.per_host
                 && rule.covers_host(host)
                 && self.limit_book.counts(limit, user, queue))
@@ -122,9 +129,9 @@ impl Cluster {
         if self.limit_book.is_empty() {
             return Vec::new();
         }
-        (0..self.limit_book.limits.len())
+        (0..self.limit_book.rules().len())
             .filter(|&limit| {
-                let rule = &self.limit_book.limits[limit];
+                let rule = self.limit_book.rule(limit);
                 rule.names_hosts()
                     && !rule.per_host
                     && self.limit_book.counts(limit, user, queue)
@@ -162,7 +169,7 @@ impl Cluster {
                 .host_group_budgets(queue, user, (true, false))
                 .into_iter()
                 .all(|(limit, budget)| {
-                    let rule = &self.limit_book.limits[limit];
+                    let rule = self.limit_book.rule(limit);
                     let on_hosts: u32 = job
                         .placement
                         .iter()

@@ -107,7 +107,7 @@ impl Cluster {
     ) -> Option<f64> {
         let index = self.queue_index(queue)?;
         let tree = &self.queues[index].fairshare.as_ref()?.tree;
-        let shares = tree.leaf_shares(user, &self.users.directory)?;
+        let shares = tree.leaf_shares(user, self.users.directory())?;
         self.forwarding_account_priority(index, &ShareAccount::new(shares), 0, forwarded, now)
             .map(|(priority, _)| priority)
     }

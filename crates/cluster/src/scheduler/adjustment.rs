@@ -12,9 +12,9 @@ use super::hosts::HostBook;
 /// The plug-in and its cluster-wide inputs.
 #[derive(Clone, Debug)]
 pub(crate) struct Adjustment {
-    pub(crate) plugin: Option<Arc<dyn FairshareAdjustment>>,
+    plugin: Option<Arc<dyn FairshareAdjustment>>,
     /// Memory of running jobs, MB.
-    pub(crate) memory_in_use_mb: u64,
+    memory_in_use_mb: u64,
     /// Host memory per slot, MB.
     slot_memory_mb: f64,
 }
@@ -37,6 +37,16 @@ impl Adjustment {
             memory_in_use_mb: 0,
             slot_memory_mb,
         }
+    }
+
+    /// Runs `plugin` from now on.
+    pub(crate) fn set_plugin(&mut self, plugin: Arc<dyn FairshareAdjustment>) {
+        self.plugin = Some(plugin);
+    }
+
+    /// Memory of running jobs, MB.
+    pub(crate) fn memory_in_use_mb(&self) -> u64 {
+        self.memory_in_use_mb
     }
 
     /// A job using `memory_mb` starts or stops running (`change.run`).

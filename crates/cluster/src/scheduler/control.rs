@@ -94,7 +94,7 @@ impl Cluster {
     /// stopped by `bstop`, which keeps its slot — is followed on its slot by
     /// the next job of the chunk; one suspended by preemption, whose slot
     /// its preemptor holds, leaves its chunk's waiting jobs to pend again.
-    fn kill(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
+    pub(crate) fn kill(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
         let (placement, breaks_chunk) = match self.jobs.get(id) {
             Some(job) if !self.chunks.is_empty() => match job.state {
                 JobState::Running | JobState::UserSuspended => (job.placement.clone(), false),

@@ -76,11 +76,11 @@ pub(crate) struct HostBook {
     /// Hosts in configuration order (a host's index is its place here).
     list: Vec<Host>,
     /// Host sets, shared by queues with the same HOSTS.
-    pub(crate) sets: Vec<HostSet>,
+    sets: Vec<HostSet>,
     /// Per host set, its slot group: sets that share a host (directly or
     /// through other sets) are in one group, whose number is the lowest
     /// set index in it.
-    pub(crate) slot_groups: Vec<u32>,
+    slot_groups: Vec<u32>,
 }
 
 impl HostBook {
@@ -102,6 +102,25 @@ impl HostBook {
             sets,
             slot_groups,
         }
+    }
+
+    /// The host sets, by number.
+    #[inline]
+    pub(crate) fn sets(&self) -> &[HostSet] {
+        &self.sets
+    }
+
+    /// Host set `set`.
+    #[inline]
+    pub(crate) fn set(&self, set: usize) -> &HostSet {
+        &self.sets[set]
+    }
+
+    /// Host set `set`'s slot group (the lowest set index of the sets that
+    /// share hosts with it, directly or through others).
+    #[inline]
+    pub(crate) fn slot_group(&self, set: usize) -> u32 {
+        self.slot_groups[set]
     }
 
     /// The number of hosts.

@@ -73,7 +73,7 @@ impl Cluster {
         let (user, new) = self.users.intern(&spec.user);
         if new && !self.limit_book.is_empty() {
             self.limit_book
-                .note_user(user, &spec.user, &self.users.directory);
+                .note_user(user, &spec.user, self.users.directory());
         }
         let priority = self.effective_priority(&spec);
         let id = self
@@ -105,7 +105,9 @@ impl Cluster {
         }
         if queue.fairshare.is_some() {
             let name = &self.users[job.user].name;
-            let leaf = queue.user_entry(job.user, name, &self.users.directory).leaf;
+            let leaf = queue
+                .user_entry(job.user, name, self.users.directory())
+                .leaf;
             if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
                 fairshare.tree.add_pending(leaf, job.arrival, id);
             }
@@ -116,19 +118,24 @@ impl Cluster {
     /// pending clock keeps what it has pended.
     pub(crate) fn remove_pending(&mut self, id: JobId) {
         let now = self.cycle.now.as_millis();
+        let pass = self.cycle.pass;
+        // A job leaves with the reason the last pass gave it, though that
+        // pass gave it only through its bucket, its user or its queue.
+        let reason = match self.jobs.get(id) {
+            Some(job) if job.reason_pass != pass => Some(self.last_pass_reason(job)),
+            Some(_) => None,
+            None => return,
+        };
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
         job.pend_clock = now.saturating_sub(job.pend_clock);
-        let pass = self.cycle.pass;
-        let queue = &mut self.queues[job.queue];
-        // A job a pass skipped keeps the reason it was skipped for.
-        if let Some(reason) = queue.pending.remove(job, job.bucket, pass) {
-            if job.reason_pass != pass {
-                job.pending_reason = reason;
-                job.reason_pass = pass;
-            }
+        if let Some(reason) = reason {
+            job.pending_reason = reason;
+            job.reason_pass = pass;
         }
+        let queue = &mut self.queues[job.queue];
+        queue.pending.remove(job, job.bucket);
         let job = &*job;
         queue.pending_slots -= job.spec.slots;
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {

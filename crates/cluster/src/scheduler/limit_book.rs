@@ -53,7 +53,7 @@ pub(crate) struct LimitTally {
 /// The Limit sections and what each instance holds.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LimitBook {
-    pub(crate) limits: Vec<Limit>,
+    limits: Vec<Limit>,
     /// Per limit, per user id: whether it counts the user.
     users: Vec<Vec<bool>>,
     tallies: FxHashMap<LimitKey, LimitTally>,
@@ -127,6 +127,18 @@ impl LimitBook {
             users,
             tallies: FxHashMap::default(),
         }
+    }
+
+    /// The Limit sections, in configuration order.
+    #[inline]
+    pub(crate) fn rules(&self) -> &[Limit] {
+        &self.limits
+    }
+
+    /// Limit section `limit`.
+    #[inline]
+    pub(crate) fn rule(&self, limit: usize) -> &Limit {
+        &self.limits[limit]
     }
 
     /// Whether there is any Limit section.

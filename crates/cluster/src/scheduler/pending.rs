@@ -13,7 +13,7 @@
 //! their bucket keeps the ranges of order keys it skipped in the pass,
 //! with the reason, and [`PendingJobs::skipped_reason`] answers for them.
 //! A job leaving the list while its reason is only in a range takes it
-//! along ([`PendingJobs::remove`] returns it); a job entering a skipped
+//! along (`Cluster::remove_pending`); a job entering a skipped
 //! range in the same pass is cut out of it, since the pass never saw it.
 
 use std::cmp::Reverse;
@@ -246,17 +246,13 @@ impl PendingJobs {
         index
     }
 
-    /// Takes `job` (in bucket `bucket`) out, during pass `pass`; returns
-    /// the reason that pass skipped it for, if it did.
-    pub(crate) fn remove(
-        &mut self,
-        job: &Job,
-        bucket: BucketIndex,
-        pass: u64,
-    ) -> Option<PendingReason> {
-        let reason = self.skipped_reason(bucket, job.arrival, pass);
+    /// Takes `job` (in bucket `bucket`) out (the caller keeps the reason
+    /// a pass skipped it for, [`PendingJobs::skipped_reason`]).
+    pub(crate) fn remove(&mut self, job: &Job, bucket: BucketIndex) {
         let entry = &mut self.buckets[bucket as usize];
-        entry.jobs.remove(&job.arrival)?;
+        if entry.jobs.remove(&job.arrival).is_none() {
+            return;
+        }
         self.removed += 1;
         self.len -= 1;
         if entry.jobs.is_empty() {
@@ -265,7 +261,6 @@ impl PendingJobs {
                 self.let_go_of_empty_buckets();
             }
         }
-        reason
     }
 
     /// Why pass `pass` skipped the job at `key` of bucket `bucket`, if it

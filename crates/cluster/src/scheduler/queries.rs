@@ -39,7 +39,7 @@ impl Cluster {
     /// Installs a fairshare adjustment plug-in in place of the configured
     /// one (its weight is still FAIRSHARE_ADJUSTMENT_FACTOR).
     pub fn set_fairshare_adjustment(&mut self, plugin: Arc<dyn FairshareAdjustment>) {
-        self.adjustment.plugin = Some(plugin);
+        self.adjustment.set_plugin(plugin);
     }
 
     /// The index of the queue named `name`.

@@ -255,14 +255,14 @@ pub(crate) struct QueueBook {
     by_name: FxHashMap<QueueName, QueueIndex>,
     /// Queue indices by PRIORITY, highest first (configuration order breaks
     /// ties).
-    pub(crate) priority_order: Vec<QueueIndex>,
+    priority_order: Vec<QueueIndex>,
     /// The order of the current pass (pools reorder equal priorities).
-    pub(crate) dispatch_order: Vec<QueueIndex>,
+    dispatch_order: Vec<QueueIndex>,
     /// Position of each queue in `dispatch_order`.
-    pub(crate) order_position: Vec<usize>,
-    pub(crate) pools: Vec<Pool>,
+    order_position: Vec<usize>,
+    pools: Vec<Pool>,
     /// Absolute priority scheduling's queue groups.
-    pub(crate) aps_groups: Vec<crate::aps::ApsGroup>,
+    aps_groups: Vec<crate::aps::ApsGroup>,
 }
 
 impl QueueBook {
@@ -290,6 +290,61 @@ impl QueueBook {
         };
         book.set_dispatch_order(priority_order);
         book
+    }
+
+    /// Queue indices by PRIORITY, highest first (configuration order
+    /// breaks ties).
+    #[inline]
+    pub(crate) fn priority_order(&self) -> &[QueueIndex] {
+        &self.priority_order
+    }
+
+    /// The queue at `position` in this pass's order, if any.
+    #[inline]
+    pub(crate) fn in_dispatch_order(&self, position: usize) -> Option<QueueIndex> {
+        self.dispatch_order.get(position).copied()
+    }
+
+    /// Queue `queue`'s position in this pass's order.
+    #[inline]
+    pub(crate) fn order_position(&self, queue: QueueIndex) -> usize {
+        self.order_position[queue]
+    }
+
+    /// Each queue's position in this pass's order, by queue index.
+    #[inline]
+    pub(crate) fn order_positions(&self) -> &[usize] {
+        &self.order_position
+    }
+
+    /// The slot pools.
+    #[inline]
+    pub(crate) fn pools(&self) -> &[Pool] {
+        &self.pools
+    }
+
+    /// Slot pool `pool`.
+    #[inline]
+    pub(crate) fn pool(&self, pool: usize) -> &Pool {
+        &self.pools[pool]
+    }
+
+    /// Slot pool `pool`, to change its totals.
+    #[inline]
+    pub(crate) fn pool_mut(&mut self, pool: usize) -> &mut Pool {
+        &mut self.pools[pool]
+    }
+
+    /// Absolute priority scheduling's queue groups.
+    #[inline]
+    pub(crate) fn aps_groups(&self) -> &[crate::aps::ApsGroup] {
+        &self.aps_groups
+    }
+
+    /// APS queue group `group`.
+    #[inline]
+    pub(crate) fn aps_group(&self, group: usize) -> &crate::aps::ApsGroup {
+        &self.aps_groups[group]
     }
 
     /// The number of queues.

@@ -84,7 +84,7 @@ impl Cluster {
         }
         let (current, user) = (job.spec.slots, job.user);
         let wanted = job.spec.max_slots().saturating_sub(current);
-        let free = self.hosts.sets[self.queues[queue].host_set].free_slots;
+        let free = self.hosts.set(self.queues[queue].host_set).free_slots;
         if free == 0 {
             return failed(PendingReason::NotEnoughSlots, Scope::Queue);
         }

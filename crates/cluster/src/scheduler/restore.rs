@@ -181,7 +181,7 @@ impl Cluster {
         let (user, new) = self.users.intern(&image.spec.user);
         if new && !self.limit_book.is_empty() {
             self.limit_book
-                .note_user(user, &image.spec.user, &self.users.directory);
+                .note_user(user, &image.spec.user, self.users.directory());
         }
         let priority = self.effective_priority(&image.spec);
         self.jobs.insert_with_id(

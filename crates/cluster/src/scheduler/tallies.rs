@@ -33,10 +33,10 @@ impl Tracking {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct HostTallies {
     /// Which tallies are kept.
-    pub(crate) tracking: Tracking,
-    pub(crate) user: FxHashMap<(HostIndex, UserId), Held>,
-    pub(crate) group: FxHashMap<(HostIndex, usize), Held>,
-    pub(crate) queue: FxHashMap<(HostIndex, QueueIndex), u32>,
+    tracking: Tracking,
+    user: FxHashMap<(HostIndex, UserId), Held>,
+    group: FxHashMap<(HostIndex, usize), Held>,
+    queue: FxHashMap<(HostIndex, QueueIndex), u32>,
 }
 
 impl HostTallies {
@@ -46,6 +46,38 @@ impl HostTallies {
             tracking,
             ..HostTallies::default()
         }
+    }
+
+    /// Which tallies are kept.
+    #[inline]
+    pub(crate) fn tracking(&self) -> Tracking {
+        self.tracking
+    }
+
+    /// Checks the kept tallies against `user` and `queue`, counted afresh
+    /// from the jobs (an empty tally is not kept).
+    pub(crate) fn audit(
+        &self,
+        user: &FxHashMap<(HostIndex, UserId), Held>,
+        queue: &FxHashMap<(HostIndex, QueueIndex), u32>,
+    ) -> Result<(), String> {
+        if self.tracking.host_user {
+            if let Some(key) = self
+                .user
+                .iter()
+                .find_map(|(key, held)| (user.get(key) != Some(held)).then_some(key))
+            {
+                return Err(format!("per-host user tally {key:?} is stale"));
+            }
+            let nonempty = user.values().filter(|held| !held.is_empty()).count();
+            if nonempty != self.user.len() {
+                return Err("per-host user tallies are missing".to_owned());
+            }
+        }
+        if self.tracking.host_queue && *queue != self.queue {
+            return Err("per-host queue tallies are stale".to_owned());
+        }
+        Ok(())
     }
 
     /// A job of `user` (a member of `groups`) in `queue` moves its slots on

@@ -46,9 +46,9 @@ pub(crate) struct UserBook {
     /// Users by number.
     list: Vec<User>,
     by_name: FxHashMap<String, UserId>,
-    pub(crate) groups: Vec<Group>,
+    groups: Vec<Group>,
     /// Every group's users (through subgroups) and share tree.
-    pub(crate) directory: GroupDirectory,
+    directory: GroupDirectory,
     /// lsb.users limits of named users.
     named_limits: FxHashMap<String, UserLimits>,
     /// lsb.users limits of `default`: every user not named.
@@ -70,6 +70,24 @@ impl UserBook {
             default_limits,
             ..UserBook::default()
         }
+    }
+
+    /// The user groups, by number.
+    #[inline]
+    pub(crate) fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// User group `group`.
+    #[inline]
+    pub(crate) fn group(&self, group: usize) -> &Group {
+        &self.groups[group]
+    }
+
+    /// Every group's users (through subgroups) and share tree.
+    #[inline]
+    pub(crate) fn directory(&self) -> &GroupDirectory {
+        &self.directory
     }
 
     /// The lsb.users limits of `default`: those of every user not named

@@ -114,7 +114,7 @@ fn queue(
     params: &SchedulingParams,
     groups: &GroupDirectory,
 ) -> Queue {
-    let members = &hosts.sets[host_set].members;
+    let members = &hosts.set(host_set).members;
     let mut resources: Vec<String> = members
         .iter()
         .flat_map(|&host| hosts[host].config.offered())

@@ -97,7 +97,7 @@ pub(super) fn tracking(
     users: &UserBook,
     queues: &[QueueConfig],
 ) -> Tracking {
-    let groups = &users.groups;
+    let groups = users.groups();
     Tracking {
         host_user: hosts
             .iter()

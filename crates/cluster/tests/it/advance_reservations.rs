@@ -3,7 +3,8 @@
 //! at its start before then (backfill may use them); its jobs run only
 //! while it is active, within its slots; the counters leave an active
 //! reservation's slots out of the available ones (seed 004), an inactive
-//! one's in.
+//! one's in; at its end a closed reservation kills its jobs, an open one
+//! leaves them running.
 
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ fn maint() -> AdvanceReservationConfig {
         start: minutes(60),
         end: minutes(120),
         users: vec!["alice".into()],
+        open: false,
     }
 }
 
@@ -105,7 +107,11 @@ fn before_its_start_only_jobs_that_end_in_time_use_its_slots() {
 
 #[test]
 fn an_active_reservations_free_slots_are_left_out_of_the_counters() {
-    let mut c = Cluster::new(config(vec![maint()])).expect("valid");
+    let open = AdvanceReservationConfig {
+        open: true,
+        ..maint()
+    };
+    let mut c = Cluster::new(config(vec![open])).expect("valid");
     advance(&mut c, SimTime::ZERO);
     assert_eq!(c.queue_counters(0, SimTime::ZERO).available_slots, 8);
     advance(&mut c, minutes(60));
@@ -200,4 +206,208 @@ fn bad_reservations_are_refused_with_their_field() {
     assert_eq!(refused(|r| r.end = r.start), at("end"));
     assert_eq!(refused(|r| r.users.clear()), at("users"));
     assert_eq!(refused(|r| r.name = "a b".into()), at("name"));
+}
+
+/// brsvadd without `-o` makes a closed reservation: at its end, its jobs
+/// still running or suspended are killed (EXIT, as `bkill`), at the end's
+/// instant; its pending jobs keep pending, and a job running outside it is
+/// left alone.
+#[test]
+fn a_closed_reservation_kills_its_jobs_at_its_end() {
+    let mut c = Cluster::new(config(vec![maint()])).expect("valid");
+    let running = submit(
+        &mut c,
+        minutes(60),
+        job("alice", 2, 120, None, Some("maint")),
+    );
+    let stopped = submit(
+        &mut c,
+        minutes(60),
+        job("alice", 1, 120, None, Some("maint")),
+    );
+    let waiting = submit(
+        &mut c,
+        minutes(60),
+        job("alice", 4, 10, None, Some("maint")),
+    );
+    let outside = submit(&mut c, minutes(60), job("bob", 4, 300, None, None));
+    advance(&mut c, minutes(60));
+    let mut transitions = Vec::new();
+    c.control(
+        minutes(61),
+        stopped,
+        &mcfed_protocol::JobAction::Stop,
+        &mut transitions,
+    )
+    .expect("bstop");
+    assert_eq!(state(&c, running), Some(JobState::Running));
+    assert_eq!(state(&c, stopped), Some(JobState::UserSuspended));
+    assert_eq!(state(&c, waiting), Some(JobState::Pending));
+    assert_eq!(state(&c, outside), Some(JobState::Running));
+    assert_eq!(c.next_event_time(), Some(minutes(120)), "maint ends");
+    let mut transitions = Vec::new();
+    c.advance(minutes(120), &mut transitions);
+    c.audit().expect("books agree");
+    let killed: Vec<(JobId, SimTime)> = transitions
+        .iter()
+        .filter(|t| t.event == mcfed_protocol::JobEvent::Killed)
+        .map(|t| (t.job, t.at))
+        .collect();
+    assert_eq!(
+        killed,
+        vec![(running, minutes(120)), (stopped, minutes(120))]
+    );
+    assert_eq!(state(&c, running), None, "killed jobs leave the table");
+    assert_eq!(state(&c, stopped), None);
+    assert_eq!(state(&c, waiting), Some(JobState::Pending));
+    assert_eq!(
+        reason(&c, waiting),
+        PendingReason::AdvanceReservationUnavailable
+    );
+    assert_eq!(state(&c, outside), Some(JobState::Running));
+    assert_eq!(c.queue_counters(0, minutes(120)).available_slots, 4);
+}
+
+/// A send queue's job never runs on this cluster's hosts, and no other
+/// cluster knows this cluster's reservations: a job naming one there is
+/// refused at `bsub` with the reason, not left pending for ever.
+#[test]
+fn a_job_naming_a_reservation_is_not_forwarded() {
+    let c = Cluster::new(config(vec![maint()])).expect("valid");
+    let refused = c
+        .check_not_forwarding_reservation("send", &job("alice", 1, 10, None, Some("maint")))
+        .expect_err("refused");
+    assert_eq!(
+        refused,
+        SubmitError::ReservationForwarded {
+            reservation: "maint".into(),
+            queue: "send".into(),
+        }
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("submit to a queue of this cluster")
+    );
+    assert_eq!(
+        c.check_not_forwarding_reservation("send", &job("alice", 1, 10, None, None)),
+        Ok(())
+    );
+    assert_eq!(
+        c.check_not_forwarding_reservation("send", &job("alice", 1, 10, None, Some("nope"))),
+        Err(SubmitError::CannotRun(RejectReason::MissingResource(
+            "rsv==nope".into()
+        )))
+    );
+}
+
+/// A job suspended by preemption before a reservation starts does not
+/// resume into the slots the reservation holds once active: it waits for
+/// its end.
+///
+/// h1 (4 slots); `half` holds 2 of them for alice from 30m to 120m.
+/// 0m: bob's `victim` (4 slots, run limit 25m: it ends before 30m, so it
+/// may use half's slots) runs in `low`. 10m: carol's `urgent` (2 slots,
+/// 60m, no run limit) in the preemptive `high` suspends it and runs on the
+/// 2 slots half does not hold. 70m: `urgent` ends; 4 slots are free but
+/// half, active, holds 2: `victim` stays suspended (before, it resumed on
+/// all 4). 120m: half ends and `victim` resumes.
+#[test]
+fn a_suspended_job_does_not_resume_into_an_active_reservation() {
+    let half = AdvanceReservationConfig {
+        name: "half".into(),
+        hosts: vec!["h1".into()],
+        slots: Some(2),
+        start: minutes(30),
+        end: minutes(120),
+        users: vec!["alice".into()],
+        open: false,
+    };
+    let mut config = ClusterConfig::new(ClusterName::new("C").expect("valid"));
+    config.hosts = vec![HostConfig::new("h1", 4)];
+    let mut high = QueueConfig::new(QueueName::new("high").expect("valid"));
+    high.priority = 50;
+    high.preemption = "PREEMPTIVE".parse().expect("valid");
+    let mut low = QueueConfig::new(QueueName::new("low").expect("valid"));
+    low.priority = 10;
+    low.preemption = "PREEMPTABLE".parse().expect("valid");
+    config.queues = vec![high, low];
+    config.advance_reservations = vec![half];
+    let mut c = Cluster::new(config).expect("valid");
+    let victim = c
+        .submit(
+            SimTime::ZERO,
+            "low",
+            job("bob", 4, 100, Some(25), None),
+            JobOrigin::Local,
+        )
+        .expect("accepted");
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(state(&c, victim), Some(JobState::Running));
+    let urgent = c
+        .submit(
+            minutes(10),
+            "high",
+            job("carol", 2, 60, None, None),
+            JobOrigin::Local,
+        )
+        .expect("accepted");
+    advance(&mut c, minutes(10));
+    assert_eq!(state(&c, urgent), Some(JobState::Running));
+    assert_eq!(state(&c, victim), Some(JobState::Suspended));
+    advance(&mut c, minutes(70));
+    assert_eq!(state(&c, urgent), None, "done");
+    assert_eq!(
+        state(&c, victim),
+        Some(JobState::Suspended),
+        "half holds 2 of the 4 free slots"
+    );
+    advance(&mut c, minutes(120));
+    assert_eq!(state(&c, victim), Some(JobState::Running));
+}
+
+/// A slot pool's total leaves out the free slots an active reservation
+/// holds, as the counters do: two pool queues at 50/50 on h1 and h2 (4
+/// slots each) while `maint` holds h1 share the 4 slots of h2, 2 each
+/// (before, the total was 8, each queue deserved 4, and the first took
+/// all 4 of h2).
+#[test]
+fn a_pools_total_leaves_out_an_active_reservations_slots() {
+    let mut config = config(vec![maint()]);
+    config.queues = ["one", "two"]
+        .into_iter()
+        .map(|name| {
+            let mut queue = QueueConfig::new(QueueName::new(name).expect("valid"));
+            queue.slot_pool = Some(mcfed_cluster::SlotPoolConfig {
+                pool: "p".into(),
+                share: 50,
+                max_slots: None,
+                use_priority: None,
+            });
+            queue
+        })
+        .collect();
+    let mut c = Cluster::new(config).expect("valid");
+    for queue in ["one", "two"] {
+        for _ in 0..6 {
+            c.submit(
+                minutes(60),
+                queue,
+                job("bob", 1, 30, None, None),
+                JobOrigin::Local,
+            )
+            .expect("accepted");
+        }
+    }
+    advance(&mut c, minutes(60));
+    let report = c.report(minutes(60));
+    let figures: Vec<(u32, u32, u32)> = report
+        .queues
+        .iter()
+        .map(|queue| {
+            let pool = queue.slot_pool.as_ref().expect("pool");
+            (pool.pool_slots, pool.deserved_slots, queue.run)
+        })
+        .collect();
+    assert_eq!(figures, vec![(4, 2, 2), (4, 2, 2)]);
 }

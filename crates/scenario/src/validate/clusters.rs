@@ -270,6 +270,7 @@ fn advance_reservations(
             start: SimTime::from(reservation.start.0),
             end: SimTime::from(reservation.end.0),
             users: reservation.users.0.clone(),
+            open: reservation.open,
         })
         .collect()
 }

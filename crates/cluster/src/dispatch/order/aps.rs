@@ -35,7 +35,7 @@ impl ApsOrder {
     /// try and are not stopped at once, their candidates ranked; `None`
     /// when no queue is open.
     pub(super) fn start(cluster: &mut Cluster, group: usize, now: SimTime) -> Option<Self> {
-        let members = cluster.queues.aps_groups[group].members.clone();
+        let members = cluster.queues.aps_group(group).members.clone();
         let open: Vec<bool> = members
             .iter()
             .map(|&queue| cluster.open_for_turn(queue))
@@ -44,7 +44,7 @@ impl ApsOrder {
             return None;
         }
         let mut candidates = {
-            let group = &cluster.queues.aps_groups[group];
+            let group = cluster.queues.aps_group(group);
             cluster.aps_candidates(group, &open, now)
         };
         candidates.sort_by(|a, b| a.0.dispatch_cmp(&b.0));
