@@ -399,7 +399,7 @@ fn a_replayed_reservation_is_named_as_the_cluster_reads_it() {
 
 /// A job that ran in an advance reservation is logged with it as rsvId
 /// (`bsub -U`), which a replay reads back, and not as a `select[]` word;
-/// the closed reservation's job killed at its end is EXIT.
+/// the closed reservation's job killed at its end is EXIT, TERM_DEADLINE.
 #[test]
 fn a_reservations_jobs_are_logged_with_their_rsv_id() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -418,9 +418,11 @@ fn a_reservations_jobs_are_logged_with_their_rsv_id() {
             .unwrap_or_else(|| panic!("{name} in {log:?}"))
     };
     let killed = by_name("inmaint");
+    // Killed at the reservation's end, its termination time: TERM_DEADLINE
+    // (6), not a bkill's TERM_OWNER (14).
     assert_eq!(
-        (killed.rsv_id.as_str(), killed.status),
-        ("maint", STATUS_EXIT)
+        (killed.rsv_id.as_str(), killed.status, killed.exit_info),
+        ("maint", STATUS_EXIT, 6)
     );
     assert_eq!(killed.reservation(), Some("maint"));
     assert!(!killed.res_req.contains("rsv"), "{}", killed.res_req);

@@ -19,9 +19,10 @@
 //!   hosts and within its slots, and only for the users it lists; it
 //!   pends otherwise.
 //! - At its **end**, a closed reservation (brsvadd's default) kills its
-//!   jobs still running or suspended (`bkill`'s EXIT, at the end's
-//!   instant); an open one (`-o`, `open = true`) leaves them running as
-//!   ordinary jobs. Its pending jobs keep pending: it never starts again.
+//!   jobs still running or suspended (EXIT at the end's instant, as
+//!   [`JobEvent::ReservationEnded`]: bhist and bjobs -l say which
+//!   reservation ended, lsb.acct logs TERM_DEADLINE); an open one (`-o`,
+//!   `open = true`) leaves them running as ordinary jobs. Its pending jobs keep pending: it never starts again.
 //!
 //! A suspended job resumes only where these bounds let a job start
 //! (`Cluster::resume_fits_reservations`).
@@ -30,7 +31,7 @@
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
 //! them: `brsvs` does).
 
-use mcfed_protocol::{JobSpec, SimTime};
+use mcfed_protocol::{JobEvent, JobSpec, SimTime};
 
 use crate::config::{ConfigError, ConfigLocation};
 use crate::job::{HostIndex, Job, JobId, JobState};
@@ -396,7 +397,7 @@ impl Cluster {
             inside.dedup();
             for id in inside {
                 tracing::debug!(cluster = %self.name, job = %id, reservation = %self.advance[index].config.name, "advance reservation closed: job killed");
-                self.kill(id, end, transitions);
+                self.kill(id, end, JobEvent::ReservationEnded, transitions);
             }
         }
     }

@@ -373,6 +373,7 @@ impl History {
                 "EXIT",
                 "Exited: the job reached its run limit (TERM_RUNLIMIT)".to_owned(),
             ),
+            JobEvent::ReservationEnded => ("EXIT", reservation_ended_text(&record.spec)),
             JobEvent::Stopped => ("USUSP", "Suspended by bstop (USUSP)".to_owned()),
             JobEvent::Held => ("PSUSP", "Held by bstop (PSUSP)".to_owned()),
             JobEvent::Released => ("PEND", "Released by bresume".to_owned()),
@@ -497,6 +498,13 @@ impl History {
                 "EXIT",
                 format!("Exited at <{cluster}>: run limit reached (TERM_RUNLIMIT)"),
             ),
+            JobEvent::ReservationEnded => (
+                "EXIT",
+                format!(
+                    "Exited at <{cluster}>: {}",
+                    reservation_ended_text(&record.spec)
+                ),
+            ),
             JobEvent::Stopped => ("USUSP", format!("Suspended by bstop at <{cluster}>")),
             JobEvent::Held => ("PSUSP", format!("Held by bstop at <{cluster}>")),
             JobEvent::Released => ("PEND", format!("Released at <{cluster}>")),
@@ -556,6 +564,17 @@ pub(crate) fn origin_of(origin: &JobOrigin, bundled: bool) -> RecordOrigin {
         JobOrigin::Local if bundled => RecordOrigin::Bundled,
         JobOrigin::Local => RecordOrigin::Submitted,
     }
+}
+
+/// The history line of a job killed when the closed advance reservation it
+/// ran in (`bsub -U`, the word `rsv==NAME` among its resources) ended.
+fn reservation_ended_text(spec: &JobSpec) -> String {
+    let name = spec
+        .resources
+        .iter()
+        .find_map(|word| mcfed_cluster::advance::reservation_named(word))
+        .unwrap_or("?");
+    format!("Exited: killed when advance reservation <{name}> ended (TERM_DEADLINE)")
 }
 
 #[cfg(test)]

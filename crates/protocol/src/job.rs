@@ -394,6 +394,12 @@ pub enum JobEvent {
     /// trace's requested time) before its run time and was killed: status
     /// EXIT, LSF's TERM_RUNLIMIT.
     RunLimit,
+    /// The closed advance reservation the job ran in (`bsub -U`) ended and
+    /// the job was killed: status EXIT. LSF lists no termination reason of
+    /// its own for it; the reservation's end acts as the job's termination
+    /// time (`bmod -t` moves it), so lsb.acct logs TERM_DEADLINE. Added
+    /// last: older records read the same.
+    ReservationEnded,
 }
 
 impl JobEvent {
@@ -417,6 +423,7 @@ impl JobEvent {
             JobEvent::Waiting => "waiting",
             JobEvent::Pended => "pended",
             JobEvent::RunLimit => "run limit",
+            JobEvent::ReservationEnded => "reservation ended",
         }
     }
 
@@ -424,7 +431,7 @@ impl JobEvent {
     pub fn ends_job(self) -> bool {
         matches!(
             self,
-            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit
+            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit | JobEvent::ReservationEnded
         )
     }
 }

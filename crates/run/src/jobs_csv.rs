@@ -172,7 +172,10 @@ impl<W: Write> JobsCsv<W> {
                     self.release(cluster, &held);
                 }
             }
-            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
+            JobEvent::Finished
+            | JobEvent::Killed
+            | JobEvent::RunLimit
+            | JobEvent::ReservationEnded => {
                 let held = self.held.remove(&key).unwrap_or_default();
                 self.release(cluster, &held);
                 let facts = self.facts.remove(&key);
@@ -228,7 +231,7 @@ impl<W: Write> JobsCsv<W> {
             None => self.writer.write_field("-1")?,
         }
         let (success, final_state) = match transition.event {
-            JobEvent::Killed => ("0", "COMPLETED_KILLED"),
+            JobEvent::Killed | JobEvent::ReservationEnded => ("0", "COMPLETED_KILLED"),
             JobEvent::RunLimit => ("0", "COMPLETED_WALLTIME_REACHED"),
             _ => ("1", "COMPLETED_SUCCESSFULLY"),
         };

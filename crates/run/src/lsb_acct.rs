@@ -20,7 +20,8 @@
 //!   as the allocated slots), its CPU time (run time × slots × its CPU
 //!   use) and its memory;
 //! - status DONE (64) or EXIT (32), with the exit code and `exitInfo` of a
-//!   kill (130, TERM_OWNER) or a run limit (140, TERM_RUNLIMIT);
+//!   kill (130, TERM_OWNER), a run limit (140, TERM_RUNLIMIT) or its closed
+//!   advance reservation's end (130, TERM_DEADLINE);
 //! - the advance reservation it ran in (`bsub -U`) as `rsvId`, not among
 //!   its `select[...]` words;
 //! - for a job forwarded here: the submission cluster and its id there,
@@ -72,6 +73,10 @@ const SUB_QUEUE: i64 = 0x02;
 const TERM_OWNER: i32 = 14;
 /// exitInfo of a job killed at its run limit (TERM_RUNLIMIT).
 const TERM_RUNLIMIT: i32 = 5;
+/// exitInfo of a job killed at its termination time (TERM_DEADLINE): the
+/// end of the closed advance reservation it ran in, which LSF treats as
+/// the job's termination time (`bmod -t` before the end keeps it running).
+const TERM_DEADLINE: i32 = 6;
 
 /// What a record needs from a job's start.
 struct Started {
@@ -252,7 +257,10 @@ impl ClusterLog {
                 }
                 Ok(())
             }
-            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
+            JobEvent::Finished
+            | JobEvent::Killed
+            | JobEvent::RunLimit
+            | JobEvent::ReservationEnded => {
                 let started = self.started.remove(&transition.job);
                 let record = record(member, transition, started, epoch);
                 write_job_finish(&mut self.out, &record)
@@ -331,6 +339,7 @@ fn record(
     let (status, exit_status, exit_info) = match transition.event {
         JobEvent::Finished => (STATUS_DONE, 0, 0),
         JobEvent::RunLimit => (STATUS_EXIT, 140 << 8, TERM_RUNLIMIT),
+        JobEvent::ReservationEnded => (STATUS_EXIT, 130 << 8, TERM_DEADLINE),
         _ => (STATUS_EXIT, 130 << 8, TERM_OWNER),
     };
     let run_seconds = if start > 0 { end - start } else { 0 };

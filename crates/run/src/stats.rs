@@ -137,8 +137,11 @@ impl RunStats {
                 self.jobs.finished.add(origin);
                 self.finished += 1;
             }
-            // EXIT: killed by bkill, or at its run limit.
-            JobEvent::Killed | JobEvent::RunLimit => self.jobs.killed.add(origin),
+            // EXIT: killed by bkill, at its run limit, or at its closed
+            // advance reservation's end.
+            JobEvent::Killed | JobEvent::RunLimit | JobEvent::ReservationEnded => {
+                self.jobs.killed.add(origin)
+            }
             _ => {}
         }
     }

@@ -66,7 +66,7 @@ impl Cluster {
         }
         let event = match action {
             JobAction::Kill => {
-                self.kill(id, now, transitions);
+                self.kill(id, now, JobEvent::Killed, transitions);
                 return Ok(());
             }
             JobAction::Release(release) => {
@@ -94,7 +94,15 @@ impl Cluster {
     /// stopped by `bstop`, which keeps its slot — is followed on its slot by
     /// the next job of the chunk; one suspended by preemption, whose slot
     /// its preemptor holds, leaves its chunk's waiting jobs to pend again.
-    pub(crate) fn kill(&mut self, id: JobId, now: SimTime, transitions: &mut Vec<Transition>) {
+    /// `event` says why: `Killed` for bkill, `ReservationEnded` when its
+    /// closed advance reservation ends.
+    pub(crate) fn kill(
+        &mut self,
+        id: JobId,
+        now: SimTime,
+        event: JobEvent,
+        transitions: &mut Vec<Transition>,
+    ) {
         let (placement, breaks_chunk) = match self.jobs.get(id) {
             Some(job) if !self.chunks.is_empty() => match job.state {
                 JobState::Running | JobState::UserSuspended => (job.placement.clone(), false),
@@ -105,13 +113,7 @@ impl Cluster {
         };
         self.release(id, now);
         if let Some(job) = self.jobs.get(id) {
-            transitions.push(Transition::of(
-                job,
-                JobEvent::Killed,
-                now,
-                None,
-                &self.queues,
-            ));
+            transitions.push(Transition::of(job, event, now, None, &self.queues));
         }
         self.jobs.remove_exited(id);
         self.cycle.dirty = true;

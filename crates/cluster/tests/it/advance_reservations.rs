@@ -248,14 +248,19 @@ fn a_closed_reservation_kills_its_jobs_at_its_end() {
     let mut transitions = Vec::new();
     c.advance(minutes(120), &mut transitions);
     c.audit().expect("books agree");
-    let killed: Vec<(JobId, SimTime)> = transitions
+    let killed: Vec<(JobId, mcfed_protocol::JobEvent, SimTime)> = transitions
         .iter()
-        .filter(|t| t.event == mcfed_protocol::JobEvent::Killed)
-        .map(|t| (t.job, t.at))
+        .filter(|t| t.event.ends_job())
+        .map(|t| (t.job, t.event, t.at))
         .collect();
+    // Its own reason, not bkill's: bhist, bjobs -l and lsb.acct tell it.
+    let ended = mcfed_protocol::JobEvent::ReservationEnded;
     assert_eq!(
         killed,
-        vec![(running, minutes(120)), (stopped, minutes(120))]
+        vec![
+            (running, ended, minutes(120)),
+            (stopped, ended, minutes(120))
+        ]
     );
     assert_eq!(state(&c, running), None, "killed jobs leave the table");
     assert_eq!(state(&c, stopped), None);

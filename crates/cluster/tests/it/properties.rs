@@ -416,8 +416,10 @@ fn check_transitions(
                 prop_assert!(ran < model.run_time, "before its run time");
                 model.state = JobState::Done;
             }
-            // Job control commands; this test gives none.
+            // Job control commands and advance reservations; this test
+            // gives none.
             JobEvent::Killed
+            | JobEvent::ReservationEnded
             | JobEvent::Stopped
             | JobEvent::Held
             | JobEvent::Released

@@ -356,3 +356,62 @@ fn a_job_killed_away_is_remembered_through_a_restart_from_the_journal() {
         assert!(restarted.forwarder().and_then(|f| f.job(2)).is_none());
     }
 }
+
+/// A job killed when the closed advance reservation it runs in ends says
+/// so in its history (bhist, bjobs -l), not "killed by bkill" (issue 27
+/// item 8).
+#[test]
+fn a_job_killed_at_its_reservations_end_says_so_in_its_history() {
+    let mut config = ClusterConfig::new(name("C1"));
+    config.hosts = vec![HostConfig::new("a1", 2)];
+    config.queues = vec![QueueConfig::new(queue("normal"))];
+    config.advance_reservations = vec![mcfed_cluster::AdvanceReservationConfig {
+        name: "maint".to_owned(),
+        hosts: vec!["a1".to_owned()],
+        slots: Some(1),
+        start: SimTime::ZERO,
+        end: SimTime::from_secs(600),
+        users: vec!["alice".to_owned()],
+        open: false,
+    }];
+    let mut inside = JobSpec::simple("inside", "alice", Duration::from_secs(3600));
+    inside
+        .resources
+        .push(mcfed_cluster::advance::reservation_word("maint"));
+    let initial = vec![InitialJobs {
+        queue: "normal".into(),
+        jobs: vec![
+            inside,
+            JobSpec::simple("outside", "bob", Duration::from_secs(3600)),
+        ],
+    }];
+    let (mut member, _) = Member::build(MemberSpec {
+        config: &config,
+        forwarder: None,
+        subscribers: &[],
+        collectors: &[],
+        initial_jobs: &initial,
+    })
+    .expect("C1 builds");
+    member.keep_history(Duration::from_secs(3600));
+    let mut effects = Effects::default();
+    member.take_start(&mut effects);
+    member.step(SimTime::ZERO, &mut effects);
+    member.step(SimTime::from_secs(600), &mut effects);
+    let history = member.history().expect("kept");
+    let last = |id: u64| {
+        let record = history.job(id).expect("recorded");
+        let events = record.events();
+        (record.state, events.last().map(|event| event.text.clone()))
+    };
+    assert_eq!(
+        last(1),
+        (
+            "EXIT",
+            Some(
+                "Exited: killed when advance reservation <maint> ended (TERM_DEADLINE)".to_owned()
+            )
+        )
+    );
+    assert_eq!(last(2).0, "RUN", "a job outside it runs on");
+}

@@ -280,7 +280,10 @@ impl ForwarderNode {
                 self.set_state(id, SourceState::Accepted { to, dest_job });
             }
             JobEvent::Switched | JobEvent::Modified | JobEvent::Resized => {}
-            JobEvent::Finished | JobEvent::Killed | JobEvent::RunLimit => {
+            JobEvent::Finished
+            | JobEvent::Killed
+            | JobEvent::RunLimit
+            | JobEvent::ReservationEnded => {
                 let Some(forward_seq) = self.jobs.get(&id).map(|job| job.forward_seq) else {
                     return;
                 };

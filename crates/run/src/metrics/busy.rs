@@ -43,7 +43,8 @@ fn effect_of(event: JobEvent) -> Effect {
         | JobEvent::Rerun
         | JobEvent::Finished
         | JobEvent::Killed
-        | JobEvent::RunLimit => Effect::Close,
+        | JobEvent::RunLimit
+        | JobEvent::ReservationEnded => Effect::Close,
         JobEvent::Held
         | JobEvent::Released
         | JobEvent::Modified
