@@ -25,11 +25,15 @@
 //!   `open = true`) leaves them running as ordinary jobs. Its pending jobs keep pending: it never starts again.
 //!
 //! A suspended job resumes only where these bounds let a job start
-//! (`Cluster::resume_fits_reservations`).
+//! (`Cluster::resume_fits_reservations`), and a slot reservation's
+//! predicted start leaves out the slots they will hold then
+//! ([`predict`]).
 //!
 //! Each reservation's held slots are laid on its hosts with the most free
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
 //! them: `brsvs` does).
+
+mod predict;
 
 use mcfed_protocol::{JobEvent, JobSpec, SimTime};
 

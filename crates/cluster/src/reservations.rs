@@ -14,7 +14,7 @@
 
 use mcfed_protocol::SimTime;
 
-use crate::job::{ARRIVAL_MASK, JobId, JobState, QueueIndex, UserId};
+use crate::job::{ARRIVAL_MASK, HostIndex, Job, JobId, JobState, QueueIndex, UserId};
 use crate::scheduler::Cluster;
 
 /// A pending job holding the free slots of its hosts (SLOT_RESERVE).
@@ -307,6 +307,8 @@ impl Cluster {
     /// one made by its queue's share, enough of the share — counting
     /// running jobs as ending at their run limits; `None` when a job without
     /// a run limit stands in the way.
+    /// With advance reservations, the slots they will hold are left out
+    /// (`Cluster::predicted_start_with_advance`).
     fn predicted_start(&self, reservation: &Reservation, now: SimTime) -> Option<SimTime> {
         let set = self.hosts.set(reservation.host_set);
         let mut free = set.free_slots;
@@ -317,30 +319,19 @@ impl Cluster {
         } else {
             u64::MAX
         };
+        if !self.advance.is_empty() {
+            return self.predicted_start_with_advance(reservation, now, room);
+        }
         if free >= needed && room >= needed {
             return Some(now);
         }
         let mut ends: Vec<(SimTime, u32, bool)> = Vec::new();
-        for &host in &set.members {
-            if self.hosts[host].config.closed {
-                continue;
-            }
-            for job in &self.hosts[host].jobs {
-                let Some(job) = self.jobs.get(*job).filter(|j| j.state == JobState::Running) else {
-                    continue;
-                };
-                let slots = job
-                    .placement
-                    .iter()
-                    .filter(|place| place.host == host)
-                    .map(|place| place.slots)
-                    .sum();
-                let end = job.spec.run_limit.map_or(SimTime::MAX, |limit| {
-                    job.running_since + limit.saturating_sub(job.ran_before())
-                });
-                ends.push((end, slots, job.queue == reservation.queue));
-            }
-        }
+        self.each_running_on(&set.members, |job, _, slots| {
+            let end = job.spec.run_limit.map_or(SimTime::MAX, |limit| {
+                job.running_since + limit.saturating_sub(job.ran_before())
+            });
+            ends.push((end, slots, job.queue == reservation.queue));
+        });
         ends.sort_unstable();
         for (end, slots, own) in ends {
             if end == SimTime::MAX {
@@ -355,5 +346,32 @@ impl Cluster {
             }
         }
         None
+    }
+
+    /// Calls `each(job, host, slots)` for every running job on the open
+    /// hosts of `members`, once per host it runs on, with its slots there.
+    #[inline]
+    pub(crate) fn each_running_on(
+        &self,
+        members: &[HostIndex],
+        mut each: impl FnMut(&Job, HostIndex, u32),
+    ) {
+        for &host in members {
+            if self.hosts[host].config.closed {
+                continue;
+            }
+            for job in &self.hosts[host].jobs {
+                let Some(job) = self.jobs.get(*job).filter(|j| j.state == JobState::Running) else {
+                    continue;
+                };
+                let slots = job
+                    .placement
+                    .iter()
+                    .filter(|place| place.host == host)
+                    .map(|place| place.slots)
+                    .sum();
+                each(job, host, slots);
+            }
+        }
     }
 }

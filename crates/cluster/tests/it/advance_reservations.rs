@@ -416,3 +416,33 @@ fn a_pools_total_leaves_out_an_active_reservations_slots() {
         .collect();
     assert_eq!(figures, vec![(4, 2, 2), (4, 2, 2)]);
 }
+
+/// A slot reservation's predicted start leaves out the slots an upcoming
+/// advance reservation will hold then: `wide` (8 slots, run limit 1h)
+/// could start at 30m when `long` ends, but maint (h1, 60m to 120m) would
+/// start before it ends, so it starts at 120m; `fill` (run limit 50m) ends
+/// by then and backfills at 2m. Before, the prediction said 30m and
+/// `fill` pended until `wide` had run (3h).
+#[test]
+fn a_slot_reservations_prediction_leaves_out_an_upcoming_reservation() {
+    let mut config = config(vec![maint()]);
+    config.queues[0].slot_reserve = Some(1000);
+    config.queues[0].backfill = true;
+    let mut c = Cluster::new(config).expect("valid");
+    let long = submit(&mut c, SimTime::ZERO, job("bob", 4, 30, Some(30), None));
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(state(&c, long), Some(JobState::Running));
+    let wide = submit(&mut c, minutes(1), job("bob", 8, 60, Some(60), None));
+    advance(&mut c, minutes(1));
+    let fill = submit(&mut c, minutes(2), job("carol", 2, 50, Some(50), None));
+    advance(&mut c, minutes(2));
+    assert_eq!(state(&c, wide), Some(JobState::Pending));
+    assert_eq!(state(&c, fill), Some(JobState::Running), "ends by 120m");
+    for at in [30, 52, 60] {
+        advance(&mut c, minutes(at));
+        assert_eq!(state(&c, wide), Some(JobState::Pending), "at {at}m");
+    }
+    assert_eq!(state(&c, fill), None, "done at 52m");
+    advance(&mut c, minutes(120));
+    assert_eq!(state(&c, wide), Some(JobState::Running));
+}
