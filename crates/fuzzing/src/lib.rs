@@ -14,6 +14,7 @@
 //! | `lsf` | [`mcfed_lsf::grammar::parse_text`], an lsb.* file |
 //! | `journal` | a journal file's records ([`mcfed_journal::format`]) |
 //! | `lsb_acct` | [`mcfed_trace::lsb_acct::AcctReader`], an lsb.acct (and its writer) |
+//! | `admin` | an admin channel's message ([`mcfed_admin::decode`]): a request a cluster process reads, an answer a client reads (and back) |
 
 use std::path::Path;
 
@@ -26,7 +27,7 @@ const SCENARIO_MEMORY: u64 = 256 << 20;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets, by name, for the corpus test.
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("frame", frame),
     ("message", message),
     ("scenario", scenario),
@@ -34,6 +35,7 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("lsf", lsf),
     ("journal", journal),
     ("lsb_acct", lsb_acct),
+    ("admin", admin),
 ];
 
 /// Frames from a peer, arriving in pieces: every whole frame decodes or
@@ -162,4 +164,29 @@ pub fn journal(data: &[u8]) {
         state.apply(record);
     }
     let _ = mcfed_journal::format::decode_snapshot::<mcfed_federation::DurableState>(data);
+}
+
+/// A message on the admin channel, decoded as the request a cluster
+/// process reads and as the answer a client reads; one that decodes
+/// encodes, and decodes back to what encodes the same bytes.
+pub fn admin(data: &[u8]) {
+    admin_round_trip::<mcfed_admin::AdminRequest>(data);
+    admin_round_trip::<mcfed_admin::AdminResponse>(data);
+}
+
+fn admin_round_trip<T>(data: &[u8])
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+{
+    let Ok(value) = mcfed_admin::decode::<T>(data) else {
+        return;
+    };
+    let out = mcfed_admin::encode(&value).expect("a decoded admin message encodes");
+    let again = mcfed_admin::decode::<T>(&out).expect("an encoded admin message decodes");
+    // Compared as bytes: a NaN a peer sent is not equal to itself.
+    assert_eq!(
+        mcfed_admin::encode(&again).expect("it encodes again"),
+        out,
+        "a decoded admin message encodes back to the same bytes"
+    );
 }

@@ -709,6 +709,10 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         Plan::NotRun(FUZZ),
     ),
     (
+        "cargo +nightly fuzz run admin work/admin corpus/admin -- -max_total_time=300 -rss_limit_mb=2048 -malloc_limit_mb=256",
+        Plan::NotRun(FUZZ),
+    ),
+    (
         "mcfed gen lsb-acct -o lsb.acct --jobs 2000 --queues normal,short --cluster east",
         Plan::Run(&[
             "gen lsb-acct -o {tmp}/lsb.acct --jobs 2000 --queues normal,short --cluster east",

@@ -17,7 +17,7 @@ use mcfed_protocol::{
 };
 use proptest::prelude::*;
 
-fn corpus_dir(target: &str) -> PathBuf {
+pub(crate) fn corpus_dir(target: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fuzz/corpus")
         .join(target)
@@ -114,10 +114,11 @@ fn messages() -> Vec<Message> {
 }
 
 /// Writes the binary seeds when asked.
-fn write_seeds() {
+pub(crate) fn write_seeds() {
     if std::env::var_os("MCFED_WRITE_CORPUS").is_none() {
         return;
     }
+    super::seeds::write();
     let mut stream = vec![7u8];
     for (index, message) in messages().iter().enumerate() {
         let mut frame = Vec::new();

@@ -1,3 +1,4 @@
 //! mcfed-fuzzing's integration tests, one test binary.
 
 mod corpus;
+mod seeds;
