@@ -42,6 +42,7 @@ fn member() -> Member {
         start: SimTime::from_secs(0),
         end: SimTime::from_secs(3600),
         users: vec!["alice".to_owned()],
+        open: false,
     }];
     let forwarder = ForwarderConfig {
         cluster: name("Cluster1"),
