@@ -129,13 +129,6 @@ macro_rules! shared_name {
             pub fn as_str(&self) -> &str {
                 &self.0
             }
-
-            /// The shared name itself: its clones all point at one
-            /// allocation, so a cache may find what belongs to the name by
-            /// its address.
-            pub fn shared(&self) -> &Arc<str> {
-                &self.0
-            }
         }
 
         impl fmt::Display for $name {

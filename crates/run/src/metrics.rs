@@ -14,8 +14,6 @@
 mod busy;
 mod end;
 
-use std::sync::Arc;
-
 use mcfed_cluster::Transition;
 use mcfed_protocol::{ClusterName, JobEvent, QueueName, SimTime};
 use rustc_hash::FxHashMap;
@@ -60,7 +58,7 @@ pub struct MetricsRecorder {
 /// recorded (two recorders of the same jobs are equal whatever each found
 /// by address, and it does not travel).
 #[derive(Clone, Debug, Default)]
-struct NamedTallies(Vec<(ClusterName, Arc<str>, usize)>);
+struct NamedTallies(Vec<(ClusterName, QueueName, usize)>);
 
 impl PartialEq for NamedTallies {
     fn eq(&self, _: &Self) -> bool {
@@ -124,9 +122,8 @@ impl MetricsRecorder {
     }
 
     /// [`MetricsRecorder::tally`] by shared names (what a transition
-    /// carries: [`QueueName::shared`]; what a submission note carries: the
-    /// workload's or the member's shared queue name).
-    fn tally_named(&mut self, cluster: &ClusterName, queue: &Arc<str>) -> &mut Tally {
+    /// carries).
+    fn tally_named(&mut self, cluster: &ClusterName, queue: &QueueName) -> &mut Tally {
         // The names held here are alive, so a name at the same address is
         // the same name.
         let same = |a: &str, b: &str| std::ptr::eq(a, b);
@@ -134,10 +131,12 @@ impl MetricsRecorder {
             .named
             .0
             .iter()
-            .find(|(c, q, _)| same(c.as_str(), cluster.as_str()) && same(q, queue))
+            .find(|(c, q, _)| {
+                same(c.as_str(), cluster.as_str()) && same(q.as_str(), queue.as_str())
+            })
             .map(|&(_, _, index)| index);
         let index = found.unwrap_or_else(|| {
-            let index = self.tally_index(cluster, queue);
+            let index = self.tally_index(cluster, queue.as_str());
             if self.named.0.len() < MAX_NAMED {
                 self.named.0.push((cluster.clone(), queue.clone(), index));
             }
@@ -194,9 +193,9 @@ impl MetricsRecorder {
     }
 
     /// A job was submitted to `queue` of `cluster` at `at`.
-    pub fn submitted(&mut self, cluster: &ClusterName, queue: &Arc<str>, at: SimTime) {
+    pub fn submitted(&mut self, cluster: &ClusterName, queue: &str, at: SimTime) {
         self.first_submit = Some(self.first_submit.map_or(at, |first| first.min(at)));
-        self.tally_named(cluster, queue).submitted += 1;
+        self.tally(cluster, queue).submitted += 1;
     }
 
     /// A job of send queue `queue` of `cluster` was forwarded and accepted
@@ -221,14 +220,11 @@ impl MetricsRecorder {
                 let wait = transition
                     .at
                     .saturating_since(transition.first_submitted_at);
-                let tally = self.tally_named(cluster, transition.queue.shared());
+                let tally = self.tally_named(cluster, &transition.queue);
                 tally.started += 1;
                 tally.waits.push(wait.as_secs_f32());
             }
-            JobEvent::Started => {
-                self.tally_named(cluster, transition.queue.shared())
-                    .restarts += 1
-            }
+            JobEvent::Started => self.tally_named(cluster, &transition.queue).restarts += 1,
             // A job cut at its run limit ran its allocation too (Batsim's
             // COMPLETED_WALLTIME_REACHED): it counts as finished here.
             JobEvent::Finished | JobEvent::RunLimit => {
@@ -239,7 +235,7 @@ impl MetricsRecorder {
                 let wait = started
                     .saturating_since(transition.first_submitted_at)
                     .as_secs_f64();
-                let tally = self.tally_named(cluster, transition.queue.shared());
+                let tally = self.tally_named(cluster, &transition.queue);
                 tally.finished += 1;
                 tally.slowdown_sum += ((wait + run) / run.max(SLOWDOWN_BOUND_SECS)).max(1.0);
             }
@@ -254,8 +250,7 @@ impl MetricsRecorder {
             self.last_busy
                 .map_or(closed.until, |last| last.max(closed.until)),
         );
-        self.tally_named(cluster, closed.queue.shared())
-            .busy_slot_seconds += closed.slot_seconds;
+        self.tally_named(cluster, &closed.queue).busy_slot_seconds += closed.slot_seconds;
     }
 
     /// Closes the intervals of the jobs still running at `end`.
@@ -549,10 +544,7 @@ mod tests {
             QueueName::new("short").expect("a name"),
         );
         let mut metrics = MetricsRecorder::default();
-        // Submissions name their queue by other allocations still.
-        metrics.submitted(&c1, &Arc::from("normal"), SimTime::ZERO);
-        metrics.submitted(&c1, normal.shared(), SimTime::ZERO);
-        metrics.submitted(&c1, &Arc::from("short"), SimTime::ZERO);
+        metrics.submitted(&c1, "normal", SimTime::ZERO);
         metrics.transition(&c1, &transition(JobEvent::Started, 1, 0, &normal));
         metrics.transition(&c1, &transition(JobEvent::Started, 2, 0, &again));
         metrics.transition(&c1, &transition(JobEvent::Started, 3, 0, &short));
@@ -572,10 +564,6 @@ mod tests {
         };
         assert_eq!((queue("normal").started, queue("normal").restarts), (2, 1));
         assert_eq!(queue("normal").finished, 2);
-        assert_eq!(
-            (queue("normal").submitted, queue("short").submitted),
-            (2, 1)
-        );
         assert_eq!((queue("short").started, queue("short").finished), (1, 0));
         // normal: 2 × (10 + 10) + 2 × 20 slot-seconds, short: 2 × 20 (still
         // running at the end), over 8 slots × 20 s.
@@ -598,10 +586,9 @@ mod tests {
             (7, &c1, "send", true),
         ] {
             let at = SimTime::from_millis(at * 1000);
-            let queue = Arc::from(queue);
-            whole.submitted(cluster, &queue, at);
+            whole.submitted(cluster, queue, at);
             let part = if in_first { &mut first } else { &mut second };
-            part.submitted(cluster, &queue, at);
+            part.submitted(cluster, queue, at);
         }
         whole.forwarded(&c1, "send");
         first.forwarded(&c1, "send");
