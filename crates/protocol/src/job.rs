@@ -584,7 +584,10 @@ mod tests {
         use crate::bounds::{JOB_DURATION, JOB_MEMORY_MB, JOB_SLOTS};
         let too_long = Duration::from_millis(JOB_DURATION.max + 1);
         let longest = Duration::from_millis(JOB_DURATION.max);
-        let cases: [(&str, fn(&mut JobSpec, bool)); 6] = [
+        /// What the error names, and how to set the field at its bound
+        /// (`false`) or one past it (`true`).
+        type Case = (&'static str, fn(&mut JobSpec, bool));
+        let cases: [Case; 6] = [
             ("slots", |spec, over| {
                 spec.slots = if over { 0 } else { JOB_SLOTS.max as u32 }
             }),
