@@ -42,7 +42,7 @@ pub struct BoundError {
 impl Bound {
     /// Checks `value`.
     pub fn check(&self, value: u64) -> Result<u64, BoundError> {
-        if (self.min..=self.max).contains(&value) {
+        if self.holds(value) {
             Ok(value)
         } else {
             Err(self.error(
@@ -51,6 +51,26 @@ impl Bound {
                 self.max.to_string(),
             ))
         }
+    }
+
+    /// Whether `value` lies within the bound (what [`Bound::check`]
+    /// tests, without building a result).
+    #[inline]
+    pub fn holds(&self, value: u64) -> bool {
+        (self.min..=self.max).contains(&value)
+    }
+
+    /// Whether the duration `value` lies within the bound (in
+    /// milliseconds, what [`Bound::check_duration`] tests).
+    #[inline]
+    pub fn holds_duration(&self, value: Duration) -> bool {
+        // `as_millis` without its 128-bit arithmetic when the seconds fit.
+        let millis = value
+            .as_secs()
+            .checked_mul(1000)
+            .and_then(|millis| millis.checked_add(u64::from(value.subsec_millis())))
+            .unwrap_or(u64::MAX);
+        self.holds(millis)
     }
 
     /// Checks a signed or wider `value` (a negative or huge number from a
@@ -81,13 +101,7 @@ impl Bound {
 
     /// Checks a duration, whose bound is in milliseconds.
     pub fn check_duration(&self, value: Duration) -> Result<Duration, BoundError> {
-        // `as_millis` without its 128-bit arithmetic when the seconds fit.
-        let millis = value
-            .as_secs()
-            .checked_mul(1000)
-            .and_then(|millis| millis.checked_add(u64::from(value.subsec_millis())))
-            .unwrap_or(u64::MAX);
-        if (self.min..=self.max).contains(&millis) {
+        if self.holds_duration(value) {
             Ok(value)
         } else {
             Err(self.error(
@@ -277,7 +291,7 @@ impl TextBound {
         }
         // Most text is printable ASCII: one pass over the bytes, no
         // decoding (a control character outside ASCII is not ASCII).
-        if text.bytes().all(|byte| (0x20..0x7f).contains(&byte)) {
+        if is_printable_ascii(text.as_bytes()) {
             return Ok(());
         }
         match text.char_indices().find(|(_, c)| c.is_control()) {
@@ -289,6 +303,47 @@ impl TextBound {
             None => Ok(()),
         }
     }
+
+    /// Whether `text` is plainly within the bound: no longer than
+    /// [`TextBound::max_bytes`] and printable ASCII only. Text that is
+    /// not may still pass [`TextBound::check`] (printable characters
+    /// beyond ASCII).
+    #[inline]
+    pub fn holds_printable_ascii(&self, text: &str) -> bool {
+        text.len() <= self.max_bytes && is_printable_ascii(text.as_bytes())
+    }
+}
+
+/// Whether every byte is printable ASCII (0x20 to 0x7e), read eight bytes
+/// at a time: a byte's high bit, in one of three sums over its low seven
+/// bits, says whether it is 0x80 or above, DEL (0x7f), or below 0x20.
+/// No sum carries from one byte into the next.
+fn is_printable_ascii(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x80 * ONES;
+    const LOW: u64 = 0x7f * ONES;
+    let printable = |word: u64| {
+        let low = word & LOW;
+        // High bit set: the byte is 0x80 or above; its low bits plus one
+        // reach 0x80 (0x7f or 0xff); its low bits plus 0x60 stay below
+        // 0x80 (below 0x20).
+        let refused = word | (low + ONES) | !(low + 0x60 * ONES);
+        refused & HIGH == 0
+    };
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let word: [u8; 8] = word.try_into().expect("chunks of eight bytes");
+        if !printable(u64::from_le_bytes(word)) {
+            return false;
+        }
+    }
+    // The last bytes, padded with spaces.
+    // (Byte by byte: at most seven, cheaper than a call to copy them.)
+    let mut last = [b' '; 8];
+    for (slot, byte) in last.iter_mut().zip(words.remainder()) {
+        *slot = *byte;
+    }
+    printable(u64::from_le_bytes(last))
 }
 
 /// A job's name (`bsub -J`, a scenario's `name`, a trace's
@@ -616,6 +671,31 @@ mod tests {
             "user name holds the control character '\\n' at byte 2: refused (control characters would print as forged lines or terminal commands)"
         );
         assert_eq!(FILE_NAME.check("/home/u/out.%J résumé"), Ok(()));
+    }
+
+    #[test]
+    fn printable_ascii_is_read_eight_bytes_at_a_time_as_byte_by_byte() {
+        // Every byte value at every place of texts up to two words and a
+        // bit long, among printable neighbours: the word-wise answer is
+        // the byte-wise one.
+        for len in 1..=17 {
+            for at in 0..len {
+                for byte in 0..=u8::MAX {
+                    let mut text = vec![b'~'; len];
+                    text[at] = byte;
+                    let expected = text.iter().all(|b| (0x20..0x7f).contains(b));
+                    assert_eq!(
+                        is_printable_ascii(&text),
+                        expected,
+                        "{byte:#x} at {at} of {len}"
+                    );
+                }
+            }
+        }
+        assert!(is_printable_ascii(b""));
+        assert!(is_printable_ascii(
+            b" !~ 0123456789 abcdefghijklmnopqrstuvwxyz"
+        ));
     }
 
     #[test]
