@@ -33,6 +33,7 @@
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
 //! them: `brsvs` does).
 
+mod lay;
 mod predict;
 
 use mcfed_protocol::{JobEvent, JobSpec, SimTime};
@@ -251,23 +252,22 @@ impl Cluster {
     /// The slots each reservation that `holds(index)` says holds slots
     /// keeps free, laid host by host (most free slots first), summed.
     fn advance_held(&self, holds: impl Fn(usize) -> bool) -> Vec<u32> {
-        let mut held = vec![0u32; self.hosts.len()];
-        for index in (0..self.advance.len()).filter(|&index| holds(index)) {
-            let reservation = &self.advance[index];
-            let mut left = reservation.slots.saturating_sub(self.advance_used(index));
-            let mut hosts: Vec<(u32, HostIndex)> = reservation
-                .hosts
-                .iter()
-                .map(|&host| (self.hosts[host].free().saturating_sub(held[host]), host))
-                .collect();
-            hosts.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            for (free, host) in hosts {
-                let take = free.min(left);
-                held[host] += take;
-                left -= take;
-            }
+        let claims: Vec<lay::Claim<'_>> = (0..self.advance.len())
+            .filter(|&index| holds(index))
+            .map(|index| lay::Claim {
+                hosts: &self.advance[index].hosts,
+                left: self.advance[index]
+                    .slots
+                    .saturating_sub(self.advance_used(index)),
+            })
+            .collect();
+        if claims.is_empty() {
+            return vec![0; self.hosts.len()];
         }
-        held
+        let free: Vec<u32> = (0..self.hosts.len())
+            .map(|host| self.hosts[host].free())
+            .collect();
+        lay::lay(&claims, &free)
     }
 
     /// How the advance reservations bound job `job` at `now` (inlined: a
@@ -285,12 +285,7 @@ impl Cluster {
         match self.named_reservation(job) {
             None => {
                 let ends = job.spec.run_limit.map(|limit| now + limit);
-                let held = self.advance_held(|index| {
-                    let reservation = &self.advance[index];
-                    reservation.active(now)
-                        || (now < reservation.config.start
-                            && ends.is_none_or(|end| end > reservation.config.start))
-                });
+                let held = self.advance_held(|index| self.holds_from(index, now, ends));
                 if held.iter().all(|&slots| slots == 0) {
                     ReservationBounds::Free
                 } else {
@@ -303,8 +298,18 @@ impl Cluster {
                 if !reservation.active(now) || !reservation.admits(&job.spec.user) {
                     return ReservationBounds::Closed;
                 }
+                // Its job ends by its run limit, and by its reservation's
+                // end when that one is closed.
+                let limit_end = job.spec.run_limit.map(|limit| now + limit);
+                let ends = if reservation.config.open {
+                    limit_end
+                } else {
+                    Some(limit_end.map_or(reservation.config.end, |end| {
+                        end.min(reservation.config.end)
+                    }))
+                };
                 let held =
-                    self.advance_held(|other| other != index && self.advance[other].active(now));
+                    self.advance_held(|other| other != index && self.holds_from(other, now, ends));
                 ReservationBounds::Within {
                     hosts: reservation.hosts.clone(),
                     budget: reservation.slots.saturating_sub(self.advance_used(index)),
@@ -312,6 +317,17 @@ impl Cluster {
                 }
             }
         }
+    }
+
+    /// Whether reservation `index` holds slots at `now` from a job that
+    /// would start then and end by `ends` (`None`: never by itself): while
+    /// it is active, and before its start when the job would still run
+    /// then.
+    fn holds_from(&self, index: usize, now: SimTime, ends: Option<SimTime>) -> bool {
+        let reservation = &self.advance[index];
+        reservation.active(now)
+            || (now < reservation.config.start
+                && ends.is_none_or(|end| end > reservation.config.start))
     }
 
     /// Whether suspended job `job` may resume on its hosts as the advance

@@ -1,0 +1,118 @@
+//! Laying the slots active and upcoming advance reservations hold on their
+//! hosts. Each reservation first takes the free slots of its hosts with the
+//! most free slots first, in configuration order; when that leaves one
+//! short while reservations overlap on hosts (an earlier one took the only
+//! host a later one has), the held slots are moved along augmenting paths
+//! (a maximum flow from reservations to hosts, started from the greedy
+//! laying) so that every reservation holds what its hosts can give it.
+
+use crate::job::HostIndex;
+
+/// One reservation to lay: its hosts and the slots it still holds.
+pub(crate) struct Claim<'a> {
+    pub(crate) hosts: &'a [HostIndex],
+    pub(crate) left: u32,
+}
+
+/// The slots `claims` hold on each host, given each host's free slots.
+pub(crate) fn lay(claims: &[Claim<'_>], free: &[u32]) -> Vec<u32> {
+    let mut held = vec![0u32; free.len()];
+    // taken[c][k]: slots claim c holds on its k-th host.
+    let mut taken: Vec<Vec<u32>> = Vec::with_capacity(claims.len());
+    let mut short = false;
+    for claim in claims {
+        let mut left = claim.left;
+        let mut order: Vec<(u32, usize)> = claim
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(k, &host)| (free[host].saturating_sub(held[host]), k))
+            .collect();
+        order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(claim.hosts[a.1].cmp(&claim.hosts[b.1])));
+        let mut mine = vec![0u32; claim.hosts.len()];
+        for (room, k) in order {
+            let take = room.min(left);
+            held[claim.hosts[k]] += take;
+            mine[k] += take;
+            left -= take;
+        }
+        short |= left > 0;
+        taken.push(mine);
+    }
+    if short {
+        while augment(claims, free, &mut held, &mut taken) {}
+    }
+    held
+}
+
+/// Finds one path from a claim holding less than it should to a host with
+/// free slots left, through hosts where other claims hold slots they could
+/// hold elsewhere, and moves slots along it. False when there is none.
+fn augment(claims: &[Claim<'_>], free: &[u32], held: &mut [u32], taken: &mut [Vec<u32>]) -> bool {
+    let deficits: Vec<u32> = (0..claims.len())
+        .map(|c| claims[c].left - taken[c].iter().sum::<u32>())
+        .collect();
+    // Breadth-first over claims; `came[c]` = (previous claim, its host k,
+    // this claim's host index on that host) through which claim c was reached.
+    let mut came: Vec<Option<Option<(usize, usize, usize)>>> = vec![None; claims.len()];
+    let mut queue: std::collections::VecDeque<usize> = (0..claims.len())
+        .filter(|&c| deficits[c] > 0)
+        .inspect(|&c| came[c] = Some(None))
+        .collect();
+    let mut seen_host = vec![false; free.len()];
+    while let Some(c) = queue.pop_front() {
+        for (k, &host) in claims[c].hosts.iter().enumerate() {
+            if std::mem::replace(&mut seen_host[host], true) {
+                continue;
+            }
+            if free[host] > held[host] {
+                push_along(claims, free, held, taken, &came, c, k, &deficits);
+                return true;
+            }
+            for (other, claim) in claims.iter().enumerate() {
+                if came[other].is_some() {
+                    continue;
+                }
+                if let Some(j) = claim.hosts.iter().position(|&h| h == host) {
+                    if taken[other][j] > 0 {
+                        came[other] = Some(Some((c, k, j)));
+                        queue.push_back(other);
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Moves slots along the path that ends with claim `last` taking free
+/// slots on its `k`th host.
+#[allow(clippy::too_many_arguments)]
+fn push_along(
+    claims: &[Claim<'_>],
+    free: &[u32],
+    held: &mut [u32],
+    taken: &mut [Vec<u32>],
+    came: &[Option<Option<(usize, usize, usize)>>],
+    last: usize,
+    k: usize,
+    deficits: &[u32],
+) {
+    let end = claims[last].hosts[k];
+    let mut amount = free[end] - held[end];
+    let mut path = Vec::new();
+    let mut at = last;
+    while let Some(Some((previous, pk, j))) = came[at] {
+        amount = amount.min(taken[at][j]);
+        path.push((previous, pk, at, j));
+        at = previous;
+    }
+    amount = amount.min(deficits[at]);
+    taken[last][k] += amount;
+    held[end] += amount;
+    for (previous, pk, claim, j) in path {
+        // `claim` gives up its slots on that host to `previous`.
+        taken[claim][j] -= amount;
+        taken[previous][pk] += amount;
+    }
+}
