@@ -228,25 +228,30 @@ impl Cluster {
 
     /// Slots of reservation `index` its own running jobs hold.
     fn advance_used(&self, index: usize) -> u32 {
+        self.advance_used_by_host(index).iter().sum()
+    }
+
+    /// Slots of reservation `index` its own running jobs hold on each of
+    /// its hosts (in its order).
+    fn advance_used_by_host(&self, index: usize) -> Vec<u32> {
         let word = reservation_word(&self.advance[index].config.name);
-        let mut used = 0u32;
-        for &host in &self.advance[index].hosts {
-            for job in self.hosts[host]
-                .jobs
-                .iter()
-                .filter_map(|&id| self.jobs.get(id))
-            {
-                if job.state == JobState::Running && job.spec.resources.contains(&word) {
-                    used += job
-                        .placement
-                        .iter()
-                        .filter(|place| place.host == host)
-                        .map(|place| place.slots)
-                        .sum::<u32>();
-                }
-            }
-        }
-        used
+        self.advance[index]
+            .hosts
+            .iter()
+            .map(|&host| {
+                self.hosts[host]
+                    .jobs
+                    .iter()
+                    .filter_map(|&id| self.jobs.get(id))
+                    .filter(|job| {
+                        job.state == JobState::Running && job.spec.resources.contains(&word)
+                    })
+                    .flat_map(|job| job.placement.iter())
+                    .filter(|place| place.host == host)
+                    .map(|place| place.slots)
+                    .sum()
+            })
+            .collect()
     }
 
     /// The slots each reservation that `holds(index)` says holds slots
@@ -256,9 +261,8 @@ impl Cluster {
             .filter(|&index| holds(index))
             .map(|index| lay::Claim {
                 hosts: &self.advance[index].hosts,
-                left: self.advance[index]
-                    .slots
-                    .saturating_sub(self.advance_used(index)),
+                own: self.advance_used_by_host(index),
+                left: self.advance[index].slots,
             })
             .collect();
         if claims.is_empty() {

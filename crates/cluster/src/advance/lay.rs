@@ -8,28 +8,40 @@
 
 use crate::job::HostIndex;
 
-/// One reservation to lay: its hosts and the slots it still holds.
+/// One reservation to lay: its hosts, the slots its own running jobs use
+/// on each (by position), and its slots.
 pub(crate) struct Claim<'a> {
     pub(crate) hosts: &'a [HostIndex],
+    pub(crate) own: Vec<u32>,
     pub(crate) left: u32,
 }
 
-/// The slots `claims` hold on each host, given each host's free slots.
+/// The free slots `claims` hold on each host, given each host's free
+/// slots. A claim's own running jobs' slots count as its own (laid first):
+/// they come back to it when those jobs end, so another reservation that
+/// overlaps it may not count on them — which the free slots held show.
 pub(crate) fn lay(claims: &[Claim<'_>], free: &[u32]) -> Vec<u32> {
-    let mut held = vec![0u32; free.len()];
+    let mut own_all = vec![0u32; free.len()];
+    for claim in claims {
+        for (k, &host) in claim.hosts.iter().enumerate() {
+            own_all[host] += claim.own[k];
+        }
+    }
+    let capacity: Vec<u32> = free.iter().zip(&own_all).map(|(f, o)| f + o).collect();
+    let mut held = own_all.clone();
     // taken[c][k]: slots claim c holds on its k-th host.
     let mut taken: Vec<Vec<u32>> = Vec::with_capacity(claims.len());
     let mut short = false;
     for claim in claims {
-        let mut left = claim.left;
+        let mut left = claim.left.saturating_sub(claim.own.iter().sum());
         let mut order: Vec<(u32, usize)> = claim
             .hosts
             .iter()
             .enumerate()
-            .map(|(k, &host)| (free[host].saturating_sub(held[host]), k))
+            .map(|(k, &host)| (capacity[host].saturating_sub(held[host]), k))
             .collect();
         order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(claim.hosts[a.1].cmp(&claim.hosts[b.1])));
-        let mut mine = vec![0u32; claim.hosts.len()];
+        let mut mine = claim.own.clone();
         for (room, k) in order {
             let take = room.min(left);
             held[claim.hosts[k]] += take;
@@ -40,9 +52,9 @@ pub(crate) fn lay(claims: &[Claim<'_>], free: &[u32]) -> Vec<u32> {
         taken.push(mine);
     }
     if short {
-        while augment(claims, free, &mut held, &mut taken) {}
+        while augment(claims, &capacity, &mut held, &mut taken) {}
     }
-    held
+    held.iter().zip(&own_all).map(|(h, o)| h - o).collect()
 }
 
 /// Finds one path from a claim holding less than it should to a host with
@@ -50,7 +62,7 @@ pub(crate) fn lay(claims: &[Claim<'_>], free: &[u32]) -> Vec<u32> {
 /// hold elsewhere, and moves slots along it. False when there is none.
 fn augment(claims: &[Claim<'_>], free: &[u32], held: &mut [u32], taken: &mut [Vec<u32>]) -> bool {
     let deficits: Vec<u32> = (0..claims.len())
-        .map(|c| claims[c].left - taken[c].iter().sum::<u32>())
+        .map(|c| claims[c].left.saturating_sub(taken[c].iter().sum::<u32>()))
         .collect();
     // Breadth-first over claims; `came[c]` = (previous claim, its host k,
     // this claim's host index on that host) through which claim c was reached.
