@@ -8,6 +8,11 @@
 
 use crate::job::HostIndex;
 
+/// How the search reached a claim: `Some(None)` as a start (it is short),
+/// `Some(Some((previous, k, j)))` from claim `previous`, which would take
+/// this claim's slots on its `k`th host, this claim's `j`th.
+type Came = Option<Option<(usize, usize, usize)>>;
+
 /// One reservation to lay: its hosts, the slots its own running jobs use
 /// on each (by position), and its slots.
 pub(crate) struct Claim<'a> {
@@ -66,7 +71,7 @@ fn augment(claims: &[Claim<'_>], free: &[u32], held: &mut [u32], taken: &mut [Ve
         .collect();
     // Breadth-first over claims; `came[c]` = (previous claim, its host k,
     // this claim's host index on that host) through which claim c was reached.
-    let mut came: Vec<Option<Option<(usize, usize, usize)>>> = vec![None; claims.len()];
+    let mut came: Vec<Came> = vec![None; claims.len()];
     let mut queue: std::collections::VecDeque<usize> = (0..claims.len())
         .filter(|&c| deficits[c] > 0)
         .inspect(|&c| came[c] = Some(None))
@@ -105,7 +110,7 @@ fn push_along(
     free: &[u32],
     held: &mut [u32],
     taken: &mut [Vec<u32>],
-    came: &[Option<Option<(usize, usize, usize)>>],
+    came: &[Came],
     last: usize,
     k: usize,
     deficits: &[u32],
