@@ -31,7 +31,11 @@
 //!
 //! Each reservation's held slots are laid on its hosts with the most free
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
-//! them: `brsvs` does).
+//! them: `brsvs` does), its own running jobs' slots counting as its own;
+//! where reservations overlap on hosts and that leaves one short, the
+//! held slots are moved so that each holds what its hosts can give
+//! ([`lay`]). A reservation's own jobs leave out the slots upcoming
+//! reservations hold, as other jobs do.
 
 mod lay;
 mod predict;

@@ -693,3 +693,54 @@ fn a_reservation_job_leaves_an_upcoming_reservation_its_slots() {
     assert_eq!(job.state, JobState::Running);
     assert_eq!(job.placement[0].host, 1, "{:?}", job.placement);
 }
+
+/// The third case the property found (seed saved with the others),
+/// written out: `r0` reserves all 5 slots of `h0` and `h2` from 40m;
+/// `r1`, active from the start, 1 slot of any host. `r1`'s own job (a
+/// 3-minute run limit) ran on `h2`, so `r1` held nothing, and at 1m a
+/// 2-slot job without a run limit took `h1`: from 40m the two
+/// reservations had 5 slots for their 6. A reservation's own jobs' slots
+/// now count as its own when the held slots are laid, so `r1` holds a
+/// slot of `h1` and the 2-slot job pends.
+#[test]
+fn a_reservation_keeps_its_claim_while_its_own_job_runs() {
+    let mut config = ClusterConfig::new(ClusterName::new("R").expect("valid"));
+    config.hosts = vec![
+        HostConfig::new("h0", 1),
+        HostConfig::new("h1", 2),
+        HostConfig::new("h2", 4),
+    ];
+    config.queues = vec![QueueConfig::new(queue_name(0))];
+    let reservation = |name: &str, hosts: &[&str], slots, start| AdvanceReservationConfig {
+        name: name.into(),
+        hosts: hosts.iter().map(|&host| host.to_owned()).collect(),
+        slots: Some(slots),
+        start: minute(start),
+        end: minute(100),
+        users: vec!["all".into()],
+        open: false,
+    };
+    config.advance_reservations = vec![
+        reservation("r0", &["h0", "h2"], 5, 40),
+        reservation("r1", &["h0", "h1", "h2"], 1, 0),
+    ];
+    let mut cluster = Cluster::new(config).expect("valid configuration");
+    let mut own = JobSpec::simple("own", "ann", Duration::from_secs(120));
+    own.run_limit = Some(Duration::from_secs(180));
+    own.resources = vec![mcfed_cluster::advance::reservation_word("r1")];
+    cluster
+        .submit(SimTime::ZERO, "q0", own, JobOrigin::Local)
+        .expect("accepted");
+    let mut transitions = Vec::new();
+    cluster.advance(SimTime::ZERO, &mut transitions);
+    let mut wide = JobSpec::simple("wide", "ben", Duration::from_secs(3600));
+    wide.slots = 2;
+    let wide = cluster
+        .submit(minute(1), "q0", wide, JobOrigin::Local)
+        .expect("accepted");
+    cluster.advance(minute(1), &mut transitions);
+    assert_eq!(
+        cluster.job(wide).map(|job| job.state),
+        Some(JobState::Pending)
+    );
+}
