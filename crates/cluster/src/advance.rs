@@ -31,8 +31,13 @@
 //!
 //! Each reservation's held slots are laid on its hosts with the most free
 //! slots first, as a slot reservation's are (`bhosts` RSV does not show
-//! them: `brsvs` does).
+//! them: `brsvs` does), its own running jobs' slots counting as its own;
+//! where reservations overlap on hosts and that leaves one short, the
+//! held slots are moved so that each holds what its hosts can give
+//! ([`lay`]). A reservation's own jobs leave out the slots upcoming
+//! reservations hold, as other jobs do.
 
+mod lay;
 mod predict;
 
 use mcfed_protocol::{JobEvent, JobSpec, SimTime};
@@ -227,47 +232,50 @@ impl Cluster {
 
     /// Slots of reservation `index` its own running jobs hold.
     fn advance_used(&self, index: usize) -> u32 {
+        self.advance_used_by_host(index).iter().sum()
+    }
+
+    /// Slots of reservation `index` its own running jobs hold on each of
+    /// its hosts (in its order).
+    fn advance_used_by_host(&self, index: usize) -> Vec<u32> {
         let word = reservation_word(&self.advance[index].config.name);
-        let mut used = 0u32;
-        for &host in &self.advance[index].hosts {
-            for job in self.hosts[host]
-                .jobs
-                .iter()
-                .filter_map(|&id| self.jobs.get(id))
-            {
-                if job.state == JobState::Running && job.spec.resources.contains(&word) {
-                    used += job
-                        .placement
-                        .iter()
-                        .filter(|place| place.host == host)
-                        .map(|place| place.slots)
-                        .sum::<u32>();
-                }
-            }
-        }
-        used
+        self.advance[index]
+            .hosts
+            .iter()
+            .map(|&host| {
+                self.hosts[host]
+                    .jobs
+                    .iter()
+                    .filter_map(|&id| self.jobs.get(id))
+                    .filter(|job| {
+                        job.state == JobState::Running && job.spec.resources.contains(&word)
+                    })
+                    .flat_map(|job| job.placement.iter())
+                    .filter(|place| place.host == host)
+                    .map(|place| place.slots)
+                    .sum()
+            })
+            .collect()
     }
 
     /// The slots each reservation that `holds(index)` says holds slots
     /// keeps free, laid host by host (most free slots first), summed.
     fn advance_held(&self, holds: impl Fn(usize) -> bool) -> Vec<u32> {
-        let mut held = vec![0u32; self.hosts.len()];
-        for index in (0..self.advance.len()).filter(|&index| holds(index)) {
-            let reservation = &self.advance[index];
-            let mut left = reservation.slots.saturating_sub(self.advance_used(index));
-            let mut hosts: Vec<(u32, HostIndex)> = reservation
-                .hosts
-                .iter()
-                .map(|&host| (self.hosts[host].free().saturating_sub(held[host]), host))
-                .collect();
-            hosts.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            for (free, host) in hosts {
-                let take = free.min(left);
-                held[host] += take;
-                left -= take;
-            }
+        let claims: Vec<lay::Claim<'_>> = (0..self.advance.len())
+            .filter(|&index| holds(index))
+            .map(|index| lay::Claim {
+                hosts: &self.advance[index].hosts,
+                own: self.advance_used_by_host(index),
+                left: self.advance[index].slots,
+            })
+            .collect();
+        if claims.is_empty() {
+            return vec![0; self.hosts.len()];
         }
-        held
+        let free: Vec<u32> = (0..self.hosts.len())
+            .map(|host| self.hosts[host].free())
+            .collect();
+        lay::lay(&claims, &free)
     }
 
     /// How the advance reservations bound job `job` at `now` (inlined: a
@@ -285,12 +293,7 @@ impl Cluster {
         match self.named_reservation(job) {
             None => {
                 let ends = job.spec.run_limit.map(|limit| now + limit);
-                let held = self.advance_held(|index| {
-                    let reservation = &self.advance[index];
-                    reservation.active(now)
-                        || (now < reservation.config.start
-                            && ends.is_none_or(|end| end > reservation.config.start))
-                });
+                let held = self.advance_held(|index| self.holds_from(index, now, ends));
                 if held.iter().all(|&slots| slots == 0) {
                     ReservationBounds::Free
                 } else {
@@ -303,8 +306,18 @@ impl Cluster {
                 if !reservation.active(now) || !reservation.admits(&job.spec.user) {
                     return ReservationBounds::Closed;
                 }
+                // Its job ends by its run limit, and by its reservation's
+                // end when that one is closed.
+                let limit_end = job.spec.run_limit.map(|limit| now + limit);
+                let ends = if reservation.config.open {
+                    limit_end
+                } else {
+                    Some(limit_end.map_or(reservation.config.end, |end| {
+                        end.min(reservation.config.end)
+                    }))
+                };
                 let held =
-                    self.advance_held(|other| other != index && self.advance[other].active(now));
+                    self.advance_held(|other| other != index && self.holds_from(other, now, ends));
                 ReservationBounds::Within {
                     hosts: reservation.hosts.clone(),
                     budget: reservation.slots.saturating_sub(self.advance_used(index)),
@@ -312,6 +325,17 @@ impl Cluster {
                 }
             }
         }
+    }
+
+    /// Whether reservation `index` holds slots at `now` from a job that
+    /// would start then and end by `ends` (`None`: never by itself): while
+    /// it is active, and before its start when the job would still run
+    /// then.
+    fn holds_from(&self, index: usize, now: SimTime, ends: Option<SimTime>) -> bool {
+        let reservation = &self.advance[index];
+        reservation.active(now)
+            || (now < reservation.config.start
+                && ends.is_none_or(|end| end > reservation.config.start))
     }
 
     /// Whether suspended job `job` may resume on its hosts as the advance

@@ -55,6 +55,7 @@ pub use fairshare::{
 pub use inspect::{ClusterReport, FairshareReport, PoolReport, QueueReport, UserShareReport};
 pub use job::{ApsSet, Job, JobAps, JobId, JobOrigin, JobState, PendingReason, Placement};
 pub use preemption::{PreemptFor, PreemptGuard, PreemptGuards, Preemption, PreemptionParseError};
+pub use reservations::SlotReservationView;
 pub use scheduler::{
     Cluster, ControlError, HostEvent, ImageState, JobImage, PreemptionNote, RestoreReport,
     SubmitError, Transition,

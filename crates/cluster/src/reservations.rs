@@ -35,7 +35,33 @@ pub(crate) struct Reservation {
     pub(crate) by_share: bool,
 }
 
+/// A slot reservation as tests and tools see it ([`Cluster::slot_reservations`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotReservationView {
+    /// The pending job holding the slots.
+    pub job: JobId,
+    /// Its queue.
+    pub queue: QueueIndex,
+    /// When it lapses.
+    pub expires_at: SimTime,
+    /// Its job's predicted start as of the last pass (`None`: unknown).
+    pub predicted_start: Option<SimTime>,
+}
+
 impl Cluster {
+    /// The slot reservations held now (SLOT_RESERVE), in the order made.
+    pub fn slot_reservations(&self) -> Vec<SlotReservationView> {
+        self.reservations
+            .iter()
+            .map(|reservation| SlotReservationView {
+                job: reservation.job,
+                queue: reservation.queue,
+                expires_at: reservation.expires_at,
+                predicted_start: reservation.predicted_start,
+            })
+            .collect()
+    }
+
     /// Ends the reservations that expired by `now`; their jobs may not
     /// reserve again in the next pass.
     pub(crate) fn expire_reservations(&mut self, now: SimTime) {

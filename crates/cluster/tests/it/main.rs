@@ -13,4 +13,5 @@ mod node;
 mod policies;
 mod preemptable_counter;
 mod properties;
+mod reservation_interplay;
 mod scheduler;
