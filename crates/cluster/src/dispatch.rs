@@ -164,6 +164,15 @@ impl Cluster {
         self.last_pass_reason(job)
     }
 
+    /// Why a suspended (SSUSP) job does not resume now, when an advance
+    /// reservation is why: the slots it would resume on are held by one
+    /// (a job `bresume` finds stopped before a reservation's start, say).
+    /// `None` for other jobs and other reasons (its preemptor still runs).
+    pub fn suspend_reason(&self, job: &Job) -> Option<PendingReason> {
+        (job.state == JobState::Suspended && !self.resume_fits_reservations(job))
+            .then_some(PendingReason::AdvanceReserved)
+    }
+
     /// Why job `job`, pending in its queue's lists, did not start in the
     /// last dispatch pass: the reason written for it, else the one its
     /// bucket's skipped range, its user's stop or its queue's stop in that

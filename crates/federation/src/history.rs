@@ -360,7 +360,18 @@ impl History {
                 record.exec = hosts.clone();
                 ("RUN", format!("Started on <{}>", hosts.unwrap_or_default()))
             }
-            JobEvent::Suspended => ("SSUSP", format!("Suspended: preempted{by}")),
+            JobEvent::Suspended => (
+                "SSUSP",
+                match cluster
+                    .job(transition.job)
+                    .and_then(|job| cluster.suspend_reason(job))
+                {
+                    Some(reason) if transition.preempted_by.is_none() => {
+                        format!("Suspended: {}", reason.describe())
+                    }
+                    _ => format!("Suspended: preempted{by}"),
+                },
+            ),
             JobEvent::Resumed => ("RUN", "Resumed".to_owned()),
             JobEvent::Requeued if transition.preempted_by.is_some() => (
                 "PEND",

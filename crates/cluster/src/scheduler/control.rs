@@ -165,23 +165,26 @@ impl Cluster {
     }
 
     /// `bresume`: a USUSP job runs again on its slots, a PSUSP job pends
-    /// again in its place. A USUSP job that was suspended by preemption
-    /// when it was stopped resumes if its slots are free again; if not, it
-    /// is suspended (SSUSP) and resumes on its own once they are (LSF, too,
-    /// passes a resumed job through SSUSP).
+    /// again in its place. As in LSF, the resumed job passes through SSUSP:
+    /// if it does not fit back on its slots — its preemptor still runs
+    /// there (it was suspended by preemption when it was stopped), or an
+    /// advance reservation holds them (it was stopped before the
+    /// reservation's start, or would now run into it) — it stays
+    /// suspended (SSUSP) and the scheduler resumes it once it fits.
     fn resume_stopped(
         &mut self,
         id: JobId,
         state: JobState,
         now: SimTime,
     ) -> Result<JobEvent, ControlError> {
-        let preempted = self
-            .jobs
-            .get(id)
-            .is_some_and(|job| job.stopped_while_suspended);
         match state {
-            JobState::UserSuspended if preempted => {
-                self.account(id, Holding::StoppedSuspended, Holding::Suspended, now);
+            JobState::UserSuspended => {
+                let from = match self.jobs.get(id) {
+                    Some(job) if job.stopped_while_suspended => Holding::StoppedSuspended,
+                    Some(_) => Holding::Stopped,
+                    None => return Err(ControlError::NoSuchJob),
+                };
+                self.account(id, from, Holding::Suspended, now);
                 if let Some(job) = self.jobs.get_mut(id) {
                     job.state = JobState::Suspended;
                     job.stopped_while_suspended = false;
@@ -191,7 +194,6 @@ impl Cluster {
                 }
                 Ok(JobEvent::Suspended)
             }
-            JobState::UserSuspended => self.run_again(id, Holding::Stopped, now),
             JobState::PendingSuspended => {
                 if let Some(job) = self.jobs.get_mut(id) {
                     job.state = JobState::Pending;

@@ -12,7 +12,7 @@ use mcfed_cluster::{
     AdvanceReservationConfig, Cluster, ClusterConfig, ConfigLocation, HostConfig, JobId, JobOrigin,
     JobState, PendingReason, QueueConfig, ReceiveFrom, SubmitError,
 };
-use mcfed_protocol::{ClusterName, JobSpec, QueueName, RejectReason, SimTime};
+use mcfed_protocol::{ClusterName, JobAction, JobEvent, JobSpec, QueueName, RejectReason, SimTime};
 
 fn minutes(n: u64) -> SimTime {
     SimTime::from_secs(n * 60)
@@ -369,6 +369,47 @@ fn a_suspended_job_does_not_resume_into_an_active_reservation() {
     );
     advance(&mut c, minutes(120));
     assert_eq!(state(&c, victim), Some(JobState::Running));
+}
+
+/// `bresume` of a job stopped before a reservation's start does not run it
+/// on in the slots the reservation holds once active: it goes to SSUSP,
+/// saying why, and the scheduler resumes it at the reservation's end.
+///
+/// 0m: bob's `long` (4 slots, no run limit) takes h2; bob's `stopped` (4
+/// slots, run limit 50m: it ends before maint's start at 60m) takes h1.
+/// 10m: `bstop`. 70m: `bresume` while maint holds all of h1: SSUSP (before,
+/// it ran again at once inside maint). 120m: maint ends and it resumes.
+#[test]
+fn bresume_inside_an_active_reservation_suspends_until_it_fits() {
+    let mut c = Cluster::new(config(vec![maint()])).expect("valid");
+    let long = submit(&mut c, SimTime::ZERO, job("bob", 4, 300, None, None));
+    let stopped = submit(&mut c, SimTime::ZERO, job("bob", 4, 100, Some(50), None));
+    advance(&mut c, SimTime::ZERO);
+    assert_eq!(state(&c, long), Some(JobState::Running));
+    assert_eq!(state(&c, stopped), Some(JobState::Running));
+    let mut transitions = Vec::new();
+    c.control(minutes(10), stopped, &JobAction::Stop, &mut transitions)
+        .expect("stopped");
+    advance(&mut c, minutes(10));
+    assert_eq!(state(&c, stopped), Some(JobState::UserSuspended));
+    advance(&mut c, minutes(60));
+    c.control(minutes(70), stopped, &JobAction::Resume, &mut transitions)
+        .expect("resumed");
+    assert_eq!(
+        transitions.last().map(|t| t.event),
+        Some(JobEvent::Suspended)
+    );
+    advance(&mut c, minutes(70));
+    assert_eq!(
+        state(&c, stopped),
+        Some(JobState::Suspended),
+        "maint holds all of h1"
+    );
+    let job = c.job(stopped).expect("a job");
+    assert_eq!(c.suspend_reason(job), Some(PendingReason::AdvanceReserved));
+    advance(&mut c, minutes(120));
+    assert_eq!(state(&c, stopped), Some(JobState::Running));
+    assert_eq!(c.suspend_reason(c.job(stopped).expect("a job")), None);
 }
 
 /// A slot pool's total leaves out the free slots an active reservation
