@@ -13,6 +13,7 @@ pub mod control;
 pub mod counters;
 pub mod frame;
 pub mod job;
+pub mod log_limit;
 pub mod message;
 pub mod names;
 pub mod time;
