@@ -604,6 +604,26 @@ fn the_plans_reach_reservations_and_backfill() {
     );
 }
 
+/// A reservation of the written-out cases below, every user's: `slots`
+/// of `hosts` over `minutes`.
+fn written_out(
+    name: &str,
+    hosts: &[&str],
+    slots: u32,
+    minutes: std::ops::Range<u64>,
+    open: bool,
+) -> AdvanceReservationConfig {
+    AdvanceReservationConfig {
+        name: name.into(),
+        hosts: hosts.iter().map(|&host| host.to_owned()).collect(),
+        slots: Some(slots),
+        start: minute(minutes.start),
+        end: minute(minutes.end),
+        users: vec!["all".into()],
+        open,
+    }
+}
+
 /// The first case the property found (its seed is in
 /// `tests/proptest-regressions/reservation_interplay.txt`), written out:
 /// `r0` reserves 2 slots of `h0` and `h1` from 40m, `r1` 1 slot of `h0`
@@ -620,15 +640,7 @@ fn overlapping_reservations_hold_all_their_slots() {
     let mut config = ClusterConfig::new(ClusterName::new("R").expect("valid"));
     config.hosts = vec![HostConfig::new("h0", 2), HostConfig::new("h1", 2)];
     config.queues = vec![QueueConfig::new(queue_name(0))];
-    let reservation = |name: &str, hosts: &[&str], slots, start| AdvanceReservationConfig {
-        name: name.into(),
-        hosts: hosts.iter().map(|&host| host.to_owned()).collect(),
-        slots: Some(slots),
-        start: minute(start),
-        end: minute(90),
-        users: vec!["all".into()],
-        open: false,
-    };
+    let reservation = |name, hosts, slots, start| written_out(name, hosts, slots, start..90, false);
     config.advance_reservations = vec![
         reservation("r0", &["h0", "h1"], 2, 40),
         reservation("r1", &["h0"], 1, 0),
@@ -662,15 +674,7 @@ fn a_reservation_job_leaves_an_upcoming_reservation_its_slots() {
     let mut config = ClusterConfig::new(ClusterName::new("R").expect("valid"));
     config.hosts = vec![HostConfig::new("h0", 2), HostConfig::new("h1", 2)];
     config.queues = vec![QueueConfig::new(queue_name(0))];
-    let reservation = |name: &str, hosts: &[&str], slots, start| AdvanceReservationConfig {
-        name: name.into(),
-        hosts: hosts.iter().map(|&host| host.to_owned()).collect(),
-        slots: Some(slots),
-        start: minute(start),
-        end: minute(90),
-        users: vec!["all".into()],
-        open: true,
-    };
+    let reservation = |name, hosts, slots, start| written_out(name, hosts, slots, start..90, true);
     config.advance_reservations = vec![
         reservation("r0", &["h0"], 2, 20),
         reservation("r1", &["h0", "h1"], 1, 0),
@@ -705,15 +709,8 @@ fn a_reservation_keeps_its_claim_while_its_own_job_runs() {
         HostConfig::new("h2", 4),
     ];
     config.queues = vec![QueueConfig::new(queue_name(0))];
-    let reservation = |name: &str, hosts: &[&str], slots, start| AdvanceReservationConfig {
-        name: name.into(),
-        hosts: hosts.iter().map(|&host| host.to_owned()).collect(),
-        slots: Some(slots),
-        start: minute(start),
-        end: minute(100),
-        users: vec!["all".into()],
-        open: false,
-    };
+    let reservation =
+        |name, hosts, slots, start| written_out(name, hosts, slots, start..100, false);
     config.advance_reservations = vec![
         reservation("r0", &["h0", "h2"], 5, 40),
         reservation("r1", &["h0", "h1", "h2"], 1, 0),
