@@ -365,8 +365,16 @@ mod tests {
         let mut member = member(3 * SNAPSHOT_SLICE_MIN);
         let mut effects = Effects::default();
         let mut inputs = 0;
-        // Each input: a job submitted, its record written, a slice made.
-        while durability.writer.stats().snapshots == 0 && inputs < 100 {
+        // Each input: a job submitted, its record written, a slice made,
+        // until the last slice hands the writer the snapshot (written on
+        // its own thread, in place at the latest when the writer closes).
+        let building = |durability: &JournalDurability| {
+            durability
+                .building
+                .lock()
+                .is_ok_and(|building| building.is_some())
+        };
+        while (inputs == 0 || building(&durability)) && inputs < 100 {
             durability.snapshot(&member);
             let spec = JobSpec::simple(format!("more{inputs}"), "u", Duration::from_secs(60));
             member
@@ -385,6 +393,15 @@ mod tests {
         );
         let JournalDurability { writer, .. } = durability;
         writer.close();
+        assert_eq!(
+            std::fs::read_dir(dir.path())
+                .expect("dir")
+                .filter_map(|entry| entry.ok())
+                .filter(|entry| entry.file_name().to_string_lossy().ends_with(".new"))
+                .count(),
+            0,
+            "no temporary file left"
+        );
         let (_, recovered) =
             StateDir::open::<DurableState, JournalRecord>(dir.path(), JOURNAL_FORMAT)
                 .expect("opens");
