@@ -239,7 +239,9 @@ impl Durability for JournalDurability {
     /// Encodes the next slice of the snapshot from the borrowed member,
     /// here on the member's thread, paced by the records written since
     /// (each job made, encoded and dropped in turn: no copy of the
-    /// state), and once every job is encoded hands the writer the bytes.
+    /// state), and once every job is encoded hands the writer the rest
+    /// (keeping each job's newest entry, joining the bytes, writing them:
+    /// on a thread of the writer's, [`SnapshotBuilder::finish_later`]).
     /// Made at once, a million jobs held the member's thread for over a
     /// second, slowing every submission and nearing the links' idle
     /// timeout (docs/performance.md).
@@ -271,10 +273,14 @@ impl Durability for JournalDurability {
             return;
         };
         let facts = self.facts.lock().ok().map(|facts| *facts);
-        let encoded = builder
-            .finish(member, facts)
-            .map_err(|error| error.to_string());
-        self.writer.snapshot_with(Box::new(move || encoded));
+        // Each job's newest entry is kept, and the whole joined, on the
+        // thread that writes the snapshot, not the member's.
+        match builder.finish_later(member, facts) {
+            Ok(join) => self
+                .writer
+                .snapshot_with(Box::new(move || join().map_err(|error| error.to_string()))),
+            Err(error) => self.fail_snapshot(error.to_string()),
+        }
     }
 }
 
