@@ -21,12 +21,14 @@
 //! 3. Journal g + 1, holding the records after P, replaces `journal` (a
 //!    temporary file, synced, renamed): the compaction is done.
 //!
-//! With `keep_journals`, journal g is kept as `journal.g` (a hard link
-//! made before step 3, cut back to P after it: the records after P are in
-//! journal g + 1).
+//! With `keep_journals`, journal g is kept as `journal.g` holding its
+//! first P bytes (the records after P are in journal g + 1): copied to
+//! `journal.g.new` and synced with the snapshot in step 1, renamed between
+//! steps 2 and 3 — or, after a crash between them, when the directory is
+//! next opened, before it makes the records after P journal g + 1.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use crate::dir::{JournalError, StateDir, io};
@@ -40,6 +42,9 @@ pub(crate) struct SnapshotFile {
     temporary: PathBuf,
     header: Header,
     covers: Covers,
+    /// With `keep_journals`: the journal, whose first bytes (what the
+    /// snapshot holds) are kept, and where (temporary, then kept).
+    keep: Option<(PathBuf, PathBuf, PathBuf)>,
 }
 
 impl SnapshotFile {
@@ -74,6 +79,16 @@ impl SnapshotFile {
             file.write_all(part).map_err(io(&self.temporary))?;
         }
         file.sync_all().map_err(io(&self.temporary))?;
+        if let Some((journal, temporary, _)) = &self.keep {
+            // What the snapshot holds of the journal does not change.
+            let copy = || -> std::io::Result<()> {
+                let mut from = File::open(journal)?.take(self.covers.journal_len);
+                let mut to = File::create(temporary)?;
+                std::io::copy(&mut from, &mut to)?;
+                to.sync_all()
+            };
+            copy().map_err(io(temporary))?;
+        }
         Ok(snapshot.len() as u64)
     }
 }
@@ -92,7 +107,31 @@ impl StateDir {
                 generation: self.generation,
                 journal_len,
             },
+            keep: self
+                .keep_journals
+                .then(|| self.kept_journal_paths(self.generation))
+                .filter(|(_, kept)| !kept.exists())
+                .map(|(temporary, kept)| (self.journal_path(), temporary, kept)),
         }
+    }
+
+    /// Where the journal of `generation` is kept (`journal.N`), and the
+    /// temporary file written first.
+    pub(crate) fn kept_journal_paths(&self, generation: u64) -> (PathBuf, PathBuf) {
+        let kept = self.path().join(format!("journal.{generation}"));
+        (kept.with_extension(format!("{generation}.new")), kept)
+    }
+
+    /// Renames the journal of `generation` kept in its temporary file into
+    /// place, if there is one (written whole and synced before the
+    /// snapshot after it was put in place).
+    pub(crate) fn keep_written_journal(&self, generation: u64) -> Result<(), JournalError> {
+        let (temporary, kept) = self.kept_journal_paths(generation);
+        if temporary.exists() {
+            std::fs::rename(&temporary, &kept).map_err(io(&kept))?;
+            self.sync_dir()?;
+        }
+        Ok(())
     }
 
     /// Puts the snapshot `written` (by [`SnapshotFile::write`]) in place,
@@ -107,41 +146,15 @@ impl StateDir {
         let snapshot = self.snapshot_path();
         std::fs::rename(&written.temporary, &snapshot).map_err(io(&snapshot))?;
         self.sync_dir()?;
-        let kept = if self.keep_journals {
-            self.link_journal(written.covers.generation)?
-        } else {
-            None
-        };
+        if written.keep.is_some() {
+            self.keep_written_journal(written.covers.generation)?;
+        }
         self.generation = written.header.generation;
         let mut journal = Vec::with_capacity(HEADER_LEN + since.len());
         format::encode_header(JOURNAL_MAGIC, written.header, &mut journal);
         journal.extend_from_slice(since);
         self.replace(&self.journal_path(), &journal)?;
-        if let Some(kept) = kept {
-            let file = OpenOptions::new()
-                .write(true)
-                .open(&kept)
-                .map_err(io(&kept))?;
-            file.set_len(written.covers.journal_len)
-                .and_then(|()| file.sync_all())
-                .map_err(io(&kept))?;
-        }
         self.open_journal()
-    }
-
-    /// Links the journal (of `generation`) as `journal.N`, unless a
-    /// journal is kept under that name already; the name it is kept as.
-    fn link_journal(&self, generation: u64) -> Result<Option<PathBuf>, JournalError> {
-        let kept = self.path().join(format!("journal.{generation}"));
-        if kept.exists() {
-            return Ok(None);
-        }
-        let journal = self.journal_path();
-        if std::fs::hard_link(&journal, &kept).is_err() {
-            std::fs::copy(&journal, &kept).map_err(io(&kept))?;
-        }
-        self.sync_dir()?;
-        Ok(Some(kept))
     }
 
     /// Syncs the directory (its renames and links).
@@ -188,6 +201,7 @@ mod tests {
     /// its temporary file; records 4, 5 appended meanwhile.
     fn compaction_under_way(path: &std::path::Path) -> (StateDir, SnapshotFile, Vec<u8>) {
         let (mut dir, ..) = open(path);
+        dir.keep_journals(true);
         dir.write_snapshot(&encode_snapshot(&vec![1u32]).expect("encodes"))
             .expect("snapshot");
         let taken_at = append(&dir, &[2, 3]);
@@ -210,6 +224,8 @@ mod tests {
         let (_, snapshot, records) = open(temp.path());
         assert_eq!((snapshot, records), (Some(vec![1]), vec![2, 3, 4, 5]));
         assert!(!temporary.exists(), "the temporary file is removed");
+        let kept = temp.path().join("journal.1");
+        assert!(!kept.exists() && !kept.with_extension("1.new").exists());
     }
 
     #[test]
@@ -220,6 +236,10 @@ mod tests {
         drop(dir);
         let (dir, snapshot, records) = open(temp.path());
         assert_eq!((snapshot, records), (Some(vec![1, 2, 3]), vec![4, 5]));
+        // What the snapshot holds of the journal it replaces is kept.
+        let kept = crate::read_journal_file::<Record>(&temp.path().join("journal.1"), FORMAT);
+        assert_eq!(kept.expect("reads"), vec![2, 3]);
+        assert!(!temp.path().join("journal.1.new").exists());
         // The open made those records the snapshot's journal: appending
         // and compacting again (generation 3) goes on from there.
         assert_eq!(
@@ -254,7 +274,6 @@ mod tests {
     fn an_installed_snapshot_takes_the_records_appended_meanwhile() {
         let temp = tempfile::tempdir().expect("temp");
         let (mut dir, file, since) = compaction_under_way(temp.path());
-        dir.keep_journals(true);
         let mut journal = dir.install_snapshot(file, &since).expect("installed");
         journal.write_all(&frames(&[6])).expect("written");
         drop((journal, dir));

@@ -230,10 +230,10 @@ impl StateDir {
             keep_journals: false,
             salvaged: false,
         };
-        dir.remove_temporaries()?;
         let (snapshot, generation, covers) = dir.read_snapshot()?;
         dir.generation = generation;
         let read = dir.read_journal(snapshot.is_some().then_some(generation), covers, recovery)?;
+        dir.remove_temporaries()?;
         dir.salvaged = read.salvage.is_some();
         Ok((
             dir,
@@ -273,10 +273,22 @@ impl StateDir {
     }
 
     /// Removes the temporary files a crash in the middle of replacing a
-    /// file left (never renamed over it, so never read).
+    /// file left (never renamed over it, so never read): `snapshot.new`,
+    /// `journal.new`, and a journal being kept (`journal.N.new`).
     fn remove_temporaries(&self) -> Result<(), JournalError> {
-        for path in [self.snapshot_path(), self.journal_path()] {
-            let temporary = path.with_extension("new");
+        let entries = std::fs::read_dir(&self.path).map_err(io(&self.path))?;
+        for entry in entries {
+            let name = entry.map_err(io(&self.path))?.file_name();
+            let name = name.to_string_lossy();
+            let temporary = matches!(&*name, "snapshot.new" | "journal.new")
+                || name
+                    .strip_prefix("journal.")
+                    .and_then(|rest| rest.strip_suffix(".new"))
+                    .is_some_and(|generation| generation.parse::<u64>().is_ok());
+            if !temporary {
+                continue;
+            }
+            let temporary = self.path.join(&*name);
             match std::fs::remove_file(&temporary) {
                 Ok(()) => {
                     tracing::info!(path = %temporary.display(), "a temporary file left by a crash was removed");
@@ -337,7 +349,10 @@ impl StateDir {
         )?;
         if let Some(records) = read.behind.clone() {
             // The next compaction replaces the journal of this generation:
-            // one two generations behind would be refused.
+            // one two generations behind would be refused. What the
+            // snapshot holds of it, kept (`keep_journals`), is put in
+            // place first.
+            self.keep_written_journal(self.generation - 1)?;
             let mut journal = Vec::with_capacity(HEADER_LEN + records.len());
             encode_header(
                 JOURNAL_MAGIC,
