@@ -466,8 +466,6 @@ impl StateDir {
         file.write_all(bytes).map_err(io(&temporary))?;
         file.sync_all().map_err(io(&temporary))?;
         std::fs::rename(&temporary, path).map_err(io(path))?;
-        File::open(&self.path)
-            .and_then(|dir| dir.sync_all())
-            .map_err(io(&self.path))
+        self.sync_dir()
     }
 }
