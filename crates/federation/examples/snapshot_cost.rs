@@ -4,8 +4,11 @@
 //! (`Member::snapshot_view`, what a cluster process does) against the
 //! state copied first (`Member::durable_state`, then encoded: what it did
 //! before), and in slices of 20,000 jobs (`SnapshotBuilder`: what a
-//! cluster process does between inputs), its longest slice and its end.
-//! Prints each three times.
+//! cluster process does between inputs), its longest slice and its end:
+//! the part that needs the member (on the member's thread) and the rest
+//! (`SnapshotBuilder::finish_later`: each job's newest entry kept and the
+//! bytes joined, on the journal's snapshot thread). Prints each three
+//! times.
 //!
 //! ```sh
 //! cargo run --release -p mcfed-federation --example snapshot_cost -- 1000000
@@ -50,13 +53,16 @@ fn main() {
             }
         }
         let start = Instant::now();
-        let sliced = builder.finish(&member, None).expect("encodes");
+        let join = builder.finish_later(&member, None).expect("encodes");
         let end = start.elapsed();
+        let start = Instant::now();
+        let sliced = join().expect("encodes");
+        let joined = start.elapsed();
         assert_eq!(streamed.len(), copied.len());
         assert_eq!(streamed, sliced);
         writeln!(
             out,
-            "{jobs} jobs, a snapshot of {} bytes: copied first {copy:.2?}; from the member {view:.2?}; in slices {total:.2?} (longest {longest:.2?}), then its end {end:.2?}",
+            "{jobs} jobs, a snapshot of {} bytes: copied first {copy:.2?}; from the member {view:.2?}; in slices {total:.2?} (longest {longest:.2?}), then its end {end:.2?} (and {joined:.2?} on the snapshot's thread)",
             streamed.len()
         )
         .expect("stdout");

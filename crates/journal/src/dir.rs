@@ -6,7 +6,11 @@
 //! file, syncs it and renames it over `snapshot`, then does the same for an
 //! empty `journal` that follows generation g + 1. A crash between the two
 //! leaves snapshot g + 1 and the journal of g, which is then ignored: its
-//! records are in the snapshot.
+//! records are in the snapshot. (The writer compacts without stopping the
+//! journal, [`crate::compact`]: its snapshot says how much of journal g it
+//! holds, and the records after that are read from journal g.) Temporary
+//! files a crash left (`snapshot.new`, `journal.new`) are removed when the
+//! directory is opened.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
@@ -109,6 +113,19 @@ pub enum JournalError {
         /// The snapshot's.
         snapshot: u64,
     },
+    /// A journal one generation behind its snapshot, shorter than the
+    /// snapshot says it held when the snapshot was taken.
+    #[error(
+        "{path}: the journal is {len} bytes, but the snapshot was taken when it held {covered}: it was cut, and records appended after the snapshot was taken may be lost: refusing to start (remove the journal to start from the snapshot alone)"
+    )]
+    CutCovered {
+        /// The journal.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+        /// What the snapshot says it held.
+        covered: u64,
+    },
     /// A salvaged directory is appended to before a snapshot replaced the
     /// damaged journal.
     #[error(
@@ -149,14 +166,14 @@ pub struct StateDir {
     path: PathBuf,
     /// Held open for its lock, released when the directory is dropped.
     _lock: File,
-    content_format: u32,
-    generation: u64,
+    pub(crate) content_format: u32,
+    pub(crate) generation: u64,
     /// Keep each replaced journal as `journal.N` (N: the generation it
     /// followed), like LSF's `lsb.events.N`.
-    keep_journals: bool,
+    pub(crate) keep_journals: bool,
     /// The journal was salvaged: it is replaced by the next snapshot's
     /// before anything is appended.
-    salvaged: bool,
+    pub(crate) salvaged: bool,
 }
 
 impl StateDir {
@@ -213,9 +230,10 @@ impl StateDir {
             keep_journals: false,
             salvaged: false,
         };
-        let (snapshot, generation) = dir.read_snapshot()?;
+        let (snapshot, generation, covers) = dir.read_snapshot()?;
         dir.generation = generation;
-        let read = dir.read_journal(snapshot.is_some().then_some(generation), recovery)?;
+        let read = dir.read_journal(snapshot.is_some().then_some(generation), covers, recovery)?;
+        dir.remove_temporaries()?;
         dir.salvaged = read.salvage.is_some();
         Ok((
             dir,
@@ -246,7 +264,7 @@ impl StateDir {
         self.generation
     }
 
-    fn snapshot_path(&self) -> PathBuf {
+    pub(crate) fn snapshot_path(&self) -> PathBuf {
         self.path.join("snapshot")
     }
 
@@ -254,10 +272,40 @@ impl StateDir {
         self.path.join("journal")
     }
 
-    fn read_snapshot<S: DeserializeOwned>(&self) -> Result<(Option<S>, u64), JournalError> {
+    /// Removes the temporary files a crash in the middle of replacing a
+    /// file left (never renamed over it, so never read): `snapshot.new`,
+    /// `journal.new`, and a journal being kept (`journal.N.new`).
+    fn remove_temporaries(&self) -> Result<(), JournalError> {
+        let entries = std::fs::read_dir(&self.path).map_err(io(&self.path))?;
+        for entry in entries {
+            let name = entry.map_err(io(&self.path))?.file_name();
+            let name = name.to_string_lossy();
+            let temporary = matches!(&*name, "snapshot.new" | "journal.new")
+                || name
+                    .strip_prefix("journal.")
+                    .and_then(|rest| rest.strip_suffix(".new"))
+                    .is_some_and(|generation| generation.parse::<u64>().is_ok());
+            if !temporary {
+                continue;
+            }
+            let temporary = self.path.join(&*name);
+            match std::fs::remove_file(&temporary) {
+                Ok(()) => {
+                    tracing::info!(path = %temporary.display(), "a temporary file left by a crash was removed");
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(io(&temporary)(source)),
+            }
+        }
+        Ok(())
+    }
+
+    fn read_snapshot<S: DeserializeOwned>(
+        &self,
+    ) -> Result<(Option<S>, u64, Option<format::Covers>), JournalError> {
         let path = self.snapshot_path();
         let Some(bytes) = read_state_file(&path)? else {
-            return Ok((None, 0));
+            return Ok((None, 0, None));
         };
         let format = |source| JournalError::Format {
             path: path.clone(),
@@ -265,16 +313,20 @@ impl StateDir {
         };
         let header = decode_header(&bytes, SNAPSHOT_MAGIC, "snapshot", self.content_format)
             .map_err(format)?;
-        let snapshot = format::decode_snapshot(&bytes[HEADER_LEN..]).map_err(format)?;
-        Ok((Some(snapshot), header.generation))
+        let (snapshot, covers) =
+            format::decode_snapshot_covers(&bytes[HEADER_LEN..]).map_err(format)?;
+        Ok((Some(snapshot), header.generation, covers))
     }
 
     /// The records of the journal file that follows snapshot `generation`
-    /// (`None`: there is none), as [`crate::recover`] reads them; a torn
-    /// tail is cut off the file.
+    /// (`None`: there is none), which holds what `covers` says of the
+    /// journal before it, as [`crate::recover`] reads them; a torn tail is
+    /// cut off the file, and records read from the journal before the
+    /// snapshot are made the snapshot's journal.
     fn read_journal<R: DeserializeOwned>(
         &self,
         generation: Option<u64>,
+        covers: Option<format::Covers>,
         recovery: Recovery,
     ) -> Result<JournalRead<R>, JournalError> {
         let path = self.journal_path();
@@ -284,9 +336,36 @@ impl StateDir {
                 cut_to: None,
                 dropped_bytes: 0,
                 salvage: None,
+                behind: None,
             });
         };
-        let read = recover::read_journal(&path, &bytes, self.content_format, generation, recovery)?;
+        let read = recover::read_journal(
+            &path,
+            &bytes,
+            self.content_format,
+            generation,
+            covers,
+            recovery,
+        )?;
+        if let Some(records) = read.behind.clone() {
+            // The next compaction replaces the journal of this generation:
+            // one two generations behind would be refused. What the
+            // snapshot holds of it, kept (`keep_journals`), is put in
+            // place first.
+            self.keep_written_journal(self.generation - 1)?;
+            let mut journal = Vec::with_capacity(HEADER_LEN + records.len());
+            encode_header(
+                JOURNAL_MAGIC,
+                Header {
+                    content_format: self.content_format,
+                    generation: self.generation,
+                },
+                &mut journal,
+            );
+            journal.extend_from_slice(&bytes[records]);
+            self.replace(&path, &journal)?;
+            return Ok(read);
+        }
         if let Some(len) = read.cut_to {
             let file = OpenOptions::new()
                 .write(true)
@@ -381,14 +460,12 @@ impl StateDir {
 
     /// Replaces `path` by `bytes` atomically: a temporary file, synced,
     /// renamed over it, and the directory synced.
-    fn replace(&self, path: &Path, bytes: &[u8]) -> Result<(), JournalError> {
+    pub(crate) fn replace(&self, path: &Path, bytes: &[u8]) -> Result<(), JournalError> {
         let temporary = path.with_extension("new");
         let mut file = File::create(&temporary).map_err(io(&temporary))?;
         file.write_all(bytes).map_err(io(&temporary))?;
         file.sync_all().map_err(io(&temporary))?;
         std::fs::rename(&temporary, path).map_err(io(path))?;
-        File::open(&self.path)
-            .and_then(|dir| dir.sync_all())
-            .map_err(io(&self.path))
+        self.sync_dir()
     }
 }

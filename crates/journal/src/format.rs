@@ -5,7 +5,12 @@
 //!
 //! * `snapshot`: `MCFEDSNP`, the file format (`u32`), the content format
 //!   (`u32`, the caller's), the generation (`u64`), the CRC-32 of those 24
-//!   bytes (`u32`), then one frame: the snapshot.
+//!   bytes (`u32`), then one frame: the snapshot; then, for a snapshot
+//!   written while its journal went on ([`Covers`]), a second frame of 16
+//!   bytes: the generation of that journal (`u64`) and how many of its
+//!   bytes the snapshot holds (`u64`). A reader of a file without it (or
+//!   one that predates it, which reads the first frame only) takes the
+//!   snapshot to hold its whole journal.
 //! * `journal`: `MCFEDJNL`, the file format, the content format, the
 //!   generation of the snapshot it follows, the header's CRC-32, then
 //!   frames, one per record.
@@ -59,6 +64,31 @@ pub const MAX_SNAPSHOT: usize = MAX_PAYLOAD;
 /// The fewest bytes a record's frame takes (its header and one byte):
 /// `n` unreadable bytes held at most `n / MIN_RECORD_FRAME` records.
 pub const MIN_RECORD_FRAME: usize = FRAME_HEADER_LEN + 1;
+
+/// What of the journal it replaces a snapshot holds, when it was written
+/// while that journal went on taking records: the journal of generation
+/// `generation` up to byte `journal_len` (its header included). Records
+/// after that byte are not in the snapshot (see [`crate::compact`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Covers {
+    /// The generation of the journal (the snapshot's, less one).
+    pub generation: u64,
+    /// The journal's length when the snapshot was taken.
+    pub journal_len: u64,
+}
+
+/// Bytes of a [`Covers`] frame's payload.
+pub const COVERS_LEN: usize = 16;
+
+impl Covers {
+    /// Appends the frame that says it.
+    pub fn encode_frame(self, out: &mut Vec<u8>) {
+        let mut payload = [0u8; COVERS_LEN];
+        payload[..8].copy_from_slice(&self.generation.to_le_bytes());
+        payload[8..].copy_from_slice(&self.journal_len.to_le_bytes());
+        encode_frame(&payload, out);
+    }
+}
 
 /// A file's header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,10 +197,18 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 
 /// Appends one frame holding `payload`.
 pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) {
-    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out.extend_from_slice(&frame_header(payload));
     out.extend_from_slice(payload);
+}
+
+/// The header of the frame holding `payload` (to write the payload after
+/// it without copying it into one buffer).
+pub fn frame_header(payload: &[u8]) -> [u8; FRAME_HEADER_LEN] {
+    let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+    let mut header = [0u8; FRAME_HEADER_LEN];
+    header[..4].copy_from_slice(&len.to_le_bytes());
+    header[4..].copy_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    header
 }
 
 /// Fills in the header of a frame written as [`FRAME_HEADER_LEN`] bytes
@@ -311,10 +349,36 @@ pub fn decode_records<R: DeserializeOwned>(body: &[u8]) -> (Vec<R>, usize) {
 
 /// The snapshot in a snapshot file's body (after its header).
 pub fn decode_snapshot<S: DeserializeOwned>(body: &[u8]) -> Result<S, FormatError> {
-    let (payload, _) = decode_frame(body, MAX_SNAPSHOT).ok_or_else(|| {
+    decode_snapshot_covers(body).map(|(snapshot, _)| snapshot)
+}
+
+/// The snapshot in a snapshot file's body (after its header), and what of
+/// its journal it holds when it says so ([`Covers`]; `None`: the whole).
+pub fn decode_snapshot_covers<S: DeserializeOwned>(
+    body: &[u8],
+) -> Result<(S, Option<Covers>), FormatError> {
+    let (payload, used) = decode_frame(body, MAX_SNAPSHOT).ok_or_else(|| {
         FormatError::Snapshot("its frame is cut short or its checksum does not match".to_owned())
     })?;
-    postcard::from_bytes(payload).map_err(|error| FormatError::Snapshot(error.to_string()))
+    let snapshot =
+        postcard::from_bytes(payload).map_err(|error| FormatError::Snapshot(error.to_string()))?;
+    let rest = &body[used..];
+    if rest.is_empty() {
+        return Ok((snapshot, None));
+    }
+    let covers = decode_frame(rest, COVERS_LEN)
+        .filter(|&(payload, len)| payload.len() == COVERS_LEN && len == rest.len())
+        .map(|(payload, _)| Covers {
+            generation: u64::from_le_bytes(payload[..8].try_into().unwrap_or_default()),
+            journal_len: u64::from_le_bytes(payload[8..].try_into().unwrap_or_default()),
+        })
+        .ok_or_else(|| {
+            FormatError::Snapshot(format!(
+                "the {} bytes after it are not the frame that says what of its journal it holds",
+                rest.len()
+            ))
+        })?;
+    Ok((snapshot, Some(covers)))
 }
 
 #[cfg(test)]
@@ -446,6 +510,38 @@ mod tests {
         assert_eq!(scan.torn_bytes(), FRAME_HEADER_LEN + 7);
     }
 
+    #[test]
+    fn a_snapshot_says_what_of_its_journal_it_holds_and_a_bad_trailer_is_refused() {
+        let mut body = Vec::new();
+        encode_frame(
+            &postcard::to_allocvec(&vec![7u8]).expect("encodes"),
+            &mut body,
+        );
+        let alone = body.clone();
+        assert_eq!(
+            decode_snapshot_covers::<Vec<u8>>(&alone),
+            Ok((vec![7], None))
+        );
+        let covers = Covers {
+            generation: 4,
+            journal_len: 1234,
+        };
+        covers.encode_frame(&mut body);
+        assert_eq!(
+            decode_snapshot_covers::<Vec<u8>>(&body),
+            Ok((vec![7], Some(covers)))
+        );
+        // A reader that knows only the snapshot's frame still reads it.
+        assert_eq!(decode_snapshot::<Vec<u8>>(&body), Ok(vec![7]));
+        let mut flipped = body.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(decode_snapshot_covers::<Vec<u8>>(&flipped).is_err());
+        let mut longer = body.clone();
+        longer.push(0);
+        assert!(decode_snapshot_covers::<Vec<u8>>(&longer).is_err());
+    }
+
     proptest! {
         #[test]
         fn any_bytes_decode_without_panic(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
@@ -455,7 +551,7 @@ mod tests {
             prop_assert!(scan.sound_end <= bytes.len());
             prop_assert!(scan.records.len() >= records.len());
             prop_assert!(records.len() <= bytes.len());
-            let _ = decode_snapshot::<Vec<u8>>(&bytes);
+            let _ = decode_snapshot_covers::<Vec<u8>>(&bytes);
             let _ = decode_header(&bytes, JOURNAL_MAGIC, "journal", 1);
         }
     }

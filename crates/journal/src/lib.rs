@@ -9,12 +9,15 @@
 //!   journal without its snapshot) or salvages;
 //! - [`writer`]: the writer thread, appending with group commit (one sync
 //!   per batch of whatever was queued) and running each batch's callbacks
-//!   only once it is durable.
+//!   only once it is durable;
+//! - [`compact`]: its compaction, the snapshot written on a thread of its
+//!   own while records go on into the journal it replaces.
 //!
 //! The journal knows nothing of what it stores: records and snapshots are
 //! any serde types (postcard on disk), tagged with the caller's content
 //! format so that a journal of another version is refused, not misread.
 
+pub mod compact;
 pub mod dir;
 pub mod format;
 pub mod recover;

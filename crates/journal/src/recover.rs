@@ -12,6 +12,13 @@
 //! * A journal **cut inside its header** (journals are created whole,
 //!   header included), a journal **without its snapshot**, or one that
 //!   follows a **later snapshot** than the one present is refused likewise.
+//! * A journal **one generation behind** its snapshot was left by a
+//!   compaction cut short: its records are in the snapshot, and it is
+//!   ignored — unless the snapshot says it holds only the journal's first
+//!   bytes ([`format::Covers`], a snapshot written while the journal went
+//!   on, [`crate::compact`]): then the records after those bytes are read,
+//!   and a journal shorter than that (cut: records after it may be lost)
+//!   is refused.
 //!
 //! **Salvage** keeps the damaged file aside (`journal.damaged-N`), keeps
 //! every sound record it resynchronizes to, and reports exactly which bytes
@@ -33,7 +40,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::dir::{JournalError, io};
-use crate::format::{self, Damage, HEADER_LEN, JOURNAL_MAGIC, decode_header};
+use crate::format::{self, Covers, Damage, HEADER_LEN, JOURNAL_MAGIC, decode_header};
 
 /// The largest state file read: a snapshot of the most a frame holds,
 /// and a journal grown to twice that before it is compacted.
@@ -155,16 +162,35 @@ pub(crate) struct JournalRead<R> {
     pub(crate) cut_to: Option<u64>,
     pub(crate) dropped_bytes: u64,
     pub(crate) salvage: Option<Salvage>,
+    /// Read from a journal one generation behind its snapshot, after what
+    /// the snapshot holds: where its sound records lie in the file (to be
+    /// made the snapshot's journal).
+    pub(crate) behind: Option<std::ops::Range<usize>>,
+}
+
+impl<R> JournalRead<R> {
+    /// Nothing read.
+    fn empty() -> JournalRead<R> {
+        JournalRead {
+            records: Vec::new(),
+            cut_to: None,
+            dropped_bytes: 0,
+            salvage: None,
+            behind: None,
+        }
+    }
 }
 
 /// Reads the journal `bytes` (of `path`) that follows snapshot
-/// `generation` (`None`: there is no snapshot), refusing or salvaging it
-/// as `recovery` says. A salvage keeps the file aside first.
+/// `generation` (`None`: there is no snapshot), which holds what `covers`
+/// says of the journal before it, refusing or salvaging it as `recovery`
+/// says. A salvage keeps the file aside first.
 pub(crate) fn read_journal<R: DeserializeOwned>(
     path: &Path,
     bytes: &[u8],
     content_format: u32,
     snapshot: Option<u64>,
+    covers: Option<Covers>,
     recovery: Recovery,
 ) -> Result<JournalRead<R>, JournalError> {
     if bytes.len() < HEADER_LEN {
@@ -184,10 +210,9 @@ pub(crate) fn read_journal<R: DeserializeOwned>(
             records_kept: 0,
         };
         return Ok(JournalRead {
-            records: Vec::new(),
-            cut_to: None,
             dropped_bytes: len,
             salvage: Some(salvage),
+            ..JournalRead::empty()
         });
     }
     let header =
@@ -218,17 +243,41 @@ pub(crate) fn read_journal<R: DeserializeOwned>(
             });
         }
         Some(snapshot) if header.generation < snapshot => {
-            tracing::info!(path = %path.display(), journal = header.generation, snapshot, "the journal precedes the snapshot (a compaction was cut short): ignored");
-            return Ok(JournalRead {
-                records: Vec::new(),
-                cut_to: None,
-                dropped_bytes: 0,
-                salvage: None,
-            });
+            let Some(covers) = covers.filter(|covers| covers.generation == header.generation)
+            else {
+                tracing::info!(path = %path.display(), journal = header.generation, snapshot, "the journal precedes the snapshot (a compaction was cut short): ignored");
+                return Ok(JournalRead::empty());
+            };
+            let start = usize::try_from(covers.journal_len).unwrap_or(usize::MAX);
+            if start < HEADER_LEN || start > bytes.len() {
+                return Err(JournalError::CutCovered {
+                    path: path.to_owned(),
+                    len: bytes.len() as u64,
+                    covered: covers.journal_len,
+                });
+            }
+            tracing::info!(path = %path.display(), journal = header.generation, snapshot, from = start, "the journal precedes the snapshot, which holds its first bytes (a compaction was cut short): the records after them are read");
+            let mut read = scan_body(path, bytes, start, recovery)?;
+            if read.salvage.is_none() {
+                let end = read.cut_to.map_or(bytes.len(), |len| len as usize);
+                read.behind = Some(start..end);
+            }
+            return Ok(read);
         }
         _ => {}
     }
-    let scan = format::scan_records::<R>(&bytes[HEADER_LEN..]);
+    scan_body(path, bytes, HEADER_LEN, recovery)
+}
+
+/// Reads the records of the journal `bytes` (of `path`) from byte `start`
+/// (a frame's start), refusing or salvaging damage as `recovery` says.
+fn scan_body<R: DeserializeOwned>(
+    path: &Path,
+    bytes: &[u8],
+    start: usize,
+    recovery: Recovery,
+) -> Result<JournalRead<R>, JournalError> {
+    let scan = format::scan_records::<R>(&bytes[start..]);
     let torn = scan.torn_bytes() as u64;
     let Some(first) = scan.damage.first() else {
         if torn > 0 {
@@ -236,15 +285,15 @@ pub(crate) fn read_journal<R: DeserializeOwned>(
         }
         return Ok(JournalRead {
             records: scan.records,
-            cut_to: (torn > 0).then_some((HEADER_LEN + scan.sound_end) as u64),
+            cut_to: (torn > 0).then_some((start + scan.sound_end) as u64),
             dropped_bytes: torn,
-            salvage: None,
+            ..JournalRead::empty()
         });
     };
     if recovery == Recovery::Refuse {
         return Err(JournalError::Damaged {
             path: path.to_owned(),
-            offset: (HEADER_LEN + first.offset) as u64,
+            offset: (start + first.offset) as u64,
             bytes: first.len as u64,
             records_before: first.records_before,
             records_after: scan.records_after_damage(),
@@ -254,7 +303,7 @@ pub(crate) fn read_journal<R: DeserializeOwned>(
         .damage
         .iter()
         .map(|damage| Damage {
-            offset: HEADER_LEN + damage.offset,
+            offset: start + damage.offset,
             ..*damage
         })
         .collect();
@@ -269,9 +318,9 @@ pub(crate) fn read_journal<R: DeserializeOwned>(
     let lost: usize = scan.damage.iter().map(|damage| damage.len).sum();
     Ok(JournalRead {
         records: scan.records,
-        cut_to: None,
         dropped_bytes: lost as u64 + torn,
         salvage: Some(salvage),
+        ..JournalRead::empty()
     })
 }
 
@@ -311,5 +360,13 @@ pub fn read_journal_file<R: DeserializeOwned>(
     };
     let header = decode_header(&bytes, JOURNAL_MAGIC, "journal", content_format);
     let generation = header.map_or(None, |header| Some(header.generation));
-    Ok(read_journal(path, &bytes, content_format, generation, Recovery::Refuse)?.records)
+    Ok(read_journal(
+        path,
+        &bytes,
+        content_format,
+        generation,
+        None,
+        Recovery::Refuse,
+    )?
+    .records)
 }

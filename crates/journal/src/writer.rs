@@ -11,7 +11,10 @@
 //!
 //! Snapshots ([`Writer::snapshot`]) go through the same thread, in order:
 //! records handed in before a snapshot are in the journal it replaces,
-//! records after it in the new one.
+//! records after it in the new one. The snapshot is encoded and written on
+//! a thread of its own while records after it go on being appended (and
+//! their callbacks run) as before; once it is on disk it is put in place
+//! and those records copied into the new journal ([`crate::compact`]).
 
 use std::fs::File;
 use std::io::Write;
@@ -22,6 +25,7 @@ use std::thread::JoinHandle;
 
 use serde::Serialize;
 
+use crate::compact::SnapshotFile;
 use crate::dir::{JournalError, StateDir};
 use crate::format::{self, HEADER_LEN};
 
@@ -34,9 +38,23 @@ enum Command<R> {
         after: AfterDurable,
     },
     Snapshot {
-        encode: Box<dyn FnOnce() -> Result<Vec<u8>, String> + Send>,
+        encode: Encode,
+    },
+    /// The snapshot of this generation is written (or failed).
+    Written {
+        generation: u64,
     },
     Stop,
+}
+
+/// What makes a snapshot's bytes.
+type Encode = Box<dyn FnOnce() -> Result<Vec<u8>, String> + Send>;
+
+/// A snapshot being written on its own thread: there, its file and size
+/// once synced.
+struct InFlight {
+    generation: u64,
+    thread: JoinHandle<Result<(SnapshotFile, u64), JournalError>>,
 }
 
 /// Counts of what the writer did, for benchmarks and logs.
@@ -84,15 +102,20 @@ impl<R: Serialize + Send + 'static> Writer<R> {
         shared.tail_bytes.store(tail, Ordering::Relaxed);
         let (commands, receiver) = mpsc::channel();
         let thread_shared = shared.clone();
+        let wake = commands.clone();
         let thread = std::thread::Builder::new()
             .name("mcfed-journal".to_owned())
             .spawn(move || {
                 let mut state = Thread {
                     dir,
                     file,
+                    journal_len: tail,
                     shared: thread_shared,
                     buffer: Vec::with_capacity(1 << 16),
                     waiting: Vec::new(),
+                    wake,
+                    in_flight: None,
+                    since: Vec::new(),
                 };
                 if let Err(error) = state.run(&receiver) {
                     let why = error.to_string();
@@ -126,10 +149,11 @@ impl<R: Serialize + Send + 'static> Writer<R> {
         self.snapshot_with(Box::new(move || Ok(bytes)));
     }
 
-    /// Replaces the journal by the snapshot `encode` makes, on the writer's
-    /// thread (so the caller does not pay for encoding a large state), after
-    /// everything handed in before.
-    pub fn snapshot_with(&self, encode: Box<dyn FnOnce() -> Result<Vec<u8>, String> + Send>) {
+    /// Replaces the journal by the snapshot `encode` makes, away from the
+    /// caller's thread (so the caller does not pay for encoding a large
+    /// state) and from the records' (which go on being made durable while
+    /// it is written), after everything handed in before.
+    pub fn snapshot_with(&self, encode: Encode) {
         self.shared.snapshot_queued.store(true, Ordering::Relaxed);
         let _ = self.commands.send(Command::Snapshot { encode });
     }
@@ -197,21 +221,27 @@ impl<R> Drop for Writer<R> {
 }
 
 /// The writer thread's state.
-struct Thread {
+struct Thread<R> {
     dir: StateDir,
     file: File,
+    /// Bytes in the journal file.
+    journal_len: u64,
     shared: Arc<Shared>,
     /// Encoded frames not yet written.
     buffer: Vec<u8>,
     /// Callbacks waiting for the buffer to be durable.
     waiting: Vec<AfterDurable>,
+    /// Where a snapshot's thread says it is written.
+    wake: mpsc::Sender<Command<R>>,
+    /// The snapshot being written, if one is.
+    in_flight: Option<InFlight>,
+    /// The frames appended since the snapshot being written was taken:
+    /// the journal that follows it.
+    since: Vec<u8>,
 }
 
-impl Thread {
-    fn run<R: Serialize>(
-        &mut self,
-        receiver: &mpsc::Receiver<Command<R>>,
-    ) -> Result<(), JournalError> {
+impl<R: Serialize + Send + 'static> Thread<R> {
+    fn run(&mut self, receiver: &mpsc::Receiver<Command<R>>) -> Result<(), JournalError> {
         while let Ok(first) = receiver.recv() {
             let mut next = Some(first);
             let mut stop = false;
@@ -224,21 +254,18 @@ impl Thread {
                     }
                     Command::Snapshot { encode } => {
                         self.commit()?;
-                        let bytes = encode().map_err(|why| JournalError::Io {
-                            path: self.dir.path().join("snapshot"),
-                            source: std::io::Error::other(format!(
-                                "the snapshot does not encode: {why}"
-                            )),
-                        })?;
-                        self.file = self.dir.write_snapshot(&bytes)?;
-                        self.shared.snapshot_queued.store(false, Ordering::Relaxed);
-                        self.shared
-                            .tail_bytes
-                            .store(HEADER_LEN as u64, Ordering::Relaxed);
-                        self.shared
-                            .snapshot_bytes
-                            .store(bytes.len() as u64, Ordering::Relaxed);
-                        self.shared.snapshots.fetch_add(1, Ordering::Relaxed);
+                        self.install()?;
+                        self.begin(encode)?;
+                    }
+                    Command::Written { generation } => {
+                        if self
+                            .in_flight
+                            .as_ref()
+                            .is_some_and(|in_flight| in_flight.generation == generation)
+                        {
+                            self.commit()?;
+                            self.install()?;
+                        }
                     }
                     Command::Stop => stop = true,
                 }
@@ -252,10 +279,64 @@ impl Thread {
                 break;
             }
         }
-        self.commit()
+        self.commit()?;
+        self.install()
     }
 
-    fn encode<R: Serialize>(&mut self, records: &[R]) -> Result<(), JournalError> {
+    /// Takes a snapshot of the journal as it stands (everything before it
+    /// durable) and has `encode` make it and its file written on a thread
+    /// of its own, which wakes this one when done.
+    fn begin(&mut self, encode: Encode) -> Result<(), JournalError> {
+        let file = self.dir.begin_snapshot(self.journal_len);
+        let generation = file.generation();
+        let wake = self.wake.clone();
+        let thread = std::thread::Builder::new()
+            .name("mcfed-snapshot".to_owned())
+            .spawn(move || {
+                let written = encode()
+                    .map_err(|why| JournalError::Io {
+                        path: file.path().to_owned(),
+                        source: std::io::Error::other(format!(
+                            "the snapshot does not encode: {why}"
+                        )),
+                    })
+                    .and_then(|bytes| file.write(&bytes))
+                    .map(|len| (file, len));
+                let _ = wake.send(Command::Written { generation });
+                written
+            })
+            .map_err(|source| JournalError::Io {
+                path: "journal snapshot thread".into(),
+                source,
+            })?;
+        self.in_flight = Some(InFlight { generation, thread });
+        Ok(())
+    }
+
+    /// Waits for the snapshot being written, if one is, and puts it in
+    /// place with the records appended since it was taken (committed: call
+    /// [`Thread::commit`] first).
+    fn install(&mut self) -> Result<(), JournalError> {
+        let Some(in_flight) = self.in_flight.take() else {
+            return Ok(());
+        };
+        let (file, bytes) = in_flight.thread.join().map_err(|_| JournalError::Io {
+            path: self.dir.path().join("snapshot.new"),
+            source: std::io::Error::other("the thread writing the snapshot panicked"),
+        })??;
+        let since = std::mem::take(&mut self.since);
+        self.file = self.dir.install_snapshot(file, &since)?;
+        self.journal_len = (HEADER_LEN + since.len()) as u64;
+        self.shared
+            .tail_bytes
+            .store(self.journal_len, Ordering::Relaxed);
+        self.shared.snapshot_bytes.store(bytes, Ordering::Relaxed);
+        self.shared.snapshots.fetch_add(1, Ordering::Relaxed);
+        self.shared.snapshot_queued.store(false, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn encode(&mut self, records: &[R]) -> Result<(), JournalError> {
         for record in records {
             // Encoded straight into the buffer, after room for the frame's
             // header, which is filled in once the payload's size is known.
@@ -303,9 +384,13 @@ impl Thread {
             };
             self.file.write_all(&self.buffer).map_err(io)?;
             self.file.sync_data().map_err(io)?;
+            if self.in_flight.is_some() {
+                self.since.extend_from_slice(&self.buffer);
+            }
+            self.journal_len += self.buffer.len() as u64;
             self.shared
                 .tail_bytes
-                .fetch_add(self.buffer.len() as u64, Ordering::Relaxed);
+                .store(self.journal_len, Ordering::Relaxed);
             self.shared.syncs.fetch_add(1, Ordering::Relaxed);
             self.buffer.clear();
         }

@@ -3,8 +3,9 @@
 # cluster process with --state, TOTAL jobs submitted with `mcfed bsub
 # --from` in steps of STEP (one bsub per step), every job held (a one-slot
 # cluster: the first job runs 100 h, every other one pends). After each
-# step it prints the jobs held, the acknowledged rate bsub --stats reports,
-# and the process's VmRSS and VmHWM (/proc/PID/status).
+# step it prints the jobs held, the acknowledged rate bsub --stats reports
+# and its longest acknowledgement latency (a stall shows there), and the
+# process's VmRSS and VmHWM (/proc/PID/status).
 #
 #   bash crates/process/scripts/held-jobs.sh [TOTAL] [STEP] [DIR]
 #
@@ -38,12 +39,13 @@ for _ in $(seq 100); do
     [ -n "$ADDRESS" ] && break
     sleep 0.2
 done
-echo "jobs held | acknowledged jobs/s | VmRSS KB | VmHWM KB | RSS bytes a job"
+echo "jobs held | acknowledged jobs/s | VmRSS KB | VmHWM KB | RSS bytes a job | max ack latency"
 for ((held = STEP; held <= TOTAL; held += STEP)); do
     "$MCFED" bsub --address "$ADDRESS" --cluster Held --certs "$DIR/certs" -q normal \
         --from "$DIR/jobs.txt" --stats -o json > /dev/null 2> "$DIR/stats.txt"
     rate=$(grep -o '[0-9]* jobs/s' "$DIR/stats.txt" | awk '{print $1}')
+    latency=$(grep -o 'max [0-9.]* [a-zµ]*s' "$DIR/stats.txt" | awk '{print $2, $3}' || true)
     rss=$(awk '/VmRSS/ {print $2}' "/proc/$PID/status")
     hwm=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
-    echo "$held | $rate | $rss | $hwm | $((rss * 1024 / held))"
+    echo "$held | $rate | $rss | $hwm | $((rss * 1024 / held)) | $latency"
 done

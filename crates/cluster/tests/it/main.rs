@@ -15,3 +15,4 @@ mod preemptable_counter;
 mod properties;
 mod reservation_interplay;
 mod scheduler;
+mod twins;

@@ -44,6 +44,8 @@ use mcfed_cluster::{
 use mcfed_protocol::{ClusterName, JobAction, JobEvent, JobOptions, JobSpec, QueueName, SimTime};
 use proptest::prelude::*;
 
+use crate::twins::{Checks, Submission, Twins, drive};
+
 const USERS: [&str; 3] = ["ann", "ben", "cat"];
 
 #[derive(Clone, Debug)]
@@ -485,82 +487,96 @@ struct Reached {
     active_steps: usize,
 }
 
-fn run(plan: &Plan) -> Result<Reached, TestCaseError> {
-    let rsvs = reservations(plan);
-    let mut cluster = Cluster::new(config(plan)).expect("valid configuration");
-    let mut plain = cluster.clone();
-    plain.scan_every_job(true);
-    let mut jobs = plan.jobs.clone();
-    jobs.sort_by_key(|job| job.at);
-    let mut acts = plan.acts.clone();
-    acts.sort_by_key(|act| act.0);
-    let (mut next_job, mut next_act) = (0, 0);
-    let mut submitted: Vec<JobId> = Vec::new();
-    let mut reached = Reached::default();
-    let mut now = SimTime::ZERO;
-    for _ in 0..3_000 {
-        let due_job = jobs.get(next_job).map(|job| minute(job.at));
-        let due_act = acts.get(next_act).map(|act| minute(act.0));
-        let due_end = cluster.next_event_time();
-        prop_assert_eq!(due_end, plain.next_event_time());
-        let Some(at) = [due_job, due_act, due_end].into_iter().flatten().min() else {
-            break;
-        };
-        now = now.max(at);
-        while next_job < jobs.len() && minute(jobs[next_job].at) <= now {
-            let job = &jobs[next_job];
-            let spec = spec(plan, job, next_job);
-            let queue = queue_name(job.queue);
-            let a = cluster.submit(now, queue.as_str(), spec.clone(), JobOrigin::Local);
-            let b = plain.submit(now, queue.as_str(), spec, JobOrigin::Local);
-            prop_assert_eq!(&a, &b);
-            if let Ok(id) = a {
-                submitted.push(id);
-            }
-            next_job += 1;
+/// What this property checks around the shared steps: (a) to (e), and
+/// what a run reached.
+struct Interplay<'a> {
+    plan: &'a Plan,
+    rsvs: Vec<AdvanceReservationConfig>,
+    /// The slot reservations held before the step's pass.
+    before: Vec<SlotReservationView>,
+    reached: Reached,
+}
+
+impl Checks<(usize, u8)> for Interplay<'_> {
+    fn act(&mut self, twins: &mut Twins, &(n, what): &(usize, u8)) -> Result<(), TestCaseError> {
+        if twins.submitted.is_empty() {
+            return Ok(());
         }
-        while next_act < acts.len() && minute(acts[next_act].0) <= now {
-            let (_, n, what) = acts[next_act];
-            next_act += 1;
-            if submitted.is_empty() {
-                continue;
-            }
-            let id = submitted[n % submitted.len()];
-            let action =
-                [JobAction::Kill, JobAction::Stop, JobAction::Resume][usize::from(what)].clone();
-            let (mut ta, mut tb) = (Vec::new(), Vec::new());
-            let a = cluster.control(now, id, &action, &mut ta);
-            let b = plain.control(now, id, &action, &mut tb);
-            prop_assert_eq!(a.is_ok(), b.is_ok());
-            prop_assert_eq!(&ta, &tb);
-        }
-        let before = cluster.slot_reservations();
-        let (mut ta, mut tb): (Vec<Transition>, Vec<Transition>) = (Vec::new(), Vec::new());
-        cluster.advance(now, &mut ta);
-        plain.advance(now, &mut tb);
-        prop_assert_eq!(&ta, &tb, "(e) transitions at {}", now);
-        prop_assert_eq!(reasons(&cluster), reasons(&plain), "(e) reasons at {}", now);
+        let id = twins.submitted[n % twins.submitted.len()];
+        let action =
+            [JobAction::Kill, JobAction::Stop, JobAction::Resume][usize::from(what)].clone();
+        let (mut ta, mut tb) = (Vec::new(), Vec::new());
+        let a = twins.indexed.control(twins.now, id, &action, &mut ta);
+        let b = twins.plain.control(twins.now, id, &action, &mut tb);
+        prop_assert_eq!(a.is_ok(), b.is_ok());
+        prop_assert_eq!(&ta, &tb);
+        Ok(())
+    }
+
+    fn before_pass(&mut self, twins: &Twins) -> Result<(), TestCaseError> {
+        self.before = twins.indexed.slot_reservations();
+        Ok(())
+    }
+
+    fn after_pass(
+        &mut self,
+        twins: &Twins,
+        transitions: &[Transition],
+    ) -> Result<(), TestCaseError> {
+        let (cluster, plain, now) = (&twins.indexed, &twins.plain, twins.now);
+        prop_assert_eq!(reasons(cluster), reasons(plain), "(e) reasons at {}", now);
         prop_assert_eq!(cluster.audit(), Ok(()), "(d) books at {}", now);
         prop_assert_eq!(plain.audit(), Ok(()), "(d) plain books at {}", now);
-        reservations_hold(&cluster, &rsvs, &plan.hosts, now)?;
-        backfills_end_in_time(&cluster, plan, &before, &ta, now)?;
-        reached.started += ta.iter().filter(|t| t.event == JobEvent::Started).count();
-        reached.under_reservation += ta
-            .iter()
-            .filter(|t| t.event == JobEvent::Started)
+        reservations_hold(cluster, &self.rsvs, &self.plan.hosts, now)?;
+        backfills_end_in_time(cluster, self.plan, &self.before, transitions, now)?;
+        let started = || transitions.iter().filter(|t| t.event == JobEvent::Started);
+        self.reached.started += started().count();
+        self.reached.under_reservation += started()
             .filter(|t| {
                 cluster.job(t.job).is_some_and(|job| {
-                    before
+                    self.before
                         .iter()
                         .any(|r| r.queue == job.queue && r.job < job.id)
                 })
             })
             .count();
-        if rsvs.iter().any(|rsv| rsv.start <= now && now < rsv.end) {
-            reached.active_steps += 1;
+        if self
+            .rsvs
+            .iter()
+            .any(|rsv| rsv.start <= now && now < rsv.end)
+        {
+            self.reached.active_steps += 1;
         }
+        Ok(())
     }
-    Ok(reached)
+}
+
+fn run(plan: &Plan) -> Result<Reached, TestCaseError> {
+    let mut jobs = plan.jobs.clone();
+    jobs.sort_by_key(|job| job.at);
+    let submissions: Vec<Submission> = jobs
+        .iter()
+        .enumerate()
+        .map(|(number, job)| Submission {
+            at: minute(job.at),
+            queue: queue_name(job.queue),
+            spec: spec(plan, job, number),
+        })
+        .collect();
+    let mut acts: Vec<(SimTime, (usize, u8))> = plan
+        .acts
+        .iter()
+        .map(|&(at, n, what)| (minute(at), (n, what)))
+        .collect();
+    acts.sort_by_key(|act| act.0);
+    let mut checks = Interplay {
+        plan,
+        rsvs: reservations(plan),
+        before: Vec::new(),
+        reached: Reached::default(),
+    };
+    drive(config(plan), &submissions, &acts, 3_000, &mut checks)?;
+    Ok(checks.reached)
 }
 
 fn cases(default: u32) -> ProptestConfig {

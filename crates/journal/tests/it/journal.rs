@@ -51,10 +51,83 @@ fn records_survive_a_reopen_and_a_snapshot_replaces_them() {
     let writer = Writer::<Record>::start(dir, |_| {}).expect("writer");
     writer.snapshot(encode_snapshot(&vec![15u32]).expect("encodes"));
     append_all(&writer, &[6]);
-    assert_eq!(writer.stats().snapshots, 1);
+    drop(writer);
+    let (dir, snapshot, records, _) = open(temp.path());
+    assert_eq!((snapshot, records), (Some(vec![15]), vec![6]));
+    assert_eq!(dir.generation(), 1);
+}
+
+/// Copies the state files of `from` into a fresh directory: what a kill
+/// at this moment would leave.
+fn killed_now(from: &std::path::Path) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().expect("temp");
+    for entry in std::fs::read_dir(from).expect("dir") {
+        let entry = entry.expect("entry");
+        if entry.file_name() != "lock" {
+            std::fs::copy(entry.path(), copy.path().join(entry.file_name())).expect("copied");
+        }
+    }
+    copy
+}
+
+#[test]
+fn records_after_a_snapshot_are_durable_while_it_is_written_and_a_kill_then_loses_none() {
+    let temp = tempfile::tempdir().expect("temp");
+    let (mut dir, ..) = open(temp.path());
+    dir.write_snapshot(&encode_snapshot(&vec![0u32]).expect("encodes"))
+        .expect("snapshot");
+    let writer = Writer::<Record>::start(dir, |_| {}).expect("writer");
+    append_all(&writer, &[1, 2]);
+    // A snapshot whose making waits for the test: the writer must not.
+    let (release, released) = mpsc::channel::<()>();
+    writer.snapshot_with(Box::new(move || {
+        released.recv().map_err(|_| "not released".to_owned())?;
+        encode_snapshot(&vec![0u32, 1, 2]).map_err(|error| error.to_string())
+    }));
+    let (done, durable) = mpsc::channel();
+    writer.append(
+        vec![3, 4],
+        Box::new(move || done.send(()).expect("waiting")),
+    );
+    // (A generous bound only so that a writer stalled behind the snapshot
+    // fails the test instead of hanging it.)
+    durable
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the records after the snapshot waited for it to be written");
+    assert_eq!(
+        writer.stats().snapshots,
+        0,
+        "the snapshot is not written yet"
+    );
+    // Killed now: the old snapshot and every record, none lost.
+    let killed = killed_now(temp.path());
+    let (_, snapshot, records, _) = open(killed.path());
+    assert_eq!((snapshot, records), (Some(vec![0]), vec![1, 2, 3, 4]));
+    release.send(()).expect("released");
+    append_all(&writer, &[5]);
+    drop(writer);
+    let (dir, snapshot, records, _) = open(temp.path());
+    assert_eq!((snapshot, records), (Some(vec![0, 1, 2]), vec![3, 4, 5]));
+    assert_eq!(dir.generation(), 2);
+}
+
+#[test]
+fn a_snapshot_that_does_not_encode_fails_the_writer() {
+    let temp = tempfile::tempdir().expect("temp");
+    let (dir, ..) = open(temp.path());
+    let (failed, failure) = mpsc::channel();
+    let writer = Writer::<Record>::start(dir, move |why| {
+        let _ = failed.send(why);
+    })
+    .expect("writer");
+    append_all(&writer, &[1]);
+    writer.snapshot_with(Box::new(|| Err("no".to_owned())));
+    let why = failure.recv().expect("the writer failed");
+    assert!(why.contains("does not encode: no"), "{why}");
+    assert!(writer.failure().is_some());
     drop(writer);
     let (_, snapshot, records, _) = open(temp.path());
-    assert_eq!((snapshot, records), (Some(vec![15]), vec![6]));
+    assert_eq!((snapshot, records), (None, vec![1]));
 }
 
 #[test]

@@ -239,7 +239,9 @@ impl Durability for JournalDurability {
     /// Encodes the next slice of the snapshot from the borrowed member,
     /// here on the member's thread, paced by the records written since
     /// (each job made, encoded and dropped in turn: no copy of the
-    /// state), and once every job is encoded hands the writer the bytes.
+    /// state), and once every job is encoded hands the writer the rest
+    /// (keeping each job's newest entry, joining the bytes, writing them:
+    /// on a thread of the writer's, [`SnapshotBuilder::finish_later`]).
     /// Made at once, a million jobs held the member's thread for over a
     /// second, slowing every submission and nearing the links' idle
     /// timeout (docs/performance.md).
@@ -271,10 +273,14 @@ impl Durability for JournalDurability {
             return;
         };
         let facts = self.facts.lock().ok().map(|facts| *facts);
-        let encoded = builder
-            .finish(member, facts)
-            .map_err(|error| error.to_string());
-        self.writer.snapshot_with(Box::new(move || encoded));
+        // Each job's newest entry is kept, and the whole joined, on the
+        // thread that writes the snapshot, not the member's.
+        match builder.finish_later(member, facts) {
+            Ok(join) => self
+                .writer
+                .snapshot_with(Box::new(move || join().map_err(|error| error.to_string()))),
+            Err(error) => self.fail_snapshot(error.to_string()),
+        }
     }
 }
 
@@ -365,8 +371,16 @@ mod tests {
         let mut member = member(3 * SNAPSHOT_SLICE_MIN);
         let mut effects = Effects::default();
         let mut inputs = 0;
-        // Each input: a job submitted, its record written, a slice made.
-        while durability.writer.stats().snapshots == 0 && inputs < 100 {
+        // Each input: a job submitted, its record written, a slice made,
+        // until the last slice hands the writer the snapshot (written on
+        // its own thread, in place at the latest when the writer closes).
+        let building = |durability: &JournalDurability| {
+            durability
+                .building
+                .lock()
+                .is_ok_and(|building| building.is_some())
+        };
+        while (inputs == 0 || building(&durability)) && inputs < 100 {
             durability.snapshot(&member);
             let spec = JobSpec::simple(format!("more{inputs}"), "u", Duration::from_secs(60));
             member
@@ -385,6 +399,15 @@ mod tests {
         );
         let JournalDurability { writer, .. } = durability;
         writer.close();
+        assert_eq!(
+            std::fs::read_dir(dir.path())
+                .expect("dir")
+                .filter_map(|entry| entry.ok())
+                .filter(|entry| entry.file_name().to_string_lossy().ends_with(".new"))
+                .count(),
+            0,
+            "no temporary file left"
+        );
         let (_, recovered) =
             StateDir::open::<DurableState, JournalRecord>(dir.path(), JOURNAL_FORMAT)
                 .expect("opens");
