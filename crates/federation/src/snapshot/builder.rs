@@ -188,7 +188,8 @@ impl SnapshotBuilder {
         out = self.sources.finish(out, &[], 0)?;
         out = postcard::to_extend(&member.snapshot_next_source_id(), out)?;
         out = postcard::to_extend(&remotes, out)?;
-        postcard::to_extend(&lineages, out)
+        out = postcard::to_extend(&lineages, out)?;
+        postcard::to_extend(&member.node.cluster().live_reservations(), out)
     }
 }
 
