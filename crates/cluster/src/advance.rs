@@ -24,6 +24,11 @@
 //!   reservation ended, lsb.acct logs TERM_DEADLINE); an open one (`-o`,
 //!   `open = true`) leaves them running as ordinary jobs. Its pending jobs keep pending: it never starts again.
 //!
+//! Reservations come from the configuration or are made and deleted at a
+//! running cluster (`brsvadd`, `brsvdel`: [`live`]), which checks
+//! overlaps and, for users other than the administrator, the
+//! reservation policies ([`policy`]).
+//!
 //! A suspended job resumes only where these bounds let a job start
 //! (`Cluster::resume_fits_reservations`), and a slot reservation's
 //! predicted start leaves out the slots they will hold then
