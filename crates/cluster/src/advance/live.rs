@@ -6,7 +6,7 @@
 //!   slots its hosts cannot give beside the other reservations of its
 //!   window ("Reservation overlaps": at every instant of the window, the
 //!   reservations active then, this one included, must fit their hosts'
-//!   slots together — a maximum flow, the one [`super::lay`] lays held
+//!   slots together — a maximum flow, the one `advance/lay.rs` lays held
 //!   slots with, over the hosts' MXJ). A user other than the administrator
 //!   must be allowed by a reservation policy ([`super::policy`]).
 //! - `brsvdel` removes it; its running and suspended jobs are detached
