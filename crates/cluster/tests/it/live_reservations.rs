@@ -253,3 +253,140 @@ fn restoring_the_live_reservations_gives_the_same_reservations() {
     folded.delete("maint");
     assert_eq!(folded, c.live_reservations());
 }
+
+/// One step of a generated run.
+#[derive(Clone, Debug)]
+enum Step {
+    /// brsvadd: hosts (bit 0: h1, bit 1: h2), slots, start offset and
+    /// length (minutes from now), by a user or the administrator.
+    Add {
+        hosts: u8,
+        slots: u32,
+        offset: u64,
+        length: u64,
+        by_user: bool,
+    },
+    /// brsvdel of the reservation made `index`-th (modulo those made).
+    Delete { index: usize },
+    /// A job of `slots` slots, run `run` minutes, naming reservation
+    /// `index` (modulo those made) or none.
+    Submit {
+        slots: u32,
+        run: u64,
+        index: Option<usize>,
+    },
+    /// Time goes on `minutes`.
+    Wait { minutes: u64 },
+}
+
+fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (1u8..4, 1u32..6, 0u64..60, 1u64..90, any::<bool>()).prop_map(
+            |(hosts, slots, offset, length, by_user)| Step::Add {
+                hosts,
+                slots,
+                offset,
+                length,
+                by_user
+            }
+        ),
+        (0usize..8).prop_map(|index| Step::Delete { index }),
+        (1u32..5, 1u64..120, proptest::option::of(0usize..8))
+            .prop_map(|(slots, run, index)| Step::Submit { slots, run, index }),
+        (1u64..40).prop_map(|minutes| Step::Wait { minutes }),
+    ]
+}
+
+/// Whether, at every start of a reservation, the reservations active then
+/// fit their hosts' slots (h1 and h2: 4 each) — checked by brute force
+/// over the host sets, independently of the cluster's maximum flow.
+fn all_fit(reports: &[mcfed_cluster::AdvanceReservationReport]) -> bool {
+    reports.iter().all(|at| {
+        let active: Vec<_> = reports
+            .iter()
+            .filter(|other| other.start <= at.start && at.start < other.end)
+            .collect();
+        // Hall's condition: every set of hosts holds the slots of the
+        // reservations confined to it.
+        [vec!["h1"], vec!["h2"], vec!["h1", "h2"]]
+            .iter()
+            .all(|set| {
+                let confined: u32 = active
+                    .iter()
+                    .filter(|rsv| rsv.hosts.iter().all(|host| set.contains(&host.as_str())))
+                    .map(|rsv| rsv.slots)
+                    .sum();
+                confined <= 4 * set.len() as u32
+            })
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 64,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Any run of brsvadd, brsvdel, submissions and time: the books agree,
+    /// the reservations accepted never overcommit their hosts, and a
+    /// cluster restored from what a journal keeps has the same
+    /// reservations.
+    #[test]
+    fn live_reservations_keep_the_books_and_survive_a_restore(
+        steps in proptest::collection::vec(step(), 1..40)
+    ) {
+        let policy = ReservationPolicyConfig {
+            name: "any".into(),
+            users: vec!["alice".into()],
+            hosts: vec!["h2".into()],
+            windows: Vec::new(),
+        };
+        let mut configured = config(Vec::new());
+        configured.reservation_policies = vec![policy];
+        let mut c = Cluster::new(configured.clone()).expect("valid");
+        let mut now = SimTime::ZERO;
+        let mut made: Vec<String> = Vec::new();
+        for (n, step) in steps.into_iter().enumerate() {
+            match step {
+                Step::Add { hosts, slots, offset, length, by_user } => {
+                    let names: Vec<&str> = [(1, "h1"), (2, "h2")]
+                        .iter()
+                        .filter(|(bit, _)| hosts & bit != 0)
+                        .map(|(_, host)| *host)
+                        .collect();
+                    let start = now.as_millis() / 60_000 + offset;
+                    let mut config = rsv(&format!("r{n}"), &names, Some(slots), start, start + length);
+                    config.users = vec!["alice".into(), "bob".into()];
+                    let by = by_user.then_some("alice");
+                    if c.add_reservation(now, config, by).is_ok() {
+                        made.push(format!("r{n}"));
+                    }
+                }
+                Step::Delete { index } if !made.is_empty() => {
+                    let name = made[index % made.len()].clone();
+                    let _ = c.delete_reservation(now, &name, None);
+                }
+                Step::Delete { .. } => {}
+                Step::Submit { slots, run, index } => {
+                    let name = index.filter(|_| !made.is_empty()).map(|i| made[i % made.len()].clone());
+                    let spec = job("alice", slots, run, None, name.as_deref());
+                    let _ = c.submit(now, "normal", spec, mcfed_cluster::JobOrigin::Local);
+                }
+                Step::Wait { minutes } => now = now + std::time::Duration::from_secs(minutes * 60),
+            }
+            advance(&mut c, now);
+            let reports = c.advance_reservations(now);
+            proptest::prop_assert!(all_fit(&reports), "{reports:?}");
+        }
+        let mut restored = Cluster::new(configured).expect("valid");
+        proptest::prop_assert!(restored.restore_reservations(c.live_reservations()).is_empty());
+        let names = |c: &Cluster| -> Vec<(String, SimTime, SimTime, u32)> {
+            c.advance_reservations(now)
+                .into_iter()
+                .map(|r| (r.name, r.start, r.end, r.slots))
+                .collect()
+        };
+        proptest::prop_assert_eq!(names(&restored), names(&c));
+    }
+}
