@@ -373,7 +373,7 @@ proptest::proptest! {
                     let spec = job("alice", slots, run, None, name.as_deref());
                     let _ = c.submit(now, "normal", spec, mcfed_cluster::JobOrigin::Local);
                 }
-                Step::Wait { minutes } => now = now + std::time::Duration::from_secs(minutes * 60),
+                Step::Wait { minutes } => now += std::time::Duration::from_secs(minutes * 60),
             }
             advance(&mut c, now);
             let reports = c.advance_reservations(now);
