@@ -7,7 +7,8 @@
 //! channel, with the administrator's certificate), and their answers.
 //!
 //! `mcfed bsub`, `bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`,
-//! `bacct`, `lsid`, `bparams`, `brsvs` and the job control commands send one or two
+//! `bacct`, `lsid`, `bparams`, `brsvs`, `brsvadd`, `brsvdel` and the job
+//! control commands send one or two
 //! requests each; `mcfed launch` uses the same requests to wait for the
 //! federation, play submissions, gather decision records and stop the
 //! processes. Requests and answers are postcard-encoded; the row types are
