@@ -73,6 +73,10 @@ enum Command {
     Bparams(cli::lsf::query::BparamsArgs),
     /// Show a running cluster's advance reservations.
     Brsvs(cli::lsf::query::ListArgs),
+    /// Make an advance reservation at a running cluster.
+    Brsvadd(cli::lsf::reservations::BrsvaddArgs),
+    /// Delete advance reservations at a running cluster.
+    Brsvdel(cli::lsf::reservations::BrsvdelArgs),
     /// Kill jobs (EXIT).
     Bkill(cli::lsf::control::JobsArgs),
     /// Suspend jobs (USUSP; pending ones PSUSP).
@@ -320,6 +324,8 @@ fn execute(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lsid(args) => cli::lsf::query::lsid(args),
         Command::Bparams(args) => cli::lsf::query::bparams(args),
         Command::Brsvs(args) => cli::lsf::query::brsvs(args),
+        Command::Brsvadd(args) => cli::lsf::reservations::brsvadd(args, cli::lsf::Dialect::Mcfed),
+        Command::Brsvdel(args) => cli::lsf::reservations::brsvdel(args, cli::lsf::Dialect::Mcfed),
         Command::Bkill(args) => cli::lsf::control::bkill(args),
         Command::Bstop(args) => cli::lsf::control::bstop(args),
         Command::Bresume(args) => cli::lsf::control::bresume(args),

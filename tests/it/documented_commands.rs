@@ -443,6 +443,8 @@ fn the_lsf_commands_run_as_documented_against_live_clusters() {
         "mcfed bclusters --cluster Cluster1",
         "mcfed lsid --cluster Cluster1",
         "mcfed bparams --cluster Cluster1 [-l]",
+        "mcfed brsvadd --cluster Cluster1 -N maint -m \"a1 a2\" -n 4 -u \"alice bob\" -b 1h -e \"2h 30m\" [-o] [--user USER]",
+        "mcfed brsvdel --cluster Cluster1 maint [NAME ...] [--user USER]",
         "mcfed brsvs --cluster Cluster1",
     ] {
         for command in plan_of(form) {

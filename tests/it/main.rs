@@ -28,6 +28,7 @@ mod lsf_names;
 mod processes;
 mod recovery;
 mod report;
+mod reservations_live;
 mod scheduling_examples;
 mod separate_hosts;
 mod traces;

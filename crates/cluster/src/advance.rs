@@ -24,6 +24,11 @@
 //!   reservation ended, lsb.acct logs TERM_DEADLINE); an open one (`-o`,
 //!   `open = true`) leaves them running as ordinary jobs. Its pending jobs keep pending: it never starts again.
 //!
+//! Reservations come from the configuration or are made and deleted at a
+//! running cluster (`brsvadd`, `brsvdel`: [`live`]), which checks
+//! overlaps and, for users other than the administrator, the
+//! reservation policies ([`policy`]).
+//!
 //! A suspended job resumes only where these bounds let a job start
 //! (`Cluster::resume_fits_reservations`), and a slot reservation's
 //! predicted start leaves out the slots they will hold then
@@ -38,6 +43,8 @@
 //! reservations hold, as other jobs do.
 
 mod lay;
+pub mod live;
+pub mod policy;
 mod predict;
 
 use mcfed_protocol::{JobEvent, JobSpec, SimTime};
@@ -60,7 +67,7 @@ pub fn reservation_named(word: &str) -> Option<&str> {
 }
 
 /// One advance reservation, as `brsvadd` makes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AdvanceReservationConfig {
     /// Its name (`brsvadd -N`), which jobs name (`bsub -U`).
     pub name: String,
@@ -88,6 +95,9 @@ pub(crate) struct AdvanceReservation {
     pub(crate) hosts: Vec<HostIndex>,
     /// The slots it reserves.
     pub(crate) slots: u32,
+    /// Where it comes from: the configuration, or `brsvadd` at a running
+    /// cluster (and who asked).
+    pub(crate) origin: live::Origin,
 }
 
 impl AdvanceReservation {
@@ -134,68 +144,85 @@ pub(crate) fn resolve(
 ) -> Result<Vec<AdvanceReservation>, ConfigError> {
     let mut resolved: Vec<AdvanceReservation> = Vec::with_capacity(configs.len());
     for (index, config) in configs.into_iter().enumerate() {
-        let at = |field: &'static str| ConfigLocation::Reservation { index, field };
-        let error = |field, message: String| ConfigError {
-            location: at(field),
+        let error = |(field, message): (&'static str, String)| ConfigError {
+            location: ConfigLocation::Reservation { index, field },
             message,
         };
-        if config.name.is_empty() || !config.name.chars().all(crate::host_types::is_name_char) {
-            return Err(error(
-                "name",
-                format!("`{}` is not a reservation name", config.name),
-            ));
-        }
         if resolved
             .iter()
             .any(|other| other.config.name == config.name)
         {
-            return Err(error(
+            return Err(error((
                 "name",
                 format!("reservation `{}` is defined twice", config.name),
-            ));
+            )));
         }
-        let mut hosts = Vec::with_capacity(config.hosts.len());
-        let mut capacity = 0u32;
-        for name in &config.hosts {
-            let (host, slots) = host_index(name)
-                .ok_or_else(|| error("hosts", format!("no host named `{name}`")))?;
-            if !hosts.contains(&host) {
-                hosts.push(host);
-                capacity = capacity.saturating_add(slots);
-            }
-        }
-        if hosts.is_empty() {
-            return Err(error("hosts", "a reservation needs hosts".to_owned()));
-        }
-        let slots = config.slots.unwrap_or(capacity);
-        if slots == 0 || slots > capacity {
-            return Err(error(
-                "slots",
-                format!("{slots} slots: its hosts have {capacity} (at least 1)"),
-            ));
-        }
-        if config.end <= config.start {
-            return Err(error(
-                "end",
-                format!(
-                    "the reservation ends ({}) before it starts ({})",
-                    config.end, config.start
-                ),
-            ));
-        }
-        if config.users.is_empty() {
-            return Err(error(
-                "users",
-                "a reservation needs users (`all` for any)".to_owned(),
-            ));
-        }
-        resolved.push(AdvanceReservation {
-            config,
-            hosts,
-            slots,
-        });
+        resolved.push(resolve_one(config, &host_index, live::Origin::Configured).map_err(error)?);
     }
     Ok(resolved)
+}
+
+/// Checks one reservation on its own (its name, hosts, slots, window and
+/// users) and resolves it; a refusal names the field and why.
+pub(crate) fn resolve_one(
+    config: AdvanceReservationConfig,
+    host_index: impl Fn(&str) -> Option<(HostIndex, u32)>,
+    origin: live::Origin,
+) -> Result<AdvanceReservation, (&'static str, String)> {
+    if config.name.is_empty() || !config.name.chars().all(crate::host_types::is_name_char) {
+        return Err((
+            "name",
+            format!("`{}` is not a reservation name", config.name),
+        ));
+    }
+    let mut hosts = Vec::with_capacity(config.hosts.len());
+    let mut capacity = 0u32;
+    for name in &config.hosts {
+        let (host, slots) =
+            host_index(name).ok_or_else(|| ("hosts", format!("no host named `{name}`")))?;
+        if !hosts.contains(&host) {
+            hosts.push(host);
+            capacity = capacity.saturating_add(slots);
+        }
+    }
+    if hosts.is_empty() {
+        return Err(("hosts", "a reservation needs hosts".to_owned()));
+    }
+    let slots = config.slots.unwrap_or(capacity);
+    if slots == 0 || slots > capacity {
+        return Err((
+            "slots",
+            format!("{slots} slots: its hosts have {capacity} (at least 1)"),
+        ));
+    }
+    if config.end <= config.start {
+        return Err((
+            "end",
+            format!(
+                "the reservation ends ({}) before it starts ({})",
+                config.end, config.start
+            ),
+        ));
+    }
+    if config.users.is_empty() {
+        return Err((
+            "users",
+            "a reservation needs users (`all` for any)".to_owned(),
+        ));
+    }
+    if let Some(user) = config
+        .users
+        .iter()
+        .find(|user| user.is_empty() || !user.chars().all(crate::host_types::is_name_char))
+    {
+        return Err(("users", format!("`{user}` is not a user name")));
+    }
+    Ok(AdvanceReservation {
+        config,
+        hosts,
+        slots,
+        origin,
+    })
 }
 
 /// Where a job stands with the advance reservations.
@@ -213,6 +240,9 @@ pub(crate) enum ReservationBounds {
     },
     /// It names one it may not use now.
     Closed,
+    /// It names one the cluster does not have (deleted with `brsvdel`, or
+    /// never made): it pends until one of that name is made.
+    Missing,
 }
 
 impl Cluster {
@@ -282,7 +312,7 @@ impl Cluster {
     /// cluster without any pays one test in placement's hot path).
     #[inline]
     pub(crate) fn reservation_bounds(&self, job: &Job, now: SimTime) -> ReservationBounds {
-        if self.advance.is_empty() {
+        if self.advance.is_empty() && !self.advance_live.deleted_any {
             return ReservationBounds::Free;
         }
         self.bounds_under_reservations(job, now)
@@ -300,7 +330,7 @@ impl Cluster {
                     ReservationBounds::Held(held)
                 }
             }
-            Some(None) => ReservationBounds::Closed,
+            Some(None) => ReservationBounds::Missing,
             Some(Some(index)) => {
                 let reservation = &self.advance[index];
                 if !reservation.active(now) || !reservation.admits(&job.spec.user) {
@@ -353,7 +383,9 @@ impl Cluster {
             })
         };
         match self.reservation_bounds(job, self.cycle.now) {
-            ReservationBounds::Free | ReservationBounds::Closed => true,
+            ReservationBounds::Free | ReservationBounds::Closed | ReservationBounds::Missing => {
+                true
+            }
             ReservationBounds::Held(held) => fits(&held),
             ReservationBounds::Within {
                 hosts,

@@ -464,6 +464,9 @@ pub struct ClusterConfig {
     pub limits: Vec<LimitConfig>,
     /// Advance reservations (`brsvadd`).
     pub advance_reservations: Vec<crate::advance::AdvanceReservationConfig>,
+    /// lsb.resources' ResourceReservation sections: who besides the
+    /// administrator may make reservations (`brsvadd`), where and when.
+    pub reservation_policies: Vec<crate::advance::policy::ReservationPolicyConfig>,
 }
 
 impl ClusterConfig {
@@ -480,6 +483,7 @@ impl ClusterConfig {
             user_groups: Vec::new(),
             limits: Vec::new(),
             advance_reservations: Vec::new(),
+            reservation_policies: Vec::new(),
         }
     }
 }

@@ -15,6 +15,7 @@
 //! its next sync.
 
 mod peers;
+mod reservations;
 
 use mcfed_protocol::{
     ClusterName, CounterUpdate, Envelope, ForwardWatermark, JobAccept, JobAction, JobControl,

@@ -140,6 +140,9 @@ pub enum PendingReason {
     /// The advance reservation the job names is not active, or has no
     /// slot left for it.
     AdvanceReservationUnavailable,
+    /// The advance reservation the job names does not exist: `brsvdel`
+    /// deleted it (LSF leaves such jobs pending).
+    AdvanceReservationMissing,
 }
 
 impl PendingReason {
@@ -184,6 +187,9 @@ impl PendingReason {
             }
             PendingReason::AdvanceReservationUnavailable => {
                 "The advance reservation the job names is not active, or has no free slot for it"
+            }
+            PendingReason::AdvanceReservationMissing => {
+                "The advance reservation the job names has been deleted"
             }
         }
     }

@@ -36,6 +36,8 @@ pub mod scheduler;
 mod setup;
 mod victims;
 
+pub use advance::live::{Deleted, LiveReservations, ReservationError};
+pub use advance::policy::{ReservationPolicyConfig, TimeWindow};
 pub use advance::{AdvanceReservationConfig, AdvanceReservationReport};
 pub use aps::{
     APS_MAX, ApsBreakdown, ApsEntry, ApsInputs, ApsParseError, ApsPriority, ApsShown, ApsTerm,

@@ -215,6 +215,9 @@ pub struct Cluster {
     /// and ends were taken in.
     pub(crate) advance: Vec<crate::advance::AdvanceReservation>,
     pub(crate) advance_seen: SimTime,
+    /// Advance reservation policies, and the configured reservations
+    /// `brsvdel` deleted.
+    pub(crate) advance_live: crate::advance::live::LiveBook,
     /// Chunks of jobs (CHUNK_JOB_SIZE): each running job's waiting jobs.
     pub(crate) chunks: crate::chunks::ChunkBook,
     /// The latest time, and the state of the dispatch passes.

@@ -35,6 +35,7 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         user_groups,
         limits: limit_configs,
         advance_reservations,
+        reservation_policies,
     } = config;
     let mut host_configs = host_configs;
     let mut warnings = Vec::new();
@@ -97,6 +98,11 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         reservations: Vec::new(),
         advance,
         advance_seen: mcfed_protocol::SimTime::ZERO,
+        advance_live: crate::advance::live::LiveBook {
+            policies: reservation_policies,
+            deleted: Vec::new(),
+            deleted_any: false,
+        },
         chunks: crate::chunks::ChunkBook::default(),
         cycle: Cycle::default(),
         changes: None,

@@ -13,6 +13,14 @@ pub(crate) fn request_of(action: &Action) -> AdminRequest {
     match &action.action {
         ActionKind::Job(job_action) => AdminRequest::control(&action.job, job_action.clone()),
         ActionKind::Host(event) => AdminRequest::host(&action.job, *event),
+        ActionKind::ReservationAdd { config, by } => AdminRequest::ReservationAdd {
+            config: config.clone(),
+            by: by.clone(),
+        },
+        ActionKind::ReservationDelete { by } => AdminRequest::ReservationDelete {
+            name: action.job.clone(),
+            by: by.clone(),
+        },
     }
 }
 

@@ -158,6 +158,7 @@ impl Member {
             next_source_id,
             mut remotes,
             lineages,
+            reservations,
             ..
         } = state;
         // One id sequence serves the scheduler's jobs and the send queues'
@@ -173,6 +174,9 @@ impl Member {
                 .map(|(cluster, lineage)| (cluster.clone(), *lineage))
                 .collect(),
         });
+        for problem in member.node.restore_reservations(reservations) {
+            tracing::warn!(cluster = %member.name(), %problem, "an advance reservation was not restored");
+        }
         member.node.out_of_step_with_all();
         let local = member.local_time(now);
         let name = member.name().clone();

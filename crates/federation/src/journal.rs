@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use mcfed_cluster::{FinishedForward, JobImage};
+use mcfed_cluster::{AdvanceReservationConfig, FinishedForward, JobImage, LiveReservations};
 use mcfed_forwarder::{RemoteImage, SourceImage, SourceImageState};
 use mcfed_protocol::ClusterName;
 use serde::{Deserialize, Serialize};
@@ -29,8 +29,9 @@ use serde::{Deserialize, Serialize};
 /// `bmod -aps` value given it at the submission cluster
 /// (`SourceImage::aps`). Version 3: a scheduler's job keeps its `bmod -aps`
 /// value, its migration mark and its APS pending clock (`JobImage::aps`,
-/// `JobImage::pend_clock`).
-pub const JOURNAL_FORMAT: u32 = 3;
+/// `JobImage::pend_clock`). Version 4: advance reservations made and
+/// deleted live (`DurableState::reservations` and the two records).
+pub const JOURNAL_FORMAT: u32 = 4;
 
 /// What the process that writes a journal is, beyond its member: the
 /// lineage of its state and its emulated time zero.
@@ -85,6 +86,18 @@ pub enum JournalRecord {
         /// Its lineage.
         lineage: u64,
     },
+    /// `brsvadd` made an advance reservation.
+    ReservationAdded {
+        /// The reservation.
+        config: AdvanceReservationConfig,
+        /// Who asked (`None`: the administrator).
+        by: Option<String>,
+    },
+    /// `brsvdel` deleted an advance reservation.
+    ReservationDeleted {
+        /// Its name.
+        name: String,
+    },
 }
 
 /// Everything a journal keeps of a member and its process: the snapshot
@@ -111,6 +124,9 @@ pub struct DurableState {
     pub remotes: BTreeMap<ClusterName, RemoteImage>,
     /// The peers' lineages.
     pub lineages: BTreeMap<ClusterName, u64>,
+    /// The advance reservations made and deleted live (`brsvadd`,
+    /// `brsvdel`).
+    pub reservations: LiveReservations,
 }
 
 impl DurableState {
@@ -166,6 +182,8 @@ impl DurableState {
             JournalRecord::Lineage { cluster, lineage } => {
                 self.lineages.insert(cluster, lineage);
             }
+            JournalRecord::ReservationAdded { config, by } => self.reservations.add(config, by),
+            JournalRecord::ReservationDeleted { name } => self.reservations.delete(&name),
         }
     }
 

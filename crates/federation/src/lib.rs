@@ -32,6 +32,7 @@ mod order;
 pub mod publish;
 mod quiescence;
 mod report;
+mod reservations;
 mod snapshot;
 mod unsendable;
 mod wake;

@@ -491,6 +491,18 @@ pub(super) async fn act(
             AdminRequest::control(&action.job, job_action.clone())
         }
         mcfed_scenario::model::ActionKind::Host(event) => AdminRequest::host(&action.job, *event),
+        mcfed_scenario::model::ActionKind::ReservationAdd { config, by } => {
+            AdminRequest::ReservationAdd {
+                config: config.clone(),
+                by: by.clone(),
+            }
+        }
+        mcfed_scenario::model::ActionKind::ReservationDelete { by } => {
+            AdminRequest::ReservationDelete {
+                name: action.job.clone(),
+                by: by.clone(),
+            }
+        }
     };
     let answer = match session.ask(&request).await {
         Ok(answer) => answer,

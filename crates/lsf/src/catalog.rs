@@ -188,7 +188,7 @@ pub const LSB_RESOURCES: FileSpec = FileSpec {
         skip("GuaranteedResourcePool"),
         skip("HostExport"),
         skip("SharedResourceExport"),
-        skip("ResourceReservation"),
+        read("ResourceReservation", RESOURCE_RESERVATION_KEYS),
         skip("PowerPolicy"),
         skip("ReservationUsage"),
     ],

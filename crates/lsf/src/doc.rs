@@ -144,11 +144,15 @@ pub struct ClusterDoc {
     pub user_groups: Vec<Table>,
     /// `[[cluster.limit]]`: lsb.resources' Limit sections.
     pub limits: Vec<Table>,
+    /// `[[cluster.reservation_policy]]`: lsb.resources'
+    /// ResourceReservation sections.
+    pub reservation_policies: Vec<Table>,
 }
 
 impl ClusterDoc {
     /// The tables of the part `part` (`host`, `queue`, `user`,
-    /// `user_group`, `limit`) of the cluster, as a scenario names them.
+    /// `user_group`, `limit`, `reservation_policy`) of the cluster, as a
+    /// scenario names them.
     pub fn part(&self, part: &str) -> Option<&[Table]> {
         match part {
             "host" => Some(&self.hosts),
@@ -156,6 +160,7 @@ impl ClusterDoc {
             "user" => Some(&self.users),
             "user_group" => Some(&self.user_groups),
             "limit" => Some(&self.limits),
+            "reservation_policy" => Some(&self.reservation_policies),
             _ => None,
         }
     }

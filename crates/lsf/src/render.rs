@@ -82,6 +82,7 @@ fn cluster_body(out: &mut Rendered, cluster: &ClusterDoc, prefix: &str) {
         ("user_group", &cluster.user_groups),
         ("user", &cluster.users),
         ("limit", &cluster.limits),
+        ("reservation_policy", &cluster.reservation_policies),
     ] {
         for table in tables {
             out.line("", None);

@@ -291,7 +291,9 @@ impl ActionRecord {
     pub fn refused(action: &mcfed_scenario::model::Action, why: String) -> Self {
         let outcome = match &action.action {
             mcfed_scenario::model::ActionKind::Host(_) => format!("Host <{}>: {why}", action.job),
-            mcfed_scenario::model::ActionKind::Job(_) => why,
+            mcfed_scenario::model::ActionKind::Job(_)
+            | mcfed_scenario::model::ActionKind::ReservationAdd { .. }
+            | mcfed_scenario::model::ActionKind::ReservationDelete { .. } => why,
         };
         Self::with(action, false, outcome)
     }

@@ -18,6 +18,9 @@ pub(crate) struct Checker<'a> {
     /// Per cluster, the LSF configuration it was imported from
     /// (`lsf_config`), whose lines problems in it are reported at.
     pub(crate) imported: Vec<Option<mcfed_lsf::ClusterDoc>>,
+    /// The advance reservations `brsvadd` actions make: (cluster, name,
+    /// users), which jobs may name as they name configured ones.
+    pub(crate) added_reservations: Vec<(String, String, Vec<String>)>,
 }
 
 impl Checker<'_> {

@@ -328,6 +328,10 @@ pub struct RawCluster {
     /// Advance reservations, as `brsvadd` makes them.
     #[serde(default)]
     pub reservation: Vec<RawReservation>,
+    /// lsb.resources' ResourceReservation sections: who besides the
+    /// administrator may make advance reservations, where and when.
+    #[serde(default)]
+    pub reservation_policy: Vec<RawReservationPolicy>,
     /// Jobs present when the scenario starts.
     #[serde(default)]
     pub job: Vec<RawJob>,
@@ -367,6 +371,24 @@ pub struct RawReservation {
     /// running; a closed one (the default) kills them.
     #[serde(default)]
     pub open: bool,
+}
+
+/// One ResourceReservation section of lsb.resources: an advance
+/// reservation policy.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(non_snake_case)]
+pub struct RawReservationPolicy {
+    /// NAME.
+    pub NAME: String,
+    /// USERS: who may make reservations (`all`, `~user`; default `all`).
+    pub USERS: Option<WordList>,
+    /// HOSTS: the hosts or host entries they may reserve (`all`,
+    /// `~host`; default all).
+    pub HOSTS: Option<WordList>,
+    /// TIME_WINDOW: when reservations may lie (`8:00-18:00`, several
+    /// separated by spaces; default any time).
+    pub TIME_WINDOW: Option<WordList>,
 }
 
 /// One Limit section of lsb.resources.

@@ -57,7 +57,8 @@ pub struct Action {
     pub at: SimTime,
     /// At which cluster.
     pub cluster: ClusterName,
-    /// The job, by name; for a host action, the host.
+    /// The job, by name; for a host action, the host; for a reservation
+    /// action, the reservation.
     pub job: String,
     /// What is asked.
     pub action: ActionKind,
@@ -72,6 +73,20 @@ pub enum ActionKind {
     Job(mcfed_protocol::JobAction),
     /// Host [`Action::job`] fails or recovers.
     Host(mcfed_cluster::HostEvent),
+    /// `brsvadd`: advance reservation [`Action::job`] is made, asked by
+    /// `by` (`None`: the administrator).
+    ReservationAdd {
+        /// The reservation.
+        config: mcfed_cluster::AdvanceReservationConfig,
+        /// The user asking.
+        by: Option<String>,
+    },
+    /// `brsvdel`: advance reservation [`Action::job`] is deleted, asked by
+    /// `by` (`None`: the administrator).
+    ReservationDelete {
+        /// The user asking.
+        by: Option<String>,
+    },
 }
 
 impl std::fmt::Display for ActionKind {
@@ -79,6 +94,8 @@ impl std::fmt::Display for ActionKind {
         match self {
             ActionKind::Job(action) => action.fmt(f),
             ActionKind::Host(event) => event.fmt(f),
+            ActionKind::ReservationAdd { .. } => f.write_str("brsvadd"),
+            ActionKind::ReservationDelete { .. } => f.write_str("brsvdel"),
         }
     }
 }

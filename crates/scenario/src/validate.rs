@@ -29,6 +29,8 @@ mod lsf;
 mod params;
 mod policies;
 mod queues;
+mod reservation_actions;
+mod reservation_policies;
 mod scenario;
 mod workloads;
 
@@ -93,6 +95,7 @@ pub fn parse_within(
             .map(Path::to_path_buf)
             .unwrap_or_default(),
         imported: Vec::new(),
+        added_reservations: Vec::new(),
     };
     checker.import_lsf(&mut raw);
     // Every sizing number is checked, and the memory estimated, before

@@ -1,8 +1,10 @@
 //! The LSF-style commands against a running cluster process, over the
 //! authenticated admin channel: submitting (`bsub`, in `submit`), looking
 //! (`bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`, `bacct`, `lsid`,
-//! `bparams`, `brsvs`, in `query`) and acting on jobs (`bkill`, `bstop`, `bresume`,
-//! `brequeue`, `bswitch`, `bmod`, in `control`).
+//! `bparams`, `brsvs`, in `query`), making and deleting advance
+//! reservations (`brsvadd`, `brsvdel`, in `reservations`) and acting on
+//! jobs (`bkill`, `bstop`, `bresume`, `brequeue`, `bswitch`, `bmod`, in
+//! `control`).
 //!
 //! Every query command prints LSF's columns, LSF 10.1's JSON with `-json`,
 //! or mcfed's own JSON rows with `-o json` (the spelling from before
@@ -10,6 +12,7 @@
 
 pub(crate) mod control;
 pub(crate) mod query;
+pub(crate) mod reservations;
 pub(crate) mod submit;
 
 use std::path::PathBuf;

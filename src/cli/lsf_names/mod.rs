@@ -21,10 +21,11 @@ use crate::cli::lsf::control::{self, BmodArgs, BswitchArgs, JobsArgs};
 use crate::cli::lsf::query::{
     self, BacctArgs, BhistArgs, BhostsArgs, BjobsArgs, BparamsArgs, BqueuesArgs, ListArgs,
 };
+use crate::cli::lsf::reservations::{self, BrsvaddArgs, BrsvdelArgs};
 use crate::cli::lsf::{Dialect, user_name};
 
 /// The LSF commands a `mcfed lsf-env` directory holds.
-pub(crate) const COMMANDS: [&str; 18] = [
+pub(crate) const COMMANDS: [&str; 20] = [
     "bsub",
     "bjobs",
     "bqueues",
@@ -41,6 +42,8 @@ pub(crate) const COMMANDS: [&str; 18] = [
     "bmig",
     "bparams",
     "brsvs",
+    "brsvadd",
+    "brsvdel",
     "lsid",
     "lsclusters",
 ];
@@ -127,6 +130,8 @@ fn command(name: &'static str, args: &[OsString]) -> anyhow::Result<ExitCode> {
         "lsid" => query::lsid_in(parse::<ListArgs>(name, args)?, lsf),
         "lsclusters" => query::lsclusters(parse::<ListArgs>(name, args)?),
         "brsvs" => query::brsvs(parse::<ListArgs>(name, args)?),
+        "brsvadd" => reservations::brsvadd(parse::<BrsvaddArgs>(name, args)?, lsf),
+        "brsvdel" => reservations::brsvdel(parse::<BrsvdelArgs>(name, args)?, lsf),
         "bswitch" => control::bswitch_in(parse::<BswitchArgs>(name, args)?, lsf),
         "bmod" => control::bmod_in(parse::<BmodArgs>(name, args)?, lsf),
         _ => {
@@ -163,6 +168,8 @@ mod tests {
         check::<BswitchArgs>("bswitch");
         check::<BmodArgs>("bmod");
         check::<JobsArgs>("bkill");
+        check::<BrsvaddArgs>("brsvadd");
+        check::<BrsvdelArgs>("brsvdel");
     }
 
     #[test]

@@ -377,6 +377,24 @@ pub(crate) const PLANS: &[(&str, Plan)] = &[
         ]),
     ),
     (
+        "mcfed brsvadd --cluster Cluster1 -N maint -m \"a1 a2\" -n 4 -u \"alice bob\" -b 1h -e \"2h 30m\" [-o] [--user USER]",
+        Plan::Live(&[
+            "brsvadd --cluster Cluster2 -N maint -m \"c2host1 c2host2\" -n 4 -u \"alice bob\" -b 10h -e \"12h 30m\"",
+            "brsvadd --cluster Cluster2 -N lab -m c2host3 -n 2 -u all -b 11:00 -e 11:30 -o",
+            "!1 exists brsvadd --cluster Cluster2 -N lab -m c2host4 -u all -b 11h -e 12h",
+            "!1 overlaps brsvadd --cluster Cluster2 -N more -m c2host3 -n 9 -u all -b 11h -e 12h",
+            "!1 allowed brsvadd --cluster Cluster2 -N his -m c2host4 -u bob -b 11h -e 12h --user bob",
+        ]),
+    ),
+    (
+        "mcfed brsvdel --cluster Cluster1 maint [NAME ...] [--user USER]",
+        Plan::Live(&[
+            "!1 made brsvdel --cluster Cluster2 lab --user alice",
+            "brsvdel --cluster Cluster2 maint lab",
+            "!1 exist brsvdel --cluster Cluster2 maint",
+        ]),
+    ),
+    (
         "mcfed brsvs --cluster Cluster1",
         Plan::Live(&[
             "brsvs --cluster Cluster1",

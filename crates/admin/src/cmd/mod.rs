@@ -7,7 +7,8 @@
 //! channel, with the administrator's certificate), and their answers.
 //!
 //! `mcfed bsub`, `bjobs`, `bqueues`, `bhosts`, `bclusters`, `bhist`,
-//! `bacct`, `lsid`, `bparams`, `brsvs` and the job control commands send one or two
+//! `bacct`, `lsid`, `bparams`, `brsvs`, `brsvadd`, `brsvdel` and the job
+//! control commands send one or two
 //! requests each; `mcfed launch` uses the same requests to wait for the
 //! federation, play submissions, gather decision records and stop the
 //! processes. Requests and answers are postcard-encoded; the row types are
@@ -48,6 +49,8 @@ pub mod params;
 pub mod queues;
 pub mod records;
 pub mod reservations;
+pub mod rsvadd;
+pub mod rsvdel;
 pub mod status;
 pub mod submit;
 pub mod watch;
@@ -95,6 +98,12 @@ pub fn apply(
         AdminRequest::Reservations => {
             AdminResponse::Reservations(reservations::rows(member.node(), now))
         }
+        AdminRequest::ReservationAdd { config, by } => {
+            rsvadd::apply(member, now, config, by.as_deref())
+        }
+        AdminRequest::ReservationDelete { name, by } => {
+            rsvdel::apply(member, now, &name, by.as_deref())
+        }
         request @ (AdminRequest::Clusters
         | AdminRequest::Records { .. }
         | AdminRequest::Status
@@ -115,6 +124,8 @@ impl AdminRequest {
                 | AdminRequest::SubmitMany { .. }
                 | AdminRequest::Control { .. }
                 | AdminRequest::Host { .. }
+                | AdminRequest::ReservationAdd { .. }
+                | AdminRequest::ReservationDelete { .. }
         )
     }
 }
@@ -208,6 +219,24 @@ pub enum AdminRequest {
         /// The last job id of the page before (none: from the first).
         after: Option<u64>,
     },
+    /// Make an advance reservation (`brsvadd`; a scenario's `brsvadd`
+    /// action).
+    ReservationAdd {
+        /// The reservation.
+        config: mcfed_cluster::AdvanceReservationConfig,
+        /// The user asking (`brsvadd --user`), whom the reservation
+        /// policies bind; `None`: the cluster's administrator.
+        by: Option<String>,
+    },
+    /// Delete an advance reservation (`brsvdel`; a scenario's `brsvdel`
+    /// action).
+    ReservationDelete {
+        /// Its name.
+        name: String,
+        /// The user asking (`brsvdel --user`), who may delete only the
+        /// reservations that user made; `None`: the administrator.
+        by: Option<String>,
+    },
 }
 
 /// A cluster process's answer.
@@ -255,6 +284,9 @@ pub enum AdminResponse {
     JobsPage(jobs::JobsPage),
     /// One page of the job history.
     HistoryPage(history::HistoryPage),
+    /// An advance reservation was made or deleted: what happened, in
+    /// words.
+    ReservationChanged(String),
 }
 
 impl AdminRequest {
@@ -282,7 +314,9 @@ impl AdminResponse {
     pub fn outcome(&self) -> Result<String, String> {
         match self {
             AdminResponse::Controlled(controlled) => Ok(controlled.message.clone()),
-            AdminResponse::HostChanged(what) => Ok(what.clone()),
+            AdminResponse::HostChanged(what) | AdminResponse::ReservationChanged(what) => {
+                Ok(what.clone())
+            }
             AdminResponse::Error(why) => Err(why.clone()),
             _ => Ok(String::new()),
         }

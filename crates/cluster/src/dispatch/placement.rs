@@ -92,6 +92,11 @@ impl Cluster {
                     PendingReason::AdvanceReservationUnavailable,
                 ));
             }
+            ReservationBounds::Missing => {
+                return Err(PlacementFailure::blocked(
+                    PendingReason::AdvanceReservationMissing,
+                ));
+            }
             ReservationBounds::Within { budget, .. } if *budget < job.spec.slots => {
                 return Err(PlacementFailure::blocked(
                     PendingReason::AdvanceReservationUnavailable,
@@ -199,7 +204,9 @@ impl Cluster {
             return Err(Some(PendingReason::SlotsReserved));
         }
         let free = match &search.advance {
-            ReservationBounds::Free | ReservationBounds::Closed => free,
+            ReservationBounds::Free | ReservationBounds::Closed | ReservationBounds::Missing => {
+                free
+            }
             ReservationBounds::Held(held) => match free.saturating_sub(held[host]) {
                 0 => return Err(Some(PendingReason::AdvanceReserved)),
                 room => room,

@@ -14,12 +14,12 @@ use mcfed_cluster::{
 };
 use mcfed_protocol::{ClusterName, JobAction, JobEvent, JobSpec, QueueName, RejectReason, SimTime};
 
-fn minutes(n: u64) -> SimTime {
+pub(crate) fn minutes(n: u64) -> SimTime {
     SimTime::from_secs(n * 60)
 }
 
 /// `maint`: alice's, all 4 slots of h1, from 60m to 120m.
-fn maint() -> AdvanceReservationConfig {
+pub(crate) fn maint() -> AdvanceReservationConfig {
     AdvanceReservationConfig {
         name: "maint".into(),
         hosts: vec!["h1".into()],
@@ -31,7 +31,7 @@ fn maint() -> AdvanceReservationConfig {
     }
 }
 
-fn config(reservations: Vec<AdvanceReservationConfig>) -> ClusterConfig {
+pub(crate) fn config(reservations: Vec<AdvanceReservationConfig>) -> ClusterConfig {
     let mut config = ClusterConfig::new(ClusterName::new("C").expect("valid"));
     config.hosts = vec![HostConfig::new("h1", 4), HostConfig::new("h2", 4)];
     let mut normal = QueueConfig::new(QueueName::new("normal").expect("valid"));
@@ -41,7 +41,13 @@ fn config(reservations: Vec<AdvanceReservationConfig>) -> ClusterConfig {
     config
 }
 
-fn job(user: &str, slots: u32, run: u64, limit: Option<u64>, rsv: Option<&str>) -> JobSpec {
+pub(crate) fn job(
+    user: &str,
+    slots: u32,
+    run: u64,
+    limit: Option<u64>,
+    rsv: Option<&str>,
+) -> JobSpec {
     let mut spec = JobSpec::simple("j", user, Duration::from_secs(run * 60));
     spec.slots = slots;
     spec.run_limit = limit.map(|minutes| Duration::from_secs(minutes * 60));
@@ -51,22 +57,22 @@ fn job(user: &str, slots: u32, run: u64, limit: Option<u64>, rsv: Option<&str>) 
     spec
 }
 
-fn submit(c: &mut Cluster, at: SimTime, spec: JobSpec) -> JobId {
+pub(crate) fn submit(c: &mut Cluster, at: SimTime, spec: JobSpec) -> JobId {
     c.submit(at, "normal", spec, JobOrigin::Local)
         .expect("accepted")
 }
 
-fn advance(c: &mut Cluster, at: SimTime) {
+pub(crate) fn advance(c: &mut Cluster, at: SimTime) {
     let mut transitions = Vec::new();
     c.advance(at, &mut transitions);
     c.audit().expect("books agree");
 }
 
-fn state(c: &Cluster, id: JobId) -> Option<JobState> {
+pub(crate) fn state(c: &Cluster, id: JobId) -> Option<JobState> {
     c.job(id).map(|job| job.state)
 }
 
-fn reason(c: &Cluster, id: JobId) -> PendingReason {
+pub(crate) fn reason(c: &Cluster, id: JobId) -> PendingReason {
     c.pending_reason(c.job(id).expect("a job"))
 }
 

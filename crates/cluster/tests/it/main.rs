@@ -9,6 +9,7 @@ mod chunks;
 mod control;
 mod host_types;
 mod indexed_dispatch;
+mod live_reservations;
 mod node;
 mod policies;
 mod preemptable_counter;

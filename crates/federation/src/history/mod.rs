@@ -193,7 +193,7 @@ impl History {
 mod tests {
     use std::time::Duration;
 
-    use mcfed_protocol::{ClusterName, JobSpec, SimTime};
+    use mcfed_protocol::{ClusterName, JobEvent, JobSpec, SimTime};
 
     use super::*;
 
@@ -217,5 +217,45 @@ mod tests {
         assert_eq!(record.started_at, Some(SimTime::from_secs(9)));
         history.clean(SimTime::from_secs(1000));
         assert!(history.job(1).is_some(), "a live job is not cleaned");
+    }
+
+    /// A forwarded job that `bresume` sends to SSUSP at its execution
+    /// cluster (its slots taken meanwhile) is not said to be preempted at
+    /// its submission cluster; one suspended while running is.
+    #[test]
+    fn a_remote_ssusp_after_bstop_is_not_a_preemption() {
+        let mut history = History::new(Duration::from_secs(60));
+        let spec = JobSpec::simple("j", "u", Duration::from_secs(600));
+        let remote = ClusterName::new("E").expect("name");
+        for id in [1, 2] {
+            history.submitted(
+                SimTime::ZERO,
+                id,
+                "send",
+                &spec,
+                RecordOrigin::Sent,
+                SimTime::ZERO,
+            );
+            history.remote(id, SimTime::from_secs(1), &remote, JobEvent::Started);
+        }
+        history.remote(1, SimTime::from_secs(2), &remote, JobEvent::Stopped);
+        history.remote(1, SimTime::from_secs(3), &remote, JobEvent::Suspended);
+        history.remote(2, SimTime::from_secs(3), &remote, JobEvent::Suspended);
+        let last = |id: u64| {
+            let record = history.job(id).expect("kept");
+            (
+                record.state,
+                record.events().last().map(|event| event.text.clone()),
+            )
+        };
+        let (state, text) = last(1);
+        assert_eq!(state, "SSUSP");
+        let text = text.expect("an event");
+        assert!(!text.contains("preempted"), "{text}");
+        assert!(text.contains("bresume"), "{text}");
+        assert_eq!(
+            last(2),
+            ("SSUSP", Some("Suspended at <E>: preempted".to_owned()))
+        );
     }
 }

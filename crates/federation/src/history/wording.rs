@@ -120,6 +120,13 @@ impl History {
         };
         let (state, text) = match event {
             JobEvent::Started => ("RUN", format!("Started at cluster <{cluster}>")),
+            // A stopped job (USUSP) is never preempted: suspended after
+            // USUSP, `bresume` found its slots taken (SSUSP until they
+            // are free, as in LSF).
+            JobEvent::Suspended if record.state == "USUSP" => (
+                "SSUSP",
+                format!("Resumed by bresume at <{cluster}>: suspended until its slots are free"),
+            ),
             JobEvent::Suspended => ("SSUSP", format!("Suspended at <{cluster}>: preempted")),
             JobEvent::Resumed => ("RUN", format!("Resumed at <{cluster}>")),
             JobEvent::Requeued => ("PEND", format!("Requeued at <{cluster}>")),

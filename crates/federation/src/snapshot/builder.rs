@@ -200,6 +200,7 @@ impl SnapshotBuilder {
         let tail = postcard::to_extend(&member.snapshot_next_source_id(), Vec::new())?;
         let tail = postcard::to_extend(&remotes, tail)?;
         let tail = postcard::to_extend(&lineages, tail)?;
+        let tail = postcard::to_extend(&member.node.cluster().live_reservations(), tail)?;
         let SnapshotBuilder { jobs, sources } = self;
         Ok(move || {
             let capacity = head.len() + jobs.bytes.len() + middle.len();

@@ -122,7 +122,7 @@ impl Serialize for SnapshotView<'_> {
         let member = self.member;
         let (lineages, remotes) = member.snapshot_peers();
         // The fields of `DurableState`, in its order.
-        let mut state = serializer.serialize_struct("DurableState", 10)?;
+        let mut state = serializer.serialize_struct("DurableState", 11)?;
         state.serialize_field("cluster", &Some(member.name()))?;
         state.serialize_field("process", &self.process)?;
         state.serialize_field("jobs", &Jobs(member))?;
@@ -133,6 +133,7 @@ impl Serialize for SnapshotView<'_> {
         state.serialize_field("next_source_id", &member.snapshot_next_source_id())?;
         state.serialize_field("remotes", &remotes)?;
         state.serialize_field("lineages", &lineages)?;
+        state.serialize_field("reservations", &member.node.cluster().live_reservations())?;
         state.end()
     }
 }
@@ -224,5 +225,6 @@ pub(crate) fn durable_state(member: &Member) -> DurableState {
         .collect();
     state.next_source_id = member.snapshot_next_source_id();
     (state.lineages, state.remotes) = member.snapshot_peers();
+    state.reservations = member.node.cluster().live_reservations();
     state
 }

@@ -4,4 +4,5 @@ mod aps_journal;
 mod aps_send;
 mod control;
 mod journal;
+mod live_reservations;
 mod unsendable;

@@ -125,6 +125,22 @@ fn requests() -> Vec<AdminRequest> {
         AdminRequest::Watch { from: 0 },
         AdminRequest::Activity,
         AdminRequest::Reservations,
+        AdminRequest::ReservationAdd {
+            config: AdvanceReservationConfig {
+                name: "later".to_owned(),
+                hosts: vec!["h1".to_owned()],
+                slots: Some(1),
+                start: SimTime::from_secs(3600),
+                end: SimTime::from_secs(7200),
+                users: vec!["all".to_owned()],
+                open: true,
+            },
+            by: None,
+        },
+        AdminRequest::ReservationDelete {
+            name: "later".to_owned(),
+            by: None,
+        },
         AdminRequest::Shutdown,
     ]
 }

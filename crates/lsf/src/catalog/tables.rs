@@ -464,6 +464,27 @@ pub(super) const LIMIT_KEYS: &[Param] = &[
     i("PER_CLUSTER"),
 ];
 
+/// lsb.resources' ResourceReservation section: an advance reservation
+/// policy (who besides the administrator may `brsvadd`, where, when).
+pub(super) const RESOURCE_RESERVATION_KEYS: &[Param] = &[
+    m("NAME", Name),
+    p(
+        "USERS",
+        Words,
+        "users as written (`all`, `~user`); user groups are not expanded",
+    ),
+    p(
+        "HOSTS",
+        Words,
+        "host groups and `name*` patterns are written as their hosts",
+    ),
+    p(
+        "TIME_WINDOW",
+        Words,
+        "read on emulated time: time zero is 00:00 of a Sunday",
+    ),
+];
+
 pub(super) const CLUSTER_HOST_COLUMNS: &[Param] = &[
     p(
         "HOSTNAME",

@@ -101,7 +101,7 @@ pub fn export(
         ] {
             files.push(ExportedFile { path, text });
         }
-        if !cluster.config.limits.is_empty() {
+        if !cluster.config.limits.is_empty() || !cluster.config.reservation_policies.is_empty() {
             files.push(ExportedFile {
                 path: configdir.join("lsb.resources"),
                 text: users::resources(cluster.config),

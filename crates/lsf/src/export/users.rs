@@ -45,7 +45,8 @@ pub(super) fn users(config: &ClusterConfig) -> Result<String, String> {
     Ok(text)
 }
 
-/// lsb.resources: one Limit section per limit.
+/// lsb.resources: one Limit section per limit, one ResourceReservation
+/// section per advance reservation policy.
 pub(super) fn resources(config: &ClusterConfig) -> String {
     let mut text = HEADER.to_owned();
     for limit in &config.limits {
@@ -69,6 +70,23 @@ pub(super) fn resources(config: &ClusterConfig) -> String {
             }
         }
         let _ = write!(text, "\nBegin Limit\n{}End Limit\n", keys.0);
+    }
+    for policy in &config.reservation_policies {
+        let mut keys = Assignments::default();
+        keys.set("NAME", &policy.name);
+        keys.set("USERS", policy.users.join(" "));
+        if !policy.hosts.is_empty() {
+            keys.set("HOSTS", policy.hosts.join(" "));
+        }
+        if !policy.windows.is_empty() {
+            let windows: Vec<String> = policy.windows.iter().map(ToString::to_string).collect();
+            keys.set("TIME_WINDOW", windows.join(" "));
+        }
+        let _ = write!(
+            text,
+            "\nBegin ResourceReservation\n{}End ResourceReservation\n",
+            keys.0
+        );
     }
     text
 }

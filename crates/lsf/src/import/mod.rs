@@ -16,6 +16,7 @@ mod layout;
 mod params;
 mod queues;
 mod ranges;
+mod reservation_policies;
 mod resources;
 mod shared;
 mod users;

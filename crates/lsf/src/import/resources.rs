@@ -57,8 +57,9 @@ impl Limit {
     }
 }
 
-/// Reads lsb.resources' Limit sections into `doc.limits`; the queues they
-/// name must be in `doc.queues`, the hosts in `hosts`.
+/// Reads lsb.resources' Limit sections into `doc.limits` (the queues they
+/// name must be in `doc.queues`, the hosts in `hosts`) and its
+/// ResourceReservation sections into `doc.reservation_policies`.
 pub(super) fn read(
     document: Option<&Document>,
     hosts: &HostBook,
@@ -69,6 +70,14 @@ pub(super) fn read(
         return;
     };
     for (spec, section) in sections(&LSB_RESOURCES, document, diags) {
+        if spec.name == "ResourceReservation" {
+            if let Some(table) =
+                super::reservation_policies::policy_table(spec, section, hosts, diags)
+            {
+                doc.reservation_policies.push(table);
+            }
+            continue;
+        }
         for limit in limits(spec, section, diags) {
             if let Some(table) = limit_table(&limit, hosts, doc, diags) {
                 doc.limits.push(table);

@@ -137,6 +137,49 @@ fn user_groups_keep_their_members_and_shares() {
 }
 
 #[test]
+fn resource_reservation_sections_become_reservation_policies() {
+    let resources = "Begin ResourceReservation\nNAME = day\nUSERS = alice\nHOSTS = hg ~h2\nTIME_WINDOW = 8:00-18:00 20-22\nEnd ResourceReservation\n\nBegin ResourceReservation\nNAME = typo\nHOSTS = h9\nEnd ResourceReservation\n\nBegin ResourceReservation\nNAME = late\nTIME_WINDOW = 25:00-26:00\nEnd ResourceReservation\n\nBegin ResourceReservation\nUSERS = bob\nCREATOR = bob\nEnd ResourceReservation\n";
+    let (doc, warnings) =
+        import(&[("lsb.hosts", HOSTS), ("lsb.resources", resources)]).expect("imports");
+    let keys = |table: &Table| -> Vec<(String, Option<String>)> {
+        table
+            .entries
+            .iter()
+            .map(|entry| (entry.key.clone(), table.text(&entry.key).map(str::to_owned)))
+            .collect()
+    };
+    let pair = |key: &str, value: &str| (key.to_owned(), Some(value.to_owned()));
+    assert_eq!(
+        doc.reservation_policies.len(),
+        2,
+        "{:?}",
+        doc.reservation_policies
+    );
+    assert_eq!(
+        keys(&doc.reservation_policies[0]),
+        [
+            pair("NAME", "day"),
+            pair("USERS", "alice"),
+            pair("HOSTS", "h1 h2 ~h2"),
+            pair("TIME_WINDOW", "8:00-18:00 20-22"),
+        ]
+    );
+    assert_eq!(
+        keys(&doc.reservation_policies[1]),
+        [pair("NAME", "lsb.resources:18"), pair("USERS", "bob")]
+    );
+    assert_eq!(
+        warnings,
+        [
+            "10: ResourceReservation typo: HOSTS names `h9`, which is not a host or host group of the cluster (did you mean `h1`?); the policy is ignored",
+            "15: ResourceReservation late: TIME_WINDOW `25:00`: the hour `25` is not between 0 and 23; the policy is ignored",
+            "20: unknown parameter `CREATOR` in a ResourceReservation section; ignored",
+            "18: a ResourceReservation without NAME (mcfed names every policy) is named `lsb.resources:18`",
+        ]
+    );
+}
+
+#[test]
 fn every_limit_of_slots_or_jobs_becomes_a_cluster_limit() {
     let queues =
         "Begin Queue\nQUEUE_NAME = q1\nEnd Queue\nBegin Queue\nQUEUE_NAME = q2\nEnd Queue\n";

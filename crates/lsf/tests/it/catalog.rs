@@ -38,7 +38,7 @@ type ScenarioTable = (
 fn the_catalogue_imports_every_key_the_scenario_format_has() {
     use mcfed_lsf::catalog::{self, Status};
     const CLUSTER: &str = "[[cluster]]\nname = \"x\"\n";
-    let tables: [ScenarioTable; 7] = [
+    let tables: [ScenarioTable; 8] = [
         (
             "params",
             "[params]\nBOGUS = 1\n".to_owned(),
@@ -95,6 +95,13 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
             &[],
         ),
         (
+            "reservation_policy",
+            format!("{CLUSTER}[[cluster.reservation_policy]]\nBOGUS = 1\n"),
+            catalog::LSB_RESOURCES,
+            "ResourceReservation",
+            &[],
+        ),
+        (
             "cluster",
             "[[cluster]]\nBOGUS = 1\n".to_owned(),
             catalog::LSB_PARAMS,
@@ -109,6 +116,7 @@ fn the_catalogue_imports_every_key_the_scenario_format_has() {
                 ("user", ""),
                 ("user_group", ""),
                 ("limit", ""),
+                ("reservation_policy", ""),
                 ("reservation", ""), // brsvadd makes them, not a file
                 ("job", ""),         // jobs are not configuration
             ],

@@ -105,7 +105,7 @@ fn processors_counted(config: &mcfed_cluster::ClusterConfig) -> mcfed_cluster::C
 }
 
 /// The warnings of the template site, as `file:line: message`.
-const TEMPLATE_WARNINGS: [&str; 24] = [
+const TEMPLATE_WARNINGS: [&str; 25] = [
     "lsf.shared:18: column ARCHITECTURE is not modelled; ignored",
     "lsf.shared:23: column INTERVAL is not modelled; ignored",
     "lsf.shared:23: column INCREASING is not modelled; ignored",
@@ -130,6 +130,7 @@ const TEMPLATE_WARNINGS: [&str; 24] = [
     "site/lsb.resources:17: Limit mem_cap: it limits neither SLOTS nor JOBS, the resources mcfed models; ignored",
     "site/lsb.resources:32: PROJECTS is not modelled; ignored",
     "site/lsb.resources:30: Limit project_cap: it applies only to the PROJECTS it names, which mcfed does not model; the limit is ignored",
+    "site/lsb.resources:56: unknown parameter `MAX_SLOTS` in a ResourceReservation section; ignored",
 ];
 
 /// Diagnostics as `file:line: message`, the file relative to
@@ -177,6 +178,8 @@ fn the_template_site_imports_with_exactly_its_warnings() {
         "NAME = \"group_cap\"  # lsb.resources:39\nUSERS = \"group_b\"  # lsb.resources:39\nSLOTS = 8  # lsb.resources:39",
         "QUEUES = \"pool_a pool_b\"  # lsb.resources:40\nJOBS = 10  # lsb.resources:40",
         "memory_mb = 65536  # lsf.cluster.site:13",
+        "[[cluster.reservation_policy]]\nNAME = \"dayPolicy\"  # lsb.resources:46\nUSERS = \"alice bob\"  # lsb.resources:47\nHOSTS = \"hostA hostC\"  # lsb.resources:48\nTIME_WINDOW = \"8:00-18:00\"  # lsb.resources:49",
+        "NAME = \"lateShift\"  # lsb.resources:53\nUSERS = \"all ~carol\"  # lsb.resources:54\nTIME_WINDOW = \"20:00-8:00\"  # lsb.resources:55",
         "# DESCRIPTION = \"For normal low priority jobs, running only if hosts are lightly loaded.\"\n[[cluster.queue]]\nname = \"normal\"",
     ] {
         assert!(

@@ -16,7 +16,7 @@ pub struct RawAction {
     /// cluster the job was forwarded to).
     pub cluster: Option<String>,
     /// `bkill`, `bstop`, `bresume`, `brequeue`, `bswitch`, `bmod`, `bmig`,
-    /// `bresize`, `host_fail` or `host_recover`.
+    /// `bresize`, `host_fail`, `host_recover`, `brsvadd` or `brsvdel`.
     pub command: Option<String>,
     /// The job, by name (not for the host commands).
     pub job: Option<String>,
@@ -38,6 +38,21 @@ pub struct RawAction {
     pub release: Option<String>,
     /// `host_fail`, `host_recover`: the host.
     pub host: Option<String>,
+    /// `brsvadd -N`, `brsvdel`: the advance reservation's name.
+    pub reservation: Option<String>,
+    /// `brsvadd -m`: its hosts (or host entries).
+    pub hosts: Option<super::WordList>,
+    /// `brsvadd -b`: when it starts.
+    pub start: Option<DurationValue>,
+    /// `brsvadd -e`: when it ends.
+    pub end: Option<DurationValue>,
+    /// `brsvadd -u`: the users whose jobs may use it (`all`: any).
+    pub users: Option<super::WordList>,
+    /// `brsvadd -o`: an open reservation (`true`).
+    pub open: Option<bool>,
+    /// `brsvadd`, `brsvdel`: the user asking (`--user`), whom the
+    /// reservation policies bind; none: the cluster's administrator.
+    pub user: Option<String>,
 }
 
 /// An expected outcome. Which keys are present says what kind of

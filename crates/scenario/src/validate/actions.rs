@@ -16,7 +16,7 @@ use crate::locate::FieldPath;
 use crate::model::{Action, ActionKind, ClusterSpec};
 
 /// The commands an action may give.
-const COMMANDS: [&str; 10] = [
+const COMMANDS: [&str; 12] = [
     "bkill",
     "bstop",
     "bresume",
@@ -27,6 +27,8 @@ const COMMANDS: [&str; 10] = [
     "bresize",
     "host_fail",
     "host_recover",
+    "brsvadd",
+    "brsvdel",
 ];
 
 /// The commands that act on a host rather than a job.
@@ -65,6 +67,13 @@ impl Checker<'_> {
         if let Some(command) = command.as_deref().filter(|c| HOST_COMMANDS.contains(c)) {
             return self.host_action(path, raw, command, at, cluster);
         }
+        if let Some(command) = command
+            .as_deref()
+            .filter(|c| super::reservation_actions::COMMANDS.contains(c))
+        {
+            return self.reservation_action(path, raw, command, at, cluster);
+        }
+        self.no_reservation_keys(path, raw, command.as_deref().unwrap_or("this"));
         if raw.host.is_some() {
             self.problem(
                 path.key("host"),
@@ -108,6 +117,7 @@ impl Checker<'_> {
         at: Option<SimTime>,
         cluster: Option<&ClusterSpec>,
     ) -> Option<Action> {
+        self.no_reservation_keys(path, raw, command);
         for (key, set) in [
             ("job", raw.job.is_some()),
             ("queue", raw.queue.is_some()),
@@ -150,14 +160,14 @@ impl Checker<'_> {
     }
 
     /// A required key's value, or a problem saying it is missing.
-    fn needed<T>(&mut self, path: &FieldPath, key: &str, value: Option<T>) -> Option<T> {
+    pub(super) fn needed<T>(&mut self, path: &FieldPath, key: &str, value: Option<T>) -> Option<T> {
         if value.is_none() {
             self.problem(path.key(key), format!("an [[action]] needs `{key}`"));
         }
         value
     }
 
-    fn action_cluster<'s>(
+    pub(super) fn action_cluster<'s>(
         &mut self,
         path: &FieldPath,
         raw: &RawAction,

@@ -149,6 +149,8 @@ impl Checker<'_> {
         config.user_groups = user_groups;
         config.limits = limits;
         config.advance_reservations = advance_reservations(raw, &hosts.groups);
+        config.reservation_policies =
+            self.reservation_policies(raw, &path, &hosts.groups, &config.hosts);
         ClusterDraft {
             path,
             host_entries: hosts.entries,

@@ -318,17 +318,25 @@ impl Checker<'_> {
         };
         if let Some(name) = &raw.reservation {
             let user = raw.user.as_deref().unwrap_or(DEFAULT_USER);
-            let problem = match cluster
+            // A configured reservation, or one a `brsvadd` action makes.
+            let added = self
+                .added_reservations
+                .iter()
+                .find(|(at, added, _)| *at == cluster.config.name.as_str() && added == name)
+                .map(|(_, _, users)| users);
+            let users = cluster
                 .config
                 .advance_reservations
                 .iter()
                 .find(|reservation| reservation.name == *name)
-            {
+                .map(|reservation| &reservation.users)
+                .or(added);
+            let problem = match users {
                 None => Some(format!(
                     "cluster `{}` has no advance reservation named `{name}`",
                     cluster.config.name
                 )),
-                Some(reservation) if !reservation.users.iter().any(|u| u == "all" || u == user) => {
+                Some(users) if !users.iter().any(|u| u == "all" || u == user) => {
                     Some(format!("reservation `{name}` is not for user `{user}`"))
                 }
                 Some(_) => None,

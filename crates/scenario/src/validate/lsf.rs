@@ -67,6 +67,7 @@ impl Checker<'_> {
             ("user", !cluster.user.is_empty()),
             ("user_group", !cluster.user_group.is_empty()),
             ("limit", !cluster.limit.is_empty()),
+            ("reservation_policy", !cluster.reservation_policy.is_empty()),
             ("params", params_set(&cluster.params)),
         ] {
             if present {
@@ -100,4 +101,5 @@ fn merge(cluster: &mut RawCluster, imported: RawCluster) {
     cluster.user = imported.user;
     cluster.user_group = imported.user_group;
     cluster.limit = imported.limit;
+    cluster.reservation_policy = imported.reservation_policy;
 }

@@ -37,6 +37,18 @@ impl Checker<'_> {
         self.check_clusters(&drafts);
         let mut specs = super::clusters::specs(&drafts);
 
+        self.added_reservations = raw
+            .action
+            .iter()
+            .filter(|action| action.command.as_deref() == Some("brsvadd"))
+            .filter_map(|action| {
+                Some((
+                    action.cluster.clone()?,
+                    action.reservation.clone()?,
+                    action.users.as_ref()?.0.clone(),
+                ))
+            })
+            .collect();
         let mut job_counter = 0usize;
         let (mut expectations, initial_names) =
             self.initial_jobs(&raw.cluster, &names, &mut specs, &mut job_counter);
