@@ -312,7 +312,7 @@ impl Cluster {
     /// cluster without any pays one test in placement's hot path).
     #[inline]
     pub(crate) fn reservation_bounds(&self, job: &Job, now: SimTime) -> ReservationBounds {
-        if self.advance.is_empty() && !self.advance_live.deleted_any {
+        if self.advance.is_empty() && self.advance_live.deleted.is_empty() {
             return ReservationBounds::Free;
         }
         self.bounds_under_reservations(job, now)

@@ -101,7 +101,6 @@ pub(crate) fn build(config: ClusterConfig) -> Result<Cluster, ConfigError> {
         advance_live: crate::advance::live::LiveBook {
             policies: reservation_policies,
             deleted: Vec::new(),
-            deleted_any: false,
         },
         chunks: crate::chunks::ChunkBook::default(),
         cycle: Cycle::default(),

@@ -115,7 +115,10 @@ pub struct LiveReservations {
     /// Made with `brsvadd` and not deleted, with who made each (`None`:
     /// the administrator), in order.
     pub added: Vec<(AdvanceReservationConfig, Option<String>)>,
-    /// Configured reservations deleted with `brsvdel`.
+    /// Every reservation deleted with `brsvdel`, configured or made live:
+    /// a configured one stays deleted at a restore, and any name here
+    /// tells the restored cluster that pending jobs may name a
+    /// reservation it no longer has.
     pub deleted: Vec<String>,
 }
 
@@ -128,23 +131,20 @@ impl LiveReservations {
 
     /// Folds in `brsvdel` of `name`.
     pub fn delete(&mut self, name: &str) {
-        let before = self.added.len();
         self.added.retain(|(added, _)| added.name != name);
-        if self.added.len() == before && !self.deleted.iter().any(|deleted| deleted == name) {
+        if !self.deleted.iter().any(|deleted| deleted == name) {
             self.deleted.push(name.to_owned());
         }
     }
 }
 
-/// The advance reservation policies and the configured reservations
-/// deleted since the start.
+/// The advance reservation policies and the reservations deleted since
+/// the start (with any, jobs may name a reservation the cluster no longer
+/// has, even with none left).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LiveBook {
     pub(crate) policies: Vec<ReservationPolicyConfig>,
     pub(crate) deleted: Vec<String>,
-    /// Whether `brsvdel` ever deleted one: jobs may name a reservation
-    /// the cluster no longer has, even with none left.
-    pub(crate) deleted_any: bool,
 }
 
 impl Cluster {
@@ -209,8 +209,12 @@ impl Cluster {
             }
         }
         let removed = self.advance.remove(index);
-        self.advance_live.deleted_any = true;
-        if removed.origin == Origin::Configured {
+        if !self
+            .advance_live
+            .deleted
+            .iter()
+            .any(|deleted| deleted == name)
+        {
             self.advance_live.deleted.push(name.to_owned());
         }
         let deleted = self.detach_jobs(&removed);
@@ -243,7 +247,6 @@ impl Cluster {
             self.advance
                 .retain(|reservation| reservation.config.name != *name);
         }
-        self.advance_live.deleted_any |= !live.deleted.is_empty();
         self.advance_live.deleted = live.deleted;
         let mut problems = Vec::new();
         for (config, by) in live.added {

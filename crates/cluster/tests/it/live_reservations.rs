@@ -236,6 +236,10 @@ fn restoring_the_live_reservations_gives_the_same_reservations() {
     .expect_err("no policy: refused");
     c.add_reservation(SimTime::ZERO, rsv("x", &["h2"], Some(2), 10, 20), None)
         .expect("added");
+    c.add_reservation(SimTime::ZERO, rsv("gone", &["h2"], Some(2), 30, 40), None)
+        .expect("added");
+    c.delete_reservation(SimTime::ZERO, "gone", None)
+        .expect("deleted");
     c.delete_reservation(SimTime::ZERO, "maint", None)
         .expect("deleted");
     let live = c.live_reservations();
@@ -252,6 +256,42 @@ fn restoring_the_live_reservations_gives_the_same_reservations() {
     folded.delete("gone");
     folded.delete("maint");
     assert_eq!(folded, c.live_reservations());
+}
+
+/// A pending job naming a reservation made and deleted live still pends
+/// after a restart, when the restored cluster has no reservation left at
+/// all (the restore must remember that one was deleted).
+#[test]
+fn a_restored_cluster_keeps_the_jobs_of_a_deleted_live_reservation_pending() {
+    let mut c = Cluster::new(config(Vec::new())).expect("valid");
+    c.add_reservation(SimTime::ZERO, rsv("gone", &["h1"], None, 10, 60), None)
+        .expect("added");
+    let waiting = submit(
+        &mut c,
+        SimTime::ZERO,
+        job("alice", 1, 10, None, Some("gone")),
+    );
+    c.delete_reservation(minutes(1), "gone", None)
+        .expect("deleted");
+    advance(&mut c, minutes(20));
+    assert_eq!(
+        reason(&c, waiting),
+        PendingReason::AdvanceReservationMissing
+    );
+    let image = c.job_image(waiting).expect("an image");
+    let mut restored = Cluster::new(config(Vec::new())).expect("valid");
+    assert!(
+        restored
+            .restore_reservations(c.live_reservations())
+            .is_empty()
+    );
+    restored.restore_jobs([image]);
+    advance(&mut restored, minutes(20));
+    assert_eq!(state(&restored, waiting), Some(JobState::Pending));
+    assert_eq!(
+        reason(&restored, waiting),
+        PendingReason::AdvanceReservationMissing
+    );
 }
 
 /// One step of a generated run.
