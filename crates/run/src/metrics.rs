@@ -41,10 +41,10 @@ pub struct MetricsRecorder {
     /// The tally used last: most jobs of a run go to few queues, so it is
     /// checked (two short string comparisons) before the maps.
     last: usize,
-    /// Tallies found by shared names (what transitions carry), with the
-    /// names they were found by: a queue's jobs share its name, so a
-    /// transition's tally is found by comparing addresses, without hashing
-    /// or reading a name (at most [`MAX_NAMED`]).
+    /// Tallies found by shared names (what transitions and forwards
+    /// carry), with the names they were found by: a queue's jobs share
+    /// its name, so a transition's tally is found by comparing addresses,
+    /// without hashing or reading a name (at most [`MAX_NAMED`]).
     named: NamedTallies,
     first_submit: Option<SimTime>,
     last_finish: Option<SimTime>,
@@ -124,7 +124,7 @@ impl MetricsRecorder {
     }
 
     /// [`MetricsRecorder::tally_index`] by shared names (what a
-    /// transition carries).
+    /// transition or a forward carries).
     fn tally_named(&mut self, cluster: &ClusterName, queue: &QueueName) -> usize {
         // The names held here are alive, so a name at the same address is
         // the same name.
@@ -205,14 +205,16 @@ impl MetricsRecorder {
 
     /// A job of send queue `queue` of `cluster` was forwarded and accepted
     /// by an execution cluster.
-    pub fn forwarded(&mut self, cluster: &ClusterName, queue: &str) {
-        self.tally(cluster, queue).forwarded_out += 1;
+    pub fn forwarded(&mut self, cluster: &ClusterName, queue: &QueueName) {
+        let tally = self.tally_named(cluster, queue);
+        self.queues[tally].forwarded_out += 1;
     }
 
     /// A forwarded job was accepted into receive queue `queue` of
     /// `cluster`.
-    pub fn forwarded_in(&mut self, cluster: &ClusterName, queue: &str) {
-        self.tally(cluster, queue).forwarded_in += 1;
+    pub fn forwarded_in(&mut self, cluster: &ClusterName, queue: &QueueName) {
+        let tally = self.tally_named(cluster, queue);
+        self.queues[tally].forwarded_in += 1;
     }
 
     /// A job changed state in `cluster`.
@@ -656,8 +658,9 @@ mod tests {
             let part = if in_first { &mut first } else { &mut second };
             part.submitted(cluster, queue, at);
         }
-        whole.forwarded(&c1, "send");
-        first.forwarded(&c1, "send");
+        let send = QueueName::new("send").expect("a name");
+        whole.forwarded(&c1, &send);
+        first.forwarded(&c1, &send);
         let travelled = |recorder: &MetricsRecorder| -> MetricsRecorder {
             serde_json::from_str(&serde_json::to_string(recorder).expect("serializes"))
                 .expect("deserializes")

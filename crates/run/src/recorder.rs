@@ -268,9 +268,8 @@ impl Recorder {
         // Both ends of an accepted forward are counted where it is
         // accepted, so forwarded out and in always agree.
         for arrival in &effects.forwarded_in {
-            self.metrics.forwarded_in(cluster, arrival.queue.as_str());
-            self.metrics
-                .forwarded(&arrival.from, arrival.send_queue.as_str());
+            self.metrics.forwarded_in(cluster, &arrival.queue);
+            self.metrics.forwarded(&arrival.from, &arrival.send_queue);
         }
     }
 
