@@ -345,7 +345,8 @@ impl ClusterNode {
                 });
             }
         }
-        transitions.extend_from_slice(&self.transitions);
+        // Moved, not cloned: the buffer is emptied before its next use.
+        transitions.append(&mut self.transitions);
     }
 
     /// Takes a counter snapshot of the state at `now`, stamped `stamp` (the

@@ -445,14 +445,25 @@ impl Cluster {
     /// When the cluster next needs [`Cluster::advance`] on its own (the next
     /// job to finish, or a slot reservation to expire), or `None`.
     pub fn next_event_time(&mut self) -> Option<SimTime> {
-        let next = self.jobs.next_finish();
-        let expiry = self
-            .reservations
-            .iter()
-            .map(|reservation| reservation.expires_at)
-            .min();
-        let boundary = self.next_reservation_boundary(self.cycle.now);
-        [next, expiry, boundary].into_iter().flatten().min()
+        // Asked after every step: a cluster without slot or advance
+        // reservations (most) looks at its next finish alone.
+        let mut next = self.jobs.next_finish();
+        let earlier = |next: Option<SimTime>, other: Option<SimTime>| match (next, other) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if !self.reservations.is_empty() {
+            let expiry = self
+                .reservations
+                .iter()
+                .map(|reservation| reservation.expires_at)
+                .min();
+            next = earlier(next, expiry);
+        }
+        if !self.advance.is_empty() {
+            next = earlier(next, self.next_reservation_boundary(self.cycle.now));
+        }
+        next
     }
 
     /// Whether a dispatch pass is due (something arrived or was freed).

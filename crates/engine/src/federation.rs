@@ -95,7 +95,14 @@ impl Federation {
 
     /// The position of cluster `name`.
     pub fn position(&self, name: &ClusterName) -> Option<usize> {
-        self.index.get(name).copied()
+        // Asked for every job and message, mostly with clones of the
+        // members' own names (a workload's cluster, a message's
+        // receiver): found by address first, without hashing the name.
+        let same = |held: &ClusterName| std::ptr::eq(held.as_str(), name.as_str());
+        self.names
+            .iter()
+            .position(same)
+            .or_else(|| self.index.get(name).copied())
     }
 
     /// The name of the member at `index`.

@@ -41,10 +41,10 @@ pub struct MetricsRecorder {
     /// The tally used last: most jobs of a run go to few queues, so it is
     /// checked (two short string comparisons) before the maps.
     last: usize,
-    /// Tallies found by shared names (what transitions carry), with the
-    /// names they were found by: a queue's jobs share its name, so a
-    /// transition's tally is found by comparing addresses, without hashing
-    /// or reading a name (at most [`MAX_NAMED`]).
+    /// Tallies found by shared names (what transitions and forwards
+    /// carry), with the names they were found by: a queue's jobs share
+    /// its name, so a transition's tally is found by comparing addresses,
+    /// without hashing or reading a name (at most [`MAX_NAMED`]).
     named: NamedTallies,
     first_submit: Option<SimTime>,
     last_finish: Option<SimTime>,
@@ -82,7 +82,9 @@ struct RecorderParts {
 impl From<MetricsRecorder> for RecorderParts {
     fn from(recorder: MetricsRecorder) -> Self {
         RecorderParts {
-            running: recorder.running.parts(),
+            running: recorder
+                .running
+                .parts(|tally| recorder.queues[tally].queue.clone()),
             queues: recorder.queues,
             first_submit: recorder.first_submit,
             last_finish: recorder.last_finish,
@@ -121,9 +123,9 @@ impl MetricsRecorder {
         &mut self.queues[index]
     }
 
-    /// [`MetricsRecorder::tally`] by shared names (what a transition
-    /// carries).
-    fn tally_named(&mut self, cluster: &ClusterName, queue: &QueueName) -> &mut Tally {
+    /// [`MetricsRecorder::tally_index`] by shared names (what a
+    /// transition or a forward carries).
+    fn tally_named(&mut self, cluster: &ClusterName, queue: &QueueName) -> usize {
         // The names held here are alive, so a name at the same address is
         // the same name.
         let same = |a: &str, b: &str| std::ptr::eq(a, b);
@@ -135,14 +137,13 @@ impl MetricsRecorder {
                 same(c.as_str(), cluster.as_str()) && same(q.as_str(), queue.as_str())
             })
             .map(|&(_, _, index)| index);
-        let index = found.unwrap_or_else(|| {
+        found.unwrap_or_else(|| {
             let index = self.tally_index(cluster, queue.as_str());
             if self.named.0.len() < MAX_NAMED {
                 self.named.0.push((cluster.clone(), queue.clone(), index));
             }
             index
-        });
-        &mut self.queues[index]
+        })
     }
 
     fn tally_index(&mut self, cluster: &ClusterName, queue: &str) -> usize {
@@ -189,7 +190,11 @@ impl MetricsRecorder {
         };
         self.last_finish = self.last_finish.max(other.last_finish);
         self.last_busy = self.last_busy.max(other.last_busy);
-        self.running.merge(other.running);
+        let mut running = std::mem::take(&mut self.running);
+        running.merge(other.running, |cluster, queue| {
+            self.tally_index(cluster, queue)
+        });
+        self.running = running;
     }
 
     /// A job was submitted to `queue` of `cluster` at `at`.
@@ -200,63 +205,79 @@ impl MetricsRecorder {
 
     /// A job of send queue `queue` of `cluster` was forwarded and accepted
     /// by an execution cluster.
-    pub fn forwarded(&mut self, cluster: &ClusterName, queue: &str) {
-        self.tally(cluster, queue).forwarded_out += 1;
+    pub fn forwarded(&mut self, cluster: &ClusterName, queue: &QueueName) {
+        let tally = self.tally_named(cluster, queue);
+        self.queues[tally].forwarded_out += 1;
     }
 
     /// A forwarded job was accepted into receive queue `queue` of
     /// `cluster`.
-    pub fn forwarded_in(&mut self, cluster: &ClusterName, queue: &str) {
-        self.tally(cluster, queue).forwarded_in += 1;
+    pub fn forwarded_in(&mut self, cluster: &ClusterName, queue: &QueueName) {
+        let tally = self.tally_named(cluster, queue);
+        self.queues[tally].forwarded_in += 1;
     }
 
     /// A job changed state in `cluster`.
     pub fn transition(&mut self, cluster: &ClusterName, transition: &Transition) {
-        if let Some(closed) = self.running.transition(cluster, transition) {
-            self.busy(cluster, closed);
+        let effect = busy::effect_of(transition.event);
+        if effect == busy::Effect::Nothing {
+            // Neither counted nor running: held, released, pending.
+            return;
         }
+        let (job, at) = (transition.job.0, transition.at);
+        let tally = self.tally_named(cluster, &transition.queue);
+        let interval = busy::Open {
+            since: at,
+            slots: transition.slots,
+            tally,
+        };
+        let closed = match effect {
+            busy::Effect::Open => self.running.open(cluster, job, interval),
+            busy::Effect::Reopen => self.running.reopen(cluster, job, interval),
+            busy::Effect::Close => self.running.close(cluster, job, at),
+            busy::Effect::Nothing => None,
+        };
+        if let Some(closed) = closed {
+            self.busy(closed);
+        }
+        let tally = &mut self.queues[tally];
         match transition.event {
             JobEvent::Started if transition.first_start => {
-                let wait = transition
-                    .at
-                    .saturating_since(transition.first_submitted_at);
-                let tally = self.tally_named(cluster, &transition.queue);
+                let wait = at.saturating_since(transition.first_submitted_at);
                 tally.started += 1;
                 tally.waits.push(wait.as_secs_f32());
             }
-            JobEvent::Started => self.tally_named(cluster, &transition.queue).restarts += 1,
+            JobEvent::Started => tally.restarts += 1,
             // A job cut at its run limit ran its allocation too (Batsim's
             // COMPLETED_WALLTIME_REACHED): it counts as finished here.
             JobEvent::Finished | JobEvent::RunLimit => {
-                let at = transition.at;
-                self.last_finish = Some(self.last_finish.map_or(at, |last| last.max(at)));
                 let started = transition.started_at.unwrap_or(at);
                 let run = at.saturating_since(started).as_secs_f64();
                 let wait = started
                     .saturating_since(transition.first_submitted_at)
                     .as_secs_f64();
-                let tally = self.tally_named(cluster, &transition.queue);
                 tally.finished += 1;
                 tally.slowdown_sum += ((wait + run) / run.max(SLOWDOWN_BOUND_SECS)).max(1.0);
+                self.last_finish = Some(self.last_finish.map_or(at, |last| last.max(at)));
             }
             _ => {}
         }
     }
 
-    /// A running interval of `cluster` closed: its slot-seconds are busy
-    /// time.
-    fn busy(&mut self, cluster: &ClusterName, closed: busy::Closed) {
+    /// A running interval closed: its slot-seconds are busy time of its
+    /// tally.
+    fn busy(&mut self, closed: busy::Closed) {
         self.last_busy = Some(
             self.last_busy
                 .map_or(closed.until, |last| last.max(closed.until)),
         );
-        self.tally_named(cluster, &closed.queue).busy_slot_seconds += closed.slot_seconds;
+        self.queues[closed.tally].busy_slot_seconds += closed.slot_seconds;
     }
 
     /// Closes the intervals of the jobs still running at `end`.
     fn close_running(&mut self, end: SimTime) {
-        for (cluster, closed) in self.running.close_all(end) {
-            self.busy(&cluster, closed);
+        for closed in self.running.close_all(end) {
+            self.busy(closed);
         }
     }
 
@@ -571,6 +592,53 @@ mod tests {
         assert!((utilization - 120.0 / 160.0).abs() < 1e-9, "{utilization}");
     }
 
+    /// Open intervals travel: a recorder sent while its jobs run (one
+    /// switched to another queue, two clusters with a job of the same
+    /// number), merged and finished, counts their busy time as the
+    /// recorder that stayed does, each job at its own cluster.
+    #[test]
+    fn running_jobs_sent_and_merged_count_as_if_kept() {
+        let (c1, c2) = (cluster("C1"), cluster("C2"));
+        let normal = QueueName::new("normal").expect("a name");
+        let short = QueueName::new("short").expect("a name");
+        let mut sent = MetricsRecorder::default();
+        sent.submitted(&c1, "normal", SimTime::ZERO);
+        sent.transition(&c1, &transition(JobEvent::Started, 1, 0, &normal));
+        sent.transition(&c1, &transition(JobEvent::Started, 2, 0, &normal));
+        // The same job number at another cluster is another job.
+        sent.transition(&c2, &transition(JobEvent::Started, 1, 0, &short));
+        // Job 2 moves to `short` at 5 s: its first 5 s stay with `normal`.
+        sent.transition(&c1, &transition(JobEvent::Switched, 2, 5, &short));
+        let kept = sent.clone();
+        let mut merged = MetricsRecorder::default();
+        merged.merge(
+            serde_json::from_str(&serde_json::to_string(&sent).expect("serializes"))
+                .expect("deserializes"),
+        );
+        let end = |mut recorder: MetricsRecorder| {
+            recorder.transition(&c1, &transition(JobEvent::Finished, 1, 10, &normal));
+            recorder.transition(&c1, &transition(JobEvent::Finished, 2, 20, &short));
+            let slots = [(c1.clone(), 8), (c2.clone(), 8)];
+            recorder.finish(&slots, &[], SimTime::from_millis(20_000))
+        };
+        let (merged, kept) = (end(merged), end(kept));
+        assert_eq!(merged, kept);
+        // C1: normal 2 × 10 + 2 × 5, short 2 × 15, over 8 slots × 20 s;
+        // C2: 2 × 20 (still running at the end).
+        let busy =
+            |run: &RunMetrics, at: usize| run.clusters[at].utilization.expect("a utilization");
+        assert!(
+            (busy(&merged, 0) - 60.0 / 160.0).abs() < 1e-9,
+            "{}",
+            busy(&merged, 0)
+        );
+        assert!(
+            (busy(&merged, 1) - 40.0 / 160.0).abs() < 1e-9,
+            "{}",
+            busy(&merged, 1)
+        );
+    }
+
     /// What a launcher does: each process's recorder, sent whole and
     /// merged, gives what one recorder of everything gives.
     #[test]
@@ -590,8 +658,9 @@ mod tests {
             let part = if in_first { &mut first } else { &mut second };
             part.submitted(cluster, queue, at);
         }
-        whole.forwarded(&c1, "send");
-        first.forwarded(&c1, "send");
+        let send = QueueName::new("send").expect("a name");
+        whole.forwarded(&c1, &send);
+        first.forwarded(&c1, &send);
         let travelled = |recorder: &MetricsRecorder| -> MetricsRecorder {
             serde_json::from_str(&serde_json::to_string(recorder).expect("serializes"))
                 .expect("deserializes")

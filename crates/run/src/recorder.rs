@@ -207,10 +207,25 @@ impl Recorder {
         output
     }
 
-    /// Counts what `member`'s effects did: submissions, counter updates,
-    /// job transitions and forwarding decisions. Every driver's counts come
-    /// from here.
-    fn count(&mut self, member: &Member, effects: &Effects) {
+    /// Counts the fate of the counter updates in `effects` and how long
+    /// their messages took: all that most inputs of a federation produce.
+    fn count_updates(&mut self, effects: &Effects) {
+        let stats = &mut self.output.stats;
+        let updates = effects.updates;
+        stats.updates += updates.sent;
+        stats.updates_ignored += updates.ignored;
+        stats.update_regressions += updates.regressions;
+        stats.backlog_overflows += updates.backlog_overflows;
+        if !effects.delivery_delay.is_zero() {
+            let delivery = u64::try_from(effects.delivery_delay.as_millis()).unwrap_or(u64::MAX);
+            stats.delivery_max_ms = stats.delivery_max_ms.max(delivery);
+        }
+    }
+
+    /// Counts what `member`'s effects did to jobs: submissions, job
+    /// transitions and forwarding decisions. Every driver's counts come
+    /// from here and [`Recorder::count_updates`].
+    fn count_jobs(&mut self, member: &Member, effects: &Effects) {
         let stats = &mut self.output.stats;
         for note in &effects.submissions {
             match (&note.outcome, note.bundled) {
@@ -221,15 +236,6 @@ impl Recorder {
                     tracing::warn!(job = %note.name, cluster = %member.name(), %error, "submission refused");
                 }
             }
-        }
-        let updates = effects.updates;
-        stats.updates += updates.sent;
-        stats.updates_ignored += updates.ignored;
-        stats.update_regressions += updates.regressions;
-        stats.backlog_overflows += updates.backlog_overflows;
-        if !effects.delivery_delay.is_zero() {
-            let delivery = u64::try_from(effects.delivery_delay.as_millis()).unwrap_or(u64::MAX);
-            stats.delivery_max_ms = stats.delivery_max_ms.max(delivery);
         }
         for transition in &effects.transitions {
             stats.count_transition(member.origin_of(transition), transition);
@@ -262,9 +268,8 @@ impl Recorder {
         // Both ends of an accepted forward are counted where it is
         // accepted, so forwarded out and in always agree.
         for arrival in &effects.forwarded_in {
-            self.metrics.forwarded_in(cluster, arrival.queue.as_str());
-            self.metrics
-                .forwarded(&arrival.from, arrival.send_queue.as_str());
+            self.metrics.forwarded_in(cluster, &arrival.queue);
+            self.metrics.forwarded(&arrival.from, &arrival.send_queue);
         }
     }
 
@@ -346,16 +351,16 @@ fn submitted_event(time: f64, cluster: &ClusterName, note: &SubmissionNote) -> O
     Some(event)
 }
 
-impl Observer for Recorder {
-    fn observe(&mut self, member: &Member, at: SimTime, effects: &Effects) {
+impl Recorder {
+    /// Counts, measures and records what `effects` did to jobs. Kept out
+    /// of line: most calls of [`Recorder::observe`] (counter updates) end
+    /// before it, and do not pay for setting up its work.
+    #[inline(never)]
+    fn observe_jobs(&mut self, member: &Member, at: SimTime, effects: &Effects) {
         let cluster = member.name();
-        self.count(member, effects);
+        self.count_jobs(member, effects);
         if let Some(logs) = &mut self.lsb_acct {
             logs.transitions(member, &effects.transitions);
-        }
-        if about_no_job(effects) {
-            // Counter updates and messages sent: counted above.
-            return;
         }
         self.measure(cluster, at, effects);
         self.write_jobs(member, effects);
@@ -378,6 +383,17 @@ impl Observer for Recorder {
             }
             self.output.decisions.extend(records);
         }
+    }
+}
+
+impl Observer for Recorder {
+    fn observe(&mut self, member: &Member, at: SimTime, effects: &Effects) {
+        self.count_updates(effects);
+        if about_no_job(effects) {
+            // Counter updates and messages sent: counted above.
+            return;
+        }
+        self.observe_jobs(member, at, effects);
     }
 
     fn sample(&mut self, member: &Member, at: SimTime) {

@@ -234,17 +234,6 @@ impl WorkloadStream {
             .clone()
     }
 
-    /// `NAME-JOBNUMBER`, built without the formatting machinery (a
-    /// million-job replay names a million jobs).
-    fn job_name(&mut self, job_number: i64) -> Arc<str> {
-        let buffer = &mut self.name_buffer;
-        buffer.clear();
-        buffer.push_str(&self.spec.name);
-        buffer.push('-');
-        buffer.push_str(itoa::Buffer::new().format(job_number));
-        Arc::from(buffer.as_str())
-    }
-
     fn submission(&mut self, record: &SwfRecord) -> Option<Submission> {
         if record.run_time.is_nan() || record.run_time <= 0.0 {
             self.skipped.no_run_time += 1;
@@ -256,12 +245,8 @@ impl WorkloadStream {
         };
         // The same bounds as a scenario's jobs and `bsub`'s options.
         let runs = Duration::try_from_secs_f64(record.run_time).unwrap_or(Duration::MAX);
-        if mcfed_protocol::bounds::JOB_SLOTS
-            .check(u64::from(slots))
-            .is_err()
-            || mcfed_protocol::bounds::JOB_DURATION
-                .check_duration(runs)
-                .is_err()
+        if !mcfed_protocol::bounds::JOB_SLOTS.holds(u64::from(slots))
+            || !mcfed_protocol::bounds::JOB_DURATION.holds_duration(runs)
         {
             self.skipped.out_of_bounds += 1;
             return None;
@@ -277,7 +262,12 @@ impl WorkloadStream {
         // To the millisecond, like every emulated time.
         let seconds =
             |value: f64| Duration::from_millis((value.clamp(0.0, 1e12) * 1000.0).round() as u64);
-        let name = self.job_name(record.job_number);
+        let name = job_name(
+            &mut self.name_buffer,
+            &self.spec.name,
+            record.job_number,
+            None,
+        );
         let mut spec = JobSpec::simple(name, user, seconds(record.run_time));
         spec.slots = slots;
         spec.run_limit = (record.requested_time > 0.0).then(|| seconds(record.requested_time));
@@ -296,6 +286,27 @@ impl WorkloadStream {
             spec,
         })
     }
+}
+
+/// `WORKLOAD-NUMBER`, with `[INDEX]` after it for an element of a job
+/// array, built in `buffer` without the formatting machinery (a
+/// million-job replay names a million jobs).
+pub(crate) fn job_name(
+    buffer: &mut String,
+    workload: &str,
+    number: i64,
+    index: Option<i64>,
+) -> Arc<str> {
+    buffer.clear();
+    buffer.push_str(workload);
+    buffer.push('-');
+    buffer.push_str(itoa::Buffer::new().format(number));
+    if let Some(index) = index {
+        buffer.push('[');
+        buffer.push_str(itoa::Buffer::new().format(index));
+        buffer.push(']');
+    }
+    Arc::from(buffer.as_str())
 }
 
 impl Iterator for WorkloadStream {

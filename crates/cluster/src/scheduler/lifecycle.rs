@@ -141,9 +141,11 @@ impl Cluster {
         if matches!(job.origin, JobOrigin::Forwarded { .. }) {
             queue.imported_pending_jobs -= 1;
         }
-        let leaf = queue.users.get(&job.user).and_then(|user| user.leaf);
-        if let (Some(leaf), Some(fairshare)) = (leaf, queue.fairshare.as_mut()) {
-            fairshare.tree.remove_pending(leaf, job.arrival);
+        // Only a fairshare queue looks its user up (a lookup per job).
+        if let Some(fairshare) = queue.fairshare.as_mut() {
+            if let Some(leaf) = queue.users.get(&job.user).and_then(|user| user.leaf) {
+                fairshare.tree.remove_pending(leaf, job.arrival);
+            }
         }
     }
 

@@ -90,8 +90,11 @@ struct Pending {
     submit: i64,
     /// Its LSF job ID (for messages).
     job_id: i64,
-    /// The submission, its time set when it is let out.
-    submission: Submission,
+    /// The submission, its time set when it is let out: boxed, so the
+    /// window's heap moves a pointer, not the whole submission, at each
+    /// step of a sift (an lsb.acct comes in finish order, so most of its
+    /// records pass through the heap).
+    submission: Box<Submission>,
 }
 
 impl Submitted for Pending {
@@ -118,6 +121,8 @@ pub(crate) struct AcctSource {
     queues: FxHashMap<String, Arc<str>>,
     clusters: FxHashSet<String>,
     users: FxHashMap<(String, i64), Arc<str>>,
+    /// Where job names are written (one buffer for every job).
+    name_buffer: String,
     /// The first job let out: its submit time is time zero.
     base: Option<i64>,
     /// The latest submit time let out, and its line.
@@ -157,6 +162,7 @@ impl AcctSource {
                 .collect(),
             clusters: mapping.clusters.iter().map(ToString::to_string).collect(),
             users: FxHashMap::default(),
+            name_buffer: String::new(),
             base: mapping.epoch,
             latest: None,
             drained: false,
@@ -179,8 +185,9 @@ impl AcctSource {
             let Pending {
                 submit,
                 job_id,
-                mut submission,
+                submission,
             } = held.record;
+            let mut submission = *submission;
             let earlier = self
                 .latest
                 .or(self.base.map(|base| (base, 0)))
@@ -245,7 +252,7 @@ impl AcctSource {
                             record: Pending {
                                 submit: job.submit_time,
                                 job_id: job.job_id,
-                                submission,
+                                submission: Box::new(submission),
                             },
                             line: self.reader.line(),
                         }),
@@ -277,9 +284,7 @@ impl AcctSource {
             .ok_or(Skip::NoRunTime)?;
         let slots = job.slots().ok_or(Skip::NoProcessors)?;
         let run_time = Duration::from_secs(run);
-        if JOB_SLOTS.check(u64::from(slots)).is_err()
-            || JOB_DURATION.check_duration(run_time).is_err()
-        {
+        if !JOB_SLOTS.holds(u64::from(slots)) || !JOB_DURATION.holds_duration(run_time) {
             return Err(Skip::OutOfBounds);
         }
         let (cluster, queue) = match self.queue_map.get(&job.queue) {
@@ -294,17 +299,15 @@ impl AcctSource {
                     .map_or_else(|| Arc::from(spec.queue.as_str()), Arc::clone),
             ),
         };
-        let mut name = format!("{}-{}", spec.name, job.job_id);
-        if job.array_index > 0 {
-            name.push_str(&format!("[{}]", job.array_index));
-        }
+        let index = (job.array_index > 0).then_some(job.array_index);
+        let name = super::job_name(&mut self.name_buffer, &spec.name, job.job_id, index);
         let user = self.user(job, &spec.user);
         let mut job_spec = JobSpec::simple(name, user, run_time);
         job_spec.slots = slots;
         job_spec.run_limit = job
             .run_limit_seconds()
             .map(Duration::from_secs)
-            .filter(|limit| JOB_DURATION.check_duration(*limit).is_ok());
+            .filter(|limit| JOB_DURATION.holds_duration(*limit));
         let wanted = requirements(job.requirements().unwrap_or_default());
         job_spec.resources = wanted.resources;
         if let Some(name) = job.reservation() {
