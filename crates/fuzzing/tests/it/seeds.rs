@@ -11,66 +11,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use mcfed_admin::{AdminRequest, AdminResponse, Applied, HostEvent, JobsQuery, ReservationRow};
-use mcfed_cluster::{AdvanceReservationConfig, ClusterConfig, HostConfig, QueueConfig};
 use mcfed_federation::{
-    DurableState, Effects, JobRef, JournalRecord, Member, MemberSpec, ProcessFacts, SnapshotBuilder,
+    DurableState, Effects, JobRef, JournalRecord, Member, ProcessFacts, SnapshotBuilder,
 };
-use mcfed_forwarder::{
-    ForwarderConfig, Reachability, ScheduleMode, SendQueueConfig, SourceImage, SourceImageState,
-};
+use mcfed_forwarder::{SourceImage, SourceImageState};
 use mcfed_protocol::{ClusterName, JobAction, JobSpec, QueueName, SimTime};
 
 use crate::corpus::corpus_dir;
 
 fn name(text: &str) -> ClusterName {
     ClusterName::new(text).expect("valid")
-}
-
-/// A cluster with a local queue, a send queue to Cluster2 and an advance
-/// reservation, keeping its history and a journal.
-fn member() -> Member {
-    let mut config = ClusterConfig::new(name("Cluster1"));
-    config.hosts = vec![HostConfig::new("h1", 4)];
-    config.queues = vec![
-        QueueConfig::new(QueueName::new("normal").expect("valid")),
-        QueueConfig::new(QueueName::new("send").expect("valid")),
-    ];
-    config.advance_reservations = vec![AdvanceReservationConfig {
-        name: "night".to_owned(),
-        hosts: vec!["h1".to_owned()],
-        slots: Some(2),
-        start: SimTime::from_secs(0),
-        end: SimTime::from_secs(3600),
-        users: vec!["alice".to_owned()],
-        open: false,
-    }];
-    let forwarder = ForwarderConfig {
-        cluster: name("Cluster1"),
-        mode: ScheduleMode::ResourceOnly,
-        send_queues: vec![SendQueueConfig {
-            name: QueueName::new("send").expect("valid"),
-            send_to: vec!["high@Cluster2".parse().expect("valid")],
-            max_rsched_time: None,
-            fairshare: false,
-            aps_group: None,
-        }],
-        max_forwards: 10,
-        reachability: Reachability {
-            stale_after: vec![(name("Cluster2"), Duration::from_secs(150))],
-            reclaim_after: None,
-        },
-    };
-    let spec = MemberSpec {
-        config: &config,
-        forwarder: Some(&forwarder),
-        subscribers: &[],
-        collectors: &[],
-        initial_jobs: &[],
-    };
-    let (mut member, _) = Member::build(spec).expect("member");
-    member.keep_history(Duration::from_secs(3600));
-    member.enable_journal();
-    member
 }
 
 fn submit(member: &mut Member, queue: &str, job: &str) {
@@ -138,7 +88,7 @@ fn variant(value: &impl std::fmt::Debug) -> String {
 
 /// The admin seeds: every request, and what a member answers each.
 fn admin_seeds() -> Vec<(String, Vec<u8>)> {
-    let mut member = member();
+    let mut member = mcfed_fuzzing::member();
     submit(&mut member, "normal", "job1");
     submit(&mut member, "send", "job2");
     let now = SimTime::from_secs(20);
@@ -219,7 +169,7 @@ fn journal_seeds() -> Vec<(String, Vec<u8>)> {
         &mut snapshot,
     );
 
-    let mut member = member();
+    let mut member = mcfed_fuzzing::member();
     submit(&mut member, "normal", "job1");
     submit(&mut member, "send", "job2");
     member.take_journal();
