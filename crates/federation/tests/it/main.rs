@@ -4,4 +4,5 @@ mod aps_journal;
 mod aps_send;
 mod control;
 mod journal;
+mod snapshot_slices;
 mod unsendable;
