@@ -44,6 +44,11 @@ fn main() {
         drop(state);
         let copy = start.elapsed();
         let (mut longest, mut total) = (Duration::ZERO, Duration::ZERO);
+        // What a snapshot's beginning did before: list the ids of the jobs.
+        let start = Instant::now();
+        let ids: Vec<u64> = member.cluster().jobs().map(|job| job.id.0).collect();
+        let listed = start.elapsed();
+        drop(ids);
         let start = Instant::now();
         let mut builder = SnapshotBuilder::begin(&member);
         let begin = start.elapsed();
@@ -66,7 +71,7 @@ fn main() {
         assert_eq!(streamed, sliced);
         writeln!(
             out,
-            "{jobs} jobs, a snapshot of {} bytes: copied first {copy:.2?}; from the member {view:.2?}; in slices: its beginning {begin:.2?}, its slices {total:.2?} (longest {longest:.2?}), then its end {end:.2?} (and {joined:.2?} on the snapshot's thread)",
+            "{jobs} jobs, a snapshot of {} bytes: copied first {copy:.2?}; from the member {view:.2?}; in slices: its beginning {begin:.2?} (listing the jobs' ids, as it did before: {listed:.2?}), its slices {total:.2?} (longest {longest:.2?}), then its end {end:.2?} (and {joined:.2?} on the snapshot's thread)",
             streamed.len()
         )
         .expect("stdout");
