@@ -15,7 +15,9 @@ use mcfed_federation::{
     DurableState, Effects, JobRef, JournalRecord, Member, ProcessFacts, SnapshotBuilder,
 };
 use mcfed_forwarder::{SourceImage, SourceImageState};
-use mcfed_protocol::{ClusterName, JobAction, JobSpec, QueueName, SimTime};
+use mcfed_protocol::{
+    ClusterName, JobAction, JobChanges, JobSpec, QueueName, SimTime, SlotRelease,
+};
 
 use crate::corpus::corpus_dir;
 
@@ -120,6 +122,51 @@ fn admin_seeds() -> Vec<(String, Vec<u8>)> {
     seeds
 }
 
+/// Requests with values at their extremes, one after another (the
+/// `admin` target applies them in turn): pages after the last id, a job
+/// id and limits at their largest, an unknown host, a long name.
+fn odd_requests() -> Vec<AdminRequest> {
+    let control = |job: JobRef, action: JobAction| AdminRequest::Control { job, action };
+    let changes = JobChanges {
+        run_limit: Some(Some(Duration::MAX)),
+        slots: Some(u32::MAX),
+        user_priority: Some(u32::MAX),
+        aps: None,
+    };
+    vec![
+        AdminRequest::JobsPage {
+            query: JobsQuery::default(),
+            after: Some(u64::MAX),
+        },
+        AdminRequest::HistoryPage {
+            after: Some(u64::MAX),
+        },
+        control(JobRef::Id(u64::MAX), JobAction::Kill),
+        control(JobRef::Name("j".repeat(300)), JobAction::Stop),
+        control(JobRef::Id(1), JobAction::Modify(changes)),
+        control(
+            JobRef::Id(2),
+            JobAction::Release(SlotRelease::Hosts(vec![("h1".to_owned(), u32::MAX)])),
+        ),
+        AdminRequest::Submit {
+            queue: "normal".to_owned(),
+            spec: JobSpec::simple("long", "alice", Duration::from_secs(u64::MAX / 1000)),
+        },
+        AdminRequest::Host {
+            host: "nohost".to_owned(),
+            event: HostEvent::Fail,
+        },
+    ]
+}
+
+/// [`odd_requests`], encoded back to back.
+fn odd_requests_seed() -> Vec<u8> {
+    odd_requests()
+        .iter()
+        .flat_map(|request| mcfed_admin::encode(request).expect("encodes"))
+        .collect()
+}
+
 /// A job of the send queue killed here while at Cluster2.
 fn killed_away(id: u64, dest_job: Option<u64>) -> SourceImage {
     let to = "high@Cluster2".parse().expect("valid");
@@ -219,6 +266,7 @@ pub(crate) fn write() {
     for (file, bytes) in admin_seeds() {
         write("admin", &file, &bytes);
     }
+    write("admin", "requests-odd-values", &odd_requests_seed());
     for (file, bytes) in journal_seeds() {
         write("journal", &file, &bytes);
     }
@@ -307,4 +355,12 @@ fn the_lsb_acct_corpus_holds_records_in_a_reservation() {
             .iter()
             .any(|record| record.rsv_id == "night \"shift\"")
     );
+}
+
+#[test]
+fn the_admin_corpus_holds_requests_with_odd_values_a_member_answers() {
+    let kept = kept("admin", "requests-odd-values");
+    assert_eq!(kept, odd_requests_seed());
+    // Applied to a member in turn: answered or refused, no panic.
+    mcfed_fuzzing::admin(&kept);
 }
