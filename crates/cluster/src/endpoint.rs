@@ -60,6 +60,8 @@ pub struct ClusterNode {
     /// or the link to them went down): their pending jobs are parked here,
     /// out of the scheduler, until their next sync.
     parked: FxHashMap<ClusterName, Vec<JobImage>>,
+    /// How many times `parked` was changed ([`ClusterNode::parking_changes`]).
+    parking_changes: u64,
     /// Forwards withdrawn before they arrived: (from, source job, forward).
     withdrawn: FxHashSet<(ClusterName, u64, u64)>,
 }
@@ -99,6 +101,7 @@ impl ClusterNode {
             finished_forwarded: FxHashMap::default(),
             lineages: FxHashMap::default(),
             parked: FxHashMap::default(),
+            parking_changes: 0,
             withdrawn: FxHashSet::default(),
         }
     }

@@ -4,7 +4,9 @@
 //! (`Member::snapshot_view`, what a cluster process does) against the
 //! state copied first (`Member::durable_state`, then encoded: what it did
 //! before), and in slices of 20,000 jobs (`SnapshotBuilder`: what a
-//! cluster process does between inputs), its longest slice and its end:
+//! cluster process does between inputs), its beginning (the jobs are
+//! walked where they are kept: no list of them made), its longest slice
+//! and its end:
 //! the part that needs the member (on the member's thread) and the rest
 //! (`SnapshotBuilder::finish_later`: each job's newest entry kept and the
 //! bytes joined, on the journal's snapshot thread). Prints each three
@@ -42,7 +44,14 @@ fn main() {
         drop(state);
         let copy = start.elapsed();
         let (mut longest, mut total) = (Duration::ZERO, Duration::ZERO);
+        // What a snapshot's beginning did before: list the ids of the jobs.
+        let start = Instant::now();
+        let ids: Vec<u64> = member.cluster().jobs().map(|job| job.id.0).collect();
+        let listed = start.elapsed();
+        drop(ids);
+        let start = Instant::now();
         let mut builder = SnapshotBuilder::begin(&member);
+        let begin = start.elapsed();
         loop {
             let start = Instant::now();
             let done = builder.advance(&member, 20_000).expect("encodes");
@@ -62,7 +71,7 @@ fn main() {
         assert_eq!(streamed, sliced);
         writeln!(
             out,
-            "{jobs} jobs, a snapshot of {} bytes: copied first {copy:.2?}; from the member {view:.2?}; in slices {total:.2?} (longest {longest:.2?}), then its end {end:.2?} (and {joined:.2?} on the snapshot's thread)",
+            "{jobs} jobs, a snapshot of {} bytes: copied first {copy:.2?}; from the member {view:.2?}; in slices: its beginning {begin:.2?} (listing the jobs' ids, as it did before: {listed:.2?}), its slices {total:.2?} (longest {longest:.2?}), then its end {end:.2?} (and {joined:.2?} on the snapshot's thread)",
             streamed.len()
         )
         .expect("stdout");

@@ -14,9 +14,12 @@
 //! | `lsf` | [`mcfed_lsf::grammar::parse_text`], an lsb.* file |
 //! | `journal` | a journal file's records ([`mcfed_journal::format`]) |
 //! | `lsb_acct` | [`mcfed_trace::lsb_acct::AcctReader`], an lsb.acct (and its writer) |
-//! | `admin` | an admin channel's message ([`mcfed_admin::decode`]): a request a cluster process reads, an answer a client reads (and back) |
+//! | `admin` | an admin channel's message ([`mcfed_admin::decode`]): a request a cluster process reads, an answer a client reads (and back); the requests applied to a member ([`mcfed_admin::apply`]) |
 
 use std::path::Path;
+
+mod member;
+pub use member::member;
 
 use mcfed_protocol::{FrameDecoder, MAX_FRAME_SIZE, Message, encode_frame};
 
@@ -168,10 +171,15 @@ pub fn journal(data: &[u8]) {
 
 /// A message on the admin channel, decoded as the request a cluster
 /// process reads and as the answer a client reads; one that decodes
-/// encodes, and decodes back to what encodes the same bytes.
+/// encodes, and decodes back to what encodes the same bytes. Then the
+/// requests the bytes hold, one after another, are applied to a member
+/// holding jobs, as a cluster process answers them ([`member`]), and the
+/// member woken when it asks: huge counts, times, names or ids must be
+/// refused or answered, never panic.
 pub fn admin(data: &[u8]) {
     admin_round_trip::<mcfed_admin::AdminRequest>(data);
     admin_round_trip::<mcfed_admin::AdminResponse>(data);
+    member::apply_requests(data);
 }
 
 fn admin_round_trip<T>(data: &[u8])

@@ -17,7 +17,7 @@ use mcfed_protocol::{
     ClusterName, Envelope, JobAccept, JobEvent, JobLost, JobRecall, JobReturn, JobStatus, JobSync,
     JobWithdraw, Message, Resume,
 };
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use super::ClusterNode;
@@ -64,7 +64,7 @@ impl ClusterNode {
             .filter(|((cluster, _), _)| cluster == from)
             .map(|((_, source_job), (job, _))| (*source_job, *job))
             .collect();
-        self.parked.remove(from);
+        self.parked_mut().remove(from);
         for (source_job, job) in &orphans {
             self.forwarded.remove(&(from.clone(), *source_job));
             self.cluster.remove_job(*job);
@@ -275,7 +275,7 @@ impl ClusterNode {
         {
             return;
         }
-        self.parked.entry(peer.clone()).or_default();
+        self.parked_mut().entry(peer.clone()).or_default();
         let jobs: Vec<JobId> = self
             .forwarded
             .iter()
@@ -296,7 +296,7 @@ impl ClusterNode {
         match self.cluster.job(job).map(|job| job.state) {
             Some(JobState::Pending | JobState::PendingSuspended | JobState::ChunkWaiting) => {
                 if let Some(image) = self.cluster.take_job(job) {
-                    if let Some(parked) = self.parked.get_mut(from) {
+                    if let Some(parked) = self.parked_mut().get_mut(from) {
                         parked.push(image);
                     }
                 }
@@ -311,7 +311,7 @@ impl ClusterNode {
     /// Puts the parked jobs of `from` back in the scheduler, and lets its
     /// running ones end.
     fn unpark(&mut self, from: &ClusterName) {
-        let Some(images) = self.parked.remove(from) else {
+        let Some(images) = self.parked_mut().remove(from) else {
             return;
         };
         let report = self.cluster.restore_jobs(images);
@@ -335,12 +335,11 @@ impl ClusterNode {
 
     /// Takes job `job` of `from` out, parked or in the scheduler.
     fn drop_job(&mut self, from: &ClusterName, job: JobId) {
-        if let Some(images) = self.parked.get_mut(from) {
-            let before = images.len();
-            images.retain(|image| image.id != job.0);
-            if images.len() != before {
-                self.cluster.note_change(job);
+        if self.is_parked(from, job) {
+            if let Some(images) = self.parked_mut().get_mut(from) {
+                images.retain(|image| image.id != job.0);
             }
+            self.cluster.note_change(job);
         }
         self.cluster.remove_job(job);
     }
@@ -380,9 +379,26 @@ impl ClusterNode {
             })
     }
 
-    /// The jobs parked while out of step with their submission cluster.
+    /// The jobs parked while out of step with their submission cluster
+    /// (in the same order until [`ClusterNode::parking_changes`] changes).
     pub fn parked_jobs(&self) -> impl Iterator<Item = &JobImage> {
         self.parked.values().flatten()
+    }
+
+    /// How many times the parked jobs changed: a submission cluster out
+    /// of step, jobs parked, put back in the scheduler or dropped. A job
+    /// moves between the scheduler and parking unchanged, with no
+    /// journal record: a walk of the jobs where they are (a snapshot made
+    /// in slices) begins again when this changes.
+    pub fn parking_changes(&self) -> u64 {
+        self.parking_changes
+    }
+
+    /// The parked jobs, to change them (counted in
+    /// [`ClusterNode::parking_changes`]).
+    fn parked_mut(&mut self) -> &mut FxHashMap<ClusterName, Vec<JobImage>> {
+        self.parking_changes += 1;
+        &mut self.parked
     }
 
     /// The image of job `id`, in the scheduler or parked, unless it has

@@ -67,6 +67,23 @@ impl JobBook {
         self.slots.iter().flatten()
     }
 
+    /// How many jobs have not finished.
+    pub(crate) fn len(&self) -> usize {
+        self.slot_of.len()
+    }
+
+    /// How many slots there are, some free.
+    pub(crate) fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The jobs in slots `slots` (those past the last slot are none).
+    pub(crate) fn in_slots(&self, slots: std::ops::Range<usize>) -> impl Iterator<Item = &Job> {
+        let end = slots.end.min(self.slots.len());
+        let start = slots.start.min(end);
+        self.slots[start..end].iter().flatten()
+    }
+
     /// Every job with its id.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&JobId, &Job)> {
         self.values().map(|job| (&job.id, job))

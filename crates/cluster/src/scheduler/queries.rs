@@ -78,6 +78,25 @@ impl Cluster {
         self.jobs.values()
     }
 
+    /// How many jobs have not finished.
+    pub fn job_count(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// How many places the cluster keeps jobs in, some empty: a job keeps
+    /// its place from when it arrives until it leaves the cluster, and a
+    /// place freed goes to a later job. A walk of the places with a cursor
+    /// ([`Cluster::jobs_in_places`]) meets every job that stayed
+    /// meanwhile, in at most as many steps as jobs were held at once.
+    pub fn job_places(&self) -> usize {
+        self.jobs.slot_count()
+    }
+
+    /// The jobs in places `places` (of [`Cluster::job_places`]).
+    pub fn jobs_in_places(&self, places: std::ops::Range<usize>) -> impl Iterator<Item = &Job> {
+        self.jobs.in_slots(places)
+    }
+
     /// The name of a job's user.
     pub fn user_name<'a>(&'a self, job: &'a Job) -> &'a str {
         self.users

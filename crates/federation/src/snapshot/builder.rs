@@ -1,6 +1,7 @@
 //! A snapshot made a slice at a time ([`SnapshotBuilder`]), so that a
 //! cluster holding a million jobs is never stopped for the whole of it:
-//! its jobs are encoded a slice between inputs, and every record the
+//! its jobs are walked where they are kept and encoded a slice between
+//! inputs (beginning costs no walk of them), and every record the
 //! member writes meanwhile is encoded too, after them (every job record
 //! is the job as it stands, [`JournalRecord`], so for each job the entry
 //! encoded last is the job as it stands now, or says it is gone). At the
@@ -8,7 +9,9 @@
 //! [`DurableState`](crate::DurableState) encoding
 //! [`SnapshotView`](super::SnapshotView) gives at that moment.
 
-use mcfed_cluster::{JobId, JobImage};
+use std::ops::Range;
+
+use mcfed_cluster::JobImage;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
@@ -17,13 +20,9 @@ use crate::journal::{JournalRecord, ProcessFacts};
 use crate::member::Member;
 
 /// The encoded map entries (`id`, value) of one map of the state, oldest
-/// first, and the ids still to encode.
+/// first.
 #[derive(Default)]
 struct Entries {
-    /// The ids to encode, as they stood when the builder began.
-    ids: Vec<u64>,
-    /// How many of `ids` are done.
-    done: usize,
     /// The entries, back to back.
     bytes: Vec<u8>,
     /// Each entry's id, where it ends in `bytes`, and whether it says the
@@ -31,14 +30,33 @@ struct Entries {
     ends: Vec<(u64, usize, bool)>,
 }
 
-impl Entries {
-    fn new(ids: Vec<u64>) -> Entries {
-        Entries {
-            ids,
-            ..Entries::default()
-        }
+/// A walk over places `0..end`, a slice at a time.
+#[derive(Default)]
+struct Walk {
+    /// How many places are walked.
+    done: usize,
+    /// The places to walk.
+    end: usize,
+}
+
+impl Walk {
+    fn to(end: usize) -> Walk {
+        Walk { done: 0, end }
     }
 
+    /// The next `budget` places at most, taken.
+    fn take(&mut self, budget: usize) -> Range<usize> {
+        let start = self.done;
+        self.done = self.end.min(start.saturating_add(budget));
+        start..self.done
+    }
+
+    fn finished(&self) -> bool {
+        self.done == self.end
+    }
+}
+
+impl Entries {
     /// Encodes the entry of `id`.
     fn push(&mut self, id: u64, value: &impl Serialize) -> Result<(), postcard::Error> {
         let bytes = std::mem::take(&mut self.bytes);
@@ -50,29 +68,6 @@ impl Entries {
     /// Notes that the job `id` is gone.
     fn gone(&mut self, id: u64) {
         self.ends.push((id, self.bytes.len(), true));
-    }
-
-    /// Encodes the entries of up to `budget` more ids (`entry` gives an
-    /// id's value, none if it has gone); how many ids were taken.
-    fn advance<V: Serialize>(
-        &mut self,
-        budget: usize,
-        mut entry: impl FnMut(u64) -> Option<V>,
-    ) -> Result<usize, postcard::Error> {
-        let end = self.ids.len().min(self.done.saturating_add(budget));
-        for index in self.done..end {
-            let id = self.ids[index];
-            if let Some(value) = entry(id) {
-                self.push(id, &value)?;
-            }
-        }
-        let taken = end - self.done;
-        self.done = end;
-        Ok(taken)
-    }
-
-    fn finished(&self) -> bool {
-        self.done == self.ids.len()
     }
 
     /// Appends the map to `out`: the newest entry of each id unless it
@@ -110,31 +105,43 @@ impl Entries {
 /// [`advance`]: SnapshotBuilder::advance
 /// [`finish`]: SnapshotBuilder::finish
 pub struct SnapshotBuilder {
+    /// The jobs' entries: walked in the scheduler and parked, and noted.
     jobs: Entries,
+    /// The scheduler's places (`Cluster::job_places`) when it began.
+    places: Walk,
+    /// The parked jobs, in their order, when it began.
+    parked: Walk,
+    /// `ClusterNode::parking_changes` when it began.
+    parking_changes: u64,
+    /// The send queues' jobs' entries: walked and noted.
     sources: Entries,
+    /// The ids of the send queues' jobs when it began, and the walk of
+    /// them.
+    source_ids: Vec<u64>,
+    source_walk: Walk,
 }
 
 impl SnapshotBuilder {
-    /// Starts a snapshot of `member` as it stands: its jobs are those to
-    /// encode (a job made later comes with a record).
+    /// Starts a snapshot of `member` as it stands. The scheduler's jobs
+    /// are walked where they are kept, a slice at a time
+    /// (`Cluster::jobs_in_places`, no list of them made here), then the
+    /// jobs parked; a job arriving later comes with a record. The ids of
+    /// the send queues' jobs are listed here (their table is not walked
+    /// in place).
     pub fn begin(member: &Member) -> SnapshotBuilder {
-        // The jobs parked too (held back after a restart): one let go
-        // later is the same job, and no record names it.
-        let jobs = member
-            .node
-            .cluster()
-            .jobs()
-            .map(|job| job.id.0)
-            .chain(member.node.parked_jobs().map(|image| image.id))
-            .collect();
-        let sources = member
+        let source_ids: Vec<u64> = member
             .forwarder
             .iter()
             .flat_map(|forwarder| forwarder.job_image_ids())
             .collect();
         SnapshotBuilder {
-            jobs: Entries::new(jobs),
-            sources: Entries::new(sources),
+            jobs: Entries::default(),
+            places: Walk::to(member.node.cluster().job_places()),
+            parked: Walk::to(member.node.parked_jobs().count()),
+            parking_changes: member.node.parking_changes(),
+            sources: Entries::default(),
+            source_walk: Walk::to(source_ids.len()),
+            source_ids,
         }
     }
 
@@ -156,14 +163,48 @@ impl SnapshotBuilder {
     }
 
     /// Encodes up to `budget` more of the jobs `member` held when the
-    /// builder began; whether all are (then [`SnapshotBuilder::finish`]).
+    /// builder began (a place of the scheduler's counts, empty or not);
+    /// whether all are (then [`SnapshotBuilder::finish`]).
+    ///
+    /// Every job `member` holds at the end is encoded after its last
+    /// change: one that stayed where it was is met by the walk as it
+    /// stands then, and every change after comes as a record; one that
+    /// arrived came with a record. Only a job moved between the scheduler
+    /// and parking moves unchanged, with no record: then the walk begins
+    /// again (as a snapshot begun now, what was noted before is dropped).
     pub fn advance(&mut self, member: &Member, budget: usize) -> Result<bool, postcard::Error> {
-        let taken = self.jobs.advance(budget, |id| member.snapshot_job(id))?;
+        if member.node.parking_changes() != self.parking_changes {
+            tracing::debug!("jobs were parked or put back: the snapshot begins again");
+            *self = SnapshotBuilder::begin(member);
+        }
+        let cluster = member.node.cluster();
+        let places = self.places.take(budget);
+        let mut budget = budget - places.len();
+        for image in cluster
+            .jobs_in_places(places)
+            .filter_map(|job| cluster.job_image(job.id))
+        {
+            self.jobs
+                .push(image.id, &(&image, member.forward_seq_of(&image)))?;
+        }
+        let parked = self.parked.take(budget);
+        budget -= parked.len();
+        for image in member
+            .node
+            .parked_jobs()
+            .skip(parked.start)
+            .take(parked.len())
+        {
+            self.jobs
+                .push(image.id, &(image, member.forward_seq_of(image)))?;
+        }
         let forwarder = member.forwarder.as_ref();
-        self.sources.advance(budget - taken, |id| {
-            forwarder.and_then(|forwarder| forwarder.job_image(id))
-        })?;
-        Ok(self.jobs.finished() && self.sources.finished())
+        for &id in &self.source_ids[self.source_walk.take(budget)] {
+            if let Some(image) = forwarder.and_then(|forwarder| forwarder.job_image(id)) {
+                self.sources.push(id, &image)?;
+            }
+        }
+        Ok(self.places.finished() && self.parked.finished() && self.source_walk.finished())
     }
 
     /// The snapshot of `member` as it stands now, with `process`: the
@@ -201,7 +242,7 @@ impl SnapshotBuilder {
         let tail = postcard::to_extend(&remotes, tail)?;
         let tail = postcard::to_extend(&lineages, tail)?;
         let tail = postcard::to_extend(&member.node.cluster().live_reservations(), tail)?;
-        let SnapshotBuilder { jobs, sources } = self;
+        let SnapshotBuilder { jobs, sources, .. } = self;
         Ok(move || {
             let capacity = head.len() + jobs.bytes.len() + middle.len();
             let mut out = Vec::with_capacity(capacity + sources.bytes.len() + tail.len() + 32);
@@ -216,14 +257,6 @@ impl SnapshotBuilder {
 }
 
 impl Member {
-    /// Job `id`'s snapshot entry (its image, in the scheduler or parked,
-    /// and the forward that brought it), unless it has ended.
-    fn snapshot_job(&self, id: u64) -> Option<(JobImage, Option<u64>)> {
-        let image = self.node.job_image(JobId(id))?;
-        let forward_seq = self.forward_seq_of(&image);
-        Some((image, forward_seq))
-    }
-
     /// The forward that brought the job of `image`, for a forwarded one.
     pub(crate) fn forward_seq_of(&self, image: &JobImage) -> Option<u64> {
         let (from, source_job) = image.forwarded_from.as_ref()?;

@@ -5,4 +5,5 @@ mod aps_send;
 mod control;
 mod journal;
 mod live_reservations;
+mod snapshot_slices;
 mod unsendable;

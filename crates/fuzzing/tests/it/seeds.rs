@@ -11,66 +11,18 @@ use std::path::Path;
 use std::time::Duration;
 
 use mcfed_admin::{AdminRequest, AdminResponse, Applied, HostEvent, JobsQuery, ReservationRow};
-use mcfed_cluster::{AdvanceReservationConfig, ClusterConfig, HostConfig, QueueConfig};
 use mcfed_federation::{
-    DurableState, Effects, JobRef, JournalRecord, Member, MemberSpec, ProcessFacts, SnapshotBuilder,
+    DurableState, Effects, JobRef, JournalRecord, Member, ProcessFacts, SnapshotBuilder,
 };
-use mcfed_forwarder::{
-    ForwarderConfig, Reachability, ScheduleMode, SendQueueConfig, SourceImage, SourceImageState,
+use mcfed_forwarder::{SourceImage, SourceImageState};
+use mcfed_protocol::{
+    ClusterName, JobAction, JobChanges, JobSpec, QueueName, SimTime, SlotRelease,
 };
-use mcfed_protocol::{ClusterName, JobAction, JobSpec, QueueName, SimTime};
 
 use crate::corpus::corpus_dir;
 
 fn name(text: &str) -> ClusterName {
     ClusterName::new(text).expect("valid")
-}
-
-/// A cluster with a local queue, a send queue to Cluster2 and an advance
-/// reservation, keeping its history and a journal.
-fn member() -> Member {
-    let mut config = ClusterConfig::new(name("Cluster1"));
-    config.hosts = vec![HostConfig::new("h1", 4)];
-    config.queues = vec![
-        QueueConfig::new(QueueName::new("normal").expect("valid")),
-        QueueConfig::new(QueueName::new("send").expect("valid")),
-    ];
-    config.advance_reservations = vec![AdvanceReservationConfig {
-        name: "night".to_owned(),
-        hosts: vec!["h1".to_owned()],
-        slots: Some(2),
-        start: SimTime::from_secs(0),
-        end: SimTime::from_secs(3600),
-        users: vec!["alice".to_owned()],
-        open: false,
-    }];
-    let forwarder = ForwarderConfig {
-        cluster: name("Cluster1"),
-        mode: ScheduleMode::ResourceOnly,
-        send_queues: vec![SendQueueConfig {
-            name: QueueName::new("send").expect("valid"),
-            send_to: vec!["high@Cluster2".parse().expect("valid")],
-            max_rsched_time: None,
-            fairshare: false,
-            aps_group: None,
-        }],
-        max_forwards: 10,
-        reachability: Reachability {
-            stale_after: vec![(name("Cluster2"), Duration::from_secs(150))],
-            reclaim_after: None,
-        },
-    };
-    let spec = MemberSpec {
-        config: &config,
-        forwarder: Some(&forwarder),
-        subscribers: &[],
-        collectors: &[],
-        initial_jobs: &[],
-    };
-    let (mut member, _) = Member::build(spec).expect("member");
-    member.keep_history(Duration::from_secs(3600));
-    member.enable_journal();
-    member
 }
 
 fn submit(member: &mut Member, queue: &str, job: &str) {
@@ -154,7 +106,7 @@ fn variant(value: &impl std::fmt::Debug) -> String {
 
 /// The admin seeds: every request, and what a member answers each.
 fn admin_seeds() -> Vec<(String, Vec<u8>)> {
-    let mut member = member();
+    let mut member = mcfed_fuzzing::member();
     submit(&mut member, "normal", "job1");
     submit(&mut member, "send", "job2");
     let now = SimTime::from_secs(20);
@@ -184,6 +136,51 @@ fn admin_seeds() -> Vec<(String, Vec<u8>)> {
     let encoded = mcfed_admin::encode(&reservations).expect("encodes");
     seeds.push(("answer-reservation-in-use".to_owned(), encoded));
     seeds
+}
+
+/// Requests with values at their extremes, one after another (the
+/// `admin` target applies them in turn): pages after the last id, a job
+/// id and limits at their largest, an unknown host, a long name.
+fn odd_requests() -> Vec<AdminRequest> {
+    let control = |job: JobRef, action: JobAction| AdminRequest::Control { job, action };
+    let changes = JobChanges {
+        run_limit: Some(Some(Duration::MAX)),
+        slots: Some(u32::MAX),
+        user_priority: Some(u32::MAX),
+        aps: None,
+    };
+    vec![
+        AdminRequest::JobsPage {
+            query: JobsQuery::default(),
+            after: Some(u64::MAX),
+        },
+        AdminRequest::HistoryPage {
+            after: Some(u64::MAX),
+        },
+        control(JobRef::Id(u64::MAX), JobAction::Kill),
+        control(JobRef::Name("j".repeat(300)), JobAction::Stop),
+        control(JobRef::Id(1), JobAction::Modify(changes)),
+        control(
+            JobRef::Id(2),
+            JobAction::Release(SlotRelease::Hosts(vec![("h1".to_owned(), u32::MAX)])),
+        ),
+        AdminRequest::Submit {
+            queue: "normal".to_owned(),
+            spec: JobSpec::simple("long", "alice", Duration::from_secs(u64::MAX / 1000)),
+        },
+        AdminRequest::Host {
+            host: "nohost".to_owned(),
+            event: HostEvent::Fail,
+        },
+    ]
+}
+
+/// [`odd_requests`], encoded back to back.
+fn odd_requests_seed() -> Vec<u8> {
+    odd_requests()
+        .iter()
+        .flat_map(|request| mcfed_admin::encode(request).expect("encodes"))
+        .collect()
 }
 
 /// A job of the send queue killed here while at Cluster2.
@@ -235,7 +232,7 @@ fn journal_seeds() -> Vec<(String, Vec<u8>)> {
         &mut snapshot,
     );
 
-    let mut member = member();
+    let mut member = mcfed_fuzzing::member();
     submit(&mut member, "normal", "job1");
     submit(&mut member, "send", "job2");
     member.take_journal();
@@ -285,6 +282,7 @@ pub(crate) fn write() {
     for (file, bytes) in admin_seeds() {
         write("admin", &file, &bytes);
     }
+    write("admin", "requests-odd-values", &odd_requests_seed());
     for (file, bytes) in journal_seeds() {
         write("journal", &file, &bytes);
     }
@@ -373,4 +371,12 @@ fn the_lsb_acct_corpus_holds_records_in_a_reservation() {
             .iter()
             .any(|record| record.rsv_id == "night \"shift\"")
     );
+}
+
+#[test]
+fn the_admin_corpus_holds_requests_with_odd_values_a_member_answers() {
+    let kept = kept("admin", "requests-odd-values");
+    assert_eq!(kept, odd_requests_seed());
+    // Applied to a member in turn: answered or refused, no panic.
+    mcfed_fuzzing::admin(&kept);
 }

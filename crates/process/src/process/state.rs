@@ -251,7 +251,7 @@ impl Durability for JournalDurability {
         };
         let current = building.get_or_insert_with(|| {
             tracing::info!(
-                jobs = member.node().cluster().jobs().count(),
+                jobs = member.node().cluster().job_count(),
                 "a snapshot begins: the journal is compacted"
             );
             Building {

@@ -1,0 +1,240 @@
+//! A snapshot made a slice at a time ([`SnapshotBuilder`]) while the
+//! member goes on equals one made in one go at its end
+//! (`Member::durable_state`): jobs submitted, killed, started and
+//! finished between its slices, and jobs parked and put back when the
+//! link to their submission cluster goes down and comes up again (they
+//! move with no record: the walk begins again).
+
+use std::time::Duration;
+
+use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig, ReceiveFrom};
+use mcfed_federation::{DurableState, Effects, JobRef, Member, MemberSpec, SnapshotBuilder};
+use mcfed_forwarder::{ForwarderConfig, ScheduleMode, SendQueueConfig};
+use mcfed_protocol::{
+    ClusterName, Envelope, Hello, JobAction, JobSpec, Message, QueueName, Resume, SimTime,
+};
+
+fn name(text: &str) -> ClusterName {
+    ClusterName::new(text).expect("valid")
+}
+
+fn queue(text: &str) -> QueueName {
+    QueueName::new(text).expect("valid")
+}
+
+fn job(n: u64, run_secs: u64) -> JobSpec {
+    JobSpec::simple(format!("job{n}"), "alice", Duration::from_secs(run_secs))
+}
+
+/// The snapshot `building` makes of `member` now, read back, which must
+/// be the member's state copied in one go.
+fn finish_and_compare(building: SnapshotBuilder, member: &Member) {
+    let bytes = building.finish(member, None).expect("the snapshot encodes");
+    let read: DurableState = postcard::from_bytes(&bytes).expect("the snapshot decodes");
+    assert_eq!(read, member.durable_state(), "the snapshot made in slices");
+}
+
+/// Journals what `member` wrote, as a process does, into `building`.
+fn journal(member: &mut Member, building: &mut SnapshotBuilder) {
+    let records = member.take_journal();
+    building.note(&records).expect("the records encode");
+}
+
+#[test]
+fn jobs_submitted_killed_and_finished_between_slices_are_as_at_the_end() {
+    let mut config = ClusterConfig::new(name("C1"));
+    config.hosts = vec![HostConfig::new("h1", 2)];
+    config.queues = vec![QueueConfig::new(queue("normal"))];
+    let (mut member, _) = Member::build(MemberSpec {
+        config: &config,
+        forwarder: None,
+        subscribers: &[],
+        collectors: &[],
+        initial_jobs: &[],
+    })
+    .expect("builds");
+    member.enable_journal();
+    let mut effects = Effects::default();
+    for n in 0..60 {
+        member
+            .submit(SimTime::ZERO, "normal", job(n, 100), &mut effects)
+            .expect("accepted");
+    }
+    member.step(SimTime::ZERO, &mut effects);
+    member.take_journal();
+
+    let mut building = SnapshotBuilder::begin(&member);
+    let mut slices = 0;
+    let mut now = SimTime::ZERO;
+    while !building.advance(&member, 4).expect("encodes") {
+        slices += 1;
+        // Between slices: a job arrives, one walked or not yet walked is
+        // killed, time passes (two finish, two start).
+        now += Duration::from_secs(50);
+        member
+            .submit(now, "normal", job(100 + slices, 30), &mut effects)
+            .expect("accepted");
+        let victim = (slices * 37) % 60 + 1;
+        let _ = member.control(now, &JobRef::Id(victim), &JobAction::Kill, &mut effects);
+        member.step(now, &mut effects);
+        effects.clear();
+        journal(&mut member, &mut building);
+    }
+    assert!(slices >= 10, "walked in {slices} slices");
+    // And after the last slice, before its end.
+    now += Duration::from_secs(50);
+    member.step(now, &mut effects);
+    journal(&mut member, &mut building);
+    finish_and_compare(building, &member);
+}
+
+/// C1 forwarding from its send queue to `high@C2`, C2's one slot taking
+/// one job at a time: the others wait at C2, forwarded.
+fn federation() -> [Member; 2] {
+    let mut c1 = ClusterConfig::new(name("C1"));
+    c1.hosts = vec![HostConfig::new("a1", 1)];
+    c1.queues = vec![{
+        let mut send = QueueConfig::new(queue("send"));
+        send.send_to = vec!["high@C2".parse().expect("valid")];
+        send
+    }];
+    let forwarder = ForwarderConfig {
+        cluster: name("C1"),
+        mode: ScheduleMode::Default,
+        send_queues: vec![SendQueueConfig {
+            name: queue("send"),
+            send_to: vec!["high@C2".parse().expect("valid")],
+            max_rsched_time: None,
+            fairshare: false,
+            aps_group: None,
+        }],
+        max_forwards: 100,
+        reachability: Default::default(),
+    };
+    let mut c2 = ClusterConfig::new(name("C2"));
+    c2.hosts = vec![HostConfig::new("b1", 1)];
+    c2.queues = vec![QueueConfig::new(queue("normal")), {
+        let mut high = QueueConfig::new(queue("high"));
+        high.receive_from = Some(ReceiveFrom::Listed(vec![name("C1")]));
+        high
+    }];
+    c2.update_interval = Some(Duration::from_secs(10));
+    let (one, _) = Member::build(MemberSpec {
+        config: &c1,
+        forwarder: Some(&forwarder),
+        subscribers: &[],
+        collectors: &[],
+        initial_jobs: &[],
+    })
+    .expect("C1 builds");
+    let (mut two, _) = Member::build(MemberSpec {
+        config: &c2,
+        forwarder: None,
+        subscribers: &[name("C1")],
+        collectors: &[name("C1")],
+        initial_jobs: &[],
+    })
+    .expect("C2 builds");
+    two.enable_journal();
+    [one, two]
+}
+
+/// Delivers every envelope and steps both members at `now` until
+/// nothing is left to do.
+fn settle(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
+    for _ in 0..20 {
+        let mut envelopes: Vec<Envelope> = std::mem::take(&mut effects.envelopes);
+        for member in members.iter_mut() {
+            member.step(now, effects);
+            envelopes.append(&mut effects.envelopes);
+        }
+        effects.clear();
+        if envelopes.is_empty() {
+            return;
+        }
+        for envelope in envelopes {
+            let to = usize::from(envelope.to == name("C2"));
+            members[to].receive(now, envelope, effects);
+        }
+    }
+    panic!("the federation does not settle");
+}
+
+/// The link between C1 and C2 comes up: each says hello and resumes.
+fn connect(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
+    for (from, to) in [(0, 1), (1, 0)] {
+        let from_name = members[from].name().clone();
+        let member = &mut members[to];
+        member.link(now, &from_name, true);
+        for message in [
+            Message::Hello(Hello::with_incarnation(from_name.clone(), 1)),
+            Message::Resume(Resume {
+                lineage: 1,
+                epoch_unix_ms: 0,
+            }),
+        ] {
+            let to = member.name().clone();
+            member.receive(
+                now,
+                Envelope {
+                    from: from_name.clone(),
+                    to,
+                    message,
+                },
+                effects,
+            );
+        }
+    }
+}
+
+#[test]
+fn jobs_parked_and_put_back_between_slices_are_as_at_the_end() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    connect(&mut members, SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let mut now = SimTime::from_secs(10);
+    for n in 0..12 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    for n in 0..12 {
+        members[1]
+            .submit(now, "normal", job(50 + n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    members[1].take_journal();
+    let forwarded = members[1]
+        .cluster()
+        .jobs()
+        .filter(|job| job.origin != mcfed_cluster::JobOrigin::Local)
+        .count();
+    assert!(forwarded >= 4, "{forwarded} jobs forwarded to C2");
+
+    let mut building = SnapshotBuilder::begin(&members[1]);
+    assert!(!building.advance(&members[1], 3).expect("encodes"));
+    // The link goes down: C2's pending jobs of C1 are parked.
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    journal(&mut members[1], &mut building);
+    let parked = members[1].node().parked_jobs().count();
+    assert!(parked >= 3, "{parked} jobs parked");
+    assert!(!building.advance(&members[1], 3).expect("encodes"));
+    // The link comes up: C1 syncs, the parked jobs are put back.
+    now += Duration::from_secs(10);
+    connect(&mut members, now, &mut effects);
+    settle(&mut members, now, &mut effects);
+    journal(&mut members[1], &mut building);
+    assert_eq!(members[1].node().parked_jobs().count(), 0, "put back");
+    assert!(!building.advance(&members[1], 3).expect("encodes"));
+    // Down again, to end with jobs parked.
+    members[1].link(now, &name("C1"), false);
+    journal(&mut members[1], &mut building);
+    while !building.advance(&members[1], 3).expect("encodes") {}
+    finish_and_compare(building, &members[1]);
+}
