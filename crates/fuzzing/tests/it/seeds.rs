@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use mcfed_admin::{AdminRequest, AdminResponse, Applied, HostEvent, JobsQuery, ReservationRow};
+use mcfed_cluster::AdvanceReservationConfig;
 use mcfed_federation::{
     DurableState, Effects, JobRef, JournalRecord, Member, ProcessFacts, SnapshotBuilder,
 };
