@@ -1,0 +1,131 @@
+//! A submission cluster that comes back with a new lineage lost its
+//! state: the jobs its earlier lineage forwarded are nobody's, and its
+//! execution cluster withdraws them — those in the scheduler, those parked
+//! while the link was down, and the ends it kept for a sync
+//! (docs/reliability.md, "The lineage and the sync"). A journal must say
+//! so: the execution cluster rebuilt from its journal (the records alone,
+//! or a snapshot and the records since) is the live one, and brings none
+//! of them back.
+
+use std::time::Duration;
+
+use mcfed_cluster::JobOrigin;
+use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
+use mcfed_protocol::{ClusterName, SimTime};
+
+use super::snapshot_slices::{execution_c2, federation, job, resume, settle};
+
+fn name(text: &str) -> ClusterName {
+    ClusterName::new(text).expect("valid")
+}
+
+/// `snapshot` with `records` folded in.
+fn replayed(snapshot: &DurableState, records: &[JournalRecord]) -> DurableState {
+    let mut state = snapshot.clone();
+    for record in records.iter().cloned() {
+        state.apply(record);
+    }
+    state
+}
+
+/// C2 rebuilt from `state`, as a restarted process is.
+fn restored(state: DurableState, now: SimTime) -> Member {
+    let (config, subscribers) = execution_c2();
+    Member::restore(
+        MemberSpec {
+            config: &config,
+            forwarder: None,
+            subscribers: &subscribers,
+            collectors: &subscribers,
+            initial_jobs: &[],
+        },
+        state,
+        now,
+    )
+    .expect("C2 restores")
+}
+
+/// The jobs C1 forwarded that C2 holds (in the scheduler or parked).
+fn forwarded_jobs(state: &DurableState) -> usize {
+    state
+        .jobs
+        .values()
+        .filter(|(image, _)| image.forwarded_from.is_some())
+        .count()
+}
+
+#[test]
+fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_restart() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    let mut records = Vec::new();
+    resume(&mut members, SimTime::ZERO, 1, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    // C1 forwards a short job, which runs first and ends (C2 keeps its
+    // end for C1's next sync), and long ones that wait behind each other.
+    let mut now = SimTime::from_secs(10);
+    members[0]
+        .submit(now, "send", job(0, 5), &mut effects)
+        .expect("accepted");
+    settle(&mut members, now, &mut effects);
+    for n in 1..8 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    now += Duration::from_secs(10);
+    settle(&mut members, now, &mut effects);
+    records.extend(members[1].take_journal());
+    let before = members[1].durable_state();
+    assert_eq!(before.finished.len(), 1, "the short job's end is kept");
+    assert!(forwarded_jobs(&before) >= 4, "jobs forwarded to C2");
+
+    // The link goes down: C2's pending jobs of C1 are parked.
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    records.extend(members[1].take_journal());
+    let parked = members[1].node().parked_jobs().count();
+    assert!(parked >= 3, "{parked} jobs parked");
+    let snapshots = [(before, records.len()), (members[1].durable_state(), records.len())];
+
+    // C1 comes back with a new lineage: C2 withdraws what it held of C1.
+    now += Duration::from_secs(10);
+    resume(&mut members, now, 2, &mut effects);
+    effects.clear();
+    records.extend(members[1].take_journal());
+    let live = members[1].durable_state();
+    assert_eq!(members[1].node().parked_jobs().count(), 0, "parked jobs withdrawn");
+    assert_eq!(forwarded_jobs(&live), 0, "C1's jobs withdrawn");
+    assert!(live.finished.is_empty(), "C1's earlier ends forgotten");
+
+    // Rebuilt from the records alone, and from each snapshot and the
+    // records after it.
+    let mut journals = vec![(
+        "records alone",
+        replayed(&DurableState::empty(name("C2")), &records),
+    )];
+    for (index, (snapshot, taken)) in snapshots.into_iter().enumerate() {
+        let label = ["snapshot before parking", "snapshot while parked"][index];
+        journals.push((label, replayed(&snapshot, &records[taken..])));
+    }
+    for (label, state) in journals {
+        assert_eq!(state.jobs, live.jobs, "{label}: the jobs");
+        assert_eq!(state.finished, live.finished, "{label}: the ends kept");
+        let again = restored(state, now);
+        let rebuilt = again.durable_state();
+        assert_eq!(rebuilt.jobs, live.jobs, "{label}: the restored member's jobs");
+        assert_eq!(rebuilt.finished, live.finished, "{label}: the restored member's ends");
+        assert_eq!(rebuilt.lineages, live.lineages, "{label}: the lineages");
+        assert!(
+            again
+                .cluster()
+                .jobs()
+                .all(|job| job.origin == JobOrigin::Local),
+            "{label}: no job of C1's earlier lineage comes back"
+        );
+    }
+}
