@@ -64,7 +64,11 @@ impl ClusterNode {
             .filter(|((cluster, _), _)| cluster == from)
             .map(|((_, source_job), (job, _))| (*source_job, *job))
             .collect();
-        self.parked_mut().remove(from);
+        // The parked ones leave too, with a record as the others: a
+        // journal replayed must not bring them back.
+        for image in self.parked_mut().remove(from).unwrap_or_default() {
+            self.cluster.note_change(JobId(image.id));
+        }
         for (source_job, job) in &orphans {
             self.forwarded.remove(&(from.clone(), *source_job));
             self.cluster.remove_job(*job);
