@@ -446,7 +446,7 @@ impl Member {
                         );
                     }
                 }
-                None => crate::observe::gone_back(history, self.node.cluster(), from, now),
+                None => crate::observe::gone_back(history, &self.node, from, now),
             }
         }
     }

@@ -2,7 +2,7 @@
 //! inputs produce effects: the scheduler's transitions, the forwarder's
 //! decisions, and the jobs forwarded here that went back.
 
-use mcfed_cluster::{Cluster, Transition};
+use mcfed_cluster::{ClusterNode, JobId, Transition};
 use mcfed_forwarder::OutcomeKind;
 use mcfed_protocol::{ClusterName, SimTime};
 
@@ -75,22 +75,24 @@ impl Member {
     }
 }
 
-/// The jobs forwarded here from `from` that the scheduler no longer holds
-/// (returned on a recall, withdrawn after a sync or a restart) left this
-/// cluster at `now` without ending here.
+/// The jobs forwarded here from `from` that this cluster no longer holds,
+/// in its scheduler or parked (returned on a recall, withdrawn after a
+/// sync or a restart), left it at `now` without ending here.
 pub(crate) fn gone_back(
     history: &mut History,
-    cluster: &Cluster,
+    node: &ClusterNode,
     from: &ClusterName,
     now: SimTime,
 ) {
+    // A parked job is still held here: it waits for `from`'s sync.
+    let held = |id: u64| node.cluster().job(JobId(id)).is_some() || node.is_parked(from, JobId(id));
     let gone: Vec<u64> = history
         .jobs()
         .into_iter()
         .filter(|record| {
             !record.has_ended()
                 && matches!(&record.origin, RecordOrigin::ForwardedIn { from: sender, .. } if sender == from)
-                && cluster.job(mcfed_cluster::JobId(record.id)).is_none()
+                && !held(record.id)
         })
         .map(|record| record.id)
         .collect();

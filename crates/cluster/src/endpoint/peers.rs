@@ -331,7 +331,9 @@ impl ClusterNode {
         }
     }
 
-    fn is_parked(&self, from: &ClusterName, job: JobId) -> bool {
+    /// Whether job `job` of submission cluster `from` is parked (out of
+    /// the scheduler until `from`'s next sync, but still held here).
+    pub fn is_parked(&self, from: &ClusterName, job: JobId) -> bool {
         self.parked
             .get(from)
             .is_some_and(|images| images.iter().any(|image| image.id == job.0))

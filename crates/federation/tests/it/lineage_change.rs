@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use mcfed_cluster::JobOrigin;
+use mcfed_federation::history::GONE;
 use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
 use mcfed_protocol::{ClusterName, SimTime};
 
@@ -59,6 +60,7 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
     let mut members = federation();
     let mut effects = Effects::default();
     let mut records = Vec::new();
+    members[1].keep_history(Duration::from_secs(3600));
     resume(&mut members, SimTime::ZERO, 1, &mut effects);
     settle(&mut members, SimTime::ZERO, &mut effects);
     members[1].publish(SimTime::ZERO, &mut effects);
@@ -88,9 +90,17 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
     members[1].link(now, &name("C1"), false);
     members[0].link(now, &name("C2"), false);
     records.extend(members[1].take_journal());
-    let parked = members[1].node().parked_jobs().count();
-    assert!(parked >= 3, "{parked} jobs parked");
-    let snapshots = [(before, records.len()), (members[1].durable_state(), records.len())];
+    let parked: Vec<u64> = members[1]
+        .node()
+        .parked_jobs()
+        .map(|image| image.id)
+        .collect();
+    assert!(parked.len() >= 3, "{} jobs parked", parked.len());
+    let held: Vec<u64> = before.jobs.keys().copied().collect();
+    let snapshots = [
+        (before, records.len()),
+        (members[1].durable_state(), records.len()),
+    ];
 
     // C1 comes back with a new lineage: C2 withdraws what it held of C1.
     now += Duration::from_secs(10);
@@ -98,9 +108,27 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
     effects.clear();
     records.extend(members[1].take_journal());
     let live = members[1].durable_state();
-    assert_eq!(members[1].node().parked_jobs().count(), 0, "parked jobs withdrawn");
+    assert_eq!(
+        members[1].node().parked_jobs().count(),
+        0,
+        "parked jobs withdrawn"
+    );
     assert_eq!(forwarded_jobs(&live), 0, "C1's jobs withdrawn");
     assert!(live.finished.is_empty(), "C1's earlier ends forgotten");
+    // Their history says so.
+    let history = members[1].history().expect("kept");
+    for id in &held {
+        let record = history.job(*id).expect("recorded");
+        assert_eq!(record.state, GONE, "job {id}");
+        assert!(
+            record
+                .events()
+                .iter()
+                .any(|event| event.text.contains("withdrawn")),
+            "job {id}: {:?}",
+            record.events()
+        );
+    }
 
     // Rebuilt from the records alone, and from each snapshot and the
     // records after it.
@@ -117,8 +145,14 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
         assert_eq!(state.finished, live.finished, "{label}: the ends kept");
         let again = restored(state, now);
         let rebuilt = again.durable_state();
-        assert_eq!(rebuilt.jobs, live.jobs, "{label}: the restored member's jobs");
-        assert_eq!(rebuilt.finished, live.finished, "{label}: the restored member's ends");
+        assert_eq!(
+            rebuilt.jobs, live.jobs,
+            "{label}: the restored member's jobs"
+        );
+        assert_eq!(
+            rebuilt.finished, live.finished,
+            "{label}: the restored member's ends"
+        );
         assert_eq!(rebuilt.lineages, live.lineages, "{label}: the lineages");
         assert!(
             again
@@ -126,6 +160,63 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
                 .jobs()
                 .all(|job| job.origin == JobOrigin::Local),
             "{label}: no job of C1's earlier lineage comes back"
+        );
+    }
+}
+
+#[test]
+fn jobs_parked_while_their_submission_cluster_reconnects_with_its_lineage_are_not_gone() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    members[1].keep_history(Duration::from_secs(3600));
+    resume(&mut members, SimTime::ZERO, 1, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let mut now = SimTime::from_secs(10);
+    for n in 0..6 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    let parked: Vec<u64> = members[1]
+        .node()
+        .parked_jobs()
+        .map(|image| image.id)
+        .collect();
+    assert!(parked.len() >= 3, "{} jobs parked", parked.len());
+    // C1 reconnects with its lineage: hello and resume, then its sync
+    // puts the parked jobs back.
+    now += Duration::from_secs(10);
+    resume(&mut members, now, 1, &mut effects);
+    let history = members[1].history().expect("kept");
+    for id in &parked {
+        let record = history.job(*id).expect("recorded");
+        assert!(
+            !record.has_ended(),
+            "parked job {id} ended: {:?}",
+            record.events()
+        );
+    }
+    settle(&mut members, now, &mut effects);
+    assert_eq!(members[1].node().parked_jobs().count(), 0, "put back");
+    let history = members[1].history().expect("kept");
+    for id in &parked {
+        let record = history.job(*id).expect("recorded");
+        assert!(
+            !record.has_ended(),
+            "job {id} put back ended: {:?}",
+            record.events()
+        );
+        assert!(
+            members[1]
+                .cluster()
+                .job(mcfed_cluster::JobId(*id))
+                .is_some()
         );
     }
 }
