@@ -12,7 +12,7 @@ use std::time::Duration;
 use mcfed_cluster::JobOrigin;
 use mcfed_federation::history::GONE;
 use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
-use mcfed_protocol::{ClusterName, SimTime};
+use mcfed_protocol::{ClusterName, Envelope, JobRecall, JobWithdraw, Message, SimTime};
 
 use super::snapshot_slices::{execution_c2, federation, job, resume, settle};
 
@@ -218,5 +218,69 @@ fn jobs_parked_while_their_submission_cluster_reconnects_with_its_lineage_are_no
                 .job(mcfed_cluster::JobId(*id))
                 .is_some()
         );
+    }
+}
+
+#[test]
+fn a_job_recalled_or_withdrawn_by_its_submission_cluster_is_sent_back_in_its_history() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    members[1].keep_history(Duration::from_secs(3600));
+    resume(&mut members, SimTime::ZERO, 1, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let now = SimTime::from_secs(10);
+    for n in 0..4 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    // C2's pending jobs of C1: (C2's id, C1's id).
+    let pending: Vec<(u64, u64)> = members[1]
+        .cluster()
+        .jobs()
+        .filter(|job| job.state == mcfed_cluster::JobState::Pending)
+        .filter_map(|job| match &job.origin {
+            JobOrigin::Forwarded { source_job, .. } => Some((job.id.0, *source_job)),
+            JobOrigin::Local => None,
+        })
+        .collect();
+    assert!(pending.len() >= 2, "{pending:?}");
+    let (recalled, recalled_source) = pending[0];
+    let (withdrawn, withdrawn_source) = pending[1];
+    let forward_seq = members[1]
+        .node()
+        .forward_seq_of(&name("C1"), withdrawn_source)
+        .expect("forwarded");
+    for message in [
+        Message::JobRecall(JobRecall {
+            source_job: recalled_source,
+            dest_job: recalled,
+            reason: "recalled".into(),
+        }),
+        Message::JobWithdraw(JobWithdraw {
+            source_job: withdrawn_source,
+            forward_seq,
+            pending_only: true,
+            reason: "another copy won".into(),
+        }),
+    ] {
+        let envelope = Envelope {
+            from: name("C1"),
+            to: name("C2"),
+            message,
+        };
+        members[1].receive(now, envelope, &mut effects);
+    }
+    let history = members[1].history().expect("kept");
+    for id in [recalled, withdrawn] {
+        let record = history.job(id).expect("recorded");
+        assert_eq!(record.state, GONE, "job {id}: {:?}", record.events());
+    }
+    let others = pending[2..].iter().map(|(id, _)| *id);
+    for id in others {
+        assert!(!history.job(id).expect("recorded").has_ended(), "job {id}");
     }
 }
