@@ -24,7 +24,7 @@ use mcfed_protocol::{
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::job::{JobId, JobOrigin, QueueIndex};
-use crate::scheduler::{Cluster, ControlError, JobImage, SubmitError, Transition};
+use crate::scheduler::{Cluster, ControlError, SubmitError, Transition};
 
 pub use peers::{FinishedForward, RestoredNode};
 
@@ -58,8 +58,9 @@ pub struct ClusterNode {
     lineages: FxHashMap<ClusterName, u64>,
     /// Submission clusters this cluster is out of step with (it restarted,
     /// or the link to them went down): their pending jobs are parked here,
-    /// out of the scheduler, until their next sync.
-    parked: FxHashMap<ClusterName, Vec<JobImage>>,
+    /// out of the scheduler, until their next sync; by id, in the order
+    /// parked.
+    parked: FxHashMap<ClusterName, peers::ParkedJobs>,
     /// How many times `parked` was changed ([`ClusterNode::parking_changes`]).
     parking_changes: u64,
     /// Forwards withdrawn before they arrived: (from, source job, forward).

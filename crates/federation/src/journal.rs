@@ -180,7 +180,13 @@ impl DurableState {
                 entry.lineage = remote.lineage.or(entry.lineage);
             }
             JournalRecord::Lineage { cluster, lineage } => {
-                self.lineages.insert(cluster, lineage);
+                // A new lineage: that cluster lost its state, and the ends
+                // of its earlier jobs are forgotten, as live
+                // (`ClusterNode`'s resume); its jobs' records say so.
+                let previous = self.lineages.insert(cluster.clone(), lineage);
+                if previous.is_some_and(|previous| previous != lineage) {
+                    self.finished.retain(|(from, _), _| from != &cluster);
+                }
             }
             JournalRecord::ReservationAdded { config, by } => self.reservations.add(config, by),
             JournalRecord::ReservationDeleted { name } => self.reservations.delete(&name),

@@ -416,6 +416,7 @@ impl Member {
             (Message::JobForward(forward), true) => Some(forward.clone()),
             _ => None,
         };
+        let sent_back = crate::observe::SentBack::by(&self.node, from, &message);
         self.node.handle(now, from, message, &mut effects.envelopes);
         if let Some((source_job, queue, send_queue)) = forward {
             if let Some(id) = self.node.forwarded_job(from, source_job) {
@@ -446,7 +447,7 @@ impl Member {
                         );
                     }
                 }
-                None => crate::observe::gone_back(history, self.node.cluster(), from, now),
+                None => crate::observe::gone_back(history, &self.node, from, sent_back, now),
             }
         }
     }

@@ -2,9 +2,9 @@
 //! inputs produce effects: the scheduler's transitions, the forwarder's
 //! decisions, and the jobs forwarded here that went back.
 
-use mcfed_cluster::{Cluster, Transition};
+use mcfed_cluster::{ClusterNode, JobId, Transition};
 use mcfed_forwarder::OutcomeKind;
-use mcfed_protocol::{ClusterName, SimTime};
+use mcfed_protocol::{ClusterName, JobRecall, JobWithdraw, Message, SimTime};
 
 use crate::effects::Effects;
 use crate::history::{GONE, History, RecordOrigin};
@@ -75,24 +75,57 @@ impl Member {
     }
 }
 
-/// The jobs forwarded here from `from` that the scheduler no longer holds
-/// (returned on a recall, withdrawn after a sync or a restart) left this
-/// cluster at `now` without ending here.
+/// Which jobs forwarded here a message from their submission cluster can
+/// send back: none (a hello, a forward), the one a recall or withdrawal
+/// names, or any (a sync, a resume, anything else).
+pub(crate) enum SentBack {
+    None,
+    One(u64),
+    Any,
+}
+
+impl SentBack {
+    /// What `message` from `from` can send back, read before the
+    /// scheduler takes it.
+    pub(crate) fn by(node: &ClusterNode, from: &ClusterName, message: &Message) -> SentBack {
+        match message {
+            Message::Hello(_) | Message::JobForward(_) => SentBack::None,
+            Message::JobRecall(JobRecall { source_job, .. })
+            | Message::JobWithdraw(JobWithdraw { source_job, .. }) => node
+                .forwarded_job(from, *source_job)
+                .map_or(SentBack::None, |id| SentBack::One(id.0)),
+            _ => SentBack::Any,
+        }
+    }
+}
+
+/// The jobs forwarded here from `from` (those `scope` names) that this
+/// cluster no longer holds, in its scheduler or parked (returned on a
+/// recall, withdrawn after a sync or a restart), left it at `now` without
+/// ending here.
 pub(crate) fn gone_back(
     history: &mut History,
-    cluster: &Cluster,
+    node: &ClusterNode,
     from: &ClusterName,
+    scope: SentBack,
     now: SimTime,
 ) {
-    let gone: Vec<u64> = history
-        .jobs()
+    let candidates: Vec<u64> = match scope {
+        SentBack::None => return,
+        SentBack::One(id) => vec![id],
+        // Only a sync or a resume walks them all.
+        SentBack::Any => history.jobs().iter().map(|record| record.id).collect(),
+    };
+    // A parked job is still held here: it waits for `from`'s sync.
+    let held = |id: u64| node.cluster().job(JobId(id)).is_some() || node.is_parked(from, JobId(id));
+    let gone: Vec<u64> = candidates
         .into_iter()
-        .filter(|record| {
-            !record.has_ended()
-                && matches!(&record.origin, RecordOrigin::ForwardedIn { from: sender, .. } if sender == from)
-                && cluster.job(mcfed_cluster::JobId(record.id)).is_none()
+        .filter(|id| {
+            history.job(*id).is_some_and(|record| {
+                !record.has_ended()
+                    && matches!(&record.origin, RecordOrigin::ForwardedIn { from: sender, .. } if sender == from)
+            }) && !held(*id)
         })
-        .map(|record| record.id)
         .collect();
     for id in gone {
         history.enter(

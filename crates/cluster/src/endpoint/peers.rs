@@ -13,11 +13,12 @@
 //! still counts on: those are put back (and end, when their time has
 //! come), the others withdrawn. So a job never ends twice.
 
+use indexmap::IndexMap;
 use mcfed_protocol::{
     ClusterName, Envelope, JobAccept, JobEvent, JobLost, JobRecall, JobReturn, JobStatus, JobSync,
     JobWithdraw, Message, Resume,
 };
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 
 use super::ClusterNode;
@@ -38,6 +39,10 @@ pub struct FinishedForward {
     /// The forward that brought it.
     pub forward_seq: u64,
 }
+
+/// One submission cluster's parked jobs, by id, in the order parked (the
+/// order they go back to the scheduler in).
+pub(super) type ParkedJobs = IndexMap<u64, JobImage, FxBuildHasher>;
 
 /// The most withdrawals of forwards not yet arrived that are remembered.
 const MAX_WITHDRAWN: usize = 100_000;
@@ -64,7 +69,11 @@ impl ClusterNode {
             .filter(|((cluster, _), _)| cluster == from)
             .map(|((_, source_job), (job, _))| (*source_job, *job))
             .collect();
-        self.parked_mut().remove(from);
+        // The parked ones leave too, with a record as the others: a
+        // journal replayed must not bring them back.
+        for id in self.parked_mut().remove(from).unwrap_or_default().keys() {
+            self.cluster.note_change(JobId(*id));
+        }
         for (source_job, job) in &orphans {
             self.forwarded.remove(&(from.clone(), *source_job));
             self.cluster.remove_job(*job);
@@ -297,7 +306,7 @@ impl ClusterNode {
             Some(JobState::Pending | JobState::PendingSuspended | JobState::ChunkWaiting) => {
                 if let Some(image) = self.cluster.take_job(job) {
                     if let Some(parked) = self.parked_mut().get_mut(from) {
-                        parked.push(image);
+                        parked.insert(image.id, image);
                     }
                 }
             }
@@ -314,7 +323,7 @@ impl ClusterNode {
         let Some(images) = self.parked_mut().remove(from) else {
             return;
         };
-        let report = self.cluster.restore_jobs(images);
+        let report = self.cluster.restore_jobs(images.into_values());
         log_restore(self.name(), &report);
         let held: Vec<JobId> = self
             .forwarded
@@ -327,17 +336,19 @@ impl ClusterNode {
         }
     }
 
-    fn is_parked(&self, from: &ClusterName, job: JobId) -> bool {
+    /// Whether job `job` of submission cluster `from` is parked (out of
+    /// the scheduler until `from`'s next sync, but still held here).
+    pub fn is_parked(&self, from: &ClusterName, job: JobId) -> bool {
         self.parked
             .get(from)
-            .is_some_and(|images| images.iter().any(|image| image.id == job.0))
+            .is_some_and(|images| images.contains_key(&job.0))
     }
 
     /// Takes job `job` of `from` out, parked or in the scheduler.
     fn drop_job(&mut self, from: &ClusterName, job: JobId) {
         if self.is_parked(from, job) {
             if let Some(images) = self.parked_mut().get_mut(from) {
-                images.retain(|image| image.id != job.0);
+                images.shift_remove(&job.0);
             }
             self.cluster.note_change(job);
         }
@@ -382,7 +393,7 @@ impl ClusterNode {
     /// The jobs parked while out of step with their submission cluster
     /// (in the same order until [`ClusterNode::parking_changes`] changes).
     pub fn parked_jobs(&self) -> impl Iterator<Item = &JobImage> {
-        self.parked.values().flatten()
+        self.parked.values().flat_map(|images| images.values())
     }
 
     /// How many times the parked jobs changed: a submission cluster out
@@ -396,7 +407,7 @@ impl ClusterNode {
 
     /// The parked jobs, to change them (counted in
     /// [`ClusterNode::parking_changes`]).
-    fn parked_mut(&mut self) -> &mut FxHashMap<ClusterName, Vec<JobImage>> {
+    fn parked_mut(&mut self) -> &mut FxHashMap<ClusterName, ParkedJobs> {
         self.parking_changes += 1;
         &mut self.parked
     }
@@ -404,9 +415,12 @@ impl ClusterNode {
     /// The image of job `id`, in the scheduler or parked, unless it has
     /// finished or left.
     pub fn job_image(&self, id: JobId) -> Option<JobImage> {
-        self.cluster
-            .job_image(id)
-            .or_else(|| self.parked_jobs().find(|image| image.id == id.0).cloned())
+        self.cluster.job_image(id).or_else(|| {
+            self.parked
+                .values()
+                .find_map(|images| images.get(&id.0))
+                .cloned()
+        })
     }
 
     /// Notes, from now on, every job that arrives or leaves, for

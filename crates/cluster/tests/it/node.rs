@@ -161,6 +161,77 @@ fn a_submission_cluster_that_lost_its_state_loses_its_earlier_jobs() {
     }
 }
 
+#[test]
+fn a_submission_cluster_that_lost_its_state_loses_its_parked_jobs_with_a_change_noted() {
+    let mut node = node();
+    let mut out = Vec::new();
+    let resume = |lineage| {
+        Message::Resume(Resume {
+            lineage,
+            epoch_unix_ms: 0,
+        })
+    };
+    node.handle(SimTime::ZERO, &name("C1"), resume(1), &mut out);
+    let running = forward(&mut node, 1, 1);
+    let parked = [forward(&mut node, 2, 2), forward(&mut node, 3, 3)];
+    node.track_changes();
+    node.link(&name("C1"), false);
+    assert_eq!(node.parked_jobs().count(), 2);
+    assert!(node.take_changes().is_empty(), "parking writes nothing");
+    node.handle(SimTime::ZERO, &name("C1"), resume(2), &mut out);
+    assert_eq!(node.parked_jobs().count(), 0, "parked jobs withdrawn");
+    let mut changed: Vec<u64> = node.take_changes().iter().map(|id| id.0).collect();
+    changed.sort_unstable();
+    assert_eq!(
+        changed,
+        vec![running, parked[0], parked[1]],
+        "each noted for a journal"
+    );
+    for id in [running, parked[0], parked[1]] {
+        assert!(
+            node.job_image(mcfed_cluster::JobId(id)).is_none(),
+            "job {id} gone"
+        );
+    }
+}
+
+#[test]
+fn a_parked_job_is_found_by_id_and_one_recalled_leaves_the_others_in_order() {
+    let mut node = node();
+    forward(&mut node, 1, 1);
+    let parked: Vec<u64> = (2..=5).map(|n| forward(&mut node, n, n)).collect();
+    node.link(&name("C1"), false);
+    let order: Vec<u64> = node.parked_jobs().map(|image| image.id).collect();
+    for id in &parked {
+        let job = mcfed_cluster::JobId(*id);
+        assert!(node.is_parked(&name("C1"), job));
+        assert_eq!(node.job_image(job).map(|image| image.id), Some(*id));
+    }
+    // C1 recalls the first job parked: it is returned.
+    let recalled = order[0];
+    let source_job = (2..=5)
+        .zip(&parked)
+        .find(|(_, id)| **id == recalled)
+        .map(|(source_job, _)| source_job)
+        .expect("parked");
+    let mut out = Vec::new();
+    node.handle(
+        SimTime::from_secs(5),
+        &name("C1"),
+        Message::JobRecall(JobRecall {
+            source_job,
+            dest_job: recalled,
+            reason: "recalled".into(),
+        }),
+        &mut out,
+    );
+    assert_eq!(kinds(&out), vec!["job-return"]);
+    assert!(!node.is_parked(&name("C1"), mcfed_cluster::JobId(recalled)));
+    let left: Vec<u64> = node.parked_jobs().map(|image| image.id).collect();
+    let expected = order[1..].to_vec();
+    assert_eq!(left, expected, "the others, in the order parked");
+}
+
 fn sync(node: &mut ClusterNode, held: &[(u64, u64)]) -> Vec<Envelope> {
     let mut out = Vec::new();
     node.handle(

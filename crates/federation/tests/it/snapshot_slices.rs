@@ -22,7 +22,7 @@ fn queue(text: &str) -> QueueName {
     QueueName::new(text).expect("valid")
 }
 
-fn job(n: u64, run_secs: u64) -> JobSpec {
+pub(super) fn job(n: u64, run_secs: u64) -> JobSpec {
     JobSpec::simple(format!("job{n}"), "alice", Duration::from_secs(run_secs))
 }
 
@@ -90,7 +90,8 @@ fn jobs_submitted_killed_and_finished_between_slices_are_as_at_the_end() {
 
 /// C1 forwarding from its send queue to `high@C2`, C2's one slot taking
 /// one job at a time: the others wait at C2, forwarded.
-fn federation() -> [Member; 2] {
+pub(super) fn federation() -> [Member; 2] {
+    let (c2, subscribers) = execution_c2();
     let mut c1 = ClusterConfig::new(name("C1"));
     c1.hosts = vec![HostConfig::new("a1", 1)];
     c1.queues = vec![{
@@ -111,14 +112,6 @@ fn federation() -> [Member; 2] {
         max_forwards: 100,
         reachability: Default::default(),
     };
-    let mut c2 = ClusterConfig::new(name("C2"));
-    c2.hosts = vec![HostConfig::new("b1", 1)];
-    c2.queues = vec![QueueConfig::new(queue("normal")), {
-        let mut high = QueueConfig::new(queue("high"));
-        high.receive_from = Some(ReceiveFrom::Listed(vec![name("C1")]));
-        high
-    }];
-    c2.update_interval = Some(Duration::from_secs(10));
     let (one, _) = Member::build(MemberSpec {
         config: &c1,
         forwarder: Some(&forwarder),
@@ -130,8 +123,8 @@ fn federation() -> [Member; 2] {
     let (mut two, _) = Member::build(MemberSpec {
         config: &c2,
         forwarder: None,
-        subscribers: &[name("C1")],
-        collectors: &[name("C1")],
+        subscribers: &subscribers,
+        collectors: &subscribers,
         initial_jobs: &[],
     })
     .expect("C2 builds");
@@ -139,9 +132,23 @@ fn federation() -> [Member; 2] {
     [one, two]
 }
 
+/// C2 of [`federation`]: its configuration, one slot, and its submission
+/// clusters (C1).
+pub(super) fn execution_c2() -> (ClusterConfig, [ClusterName; 1]) {
+    let mut c2 = ClusterConfig::new(name("C2"));
+    c2.hosts = vec![HostConfig::new("b1", 1)];
+    c2.queues = vec![QueueConfig::new(queue("normal")), {
+        let mut high = QueueConfig::new(queue("high"));
+        high.receive_from = Some(ReceiveFrom::Listed(vec![name("C1")]));
+        high
+    }];
+    c2.update_interval = Some(Duration::from_secs(10));
+    (c2, [name("C1")])
+}
+
 /// Delivers every envelope and steps both members at `now` until
 /// nothing is left to do.
-fn settle(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
+pub(super) fn settle(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
     for _ in 0..20 {
         let mut envelopes: Vec<Envelope> = std::mem::take(&mut effects.envelopes);
         for member in members.iter_mut() {
@@ -162,6 +169,17 @@ fn settle(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
 
 /// The link between C1 and C2 comes up: each says hello and resumes.
 fn connect(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
+    resume(members, now, 1, effects);
+}
+
+/// The link between C1 and C2 comes up: each says hello and resumes, C1
+/// with lineage `c1_lineage` (a new one: C1 lost its state).
+pub(super) fn resume(
+    members: &mut [Member; 2],
+    now: SimTime,
+    c1_lineage: u64,
+    effects: &mut Effects,
+) {
     for (from, to) in [(0, 1), (1, 0)] {
         let from_name = members[from].name().clone();
         let member = &mut members[to];
@@ -169,7 +187,7 @@ fn connect(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
         for message in [
             Message::Hello(Hello::with_incarnation(from_name.clone(), 1)),
             Message::Resume(Resume {
-                lineage: 1,
+                lineage: if from == 0 { c1_lineage } else { 1 },
                 epoch_unix_ms: 0,
             }),
         ] {

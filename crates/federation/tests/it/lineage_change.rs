@@ -1,0 +1,286 @@
+//! A submission cluster that comes back with a new lineage lost its
+//! state: the jobs its earlier lineage forwarded are nobody's, and its
+//! execution cluster withdraws them — those in the scheduler, those parked
+//! while the link was down, and the ends it kept for a sync
+//! (docs/reliability.md, "The lineage and the sync"). A journal must say
+//! so: the execution cluster rebuilt from its journal (the records alone,
+//! or a snapshot and the records since) is the live one, and brings none
+//! of them back.
+
+use std::time::Duration;
+
+use mcfed_cluster::JobOrigin;
+use mcfed_federation::history::GONE;
+use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
+use mcfed_protocol::{ClusterName, Envelope, JobRecall, JobWithdraw, Message, SimTime};
+
+use super::snapshot_slices::{execution_c2, federation, job, resume, settle};
+
+fn name(text: &str) -> ClusterName {
+    ClusterName::new(text).expect("valid")
+}
+
+/// `snapshot` with `records` folded in.
+fn replayed(snapshot: &DurableState, records: &[JournalRecord]) -> DurableState {
+    let mut state = snapshot.clone();
+    for record in records.iter().cloned() {
+        state.apply(record);
+    }
+    state
+}
+
+/// C2 rebuilt from `state`, as a restarted process is.
+fn restored(state: DurableState, now: SimTime) -> Member {
+    let (config, subscribers) = execution_c2();
+    Member::restore(
+        MemberSpec {
+            config: &config,
+            forwarder: None,
+            subscribers: &subscribers,
+            collectors: &subscribers,
+            initial_jobs: &[],
+        },
+        state,
+        now,
+    )
+    .expect("C2 restores")
+}
+
+/// The jobs C1 forwarded that C2 holds (in the scheduler or parked).
+fn forwarded_jobs(state: &DurableState) -> usize {
+    state
+        .jobs
+        .values()
+        .filter(|(image, _)| image.forwarded_from.is_some())
+        .count()
+}
+
+#[test]
+fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_restart() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    let mut records = Vec::new();
+    members[1].keep_history(Duration::from_secs(3600));
+    resume(&mut members, SimTime::ZERO, 1, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    // C1 forwards a short job, which runs first and ends (C2 keeps its
+    // end for C1's next sync), and long ones that wait behind each other.
+    let mut now = SimTime::from_secs(10);
+    members[0]
+        .submit(now, "send", job(0, 5), &mut effects)
+        .expect("accepted");
+    settle(&mut members, now, &mut effects);
+    for n in 1..8 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    now += Duration::from_secs(10);
+    settle(&mut members, now, &mut effects);
+    records.extend(members[1].take_journal());
+    let before = members[1].durable_state();
+    assert_eq!(before.finished.len(), 1, "the short job's end is kept");
+    assert!(forwarded_jobs(&before) >= 4, "jobs forwarded to C2");
+
+    // The link goes down: C2's pending jobs of C1 are parked.
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    records.extend(members[1].take_journal());
+    let parked: Vec<u64> = members[1]
+        .node()
+        .parked_jobs()
+        .map(|image| image.id)
+        .collect();
+    assert!(parked.len() >= 3, "{} jobs parked", parked.len());
+    let held: Vec<u64> = before.jobs.keys().copied().collect();
+    let snapshots = [
+        (before, records.len()),
+        (members[1].durable_state(), records.len()),
+    ];
+
+    // C1 comes back with a new lineage: C2 withdraws what it held of C1.
+    now += Duration::from_secs(10);
+    resume(&mut members, now, 2, &mut effects);
+    effects.clear();
+    records.extend(members[1].take_journal());
+    let live = members[1].durable_state();
+    assert_eq!(
+        members[1].node().parked_jobs().count(),
+        0,
+        "parked jobs withdrawn"
+    );
+    assert_eq!(forwarded_jobs(&live), 0, "C1's jobs withdrawn");
+    assert!(live.finished.is_empty(), "C1's earlier ends forgotten");
+    // Their history says so.
+    let history = members[1].history().expect("kept");
+    for id in &held {
+        let record = history.job(*id).expect("recorded");
+        assert_eq!(record.state, GONE, "job {id}");
+        assert!(
+            record
+                .events()
+                .iter()
+                .any(|event| event.text.contains("withdrawn")),
+            "job {id}: {:?}",
+            record.events()
+        );
+    }
+
+    // Rebuilt from the records alone, and from each snapshot and the
+    // records after it.
+    let mut journals = vec![(
+        "records alone",
+        replayed(&DurableState::empty(name("C2")), &records),
+    )];
+    for (index, (snapshot, taken)) in snapshots.into_iter().enumerate() {
+        let label = ["snapshot before parking", "snapshot while parked"][index];
+        journals.push((label, replayed(&snapshot, &records[taken..])));
+    }
+    for (label, state) in journals {
+        assert_eq!(state.jobs, live.jobs, "{label}: the jobs");
+        assert_eq!(state.finished, live.finished, "{label}: the ends kept");
+        let again = restored(state, now);
+        let rebuilt = again.durable_state();
+        assert_eq!(
+            rebuilt.jobs, live.jobs,
+            "{label}: the restored member's jobs"
+        );
+        assert_eq!(
+            rebuilt.finished, live.finished,
+            "{label}: the restored member's ends"
+        );
+        assert_eq!(rebuilt.lineages, live.lineages, "{label}: the lineages");
+        assert!(
+            again
+                .cluster()
+                .jobs()
+                .all(|job| job.origin == JobOrigin::Local),
+            "{label}: no job of C1's earlier lineage comes back"
+        );
+    }
+}
+
+#[test]
+fn jobs_parked_while_their_submission_cluster_reconnects_with_its_lineage_are_not_gone() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    members[1].keep_history(Duration::from_secs(3600));
+    resume(&mut members, SimTime::ZERO, 1, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let mut now = SimTime::from_secs(10);
+    for n in 0..6 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    let parked: Vec<u64> = members[1]
+        .node()
+        .parked_jobs()
+        .map(|image| image.id)
+        .collect();
+    assert!(parked.len() >= 3, "{} jobs parked", parked.len());
+    // C1 reconnects with its lineage: hello and resume, then its sync
+    // puts the parked jobs back.
+    now += Duration::from_secs(10);
+    resume(&mut members, now, 1, &mut effects);
+    let history = members[1].history().expect("kept");
+    for id in &parked {
+        let record = history.job(*id).expect("recorded");
+        assert!(
+            !record.has_ended(),
+            "parked job {id} ended: {:?}",
+            record.events()
+        );
+    }
+    settle(&mut members, now, &mut effects);
+    assert_eq!(members[1].node().parked_jobs().count(), 0, "put back");
+    let history = members[1].history().expect("kept");
+    for id in &parked {
+        let record = history.job(*id).expect("recorded");
+        assert!(
+            !record.has_ended(),
+            "job {id} put back ended: {:?}",
+            record.events()
+        );
+        assert!(
+            members[1]
+                .cluster()
+                .job(mcfed_cluster::JobId(*id))
+                .is_some()
+        );
+    }
+}
+
+#[test]
+fn a_job_recalled_or_withdrawn_by_its_submission_cluster_is_sent_back_in_its_history() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    members[1].keep_history(Duration::from_secs(3600));
+    resume(&mut members, SimTime::ZERO, 1, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let now = SimTime::from_secs(10);
+    for n in 0..4 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    // C2's pending jobs of C1: (C2's id, C1's id).
+    let pending: Vec<(u64, u64)> = members[1]
+        .cluster()
+        .jobs()
+        .filter(|job| job.state == mcfed_cluster::JobState::Pending)
+        .filter_map(|job| match &job.origin {
+            JobOrigin::Forwarded { source_job, .. } => Some((job.id.0, *source_job)),
+            JobOrigin::Local => None,
+        })
+        .collect();
+    assert!(pending.len() >= 2, "{pending:?}");
+    let (recalled, recalled_source) = pending[0];
+    let (withdrawn, withdrawn_source) = pending[1];
+    let forward_seq = members[1]
+        .node()
+        .forward_seq_of(&name("C1"), withdrawn_source)
+        .expect("forwarded");
+    for message in [
+        Message::JobRecall(JobRecall {
+            source_job: recalled_source,
+            dest_job: recalled,
+            reason: "recalled".into(),
+        }),
+        Message::JobWithdraw(JobWithdraw {
+            source_job: withdrawn_source,
+            forward_seq,
+            pending_only: true,
+            reason: "another copy won".into(),
+        }),
+    ] {
+        let envelope = Envelope {
+            from: name("C1"),
+            to: name("C2"),
+            message,
+        };
+        members[1].receive(now, envelope, &mut effects);
+    }
+    let history = members[1].history().expect("kept");
+    for id in [recalled, withdrawn] {
+        let record = history.job(id).expect("recorded");
+        assert_eq!(record.state, GONE, "job {id}: {:?}", record.events());
+    }
+    let others = pending[2..].iter().map(|(id, _)| *id);
+    for id in others {
+        assert!(!history.job(id).expect("recorded").has_ended(), "job {id}");
+    }
+}
