@@ -92,7 +92,6 @@ impl Reach {
             unconfirmed: Default::default(),
         }
     }
-}
 
     /// Sets cluster `index`'s spell and reclaim time, keeping the earliest
     /// reclaim time: read again from every cluster only when the one that
