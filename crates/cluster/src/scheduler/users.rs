@@ -195,7 +195,11 @@ mod tests {
         let mut book = UserBook::default();
         let alice: Arc<str> = Arc::from("alice");
         assert_eq!(book.intern(&alice), (0, true));
-        assert_eq!(book.intern(&Arc::clone(&alice)), (0, false), "same allocation");
+        assert_eq!(
+            book.intern(&Arc::clone(&alice)),
+            (0, false),
+            "same allocation"
+        );
         let other_alice: Arc<str> = Arc::from("alice");
         assert_eq!(book.intern(&other_alice), (0, false), "same text elsewhere");
         let bob: Arc<str> = Arc::from("bob");
