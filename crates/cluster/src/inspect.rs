@@ -297,7 +297,7 @@ impl Cluster {
             .users
             .iter()
             .filter(|(_, state)| state.leaf == Some(node))
-            .map(|(&user, _)| self.users[user].name.clone())
+            .map(|(&user, _)| self.users[user].name.to_string())
             .collect();
         users.sort_unstable();
         UserShareReport {

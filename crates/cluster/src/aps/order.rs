@@ -176,7 +176,7 @@ impl Cluster {
     ) -> Option<f64> {
         self.queues[queue].fairshare.as_ref()?;
         *cache.entry((queue, user)).or_insert_with(|| {
-            let name = self.users.get(user)?.name.as_str();
+            let name = &*self.users.get(user)?.name;
             self.dynamic_priority_of(queue, name, now)
         })
     }

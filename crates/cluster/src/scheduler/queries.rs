@@ -101,7 +101,7 @@ impl Cluster {
     pub fn user_name<'a>(&'a self, job: &'a Job) -> &'a str {
         self.users
             .get(job.user)
-            .map_or(&*job.spec.user, |user| user.name.as_str())
+            .map_or(&*job.spec.user, |user| &*user.name)
     }
 
     /// How many jobs have finished.

@@ -3,6 +3,7 @@
 //! group holds cluster-wide (MAX_JOBS).
 
 use std::ops::Index;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -22,7 +23,9 @@ pub(crate) struct UserLimits {
 /// A user as the cluster knows it.
 #[derive(Clone, Debug)]
 pub(crate) struct User {
-    pub(crate) name: String,
+    /// Its name, the allocation it was first seen with (kept, so that
+    /// allocation's address stays this user's: see [`UserBook::intern`]).
+    pub(crate) name: Arc<str>,
     /// User groups it belongs to.
     pub(crate) groups: Vec<usize>,
     /// MAX_JOBS and JL/P (own entry, else `default`).
@@ -46,6 +49,10 @@ pub(crate) struct UserBook {
     /// Users by number.
     list: Vec<User>,
     by_name: FxHashMap<String, UserId>,
+    /// Users by the address of their kept name (`User::name`): a trace's
+    /// jobs share their user's name, so a job's user is found without
+    /// hashing the name.
+    by_address: FxHashMap<usize, UserId>,
     groups: Vec<Group>,
     /// Every group's users (through subgroups) and share tree.
     directory: GroupDirectory,
@@ -121,15 +128,19 @@ impl UserBook {
     }
 
     /// The number of user `name`, numbering it on first sight (then with
-    /// `true`).
-    pub(crate) fn intern(&mut self, name: &str) -> (UserId, bool) {
-        if let Some(&id) = self.by_name.get(name) {
+    /// `true`). A name sharing the allocation the user was first seen with
+    /// is found by its address alone; any other by its text.
+    pub(crate) fn intern(&mut self, name: &Arc<str>) -> (UserId, bool) {
+        if let Some(&id) = self.by_address.get(&address(name)) {
+            return (id, false);
+        }
+        if let Some(&id) = self.by_name.get(&**name) {
             return (id, false);
         }
         let id = UserId::try_from(self.list.len()).unwrap_or(UserId::MAX);
         let limits = self
             .named_limits
-            .get(name)
+            .get(&**name)
             .copied()
             .unwrap_or(self.default_limits);
         let groups = self
@@ -140,12 +151,13 @@ impl UserBook {
             .map(|(index, _)| index)
             .collect();
         self.list.push(User {
-            name: name.to_owned(),
+            name: Arc::clone(name),
             groups,
             limits,
             held: Held::default(),
         });
-        self.by_name.insert(name.to_owned(), id);
+        self.by_name.insert(name.to_string(), id);
+        self.by_address.insert(address(name), id);
         (id, true)
     }
 
@@ -165,5 +177,35 @@ impl Index<UserId> for UserBook {
 
     fn index(&self, id: UserId) -> &User {
         &self.list[id as usize]
+    }
+}
+
+/// The address of `name`'s text: while the allocation is kept alive (as
+/// each user's name is) no other name has it.
+fn address(name: &Arc<str>) -> usize {
+    Arc::as_ptr(name).cast::<u8>() as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_is_found_by_its_names_allocation_or_by_its_text() {
+        let mut book = UserBook::default();
+        let alice: Arc<str> = Arc::from("alice");
+        assert_eq!(book.intern(&alice), (0, true));
+        assert_eq!(
+            book.intern(&Arc::clone(&alice)),
+            (0, false),
+            "same allocation"
+        );
+        let other_alice: Arc<str> = Arc::from("alice");
+        assert_eq!(book.intern(&other_alice), (0, false), "same text elsewhere");
+        let bob: Arc<str> = Arc::from("bob");
+        assert_eq!(book.intern(&bob), (1, true));
+        assert_eq!(book.intern(&alice), (0, false));
+        assert_eq!(book.id_of("bob"), Some(1));
+        assert_eq!(&*book[1].name, "bob");
     }
 }

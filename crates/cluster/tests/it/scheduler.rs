@@ -388,3 +388,22 @@ fn bad_configurations_are_refused_with_their_location() {
         }
     );
 }
+
+#[test]
+fn every_queue_is_found_by_its_name_among_few_or_many() {
+    for count in [1, 3, 8, 9, 12] {
+        let queues = (0..count)
+            .map(|n| queue(&format!("q{n}"), 10 + n))
+            .collect();
+        let cluster = cluster(hosts(1, 1), queues);
+        for n in 0..count {
+            assert_eq!(
+                cluster.queue_index(&format!("q{n}")),
+                Some(n as usize),
+                "{count} queues"
+            );
+        }
+        assert_eq!(cluster.queue_index("q"), None, "{count} queues");
+        assert_eq!(cluster.queue_index(&format!("q{count}")), None);
+    }
+}

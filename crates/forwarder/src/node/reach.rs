@@ -57,8 +57,11 @@ pub(super) struct Reach {
     /// Per cluster, the start of its current spell and when its jobs that
     /// have not started come back ([`ForwarderNode::reclaim_due`]), kept
     /// up to date as what it depends on changes, so the next wake-up is
-    /// found in O(clusters) reads.
+    /// found without asking each cluster again.
     due: Vec<Option<(SimTime, SimTime)>>,
+    /// The earliest time in `due`, kept as it changes (the node is asked
+    /// for its next wake-up after every step).
+    next_due: Option<SimTime>,
     /// Jobs restored from the journal at a remote cluster that has not
     /// said anything about them since: what the forwarder believes of them
     /// may be out of date (word of a start or an end lost with the
@@ -85,7 +88,24 @@ impl Reach {
             reclaimed_spell: vec![None; clusters],
             unstarted: vec![0; clusters],
             due: vec![None; clusters],
+            next_due: None,
             unconfirmed: Default::default(),
+        }
+    }
+
+    /// Sets cluster `index`'s spell and reclaim time, keeping the earliest
+    /// reclaim time: read again from every cluster only when the one that
+    /// was the earliest moves later or goes.
+    fn set_due(&mut self, index: usize, due: Option<(SimTime, SimTime)>) {
+        let was = std::mem::replace(&mut self.due[index], due).map(|(_, at)| at);
+        let now = due.map(|(_, at)| at);
+        match (now, self.next_due) {
+            (Some(at), Some(next)) if at <= next => self.next_due = Some(at),
+            (Some(at), None) => self.next_due = Some(at),
+            _ if was.is_some() && was == self.next_due && now != was => {
+                self.next_due = self.due.iter().flatten().map(|&(_, at)| at).min();
+            }
+            _ => {}
         }
     }
 }
@@ -134,10 +154,11 @@ impl ForwarderNode {
     /// (after what it depends on changed: its jobs not started, its last
     /// update, its link, the spell last reclaimed, the start).
     pub(super) fn refresh_reclaim(&mut self, index: usize) {
-        self.reach.due[index] = self
+        let due = self
             .reach
             .reclaim_after
             .and_then(|reclaim| self.reclaim_due(index, reclaim));
+        self.reach.set_due(index, due);
     }
 
     /// When remote cluster `index`'s current unreachable spell starts (or
@@ -196,7 +217,7 @@ impl ForwarderNode {
     /// When the next cluster holding jobs that have not started would have
     /// been unreachable for the reclaim time (if nothing is heard from it).
     pub(super) fn next_reclaim(&self) -> Option<SimTime> {
-        let next = self.reach.due.iter().flatten().map(|&(_, due)| due).min();
+        let next = self.reach.next_due;
         debug_assert_eq!(
             next,
             self.reach.reclaim_after.and_then(|reclaim| {
