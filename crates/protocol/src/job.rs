@@ -98,6 +98,21 @@ impl JobSpec {
         self.check_every_bound()
     }
 
+    /// [`JobSpec::check_bounds`] for a job whose caller has already found
+    /// its name and user printable ASCII within [`crate::bounds::JOB_NAME`]
+    /// and [`crate::bounds::USER_NAME`]
+    /// ([`crate::bounds::TextBound::holds_printable_ascii`]): the same
+    /// verdict without reading the two texts again. A trace reader finds
+    /// so once per distinct user and, for a job's name, from its
+    /// workload's name, the job number's digits and the name's length.
+    pub fn check_bounds_of_plain_text(&self) -> Result<(), String> {
+        debug_assert!(self.text_plainly_within_bounds(), "name or user not plain");
+        if self.numbers_plainly_within_bounds() {
+            return Ok(());
+        }
+        self.check_every_bound()
+    }
+
     /// Whether the job is plainly within every bound, as most are (a
     /// trace's jobs): no options and no resources, a printable ASCII name
     /// and user within their lengths, every number within its bound. A
@@ -105,7 +120,21 @@ impl JobSpec {
     /// words the error): this only spares the common job the results.
     #[inline]
     fn plainly_within_bounds(&self) -> bool {
-        use crate::bounds::{JOB_DURATION, JOB_MEMORY_MB, JOB_NAME, JOB_SLOTS, USER_NAME};
+        self.numbers_plainly_within_bounds() && self.text_plainly_within_bounds()
+    }
+
+    /// Whether the name and user are printable ASCII within their lengths.
+    #[inline]
+    fn text_plainly_within_bounds(&self) -> bool {
+        use crate::bounds::{JOB_NAME, USER_NAME};
+        JOB_NAME.holds_printable_ascii(&self.name) && USER_NAME.holds_printable_ascii(&self.user)
+    }
+
+    /// [`JobSpec::plainly_within_bounds`] but for the name and user: no
+    /// options and no resources, every number within its bound.
+    #[inline]
+    fn numbers_plainly_within_bounds(&self) -> bool {
+        use crate::bounds::{JOB_DURATION, JOB_MEMORY_MB, JOB_SLOTS};
         let duration =
             |value: Option<Duration>| value.is_none_or(|value| JOB_DURATION.holds_duration(value));
         self.options.is_none()
@@ -116,8 +145,6 @@ impl JobSpec {
             && duration(self.run_limit)
             && duration(self.run_estimate)
             && (0.0..=1.0).contains(&self.cpu_utilisation)
-            && JOB_NAME.holds_printable_ascii(&self.name)
-            && USER_NAME.holds_printable_ascii(&self.user)
     }
 
     /// Every bound, field by field, with the first one broken in words.

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcfed_protocol::bounds::{JOB_NAME, USER_NAME};
 use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 use rustc_hash::FxHashMap;
 
@@ -151,7 +152,13 @@ pub struct WorkloadStream {
     no_header: Header,
     read: u64,
     skipped: Skipped,
-    users: FxHashMap<(i64, i64), Arc<str>>,
+    /// Each user the template makes, shared by its jobs, and whether it
+    /// is plain text ([`mcfed_protocol::bounds::TextBound::holds_printable_ascii`]),
+    /// found once.
+    users: FxHashMap<(i64, i64), (Arc<str>, bool)>,
+    /// Whether the workload's name is printable ASCII: then so is every
+    /// job name made of it, the job number's digits and a dash.
+    plain_name: bool,
     queue_map: FxHashMap<i64, (ClusterName, Arc<str>)>,
     partition_map: FxHashMap<i64, ClusterName>,
     default_queue: Arc<str>,
@@ -182,6 +189,7 @@ impl WorkloadStream {
             .collect();
         let partition_map = spec.partition_map.iter().cloned().collect();
         Ok(WorkloadStream {
+            plain_name: JOB_NAME.holds_printable_ascii(&spec.name),
             default_queue: Arc::from(spec.queue.as_str()),
             spec,
             source,
@@ -220,18 +228,19 @@ impl WorkloadStream {
         &self.spec
     }
 
-    fn user(&mut self, record: &SwfRecord) -> Arc<str> {
+    /// The user the template makes of `record`'s (shared per user), and
+    /// whether it is plain text.
+    fn user(&mut self, record: &SwfRecord) -> (Arc<str>, bool) {
         let key = (record.user_id, record.group_id);
         let template = &self.spec.user;
-        self.users
-            .entry(key)
-            .or_insert_with(|| {
-                template
-                    .replace("{uid}", &record.user_id.to_string())
-                    .replace("{gid}", &record.group_id.to_string())
-                    .into()
-            })
-            .clone()
+        let (user, plain) = self.users.entry(key).or_insert_with(|| {
+            let user = template
+                .replace("{uid}", &record.user_id.to_string())
+                .replace("{gid}", &record.group_id.to_string());
+            let plain = USER_NAME.holds_printable_ascii(&user);
+            (user.into(), plain)
+        });
+        (Arc::clone(user), *plain)
     }
 
     fn submission(&mut self, record: &SwfRecord) -> Option<Submission> {
@@ -258,7 +267,7 @@ impl WorkloadStream {
         if let Some(partition) = self.partition_map.get(&record.partition) {
             cluster = partition.clone();
         }
-        let user = self.user(record);
+        let (user, plain_user) = self.user(record);
         // To the millisecond, like every emulated time.
         let seconds =
             |value: f64| Duration::from_millis((value.clamp(0.0, 1e12) * 1000.0).round() as u64);
@@ -268,12 +277,19 @@ impl WorkloadStream {
             record.job_number,
             None,
         );
+        let plain_name = self.plain_name && name.len() <= JOB_NAME.max_bytes;
         let mut spec = JobSpec::simple(name, user, seconds(record.run_time));
         spec.slots = slots;
         spec.run_limit = (record.requested_time > 0.0).then(|| seconds(record.requested_time));
         // The one check every job that enters passes (its name and user
-        // too: a workload's name and a trace's users make them).
-        if spec.check_bounds().is_err() {
+        // too: a workload's name and a trace's users make them), their
+        // text read once per workload and per user when it is plain.
+        let checked = if plain_name && plain_user {
+            spec.check_bounds_of_plain_text()
+        } else {
+            spec.check_bounds()
+        };
+        if checked.is_err() {
             self.skipped.out_of_bounds += 1;
             return None;
         }

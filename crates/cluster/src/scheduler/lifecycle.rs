@@ -115,25 +115,33 @@ impl Cluster {
     }
 
     /// Takes pending job `id` out of its queue's pending lists; its
-    /// pending clock keeps what it has pended.
+    /// pending clock keeps what it has pended, and it keeps the reason the
+    /// last pass gave it (it may pend on, switched to another queue).
     pub(crate) fn remove_pending(&mut self, id: JobId) {
-        let now = self.cycle.now.as_millis();
         let pass = self.cycle.pass;
         // A job leaves with the reason the last pass gave it, though that
         // pass gave it only through its bucket, its user or its queue.
         let reason = match self.jobs.get(id) {
-            Some(job) if job.reason_pass != pass => Some(self.last_pass_reason(job)),
-            Some(_) => None,
-            None => return,
+            Some(job) if job.reason_pass != pass => self.last_pass_reason(job),
+            _ => return self.leave_pending(id),
         };
+        if let Some(job) = self.jobs.get_mut(id) {
+            job.pending_reason = reason;
+            job.reason_pass = pass;
+        }
+        self.leave_pending(id);
+    }
+
+    /// Takes pending job `id` out of its queue's pending lists without
+    /// its last pass's reason: for a job that starts now, whose reason
+    /// nothing reads again (`Cluster::pending_reason` answers only for
+    /// pending jobs, and every way back to pending starts it over).
+    fn leave_pending(&mut self, id: JobId) {
+        let now = self.cycle.now.as_millis();
         let Some(job) = self.jobs.get_mut(id) else {
             return;
         };
         job.pend_clock = now.saturating_sub(job.pend_clock);
-        if let Some(reason) = reason {
-            job.pending_reason = reason;
-            job.reason_pass = pass;
-        }
         let queue = &mut self.queues[job.queue];
         queue.pending.remove(job, job.bucket);
         let job = &*job;
@@ -157,7 +165,7 @@ impl Cluster {
         now: SimTime,
         transitions: &mut Vec<Transition>,
     ) {
-        self.remove_pending(id);
+        self.leave_pending(id);
         self.start_placed(id, placement, now, transitions);
     }
 

@@ -4,3 +4,4 @@ mod gzip;
 mod hostile;
 mod lsb_acct;
 mod lsb_acct_workload;
+mod swf_workload_text;
