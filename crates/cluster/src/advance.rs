@@ -288,6 +288,28 @@ impl Cluster {
             .collect()
     }
 
+    /// The running and suspended jobs placed in `reservation` (naming it,
+    /// on its hosts), by id, once each.
+    pub(crate) fn placed_jobs_of(&self, reservation: &AdvanceReservation) -> Vec<JobId> {
+        let word = reservation_word(&reservation.config.name);
+        let mut placed: Vec<JobId> = reservation
+            .hosts
+            .iter()
+            .flat_map(|&host| self.hosts[host].jobs.iter().copied())
+            .filter(|&id| {
+                self.jobs.get(id).is_some_and(|job| {
+                    matches!(
+                        job.state,
+                        JobState::Running | JobState::Suspended | JobState::UserSuspended
+                    ) && job.spec.resources.contains(&word)
+                })
+            })
+            .collect();
+        placed.sort_unstable();
+        placed.dedup();
+        placed
+    }
+
     /// The slots each reservation that `holds(index)` says holds slots
     /// keeps free, laid host by host (most free slots first), summed.
     fn advance_held(&self, holds: impl Fn(usize) -> bool) -> Vec<u32> {
@@ -439,23 +461,7 @@ impl Cluster {
             if reservation.config.open || end <= last || end > now {
                 continue;
             }
-            let word = reservation_word(&reservation.config.name);
-            let mut inside: Vec<JobId> = reservation
-                .hosts
-                .iter()
-                .flat_map(|&host| self.hosts[host].jobs.iter().copied())
-                .filter(|&id| {
-                    self.jobs.get(id).is_some_and(|job| {
-                        matches!(
-                            job.state,
-                            JobState::Running | JobState::Suspended | JobState::UserSuspended
-                        ) && job.spec.resources.contains(&word)
-                    })
-                })
-                .collect();
-            inside.sort_unstable();
-            inside.dedup();
-            for id in inside {
+            for id in self.placed_jobs_of(reservation) {
                 tracing::debug!(cluster = %self.name, job = %id, reservation = %self.advance[index].config.name, "advance reservation closed: job killed");
                 self.kill(id, end, JobEvent::ReservationEnded, transitions);
             }

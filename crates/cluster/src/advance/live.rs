@@ -384,21 +384,7 @@ impl Cluster {
     /// ones.
     fn detach_jobs(&mut self, removed: &AdvanceReservation) -> Deleted {
         let word = reservation_word(&removed.config.name);
-        let mut detached: Vec<JobId> = removed
-            .hosts
-            .iter()
-            .flat_map(|&host| self.hosts[host].jobs.iter().copied())
-            .filter(|&id| {
-                self.jobs.get(id).is_some_and(|job| {
-                    matches!(
-                        job.state,
-                        JobState::Running | JobState::Suspended | JobState::UserSuspended
-                    ) && job.spec.resources.contains(&word)
-                })
-            })
-            .collect();
-        detached.sort_unstable();
-        detached.dedup();
+        let detached = self.placed_jobs_of(removed);
         for &id in &detached {
             if let Some(job) = self.jobs.get_mut(id) {
                 job.spec.resources.retain(|resource| *resource != word);
