@@ -55,16 +55,23 @@ fn forwarded_jobs(state: &DurableState) -> usize {
         .count()
 }
 
-#[test]
-fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_restart() {
+/// The two-cluster federation connected (C1 at lineage 1) after C2's
+/// first counters, C2 keeping its history.
+fn connected() -> ([Member; 2], Effects) {
     let mut members = federation();
     let mut effects = Effects::default();
-    let mut records = Vec::new();
     members[1].keep_history(Duration::from_secs(3600));
     resume(&mut members, SimTime::ZERO, 1, &mut effects);
     settle(&mut members, SimTime::ZERO, &mut effects);
     members[1].publish(SimTime::ZERO, &mut effects);
     settle(&mut members, SimTime::ZERO, &mut effects);
+    (members, effects)
+}
+
+#[test]
+fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_restart() {
+    let (mut members, mut effects) = connected();
+    let mut records = Vec::new();
     // C1 forwards a short job, which runs first and ends (C2 keeps its
     // end for C1's next sync), and long ones that wait behind each other.
     let mut now = SimTime::from_secs(10);
@@ -166,13 +173,7 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
 
 #[test]
 fn jobs_parked_while_their_submission_cluster_reconnects_with_its_lineage_are_not_gone() {
-    let mut members = federation();
-    let mut effects = Effects::default();
-    members[1].keep_history(Duration::from_secs(3600));
-    resume(&mut members, SimTime::ZERO, 1, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
-    members[1].publish(SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
+    let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
     for n in 0..6 {
         members[0]
@@ -223,13 +224,7 @@ fn jobs_parked_while_their_submission_cluster_reconnects_with_its_lineage_are_no
 
 #[test]
 fn a_job_recalled_or_withdrawn_by_its_submission_cluster_is_sent_back_in_its_history() {
-    let mut members = federation();
-    let mut effects = Effects::default();
-    members[1].keep_history(Duration::from_secs(3600));
-    resume(&mut members, SimTime::ZERO, 1, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
-    members[1].publish(SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
+    let (mut members, mut effects) = connected();
     let now = SimTime::from_secs(10);
     for n in 0..4 {
         members[0]
