@@ -101,29 +101,12 @@ pub fn reservations(rows: &[ReservationRow]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use mcfed_federation::Member;
-
     use super::*;
 
     #[test]
     fn brsvs_lists_each_reservation_with_its_use_and_window() {
-        let scenario = mcfed_scenario::parse(
-            "rsv.toml",
+        let member = crate::cmd::rsvadd::tests::member_with(
             r#"
-name = "rsv"
-end = "1h"
-
-[[cluster]]
-name = "C1"
-
-[[cluster.host]]
-name = "h"
-count = 2
-MXJ = 4
-
-[[cluster.queue]]
-name = "normal"
-
 [[cluster.reservation]]
 name = "maint"
 hosts = "h1"
@@ -132,9 +115,7 @@ start = "10m"
 end = "40m"
 users = "alice bob"
 "#,
-        )
-        .expect("valid");
-        let (member, _) = Member::build(scenario.clusters[0].member_spec()).expect("builds");
+        );
         let rows = rows(member.node(), SimTime::from_secs(60));
         assert_eq!(rows.len(), 1);
         let text = reservations(&rows);

@@ -30,11 +30,11 @@ pub(crate) mod tests {
     use super::*;
     use crate::{AdminRequest, Applied};
 
-    /// A cluster of two 4-slot hosts, `h1` and `h2`, whose policy `day`
-    /// lets alice reserve h2 from 8:00 to 18:00.
-    pub(crate) fn member() -> Member {
-        let scenario = mcfed_scenario::parse(
-            "rsv.toml",
+    /// A cluster of two 4-slot hosts, `h1` and `h2`, with queue `normal`
+    /// and `section` (TOML of the cluster's reservations or policies)
+    /// added: the admin tests' reservation federation, written once.
+    pub(crate) fn member_with(section: &str) -> Member {
+        let text = format!(
             r#"
 name = "rsv"
 end = "1d"
@@ -49,7 +49,19 @@ MXJ = 4
 
 [[cluster.queue]]
 name = "normal"
+{section}"#
+        );
+        let scenario = mcfed_scenario::parse("rsv.toml", &text).expect("valid");
+        Member::build(scenario.clusters[0].member_spec())
+            .expect("builds")
+            .0
+    }
 
+    /// [`member_with`] a policy `day` that lets alice reserve h2 from
+    /// 8:00 to 18:00.
+    pub(crate) fn member() -> Member {
+        member_with(
+            r#"
 [[cluster.reservation_policy]]
 NAME = "day"
 USERS = "alice"
@@ -57,10 +69,6 @@ HOSTS = "h2"
 TIME_WINDOW = "8:00-18:00"
 "#,
         )
-        .expect("valid");
-        Member::build(scenario.clusters[0].member_spec())
-            .expect("builds")
-            .0
     }
 
     /// `brsvadd -N NAME -m HOST -b START -e END -u alice`, in minutes.
