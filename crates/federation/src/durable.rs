@@ -27,6 +27,7 @@ impl Member {
             self.node.track_changes();
             if let Some(forwarder) = &mut self.forwarder {
                 forwarder.track_changes();
+                self.source_ids = forwarder.job_image_ids().collect();
             }
         }
     }
@@ -112,8 +113,14 @@ impl Member {
                     continue;
                 }
                 journal.push(match forwarder.job_image(id) {
-                    Some(image) => JournalRecord::Source(Box::new(image)),
-                    None => JournalRecord::SourceGone { id },
+                    Some(image) => {
+                        self.source_ids.insert(id);
+                        JournalRecord::Source(Box::new(image))
+                    }
+                    None => {
+                        self.source_ids.remove(&id);
+                        JournalRecord::SourceGone { id }
+                    }
                 });
             }
         }

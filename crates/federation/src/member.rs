@@ -31,6 +31,12 @@ pub struct Member {
     /// What changed since the driver last took it, for a journal (`None`:
     /// not journaled).
     pub(crate) journal: Option<Vec<crate::JournalRecord>>,
+    /// While journaled, the ids of the send queues' jobs that have an
+    /// image (and perhaps of some done since), in order: a snapshot walks
+    /// them with a cursor, a slice at a time (the forwarder keeps its jobs
+    /// in a hash map, which has no order a walk could go on from). Kept
+    /// from the changes journaled ([`Member::enable_journal`]).
+    pub(crate) source_ids: std::collections::BTreeSet<u64>,
     /// The jobs present at start have ids 1 to this.
     pub(crate) bundled: u64,
     /// What the first dispatch pass at time zero did, until a driver takes
@@ -113,6 +119,7 @@ impl Member {
             forwarder,
             skew_ms: 0,
             journal: None,
+            source_ids: Default::default(),
             bundled: 0,
             start: Vec::new(),
             start_submissions: Vec::new(),

@@ -115,33 +115,30 @@ pub struct SnapshotBuilder {
     parking_changes: u64,
     /// The send queues' jobs' entries: walked and noted.
     sources: Entries,
-    /// The ids of the send queues' jobs when it began, and the walk of
-    /// them.
-    source_ids: Vec<u64>,
-    source_walk: Walk,
+    /// The walk of the send queues' jobs, in the order of their ids
+    /// (`Member::source_ids`): those from `start` up to `end` are still
+    /// to walk (a job with a later id arrived since, with a record).
+    source_walk: Range<u64>,
 }
 
 impl SnapshotBuilder {
     /// Starts a snapshot of `member` as it stands. The scheduler's jobs
     /// are walked where they are kept, a slice at a time
     /// (`Cluster::jobs_in_places`, no list of them made here), then the
-    /// jobs parked; a job arriving later comes with a record. The ids of
-    /// the send queues' jobs are listed here (their table is not walked
-    /// in place).
+    /// jobs parked, then the send queues' jobs in the order of their ids
+    /// (a cursor in the ids, no list of them made here); a job arriving
+    /// later comes with a record. The member is journaled
+    /// ([`Member::enable_journal`]): its records say what changes between
+    /// slices, and the ids of its send queues' jobs are kept only then.
     pub fn begin(member: &Member) -> SnapshotBuilder {
-        let source_ids: Vec<u64> = member
-            .forwarder
-            .iter()
-            .flat_map(|forwarder| forwarder.job_image_ids())
-            .collect();
+        let source_end = member.source_ids.last().map_or(0, |last| last + 1);
         SnapshotBuilder {
             jobs: Entries::default(),
             places: Walk::to(member.node.cluster().job_places()),
             parked: Walk::to(member.node.parked_jobs().count()),
             parking_changes: member.node.parking_changes(),
             sources: Entries::default(),
-            source_walk: Walk::to(source_ids.len()),
-            source_ids,
+            source_walk: 0..source_end,
         }
     }
 
@@ -199,12 +196,17 @@ impl SnapshotBuilder {
                 .push(image.id, &(image, member.forward_seq_of(image)))?;
         }
         let forwarder = member.forwarder.as_ref();
-        for &id in &self.source_ids[self.source_walk.take(budget)] {
+        let mut ids = member.source_ids.range(self.source_walk.clone());
+        for &id in ids.by_ref().take(budget) {
+            self.source_walk.start = id + 1;
             if let Some(image) = forwarder.and_then(|forwarder| forwarder.job_image(id)) {
                 self.sources.push(id, &image)?;
             }
         }
-        Ok(self.places.finished() && self.parked.finished() && self.source_walk.finished())
+        if ids.next().is_none() {
+            self.source_walk.start = self.source_walk.end;
+        }
+        Ok(self.places.finished() && self.parked.finished() && self.source_walk.is_empty())
     }
 
     /// The snapshot of `member` as it stands now, with `process`: the

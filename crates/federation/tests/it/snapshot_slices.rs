@@ -256,3 +256,67 @@ fn jobs_parked_and_put_back_between_slices_are_as_at_the_end() {
     while !building.advance(&members[1], 3).expect("encodes") {}
     finish_and_compare(building, &members[1]);
 }
+
+/// The send queue's jobs (held when the journal began, and since),
+/// walked a slice at
+/// a time in the order of their ids while jobs are submitted to it (after the walk's end), killed
+/// (walked or not yet), forwarded, started and finished at C2 between
+/// slices: the snapshot is C1's state at its end.
+#[test]
+fn send_queue_jobs_changed_between_slices_are_as_at_the_end() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    connect(&mut members, SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let mut now = SimTime::from_secs(10);
+    let mut ids = Vec::new();
+    for n in 0..40 {
+        let submitted = members[0]
+            .submit(now, "send", job(n, 20), &mut effects)
+            .expect("accepted");
+        ids.push(submitted.job_id);
+    }
+    settle(&mut members, now, &mut effects);
+    // Journaled from here, holding them (as a restored member is); more
+    // come before the snapshot begins.
+    members[0].enable_journal();
+    for n in 40..50 {
+        let submitted = members[0]
+            .submit(now, "send", job(n, 20), &mut effects)
+            .expect("accepted");
+        ids.push(submitted.job_id);
+    }
+    settle(&mut members, now, &mut effects);
+    members[0].take_journal();
+    let held = members[0].durable_state().sources.len();
+    assert!(held >= 30, "{held} jobs in the send queue");
+
+    let mut building = SnapshotBuilder::begin(&members[0]);
+    let mut slices = 0u64;
+    while !building.advance(&members[0], 2).expect("encodes") {
+        slices += 1;
+        // Between slices: a job arrives, one walked or not yet walked is
+        // killed, time passes (C2 ends one job and starts the next).
+        now += Duration::from_secs(20);
+        members[0]
+            .submit(now, "send", job(100 + slices, 20), &mut effects)
+            .expect("accepted");
+        let victim = ids[usize::try_from((slices * 13) % 50).expect("small")];
+        let _ = members[0].control(now, &JobRef::Id(victim), &JobAction::Kill, &mut effects);
+        settle(&mut members, now, &mut effects);
+        journal(&mut members[0], &mut building);
+    }
+    assert!(slices >= 10, "walked in {slices} slices");
+    now += Duration::from_secs(20);
+    settle(&mut members, now, &mut effects);
+    journal(&mut members[0], &mut building);
+    let end = members[0].durable_state();
+    assert!(
+        end.sources.len() >= 10 && end.sources.len() < held,
+        "{} jobs in the send queue at the end",
+        end.sources.len()
+    );
+    finish_and_compare(building, &members[0]);
+}
