@@ -4,7 +4,7 @@
 
 use mcfed_cluster::{ClusterNode, JobId, Transition};
 use mcfed_forwarder::OutcomeKind;
-use mcfed_protocol::{ClusterName, JobControl, JobRecall, JobWithdraw, Message, SimTime};
+use mcfed_protocol::{ClusterName, JobRecall, JobWithdraw, Message, SimTime};
 
 use crate::effects::Effects;
 use crate::history::{GONE, History, RecordOrigin};
@@ -76,8 +76,8 @@ impl Member {
 }
 
 /// Which jobs forwarded here a message from their submission cluster can
-/// send back: none (a hello, a forward), the one a recall, a withdrawal or
-/// a job control names, or any (a sync, a resume, anything else).
+/// send back: none (a hello, a forward), the one a recall or withdrawal
+/// names, or any (a sync, a resume, anything else).
 pub(crate) enum SentBack {
     None,
     One(u64),
@@ -91,8 +91,7 @@ impl SentBack {
         match message {
             Message::Hello(_) | Message::JobForward(_) => SentBack::None,
             Message::JobRecall(JobRecall { source_job, .. })
-            | Message::JobWithdraw(JobWithdraw { source_job, .. })
-            | Message::JobControl(JobControl { source_job, .. }) => node
+            | Message::JobWithdraw(JobWithdraw { source_job, .. }) => node
                 .forwarded_job(from, *source_job)
                 .map_or(SentBack::None, |id| SentBack::One(id.0)),
             _ => SentBack::Any,
