@@ -11,7 +11,7 @@
 
 use mcfed_cluster::{JobId, JobOrigin, RestoredNode, Transition};
 use mcfed_forwarder::RestoredForwarder;
-use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_protocol::{ClusterName, JobEvent, Message, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::build::{BuildError, MemberSpec};
@@ -121,6 +121,37 @@ impl Member {
                         self.source_ids.remove(&id);
                         JournalRecord::SourceGone { id }
                     }
+                });
+            }
+        }
+    }
+
+    /// The ends this member keeps of jobs `from` forwarded (their ids
+    /// there), before `message`, a sync from it, forgets those it does
+    /// not list (`ClusterNode`'s sync), when journaled; none otherwise.
+    pub(crate) fn ends_a_sync_can_forget(&self, from: &ClusterName, message: &Message) -> Vec<u64> {
+        let (Some(_), Message::JobSync(_)) = (&self.journal, message) else {
+            return Vec::new();
+        };
+        self.node
+            .finished_forwards()
+            .filter(|done| &done.from == from)
+            .map(|done| done.source_job)
+            .collect()
+    }
+
+    /// Journals the ends of `from`'s jobs `ends` that are no longer kept
+    /// (a sync that did not list them): a restart from the journal must
+    /// not bring them back.
+    pub(crate) fn note_forgotten_ends(&mut self, from: &ClusterName, ends: Vec<u64>) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        for source_job in ends {
+            if self.node.finished_forward(from, source_job).is_none() {
+                journal.push(JournalRecord::EndForgotten {
+                    from: from.clone(),
+                    source_job,
                 });
             }
         }

@@ -391,7 +391,11 @@ impl Member {
             message if message.is_for_forwarder() => {
                 self.hand_to_forwarder(now, &from, message, effects);
             }
-            message => self.hand_to_scheduler(now, &from, message, effects),
+            message => {
+                let ends = self.ends_a_sync_can_forget(&from, &message);
+                self.hand_to_scheduler(now, &from, message, effects);
+                self.note_forgotten_ends(&from, ends);
+            }
         }
         self.note_changes(&[]);
     }

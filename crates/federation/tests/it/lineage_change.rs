@@ -365,3 +365,54 @@ fn a_sync_naming_some_of_many_jobs_sends_back_exactly_the_others() {
         .count();
     assert_eq!(gone, others.len(), "only the jobs the sync did not name");
 }
+
+/// C2 keeps the end of a job C1 forwarded for C1's next sync; once that
+/// sync (same lineage) no longer lists it, C2 forgets it, and its journal
+/// says so: rebuilt from the records alone, or from a snapshot that kept
+/// the end and the records after, C2 does not bring it back.
+#[test]
+fn an_end_a_sync_no_longer_lists_stays_forgotten_after_a_restart() {
+    let (mut members, mut effects) = connected();
+    let mut records = members[1].take_journal();
+    let mut now = SimTime::from_secs(10);
+    for n in 0..3 {
+        members[0]
+            .submit(now, "send", job(n, 5), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    // The jobs run one after the other and end; C1 hears of each.
+    for _ in 0..3 {
+        now += Duration::from_secs(10);
+        settle(&mut members, now, &mut effects);
+    }
+    records.extend(members[1].take_journal());
+    let kept = members[1].durable_state();
+    assert_eq!(kept.finished.len(), 3, "the ends are kept for C1's sync");
+    let taken = records.len();
+
+    // The link goes down and comes up: C1 resumes with its lineage, and
+    // its sync lists none of them (it knows they ended).
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    now += Duration::from_secs(10);
+    resume(&mut members, now, 1, &mut effects);
+    settle(&mut members, now, &mut effects);
+    records.extend(members[1].take_journal());
+    let live = members[1].durable_state();
+    assert!(live.finished.is_empty(), "the ends are forgotten");
+
+    let journals = [
+        (
+            "records alone",
+            replayed(&DurableState::empty(name("C2")), &records),
+        ),
+        ("snapshot with the ends", replayed(&kept, &records[taken..])),
+    ];
+    for (label, state) in journals {
+        assert_eq!(state.finished, live.finished, "{label}: the ends kept");
+        let rebuilt = restored(state, now).durable_state();
+        assert_eq!(rebuilt.finished, live.finished, "{label}: restored");
+    }
+}
