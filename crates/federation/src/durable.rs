@@ -25,6 +25,7 @@ impl Member {
         if self.journal.is_none() {
             self.journal = Some(Vec::new());
             self.node.track_changes();
+            self.parking_seen = ParkingSeen::of(&self.node);
             if let Some(forwarder) = &mut self.forwarder {
                 forwarder.track_changes();
                 self.source_ids = forwarder.job_image_ids().collect();
@@ -105,6 +106,17 @@ impl Member {
                 },
             };
             journal.push(record);
+        }
+        if self.node.parking_changes() != self.parking_seen.changes {
+            let now = ParkingSeen::of(&self.node);
+            let mut moved: Vec<u64> = now
+                .ids
+                .symmetric_difference(&self.parking_seen.ids)
+                .copied()
+                .collect();
+            moved.sort_unstable();
+            journal.extend(moved.into_iter().map(|id| JournalRecord::JobMoved { id }));
+            self.parking_seen = now;
         }
         if let Some(forwarder) = &mut self.forwarder {
             let mut seen = FxHashSet::default();
@@ -237,6 +249,26 @@ impl Member {
         member.publish_clock = crate::publish::PublishClock::after(now);
         member.enable_journal();
         Ok(member)
+    }
+}
+
+/// The jobs a journaled member saw parked (its submission cluster out of
+/// step), and `ClusterNode::parking_changes` then: a job that moved
+/// between the scheduler and parking since, unchanged, is journaled as
+/// moved ([`JournalRecord::JobMoved`]), for a snapshot being made.
+#[derive(Debug, Default)]
+pub(crate) struct ParkingSeen {
+    changes: u64,
+    ids: FxHashSet<u64>,
+}
+
+impl ParkingSeen {
+    /// What `node` has parked now.
+    fn of(node: &mcfed_cluster::ClusterNode) -> ParkingSeen {
+        ParkingSeen {
+            changes: node.parking_changes(),
+            ids: node.parked_jobs().map(|image| image.id).collect(),
+        }
     }
 }
 

@@ -108,6 +108,15 @@ pub enum JournalRecord {
         /// The job's id there.
         source_job: u64,
     },
+    /// A job of the scheduler was parked, or put back, unchanged (its
+    /// submission cluster out of step, then synced): nothing to replay (a
+    /// restored member parks what is out of step again), but a snapshot
+    /// being made a slice at a time encodes the job again where it is
+    /// now ([`crate::SnapshotBuilder`]).
+    JobMoved {
+        /// Its id.
+        id: u64,
+    },
 }
 
 /// Everything a journal keeps of a member and its process: the snapshot
@@ -203,6 +212,7 @@ impl DurableState {
             JournalRecord::EndForgotten { from, source_job } => {
                 self.finished.remove(&(from, source_job));
             }
+            JournalRecord::JobMoved { .. } => {}
         }
     }
 

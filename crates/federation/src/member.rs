@@ -37,6 +37,8 @@ pub struct Member {
     /// in a hash map, which has no order a walk could go on from). Kept
     /// from the changes journaled ([`Member::enable_journal`]).
     pub(crate) source_ids: std::collections::BTreeSet<u64>,
+    /// While journaled, the jobs parked when it last looked.
+    pub(crate) parking_seen: crate::durable::ParkingSeen,
     /// The jobs present at start have ids 1 to this.
     pub(crate) bundled: u64,
     /// What the first dispatch pass at time zero did, until a driver takes
@@ -120,6 +122,7 @@ impl Member {
             skew_ms: 0,
             journal: None,
             source_ids: Default::default(),
+            parking_seen: Default::default(),
             bundled: 0,
             start: Vec::new(),
             start_submissions: Vec::new(),
