@@ -11,7 +11,7 @@
 
 use mcfed_cluster::{JobId, JobOrigin, RestoredNode, Transition};
 use mcfed_forwarder::RestoredForwarder;
-use mcfed_protocol::{ClusterName, JobEvent, SimTime};
+use mcfed_protocol::{ClusterName, JobEvent, Message, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::build::{BuildError, MemberSpec};
@@ -25,8 +25,10 @@ impl Member {
         if self.journal.is_none() {
             self.journal = Some(Vec::new());
             self.node.track_changes();
+            self.parking_seen = ParkingSeen::of(&self.node);
             if let Some(forwarder) = &mut self.forwarder {
                 forwarder.track_changes();
+                self.source_ids = forwarder.job_image_ids().collect();
             }
         }
     }
@@ -105,6 +107,17 @@ impl Member {
             };
             journal.push(record);
         }
+        if self.node.parking_changes() != self.parking_seen.changes {
+            let now = ParkingSeen::of(&self.node);
+            let mut moved: Vec<u64> = now
+                .ids
+                .symmetric_difference(&self.parking_seen.ids)
+                .copied()
+                .collect();
+            moved.sort_unstable();
+            journal.extend(moved.into_iter().map(|id| JournalRecord::JobMoved { id }));
+            self.parking_seen = now;
+        }
         if let Some(forwarder) = &mut self.forwarder {
             let mut seen = FxHashSet::default();
             for id in forwarder.take_changes() {
@@ -112,8 +125,45 @@ impl Member {
                     continue;
                 }
                 journal.push(match forwarder.job_image(id) {
-                    Some(image) => JournalRecord::Source(Box::new(image)),
-                    None => JournalRecord::SourceGone { id },
+                    Some(image) => {
+                        self.source_ids.insert(id);
+                        JournalRecord::Source(Box::new(image))
+                    }
+                    None => {
+                        self.source_ids.remove(&id);
+                        JournalRecord::SourceGone { id }
+                    }
+                });
+            }
+        }
+    }
+
+    /// The ends this member keeps of jobs `from` forwarded (their ids
+    /// there), before `message`, a sync from it, forgets those it does
+    /// not list (`ClusterNode`'s sync), when journaled; none otherwise.
+    pub(crate) fn ends_a_sync_can_forget(&self, from: &ClusterName, message: &Message) -> Vec<u64> {
+        let (Some(_), Message::JobSync(_)) = (&self.journal, message) else {
+            return Vec::new();
+        };
+        self.node
+            .finished_forwards()
+            .filter(|done| &done.from == from)
+            .map(|done| done.source_job)
+            .collect()
+    }
+
+    /// Journals the ends of `from`'s jobs `ends` that are no longer kept
+    /// (a sync that did not list them): a restart from the journal must
+    /// not bring them back.
+    pub(crate) fn note_forgotten_ends(&mut self, from: &ClusterName, ends: Vec<u64>) {
+        let Some(journal) = &mut self.journal else {
+            return;
+        };
+        for source_job in ends {
+            if self.node.finished_forward(from, source_job).is_none() {
+                journal.push(JournalRecord::EndForgotten {
+                    from: from.clone(),
+                    source_job,
                 });
             }
         }
@@ -199,6 +249,26 @@ impl Member {
         member.publish_clock = crate::publish::PublishClock::after(now);
         member.enable_journal();
         Ok(member)
+    }
+}
+
+/// The jobs a journaled member saw parked (its submission cluster out of
+/// step), and `ClusterNode::parking_changes` then: a job that moved
+/// between the scheduler and parking since, unchanged, is journaled as
+/// moved ([`JournalRecord::JobMoved`]), for a snapshot being made.
+#[derive(Debug, Default)]
+pub(crate) struct ParkingSeen {
+    changes: u64,
+    ids: FxHashSet<u64>,
+}
+
+impl ParkingSeen {
+    /// What `node` has parked now.
+    fn of(node: &mcfed_cluster::ClusterNode) -> ParkingSeen {
+        ParkingSeen {
+            changes: node.parking_changes(),
+            ids: node.parked_jobs().map(|image| image.id).collect(),
+        }
     }
 }
 

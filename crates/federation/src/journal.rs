@@ -8,9 +8,10 @@
 //! a peer's lineage. Replaying is folding the records into the snapshot
 //! ([`DurableState::apply`]). Compaction writes the live member's state
 //! ([`crate::Member::durable_state`]) as the next snapshot and drops the
-//! records; what only the live member forgets (a finished job its
-//! submission cluster no longer asks about) goes then. A member is rebuilt
-//! from it with [`crate::Member::restore`].
+//! records. What the member forgets is written too (a job gone, the end
+//! of a finished job its submission cluster's sync no longer lists), so a
+//! restart between compactions brings none of it back. A member is
+//! rebuilt from it with [`crate::Member::restore`].
 //!
 //! The record enum is the journal's format: variants are only ever added
 //! at the end (a job-control operation that changes a job needs none — its
@@ -97,6 +98,24 @@ pub enum JournalRecord {
     ReservationDeleted {
         /// Its name.
         name: String,
+    },
+    /// The end of a job forwarded here, kept for its submission cluster's
+    /// sync (written with its [`JournalRecord::JobGone`]), is forgotten:
+    /// that cluster's sync no longer lists the job (it knows the end).
+    EndForgotten {
+        /// The submission cluster.
+        from: ClusterName,
+        /// The job's id there.
+        source_job: u64,
+    },
+    /// A job of the scheduler was parked, or put back, unchanged (its
+    /// submission cluster out of step, then synced): nothing to replay (a
+    /// restored member parks what is out of step again), but a snapshot
+    /// being made a slice at a time encodes the job again where it is
+    /// now ([`crate::SnapshotBuilder`]).
+    JobMoved {
+        /// Its id.
+        id: u64,
     },
 }
 
@@ -190,6 +209,10 @@ impl DurableState {
             }
             JournalRecord::ReservationAdded { config, by } => self.reservations.add(config, by),
             JournalRecord::ReservationDeleted { name } => self.reservations.delete(&name),
+            JournalRecord::EndForgotten { from, source_job } => {
+                self.finished.remove(&(from, source_job));
+            }
+            JournalRecord::JobMoved { .. } => {}
         }
     }
 

@@ -31,6 +31,14 @@ pub struct Member {
     /// What changed since the driver last took it, for a journal (`None`:
     /// not journaled).
     pub(crate) journal: Option<Vec<crate::JournalRecord>>,
+    /// While journaled, the ids of the send queues' jobs that have an
+    /// image (and perhaps of some done since), in order: a snapshot walks
+    /// them with a cursor, a slice at a time (the forwarder keeps its jobs
+    /// in a hash map, which has no order a walk could go on from). Kept
+    /// from the changes journaled ([`Member::enable_journal`]).
+    pub(crate) source_ids: std::collections::BTreeSet<u64>,
+    /// While journaled, the jobs parked when it last looked.
+    pub(crate) parking_seen: crate::durable::ParkingSeen,
     /// The jobs present at start have ids 1 to this.
     pub(crate) bundled: u64,
     /// What the first dispatch pass at time zero did, until a driver takes
@@ -113,6 +121,8 @@ impl Member {
             forwarder,
             skew_ms: 0,
             journal: None,
+            source_ids: Default::default(),
+            parking_seen: Default::default(),
             bundled: 0,
             start: Vec::new(),
             start_submissions: Vec::new(),
@@ -384,7 +394,11 @@ impl Member {
             message if message.is_for_forwarder() => {
                 self.hand_to_forwarder(now, &from, message, effects);
             }
-            message => self.hand_to_scheduler(now, &from, message, effects),
+            message => {
+                let ends = self.ends_a_sync_can_forget(&from, &message);
+                self.hand_to_scheduler(now, &from, message, effects);
+                self.note_forgotten_ends(&from, ends);
+            }
         }
         self.note_changes(&[]);
     }

@@ -113,8 +113,9 @@ pub(crate) fn gone_back(
     let candidates: Vec<u64> = match scope {
         SentBack::None => return,
         SentBack::One(id) => vec![id],
-        // Only a sync or a resume walks them all.
-        SentBack::Any => history.jobs().iter().map(|record| record.id).collect(),
+        // A sync or a resume: the jobs `from` forwarded here that have
+        // not ended (an index the history keeps, not a walk of it all).
+        SentBack::Any => history.live_forwarded_from(from),
     };
     // A parked job is still held here: it waits for `from`'s sync.
     let held = |id: u64| node.cluster().job(JobId(id)).is_some() || node.is_parked(from, JobId(id));

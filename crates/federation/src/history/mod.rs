@@ -21,8 +21,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcfed_protocol::{JobSpec, SimTime};
-use rustc_hash::FxHashMap;
+use mcfed_protocol::{ClusterName, JobSpec, SimTime};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 mod record;
 mod wording;
@@ -44,6 +44,11 @@ pub struct History {
     ended: VecDeque<(SimTime, u64)>,
     /// The queue names records share.
     queues: Vec<Arc<str>>,
+    /// The jobs forwarded here that have not ended, by the cluster that
+    /// forwarded them: what a sync or a resume from it can send back
+    /// ([`History::live_forwarded_from`]), found without a walk of the
+    /// whole history.
+    forwarded_in: FxHashMap<ClusterName, FxHashSet<u64>>,
 }
 
 impl History {
@@ -54,6 +59,7 @@ impl History {
             jobs: FxHashMap::default(),
             queues: Vec::new(),
             ended: VecDeque::new(),
+            forwarded_in: FxHashMap::default(),
         }
     }
 
@@ -82,6 +88,17 @@ impl History {
         let mut jobs: Vec<&JobRecord> = self.jobs.values().map(|record| &**record).collect();
         jobs.sort_by_key(|job| job.id);
         jobs
+    }
+
+    /// The jobs forwarded here by `from` that have not ended, by id.
+    pub fn live_forwarded_from(&self, from: &ClusterName) -> Vec<u64> {
+        let mut ids: Vec<u64> = self
+            .forwarded_in
+            .get(from)
+            .map(|ids| ids.iter().copied().collect())
+            .unwrap_or_default();
+        ids.sort_unstable();
+        ids
     }
 
     /// How many jobs are kept.
@@ -122,8 +139,19 @@ impl History {
         first_submitted_at: SimTime,
     ) {
         let queue = self.queue_name(queue);
-        let record = JobRecord::new(at, id, queue, spec, origin, first_submitted_at);
-        self.jobs.insert(id, Box::new(record));
+        let record = Box::new(JobRecord::new(
+            at,
+            id,
+            queue,
+            spec,
+            origin,
+            first_submitted_at,
+        ));
+        if let Some(before) = self.jobs.get(&id) {
+            index_forwarded(&mut self.forwarded_in, before, false);
+        }
+        index_forwarded(&mut self.forwarded_in, &record, true);
+        self.jobs.insert(id, record);
     }
 
     /// What happened to job `id`, at `at`, moving it to `state`.
@@ -136,8 +164,11 @@ impl History {
             record.enter(at, state);
         }
         record.note(at, text);
-        if changed && matches!(state, "DONE" | "EXIT" | GONE) {
-            self.ended.push_back((at, id));
+        if changed {
+            if matches!(state, "DONE" | "EXIT" | GONE) {
+                self.ended.push_back((at, id));
+            }
+            index_forwarded(&mut self.forwarded_in, record, true);
         }
     }
 
@@ -189,6 +220,27 @@ impl History {
     }
 }
 
+/// Keeps `record` in `forwarded_in` ([`History`]'s) while it is a job
+/// forwarded here that has not ended and is kept (`kept`), out of it
+/// otherwise.
+fn index_forwarded(
+    forwarded_in: &mut FxHashMap<ClusterName, FxHashSet<u64>>,
+    record: &JobRecord,
+    kept: bool,
+) {
+    let RecordOrigin::ForwardedIn { from, .. } = &record.origin else {
+        return;
+    };
+    if kept && !record.has_ended() {
+        forwarded_in
+            .entry(from.clone())
+            .or_default()
+            .insert(record.id);
+    } else if let Some(ids) = forwarded_in.get_mut(from) {
+        ids.remove(&record.id);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -217,6 +269,38 @@ mod tests {
         assert_eq!(record.started_at, Some(SimTime::from_secs(9)));
         history.clean(SimTime::from_secs(1000));
         assert!(history.job(1).is_some(), "a live job is not cleaned");
+    }
+
+    /// The jobs a sync or resume from a cluster can send back are those
+    /// it forwarded here that have not ended: not its ended ones, not
+    /// another cluster's, not this cluster's own; one that came back is
+    /// again, one whose id a local job took is not.
+    #[test]
+    fn the_live_jobs_forwarded_from_a_cluster_are_indexed() {
+        let mut history = History::new(Duration::from_secs(60));
+        let spec = JobSpec::simple("j", "u", Duration::from_secs(600));
+        let from = |cluster: &str, source_job| RecordOrigin::ForwardedIn {
+            from: ClusterName::new(cluster).expect("name"),
+            source_job,
+        };
+        let at = SimTime::ZERO;
+        for id in 1..=6 {
+            history.submitted(at, id, "q", &spec, from("S", id), at);
+        }
+        history.submitted(at, 7, "q", &spec, from("T", 1), at);
+        history.submitted(at, 8, "q", &spec, RecordOrigin::Submitted, at);
+        history.enter(2, SimTime::from_secs(1), "DONE", "Done".to_owned());
+        history.enter(3, SimTime::from_secs(1), GONE, "Sent back".to_owned());
+        history.enter(4, SimTime::from_secs(1), "RUN", "Started".to_owned());
+        history.enter(5, SimTime::from_secs(1), GONE, "Sent back".to_owned());
+        history.enter(5, SimTime::from_secs(2), "RUN", "Started".to_owned());
+        history.submitted(at, 6, "q", &spec, RecordOrigin::Submitted, at);
+        let s = ClusterName::new("S").expect("name");
+        assert_eq!(history.live_forwarded_from(&s), vec![1, 4, 5]);
+        let t = ClusterName::new("T").expect("name");
+        assert_eq!(history.live_forwarded_from(&t), vec![7]);
+        history.clean(SimTime::from_secs(1000));
+        assert_eq!(history.live_forwarded_from(&s), vec![1, 4, 5]);
     }
 
     /// A forwarded job that `bresume` sends to SSUSP at its execution

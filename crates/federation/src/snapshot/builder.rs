@@ -4,14 +4,16 @@
 //! inputs (beginning costs no walk of them), and every record the
 //! member writes meanwhile is encoded too, after them (every job record
 //! is the job as it stands, [`JournalRecord`], so for each job the entry
-//! encoded last is the job as it stands now, or says it is gone). At the
-//! end the newest entry of each job is kept, and the whole is the same
+//! encoded last is the job as it stands now, or says it is gone; a job
+//! moved unchanged between the scheduler and parking is journaled as
+//! moved and encoded again where it is). At the end the newest entry of
+//! each job is kept, and the whole is the same
 //! [`DurableState`](crate::DurableState) encoding
 //! [`SnapshotView`](super::SnapshotView) gives at that moment.
 
 use std::ops::Range;
 
-use mcfed_cluster::JobImage;
+use mcfed_cluster::{JobId, JobImage};
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 
@@ -109,39 +111,42 @@ pub struct SnapshotBuilder {
     jobs: Entries,
     /// The scheduler's places (`Cluster::job_places`) when it began.
     places: Walk,
-    /// The parked jobs, in their order, when it began.
+    /// The parked jobs, in their order, when it began (all walked at
+    /// once when parking changes).
     parked: Walk,
-    /// `ClusterNode::parking_changes` when it began.
+    /// `ClusterNode::parking_changes` when the walk last looked at the
+    /// parked jobs.
     parking_changes: u64,
+    /// Jobs moved between the scheduler and parking since the last slice
+    /// ([`JournalRecord::JobMoved`]), to encode as they stand.
+    moved: Vec<u64>,
     /// The send queues' jobs' entries: walked and noted.
     sources: Entries,
-    /// The ids of the send queues' jobs when it began, and the walk of
-    /// them.
-    source_ids: Vec<u64>,
-    source_walk: Walk,
+    /// The walk of the send queues' jobs, in the order of their ids
+    /// (`Member::source_ids`): those from `start` up to `end` are still
+    /// to walk (a job with a later id arrived since, with a record).
+    source_walk: Range<u64>,
 }
 
 impl SnapshotBuilder {
     /// Starts a snapshot of `member` as it stands. The scheduler's jobs
     /// are walked where they are kept, a slice at a time
     /// (`Cluster::jobs_in_places`, no list of them made here), then the
-    /// jobs parked; a job arriving later comes with a record. The ids of
-    /// the send queues' jobs are listed here (their table is not walked
-    /// in place).
+    /// jobs parked, then the send queues' jobs in the order of their ids
+    /// (a cursor in the ids, no list of them made here); a job arriving
+    /// later comes with a record. The member is journaled
+    /// ([`Member::enable_journal`]): its records say what changes between
+    /// slices, and the ids of its send queues' jobs are kept only then.
     pub fn begin(member: &Member) -> SnapshotBuilder {
-        let source_ids: Vec<u64> = member
-            .forwarder
-            .iter()
-            .flat_map(|forwarder| forwarder.job_image_ids())
-            .collect();
+        let source_end = member.source_ids.last().map_or(0, |last| last + 1);
         SnapshotBuilder {
             jobs: Entries::default(),
             places: Walk::to(member.node.cluster().job_places()),
             parked: Walk::to(member.node.parked_jobs().count()),
             parking_changes: member.node.parking_changes(),
+            moved: Vec::new(),
             sources: Entries::default(),
-            source_walk: Walk::to(source_ids.len()),
-            source_ids,
+            source_walk: 0..source_end,
         }
     }
 
@@ -156,6 +161,7 @@ impl SnapshotBuilder {
                 JournalRecord::JobGone { id, .. } => self.jobs.gone(*id),
                 JournalRecord::Source(image) => self.sources.push(image.id, &**image)?,
                 JournalRecord::SourceGone { id } => self.sources.gone(*id),
+                JournalRecord::JobMoved { id } => self.moved.push(*id),
                 _ => {}
             }
         }
@@ -169,14 +175,14 @@ impl SnapshotBuilder {
     /// Every job `member` holds at the end is encoded after its last
     /// change: one that stayed where it was is met by the walk as it
     /// stands then, and every change after comes as a record; one that
-    /// arrived came with a record. Only a job moved between the scheduler
-    /// and parking moves unchanged, with no record: then the walk begins
-    /// again (as a snapshot begun now, what was noted before is dropped).
+    /// arrived came with a record. A job moved between the scheduler and
+    /// parking, unchanged, comes with a [`JournalRecord::JobMoved`] and is
+    /// encoded as it stands at the next slice; and since the parked jobs'
+    /// order changes then, every job parked is encoded again once. The
+    /// walk goes on: a link that goes down and up faster than a snapshot
+    /// is made does not keep it from ending (it used to begin again).
     pub fn advance(&mut self, member: &Member, budget: usize) -> Result<bool, postcard::Error> {
-        if member.node.parking_changes() != self.parking_changes {
-            tracing::debug!("jobs were parked or put back: the snapshot begins again");
-            *self = SnapshotBuilder::begin(member);
-        }
+        self.encode_moved(member)?;
         let cluster = member.node.cluster();
         let places = self.places.take(budget);
         let mut budget = budget - places.len();
@@ -199,12 +205,45 @@ impl SnapshotBuilder {
                 .push(image.id, &(image, member.forward_seq_of(image)))?;
         }
         let forwarder = member.forwarder.as_ref();
-        for &id in &self.source_ids[self.source_walk.take(budget)] {
+        let mut ids = member.source_ids.range(self.source_walk.clone());
+        for &id in ids.by_ref().take(budget) {
+            self.source_walk.start = id + 1;
             if let Some(image) = forwarder.and_then(|forwarder| forwarder.job_image(id)) {
                 self.sources.push(id, &image)?;
             }
         }
-        Ok(self.places.finished() && self.parked.finished() && self.source_walk.finished())
+        if ids.next().is_none() {
+            self.source_walk.start = self.source_walk.end;
+        }
+        Ok(self.places.finished() && self.parked.finished() && self.source_walk.is_empty())
+    }
+
+    /// Encodes the jobs moved between the scheduler and parking since the
+    /// last slice as they stand (or as gone), and, when parking changed,
+    /// every job parked now (the walk of the parked jobs is then done):
+    /// the cost is the jobs parked and moved, not every job held.
+    fn encode_moved(&mut self, member: &Member) -> Result<(), postcard::Error> {
+        if member.node.parking_changes() != self.parking_changes {
+            tracing::debug!("jobs were parked or put back: the parked ones encoded again");
+            let mut parked = 0;
+            for image in member.node.parked_jobs() {
+                parked += 1;
+                self.jobs
+                    .push(image.id, &(image, member.forward_seq_of(image)))?;
+            }
+            self.parked = Walk::to(parked);
+            self.parked.take(parked);
+            self.parking_changes = member.node.parking_changes();
+        }
+        for id in std::mem::take(&mut self.moved) {
+            match member.node.job_image(JobId(id)) {
+                Some(image) => self
+                    .jobs
+                    .push(id, &(&image, member.forward_seq_of(&image)))?,
+                None => self.jobs.gone(id),
+            }
+        }
+        Ok(())
     }
 
     /// The snapshot of `member` as it stands now, with `process`: the

@@ -279,3 +279,140 @@ fn a_job_recalled_or_withdrawn_by_its_submission_cluster_is_sent_back_in_its_his
         assert!(!history.job(id).expect("recorded").has_ended(), "job {id}");
     }
 }
+
+/// A sync that names some of the many jobs C1 forwarded sends back
+/// exactly the others: their history says so, the named ones and C2's
+/// own jobs go on (the history finds them by the jobs C1 forwarded that
+/// have not ended, not by a walk of all it keeps).
+#[test]
+fn a_sync_naming_some_of_many_jobs_sends_back_exactly_the_others() {
+    let (mut members, mut effects) = connected();
+    let now = SimTime::from_secs(10);
+    for n in 0..40 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+        members[1]
+            .submit(now, "normal", job(100 + n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    // C2's jobs of C1: (C2's id, C1's id, the forward).
+    let forwarded: Vec<(u64, u64, u64)> = members[1]
+        .cluster()
+        .jobs()
+        .filter_map(|job| match &job.origin {
+            JobOrigin::Forwarded { source_job, .. } => Some((job.id.0, *source_job)),
+            JobOrigin::Local => None,
+        })
+        .map(|(id, source_job)| {
+            let seq = members[1].node().forward_seq_of(&name("C1"), source_job);
+            (id, source_job, seq.expect("forwarded"))
+        })
+        .collect();
+    assert!(forwarded.len() >= 30, "{} jobs forwarded", forwarded.len());
+    let local: Vec<u64> = members[1]
+        .cluster()
+        .jobs()
+        .filter(|job| job.origin == JobOrigin::Local)
+        .map(|job| job.id.0)
+        .collect();
+    // The sync names every third job of C1 (and the one running, if any).
+    let running = |id: u64| {
+        members[1]
+            .cluster()
+            .job(mcfed_cluster::JobId(id))
+            .is_some_and(|job| job.state != mcfed_cluster::JobState::Pending)
+    };
+    let (named, others): (Vec<_>, Vec<_>) = forwarded
+        .iter()
+        .enumerate()
+        .partition(|(index, (id, _, _))| index % 3 == 0 || running(*id));
+    let jobs = named
+        .iter()
+        .map(
+            |(_, (_, source_job, forward_seq))| mcfed_protocol::HeldJob {
+                source_job: *source_job,
+                forward_seq: *forward_seq,
+            },
+        )
+        .collect();
+    let envelope = Envelope {
+        from: name("C1"),
+        to: name("C2"),
+        message: Message::JobSync(mcfed_protocol::JobSync { jobs }),
+    };
+    members[1].receive(now, envelope, &mut effects);
+    let history = members[1].history().expect("kept");
+    for (_, (id, _, _)) in &others {
+        let record = history.job(*id).expect("recorded");
+        assert_eq!(record.state, GONE, "job {id}: {:?}", record.events());
+        assert!(
+            members[1]
+                .cluster()
+                .job(mcfed_cluster::JobId(*id))
+                .is_none()
+        );
+    }
+    for id in named.iter().map(|(_, (id, _, _))| id).chain(&local) {
+        let record = history.job(*id).expect("recorded");
+        assert!(!record.has_ended(), "job {id}: {:?}", record.events());
+    }
+    let gone = history
+        .jobs()
+        .iter()
+        .filter(|job| job.state == GONE)
+        .count();
+    assert_eq!(gone, others.len(), "only the jobs the sync did not name");
+}
+
+/// C2 keeps the end of a job C1 forwarded for C1's next sync; once that
+/// sync (same lineage) no longer lists it, C2 forgets it, and its journal
+/// says so: rebuilt from the records alone, or from a snapshot that kept
+/// the end and the records after, C2 does not bring it back.
+#[test]
+fn an_end_a_sync_no_longer_lists_stays_forgotten_after_a_restart() {
+    let (mut members, mut effects) = connected();
+    let mut records = members[1].take_journal();
+    let mut now = SimTime::from_secs(10);
+    for n in 0..3 {
+        members[0]
+            .submit(now, "send", job(n, 5), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    // The jobs run one after the other and end; C1 hears of each.
+    for _ in 0..3 {
+        now += Duration::from_secs(10);
+        settle(&mut members, now, &mut effects);
+    }
+    records.extend(members[1].take_journal());
+    let kept = members[1].durable_state();
+    assert_eq!(kept.finished.len(), 3, "the ends are kept for C1's sync");
+    let taken = records.len();
+
+    // The link goes down and comes up: C1 resumes with its lineage, and
+    // its sync lists none of them (it knows they ended).
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    now += Duration::from_secs(10);
+    resume(&mut members, now, 1, &mut effects);
+    settle(&mut members, now, &mut effects);
+    records.extend(members[1].take_journal());
+    let live = members[1].durable_state();
+    assert!(live.finished.is_empty(), "the ends are forgotten");
+
+    let journals = [
+        (
+            "records alone",
+            replayed(&DurableState::empty(name("C2")), &records),
+        ),
+        ("snapshot with the ends", replayed(&kept, &records[taken..])),
+    ];
+    for (label, state) in journals {
+        assert_eq!(state.finished, live.finished, "{label}: the ends kept");
+        let rebuilt = restored(state, now).durable_state();
+        assert_eq!(rebuilt.finished, live.finished, "{label}: restored");
+    }
+}

@@ -1,9 +1,10 @@
 //! A snapshot made a slice at a time ([`SnapshotBuilder`]) while the
 //! member goes on equals one made in one go at its end
 //! (`Member::durable_state`): jobs submitted, killed, started and
-//! finished between its slices, and jobs parked and put back when the
-//! link to their submission cluster goes down and comes up again (they
-//! move with no record: the walk begins again).
+//! finished between its slices, the send queue's jobs likewise, and jobs
+//! parked and put back when the link to their submission cluster goes
+//! down and comes up again (they move unchanged, journaled as moved and
+//! encoded again where they are), even between every two slices.
 
 use std::time::Duration;
 
@@ -254,5 +255,167 @@ fn jobs_parked_and_put_back_between_slices_are_as_at_the_end() {
     members[1].link(now, &name("C1"), false);
     journal(&mut members[1], &mut building);
     while !building.advance(&members[1], 3).expect("encodes") {}
+    finish_and_compare(building, &members[1]);
+}
+
+/// The send queue's jobs (held when the journal began, and since),
+/// walked a slice at
+/// a time in the order of their ids while jobs are submitted to it (after the walk's end), killed
+/// (walked or not yet), forwarded, started and finished at C2 between
+/// slices: the snapshot is C1's state at its end.
+#[test]
+fn send_queue_jobs_changed_between_slices_are_as_at_the_end() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    connect(&mut members, SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let mut now = SimTime::from_secs(10);
+    let mut ids = Vec::new();
+    for n in 0..40 {
+        let submitted = members[0]
+            .submit(now, "send", job(n, 20), &mut effects)
+            .expect("accepted");
+        ids.push(submitted.job_id);
+    }
+    settle(&mut members, now, &mut effects);
+    // Journaled from here, holding them (as a restored member is); more
+    // come before the snapshot begins.
+    members[0].enable_journal();
+    for n in 40..50 {
+        let submitted = members[0]
+            .submit(now, "send", job(n, 20), &mut effects)
+            .expect("accepted");
+        ids.push(submitted.job_id);
+    }
+    settle(&mut members, now, &mut effects);
+    members[0].take_journal();
+    let held = members[0].durable_state().sources.len();
+    assert!(held >= 30, "{held} jobs in the send queue");
+
+    let mut building = SnapshotBuilder::begin(&members[0]);
+    let mut slices = 0u64;
+    while !building.advance(&members[0], 2).expect("encodes") {
+        slices += 1;
+        // Between slices: a job arrives, one walked or not yet walked is
+        // killed, time passes (C2 ends one job and starts the next).
+        now += Duration::from_secs(20);
+        members[0]
+            .submit(now, "send", job(100 + slices, 20), &mut effects)
+            .expect("accepted");
+        let victim = ids[usize::try_from((slices * 13) % 50).expect("small")];
+        let _ = members[0].control(now, &JobRef::Id(victim), &JobAction::Kill, &mut effects);
+        settle(&mut members, now, &mut effects);
+        journal(&mut members[0], &mut building);
+    }
+    assert!(slices >= 10, "walked in {slices} slices");
+    now += Duration::from_secs(20);
+    settle(&mut members, now, &mut effects);
+    journal(&mut members[0], &mut building);
+    let end = members[0].durable_state();
+    assert!(
+        end.sources.len() >= 10 && end.sources.len() < held,
+        "{} jobs in the send queue at the end",
+        end.sources.len()
+    );
+    finish_and_compare(building, &members[0]);
+}
+
+/// The link to C1 goes down and up again between every two slices (C2's
+/// pending jobs of C1 parked, then put back by C1's sync), faster than
+/// the snapshot is made: the walk goes on (the moved jobs encoded when the
+/// move is seen) and ends, as C2's state at its end.
+#[test]
+fn a_link_flapping_between_slices_does_not_keep_the_snapshot_from_ending() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    connect(&mut members, SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let mut now = SimTime::from_secs(10);
+    for n in 0..20 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+        members[1]
+            .submit(now, "normal", job(50 + n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    members[1].take_journal();
+    let held = members[1].durable_state().jobs.len();
+    assert!(held >= 30, "{held} jobs at C2");
+
+    let mut building = SnapshotBuilder::begin(&members[1]);
+    let mut slices = 0;
+    while !building.advance(&members[1], 3).expect("encodes") {
+        slices += 1;
+        assert!(slices <= held, "the snapshot does not end: {slices} slices");
+        now += Duration::from_secs(1);
+        if slices % 2 == 1 {
+            members[1].link(now, &name("C1"), false);
+            members[0].link(now, &name("C2"), false);
+            assert!(members[1].node().parked_jobs().count() >= 3, "parked");
+        } else {
+            connect(&mut members, now, &mut effects);
+            settle(&mut members, now, &mut effects);
+            assert_eq!(members[1].node().parked_jobs().count(), 0, "put back");
+        }
+        if slices % 3 == 0 {
+            members[1]
+                .submit(now, "normal", job(100 + slices as u64, 60), &mut effects)
+                .expect("accepted");
+            members[1].step(now, &mut effects);
+            effects.clear();
+        }
+        journal(&mut members[1], &mut building);
+    }
+    assert!(slices >= 8, "walked in {slices} slices");
+    finish_and_compare(building, &members[1]);
+}
+
+/// Jobs parked before the walk met them, their places taken by jobs
+/// submitted meanwhile, and put back in places the walk does not reach
+/// (beyond those when it began): they are in the snapshot, encoded when
+/// their move is seen.
+#[test]
+fn jobs_put_back_beyond_the_walk_are_in_the_snapshot() {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    connect(&mut members, SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    let mut now = SimTime::from_secs(10);
+    for n in 0..12 {
+        members[0]
+            .submit(now, "send", job(n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    settle(&mut members, now, &mut effects);
+    members[1].take_journal();
+
+    let mut building = SnapshotBuilder::begin(&members[1]);
+    assert!(!building.advance(&members[1], 1).expect("encodes"));
+    now += Duration::from_secs(10);
+    members[1].link(now, &name("C1"), false);
+    members[0].link(now, &name("C2"), false);
+    let parked = members[1].node().parked_jobs().count();
+    assert!(parked >= 8, "{parked} jobs parked");
+    for n in 0..parked as u64 {
+        members[1]
+            .submit(now, "normal", job(50 + n, 3600), &mut effects)
+            .expect("accepted");
+    }
+    members[1].step(now, &mut effects);
+    effects.clear();
+    journal(&mut members[1], &mut building);
+    connect(&mut members, now, &mut effects);
+    settle(&mut members, now, &mut effects);
+    journal(&mut members[1], &mut building);
+    assert_eq!(members[1].node().parked_jobs().count(), 0, "put back");
+    while !building.advance(&members[1], 1).expect("encodes") {}
     finish_and_compare(building, &members[1]);
 }

@@ -32,13 +32,21 @@
 //!   (local, forwarded from here, or from a cluster the federation does
 //!   not have) is submitted at the workload's cluster, whose send queues
 //!   forward as the emulated federation decides.
+//!
+//! **Bounds.** A record whose slots or run time are beyond mcfed's bounds
+//! is skipped (`out_of_bounds`); so is one whose job is refused by
+//! [`JobSpec::check_bounds`], as every job that enters is (a user name,
+//! a resource or a reservation name too long, too many resources), the
+//! first such named by file, line and the record's field.
 
 use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcfed_protocol::bounds::{JOB_DURATION, JOB_SLOTS, SCENARIO_TIME};
+use mcfed_protocol::bounds::{
+    JOB_DURATION, JOB_NAME, JOB_SLOTS, RESOURCE_NAME, SCENARIO_TIME, USER_NAME,
+};
 use mcfed_protocol::{ClusterName, JobOptions, JobSpec, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -108,7 +116,9 @@ enum Skip {
     ForwardedIn,
     NoRunTime,
     NoProcessors,
-    OutOfBounds,
+    /// Beyond mcfed's bounds: with the field and why, for a job the
+    /// bounds refuse as a whole ([`JobSpec::check_bounds`]).
+    OutOfBounds(Option<String>),
 }
 
 /// An lsb.acct being read, mapped and put in submit order.
@@ -259,7 +269,15 @@ impl AcctSource {
                         Err(Skip::ForwardedIn) => skipped.forwarded_in += 1,
                         Err(Skip::NoRunTime) => skipped.no_run_time += 1,
                         Err(Skip::NoProcessors) => skipped.no_processors += 1,
-                        Err(Skip::OutOfBounds) => skipped.out_of_bounds += 1,
+                        Err(Skip::OutOfBounds(why)) => {
+                            skipped.out_of_bounds += 1;
+                            if let Some(why) = why {
+                                first_error.get_or_insert_with(|| {
+                                    let (file, line) = (&self.file, self.reader.line());
+                                    format!("{file}:{line}: job {}: {why}: skipped", job.job_id)
+                                });
+                            }
+                        }
                     }
                 }
             }
@@ -285,7 +303,7 @@ impl AcctSource {
         let slots = job.slots().ok_or(Skip::NoProcessors)?;
         let run_time = Duration::from_secs(run);
         if !JOB_SLOTS.holds(u64::from(slots)) || !JOB_DURATION.holds_duration(run_time) {
-            return Err(Skip::OutOfBounds);
+            return Err(Skip::OutOfBounds(None));
         }
         let (cluster, queue) = match self.queue_map.get(&job.queue) {
             Some((cluster, queue)) => (
@@ -320,6 +338,15 @@ impl AcctSource {
             swap_request_mb: wanted.swap_mb,
             ..JobOptions::default()
         });
+        // The one check every job that enters passes (as the SWF reader's
+        // jobs do): a user name or a resource past its bound is refused
+        // here, named by its field, not by the scheduler later.
+        job_spec.check_bounds().map_err(|why| {
+            Skip::OutOfBounds(Some(format!(
+                "field {}: {why}",
+                field_out_of_bounds(&job_spec, job)
+            )))
+        })?;
         Ok(Submission {
             at: SimTime::ZERO,
             cluster,
@@ -346,5 +373,22 @@ impl AcctSource {
                     .into()
             })
             .clone()
+    }
+}
+
+/// The record's field that made the part of `spec` out of bounds (the
+/// first [`JobSpec::check_bounds`] refuses): its user (`userName`), its
+/// name (`jobId`, after the workload's name), its reservation (`rsvId`)
+/// or its resources (`resReq`).
+fn field_out_of_bounds(spec: &JobSpec, job: &JobFinish) -> &'static str {
+    let reservation = job.reservation().map(crate::lsb_acct::reservation_word);
+    if USER_NAME.check(&spec.user).is_err() {
+        "userName"
+    } else if JOB_NAME.check(&spec.name).is_err() {
+        "jobId"
+    } else if reservation.is_some_and(|word| RESOURCE_NAME.check(&word).is_err()) {
+        "rsvId"
+    } else {
+        "resReq"
     }
 }

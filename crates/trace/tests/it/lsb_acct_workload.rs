@@ -230,3 +230,45 @@ fn host_types_models_and_reservations_are_replayed() {
     );
     assert_eq!(by_name("acct-4242").spec.resources, ["rsv==alice#3"]);
 }
+
+/// A record whose job is beyond mcfed's bounds (a user name or a resource
+/// longer than 255 bytes, as lsb.acct's fields allow up to 64 KiB) is
+/// skipped and counted, the first named by file, line and field; the
+/// records around it are submitted.
+#[test]
+fn a_record_beyond_the_job_bounds_is_refused_with_its_line_and_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut long_user = job(2, 20, 21, 30, "normal");
+    long_user.user_name = "u".repeat(300);
+    let mut long_resource = job(3, 30, 31, 40, "normal");
+    long_resource.res_req = format!("select[{}]", "r".repeat(300));
+    let lines: Vec<String> = [
+        job(1, 10, 11, 20, "normal"),
+        long_user,
+        long_resource,
+        job(4, 40, 41, 50, "normal"),
+    ]
+    .iter()
+    .map(line)
+    .collect();
+    let path = log(dir.path(), &lines);
+    let mut stream = WorkloadStream::open(spec(&path, 100, &["east"])).expect("opens");
+    let names: Vec<String> = stream.by_ref().map(|s| s.spec.name.to_string()).collect();
+    assert_eq!(names, ["acct-1", "acct-4"]);
+    assert_eq!(stream.skipped().out_of_bounds, 2);
+    let error = stream.first_error().expect("the first one named");
+    assert!(
+        error.contains("lsb.acct:2: job 2: field userName: ") && error.contains("user name"),
+        "{error}"
+    );
+
+    // The resource alone: named by its field too.
+    let path = log(dir.path(), &lines[2..3]);
+    let mut stream = WorkloadStream::open(spec(&path, 100, &["east"])).expect("opens");
+    assert_eq!(stream.by_ref().count(), 0);
+    let error = stream.first_error().expect("named");
+    assert!(
+        error.contains("lsb.acct:1: job 3: field resReq: ") && error.contains("resource name"),
+        "{error}"
+    );
+}
