@@ -396,11 +396,13 @@ impl ClusterNode {
         self.parked.values().flat_map(|images| images.values())
     }
 
-    /// How many times the parked jobs changed: a submission cluster out
-    /// of step, jobs parked, put back in the scheduler or dropped. A job
-    /// moves between the scheduler and parking unchanged, with no
-    /// journal record: a walk of the jobs where they are (a snapshot made
-    /// in slices) begins again when this changes.
+    /// How many times the parked jobs may have changed: a submission
+    /// cluster out of step, jobs parked, put back in the scheduler or
+    /// dropped. A job moves between the scheduler and parking unchanged,
+    /// so the scheduler journals no record of it; a journaled member that
+    /// sees this change compares the jobs parked with those it saw and
+    /// journals each one moved, which a snapshot made in slices encodes
+    /// again where it now is (`mcfed-federation`'s `durable` module).
     pub fn parking_changes(&self) -> u64 {
         self.parking_changes
     }
