@@ -25,12 +25,14 @@ use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 mod record;
+mod restored;
 mod wording;
 
 pub(crate) use record::origin_of;
 pub use record::{
     ForwardRecord, GONE, HistoryEvent, JobRecord, MAX_EVENTS, RecordOrigin, StateTimes,
 };
+pub(crate) use restored::HeldJob;
 
 /// A member's job history (see the module documentation).
 #[derive(Clone, Debug)]

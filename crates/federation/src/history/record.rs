@@ -48,6 +48,9 @@ pub struct StateTimes {
     pub ususp: Duration,
     /// SSUSP.
     pub ssusp: Duration,
+    /// UNKWN: time whose states are not known (before a restart from the
+    /// state directory, which keeps no events).
+    pub unknown: Duration,
 }
 
 impl StateTimes {
@@ -65,7 +68,7 @@ impl StateTimes {
 
     /// All of them.
     pub fn total(&self) -> Duration {
-        self.pend + self.psusp + self.run + self.ususp + self.ssusp
+        self.pend + self.psusp + self.run + self.ususp + self.ssusp + self.unknown
     }
 }
 

@@ -1,0 +1,86 @@
+//! A job a member restarted from its state directory holds, entered in
+//! its history as it stands ([`HeldJob`], [`History::restored`]): its
+//! state, origin, submission and first start as the state directory kept
+//! them. The state directory keeps no events, so what happened between
+//! its submission and the restart is not invented: the record says it was
+//! restored, and the time whose states are not known is counted as
+//! UNKWN (docs/reliability.md, "History after a restart").
+
+use mcfed_protocol::{JobSpec, SimTime};
+
+use super::{ForwardRecord, History, JobRecord, RecordOrigin, index_forwarded};
+
+/// What a restarted member knows of a job it holds.
+pub(crate) struct HeldJob<'a> {
+    /// Its id here.
+    pub id: u64,
+    /// Its queue here (the send queue for a job forwarded from here).
+    pub queue: &'a str,
+    /// The job.
+    pub spec: &'a JobSpec,
+    /// Where it came from.
+    pub origin: RecordOrigin,
+    /// When it entered this cluster.
+    pub submitted_at: SimTime,
+    /// When it was first submitted anywhere.
+    pub first_submitted_at: SimTime,
+    /// Its state: PEND, RUN, SSUSP, USUSP, PSUSP, WAIT or DONE.
+    pub state: &'static str,
+    /// When it entered that state, if the state directory says (a running
+    /// job's last start or resumption, a job pending since its
+    /// submission).
+    pub since: Option<SimTime>,
+    /// When it first started, if known.
+    pub started_at: Option<SimTime>,
+    /// Where it runs: hosts here, or the execution cluster.
+    pub exec: Option<String>,
+    /// For a job forwarded from here: its last forward.
+    pub forwarded: Option<ForwardRecord>,
+}
+
+impl History {
+    /// Enters `job`, held by a member restored from its state directory at
+    /// `at`: in its state since when that state began if known (else
+    /// since `at`); the time before, from its submission, whose states are
+    /// not known, counted as unknown; and one event saying so.
+    pub(crate) fn restored(&mut self, job: HeldJob<'_>, at: SimTime) {
+        let queue = self.queue_name(job.queue);
+        let mut record = JobRecord::new(
+            job.submitted_at,
+            job.id,
+            queue,
+            job.spec,
+            job.origin,
+            job.first_submitted_at,
+        );
+        let since = job
+            .since
+            .unwrap_or(at)
+            .clamp(job.submitted_at, at.max(job.submitted_at));
+        record.times.unknown = since.saturating_since(job.submitted_at);
+        record.state = job.state;
+        record.since = since;
+        record.started_at = job.started_at;
+        record.exec = job.exec;
+        record.forwarded = job.forwarded.map(Box::new);
+        let known = match job.since {
+            Some(since) => format!("{} since {}", job.state, since),
+            None => format!("{}, since when is not known", job.state),
+        };
+        record.note(
+            at,
+            format!(
+                "Restored from the state directory at {at}: {known}; its events before the restart are not kept"
+            ),
+        );
+        if job.state == "DONE" {
+            record.ended_at = Some(since);
+            self.ended.push_back((since, job.id));
+        }
+        if let Some(before) = self.jobs.get(&job.id) {
+            index_forwarded(&mut self.forwarded_in, before, false);
+        }
+        index_forwarded(&mut self.forwarded_in, &record, true);
+        self.jobs.insert(job.id, Box::new(record));
+    }
+}
