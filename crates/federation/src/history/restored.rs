@@ -3,11 +3,13 @@
 //! state, origin, submission and first start as the state directory kept
 //! them. The state directory keeps no events, so what happened between
 //! its submission and the restart is not invented: the record says it was
-//! restored, and the time whose states are not known is counted as
+//! restored (an event rendered when read: a restored job keeps no text
+//! of its own), and the time whose states are not known is counted as
 //! UNKWN (docs/reliability.md, "History after a restart").
 
 use mcfed_protocol::{JobSpec, SimTime};
 
+use super::record::Restored;
 use super::{ForwardRecord, History, JobRecord, RecordOrigin, index_forwarded};
 
 /// What a restarted member knows of a job it holds.
@@ -63,16 +65,11 @@ impl History {
         record.started_at = job.started_at;
         record.exec = job.exec;
         record.forwarded = job.forwarded.map(Box::new);
-        let known = match job.since {
-            Some(since) => format!("{} since {}", job.state, since),
-            None => format!("{}, since when is not known", job.state),
-        };
-        record.note(
+        record.restored = Some(Box::new(Restored {
             at,
-            format!(
-                "Restored from the state directory at {at}: {known}; its events before the restart are not kept"
-            ),
-        );
+            state: job.state,
+            since: job.since,
+        }));
         if job.state == "DONE" {
             record.ended_at = Some(since);
             self.ended.push_back((since, job.id));
@@ -82,5 +79,70 @@ impl History {
         }
         index_forwarded(&mut self.forwarded_in, &record, true);
         self.jobs.insert(job.id, Box::new(record));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use mcfed_protocol::{JobSpec, SimTime};
+
+    use super::*;
+
+    /// A restored job's events: its submission, that it was restored
+    /// (what was known then), then what happened after, also once its
+    /// submission's event is written down (a `bmod`).
+    #[test]
+    fn a_restored_job_s_events_are_in_order() {
+        let mut history = History::new(Duration::from_secs(60));
+        let spec = JobSpec::simple("j", "u", Duration::from_secs(600));
+        let at = SimTime::from_secs(100);
+        history.restored(
+            HeldJob {
+                id: 4,
+                queue: "q",
+                spec: &spec,
+                origin: RecordOrigin::Submitted,
+                submitted_at: SimTime::from_secs(10),
+                first_submitted_at: SimTime::from_secs(10),
+                state: "USUSP",
+                since: None,
+                started_at: Some(SimTime::from_secs(20)),
+                exec: Some("1*h1".to_owned()),
+                forwarded: None,
+            },
+            at,
+        );
+        let texts = |history: &History| -> Vec<(u64, String)> {
+            let record = history.job(4).expect("kept");
+            record
+                .events()
+                .into_iter()
+                .map(|event| (event.at.as_millis() / 1000, event.text))
+                .collect()
+        };
+        let restored = "Restored from the state directory at 00:01:40: USUSP, since when is not known; its events before the restart are not kept";
+        let submitted = "Submitted to queue <q>, 1 Task(s), user <u>";
+        assert_eq!(
+            texts(&history),
+            [(10, submitted.to_owned()), (100, restored.to_owned())]
+        );
+        history.spec_mut(4).expect("kept");
+        history.enter(4, SimTime::from_secs(130), "RUN", "Resumed".to_owned());
+        assert_eq!(
+            texts(&history),
+            [
+                (10, submitted.to_owned()),
+                (100, restored.to_owned()),
+                (130, "Resumed".to_owned())
+            ]
+        );
+        let record = history.job(4).expect("kept");
+        let times = record.times_at(SimTime::from_secs(150));
+        assert_eq!(times.unknown, Duration::from_secs(90));
+        assert_eq!(times.ususp, Duration::from_secs(30));
+        assert_eq!(times.run, Duration::from_secs(20));
+        assert_eq!(record.started_at, Some(SimTime::from_secs(20)));
     }
 }
