@@ -10,7 +10,7 @@
 use mcfed_protocol::{JobSpec, SimTime};
 
 use super::record::Restored;
-use super::{ForwardRecord, History, JobRecord, RecordOrigin, index_forwarded};
+use super::{ForwardRecord, History, JobRecord, RecordOrigin};
 
 /// What a restarted member knows of a job it holds.
 pub(crate) struct HeldJob<'a> {
@@ -74,11 +74,7 @@ impl History {
             record.ended_at = Some(since);
             self.ended.push_back((since, job.id));
         }
-        if let Some(before) = self.jobs.get(&job.id) {
-            index_forwarded(&mut self.forwarded_in, before, false);
-        }
-        index_forwarded(&mut self.forwarded_in, &record, true);
-        self.jobs.insert(job.id, Box::new(record));
+        self.insert(Box::new(record));
     }
 }
 
