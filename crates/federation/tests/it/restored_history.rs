@@ -1,17 +1,17 @@
 //! A member restarted from its durable state keeps a history of the jobs
 //! it restored as they stand (`Member::keep_history` after
-//! `Member::restore`): running, stopped, held and pending jobs in their
-//! state, with their submission, first start and origin, the jobs parked
-//! until their submission cluster's sync too; the time whose states the
-//! state directory cannot tell is UNKWN, and each record says it was
-//! restored (docs/reliability.md, "History after a restart").
+//! `Member::restore`): running, preempted, stopped, held and pending jobs
+//! in their state, with their submission, first start and origin, the
+//! jobs parked until their submission cluster's sync too; the time whose
+//! states the state directory cannot tell is UNKWN, and each record says
+//! it was restored (docs/reliability.md, "History after a restart").
 
 use std::time::Duration;
 
-use mcfed_cluster::HostConfig;
+use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig};
 use mcfed_federation::history::{JobRecord, RecordOrigin};
 use mcfed_federation::{Effects, JobRef, Member, MemberSpec};
-use mcfed_protocol::{ClusterName, JobAction, SimTime};
+use mcfed_protocol::{ClusterName, JobAction, QueueName, SimTime};
 
 use super::snapshot_slices::{execution_c2, federation_of, job, resume, settle, submission_c1};
 
@@ -28,11 +28,11 @@ fn control(member: &mut Member, now: SimTime, id: u64, action: JobAction) {
     member.step(now, &mut effects);
 }
 
-/// C2's local job submitted at `now`, and its id.
-fn submit_local(member: &mut Member, now: SimTime, n: u64) -> u64 {
+/// C2's local job submitted to `queue` at `now`, and its id.
+fn submit_local(member: &mut Member, now: SimTime, queue: &str, n: u64) -> u64 {
     let mut effects = Effects::default();
     let id = member
-        .submit(now, "normal", job(n, 3600), &mut effects)
+        .submit(now, queue, job(n, 3600), &mut effects)
         .expect("accepted")
         .job_id;
     member.step(now, &mut effects);
@@ -66,26 +66,37 @@ fn known(record: &JobRecord) -> Known {
 
 /// C2's local jobs of [`lived`], by id.
 struct Local {
+    preempted: u64,
     running: u64,
     stopped: u64,
     pending: u64,
     held: u64,
+    urgent: u64,
 }
 
-/// C2 with three slots, both members keeping a history from the start.
-fn c2_of_three_slots() -> mcfed_cluster::ClusterConfig {
+/// C2 with four slots, a queue `other` that nothing preempts and a queue
+/// `urgent` that preempts `normal`'s jobs.
+fn c2_of_four_slots() -> ClusterConfig {
     let mut config = execution_c2().0;
-    config.hosts = vec![HostConfig::new("b1", 3)];
+    config.hosts = vec![HostConfig::new("b1", 4)];
+    let mut urgent = QueueConfig::new(QueueName::new("urgent").expect("valid"));
+    urgent.priority = 90;
+    urgent.preemption = "PREEMPTIVE[normal]".parse().expect("valid");
+    config.queues.push(urgent);
+    config
+        .queues
+        .push(QueueConfig::new(QueueName::new("other").expect("valid")));
     config
 }
 
-/// The federation after a while: two of C2's local jobs started, one
-/// stopped since (USUSP), the other stopped and resumed (its last start
-/// later than its first); C1 forwarded two, one started on C2's last slot,
-/// the other waits at C2; two more local jobs wait, one of them held
-/// (PSUSP). Both members keep a history from the start.
+/// The federation after a while: three of C2's local jobs started, one
+/// preempted since by an urgent job (SSUSP), one stopped (USUSP), the
+/// other stopped and resumed (its last start later than its first); C1
+/// forwarded two, one started on C2's last slot, the other waits at C2;
+/// two more local jobs wait, one of them held (PSUSP). Both members keep
+/// a history from the start.
 fn lived() -> ([Member; 2], Local, SimTime) {
-    let mut members = federation_of(c2_of_three_slots());
+    let mut members = federation_of(c2_of_four_slots());
     let mut effects = Effects::default();
     members[0].keep_history(Duration::from_secs(3600));
     members[1].keep_history(Duration::from_secs(3600));
@@ -95,8 +106,9 @@ fn lived() -> ([Member; 2], Local, SimTime) {
     settle(&mut members, SimTime::ZERO, &mut effects);
 
     let mut now = SimTime::from_secs(10);
-    let running = submit_local(&mut members[1], now, 1);
-    let stopped = submit_local(&mut members[1], now, 2);
+    let preempted = submit_local(&mut members[1], now, "normal", 0);
+    let running = submit_local(&mut members[1], now, "other", 1);
+    let stopped = submit_local(&mut members[1], now, "other", 2);
     for n in 3..5 {
         members[0]
             .submit(now, "send", job(n, 3600), &mut effects)
@@ -104,21 +116,25 @@ fn lived() -> ([Member; 2], Local, SimTime) {
     }
     settle(&mut members, now, &mut effects);
     now += Duration::from_secs(5);
-    let pending = submit_local(&mut members[1], now, 5);
-    let held = submit_local(&mut members[1], now, 6);
+    let pending = submit_local(&mut members[1], now, "other", 5);
+    let held = submit_local(&mut members[1], now, "other", 6);
     control(&mut members[1], now, held, JobAction::Stop);
     now += Duration::from_secs(10);
     control(&mut members[1], now, stopped, JobAction::Stop);
     control(&mut members[1], now, running, JobAction::Stop);
     now += Duration::from_secs(10);
     control(&mut members[1], now, running, JobAction::Resume);
-    now += Duration::from_secs(20);
+    now += Duration::from_secs(5);
+    let urgent = submit_local(&mut members[1], now, "urgent", 7);
+    now += Duration::from_secs(15);
     settle(&mut members, now, &mut effects);
     let local = Local {
+        preempted,
         running,
         stopped,
         pending,
         held,
+        urgent,
     };
     (members, local, now)
 }
@@ -127,10 +143,12 @@ fn lived() -> ([Member; 2], Local, SimTime) {
 fn a_restored_member_s_history_has_each_job_s_state_and_times() {
     let (members, local, now) = lived();
     let Local {
+        preempted,
         running,
         stopped,
         pending,
         held,
+        urgent,
     } = local;
     let c1 = name("C1");
     let original = members[1].history().expect("kept");
@@ -142,8 +160,8 @@ fn a_restored_member_s_history_has_each_job_s_state_and_times() {
             .collect()
     };
     assert_eq!(
-        states(&[running, stopped, pending, held]),
-        ["RUN", "USUSP", "PEND", "PSUSP"]
+        states(&[preempted, running, stopped, pending, held, urgent]),
+        ["SSUSP", "RUN", "USUSP", "PEND", "PSUSP", "RUN"]
     );
     let mut forwarded_states = states(&forwarded);
     forwarded_states.sort_unstable();
@@ -151,7 +169,7 @@ fn a_restored_member_s_history_has_each_job_s_state_and_times() {
 
     // C2 restarts from its durable state ten seconds later.
     let restarted_at = now + Duration::from_secs(10);
-    let (config, subscribers) = (c2_of_three_slots(), execution_c2().1);
+    let (config, subscribers) = (c2_of_four_slots(), execution_c2().1);
     let mut restored = Member::restore(
         MemberSpec {
             config: &config,
@@ -172,7 +190,16 @@ fn a_restored_member_s_history_has_each_job_s_state_and_times() {
     restored.keep_history(Duration::from_secs(3600));
     let history = restored.history().expect("kept");
 
-    let ids = [running, stopped, pending, held, forwarded[0], forwarded[1]];
+    let ids = [
+        preempted,
+        running,
+        stopped,
+        pending,
+        held,
+        urgent,
+        forwarded[0],
+        forwarded[1],
+    ];
     assert_eq!(history.len(), ids.len(), "every job held, parked too");
     assert_eq!(history.live_forwarded_from(&c1), forwarded);
     for id in ids {
