@@ -131,6 +131,25 @@ fn journaled_clusters_keep_their_jobs_across_kill_9() {
     for job in &before {
         assert!(after.contains(job), "{job:?} in {after:?}");
     }
+    // Its history tells what it restored: each job runs, forwarded by
+    // Cluster1, started before the restart, and says it was restored.
+    let history = live.ask("bhist", "Cluster2", &["-a"]);
+    for (_, _, _, dest) in &before {
+        let row = rows(&history)
+            .iter()
+            .find(|row| row["job_id"].as_u64() == Some(*dest))
+            .unwrap_or_else(|| panic!("job {dest} in {history}"));
+        assert_eq!(row["stat"], "RUN", "{row}");
+        assert_eq!(row["origin"], "forwarded_in", "{row}");
+        assert!(row["start_time"].is_number(), "{row}");
+        let events = row["events"].as_array().expect("events");
+        assert!(
+            events.iter().any(|event| event["event"]
+                .as_str()
+                .is_some_and(|text| text.starts_with("Restored from the state directory"))),
+            "{row}"
+        );
+    }
     let at_two = live.ask("bjobs", "Cluster2", &[]);
     assert_eq!(
         rows(&at_two).len(),

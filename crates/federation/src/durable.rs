@@ -247,6 +247,7 @@ impl Member {
             }
         }
         member.publish_clock = crate::publish::PublishClock::after(now);
+        member.restored_at = Some(now);
         member.enable_journal();
         Ok(member)
     }

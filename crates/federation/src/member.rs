@@ -53,6 +53,10 @@ pub struct Member {
     pub(crate) config: Option<std::sync::Arc<crate::MemberConfig>>,
     /// The job history, when kept ([`Member::keep_history`]).
     pub(crate) history: Option<History>,
+    /// When it was restored from its state directory, if it was
+    /// ([`Member::restore`]): a history kept from then on enters the jobs
+    /// held as the state directory says they stand.
+    pub(crate) restored_at: Option<SimTime>,
 }
 
 /// Where a job a transition is about came from, for totals that count
@@ -129,42 +133,25 @@ impl Member {
             publish_clock: PublishClock::default(),
             config: None,
             history: None,
+            restored_at: None,
         }
     }
 
     /// Keeps a job history from now on (see [`crate::history`]): jobs that
     /// end are kept `clean_period` (CLEAN_PERIOD), for `bjobs -a`, `bhist`
     /// and `bacct`. The jobs the member already holds enter it as they
-    /// are.
+    /// are: pending since their submission, then the start's transitions;
+    /// after a restart from the state directory, each in its state with
+    /// the times the state directory kept (parked jobs too), and a note
+    /// that the events before the restart are not known.
     pub fn keep_history(&mut self, clean_period: Duration) {
         if self.history.is_some() {
             return;
         }
         let mut history = History::new(clean_period);
-        for job in self.node.cluster().jobs() {
-            let origin = crate::history::origin_of(&job.origin, job.id.0 <= self.bundled);
-            let queue = self.node.cluster().queue_config(job.queue).name.as_str();
-            history.submitted(
-                job.submitted_at,
-                job.id.0,
-                queue,
-                &job.spec,
-                origin,
-                job.first_submitted_at,
-            );
-        }
-        if let Some(forwarder) = &self.forwarder {
-            for job in forwarder.jobs() {
-                let queue = forwarder.send_queue_name(job.send_queue_index()).as_str();
-                history.submitted(
-                    job.submitted_at,
-                    job.id,
-                    queue,
-                    &job.spec,
-                    RecordOrigin::Sent,
-                    job.submitted_at,
-                );
-            }
+        match self.restored_at {
+            Some(at) => self.enter_restored(&mut history, at),
+            None => self.enter_held(&mut history),
         }
         self.history = Some(history);
         // The start's own transitions are recorded when a driver takes

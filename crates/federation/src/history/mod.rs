@@ -25,12 +25,14 @@ use mcfed_protocol::{ClusterName, JobSpec, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 mod record;
+mod restored;
 mod wording;
 
 pub(crate) use record::origin_of;
 pub use record::{
     ForwardRecord, GONE, HistoryEvent, JobRecord, MAX_EVENTS, RecordOrigin, StateTimes,
 };
+pub(crate) use restored::HeldJob;
 
 /// A member's job history (see the module documentation).
 #[derive(Clone, Debug)]
@@ -147,11 +149,17 @@ impl History {
             origin,
             first_submitted_at,
         ));
-        if let Some(before) = self.jobs.get(&id) {
+        self.insert(record);
+    }
+
+    /// Keeps `record`, in place of any record of its id, and in the
+    /// index of the jobs forwarded here.
+    fn insert(&mut self, record: Box<JobRecord>) {
+        if let Some(before) = self.jobs.get(&record.id) {
             index_forwarded(&mut self.forwarded_in, before, false);
         }
         index_forwarded(&mut self.forwarded_in, &record, true);
-        self.jobs.insert(id, record);
+        self.jobs.insert(record.id, record);
     }
 
     /// What happened to job `id`, at `at`, moving it to `state`.

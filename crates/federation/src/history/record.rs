@@ -48,6 +48,9 @@ pub struct StateTimes {
     pub ususp: Duration,
     /// SSUSP.
     pub ssusp: Duration,
+    /// UNKWN: time whose states are not known (before a restart from the
+    /// state directory, which keeps no events).
+    pub unknown: Duration,
 }
 
 impl StateTimes {
@@ -65,7 +68,7 @@ impl StateTimes {
 
     /// All of them.
     pub fn total(&self) -> Duration {
-        self.pend + self.psusp + self.run + self.ususp + self.ssusp
+        self.pend + self.psusp + self.run + self.ususp + self.ssusp + self.unknown
     }
 }
 
@@ -131,8 +134,41 @@ pub struct JobRecord {
     /// its queue or spec changes); until then it is rendered when read, so
     /// a job that only waits keeps no event of its own.
     submission_kept: bool,
+    /// For a job held when its member was restored from its state
+    /// directory: what the restart knew of it, rendered as the event
+    /// after its submission when read (so a million restored jobs keep
+    /// no text of their own).
+    pub(super) restored: Option<Box<Restored>>,
     /// Events beyond [`MAX_EVENTS`], counted.
     pub more_events: u32,
+}
+
+/// What a restart from the state directory knew of a job's state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Restored {
+    /// When it was restored.
+    pub at: SimTime,
+    /// Its state then.
+    pub state: &'static str,
+    /// Since when it was in that state, if the state directory says.
+    pub since: Option<SimTime>,
+}
+
+impl Restored {
+    /// The event that says so.
+    fn event(&self) -> HistoryEvent {
+        let known = match self.since {
+            Some(since) => format!("{} since {since}", self.state),
+            None => format!("{}, since when is not known", self.state),
+        };
+        HistoryEvent {
+            at: self.at,
+            text: format!(
+                "Restored from the state directory at {}: {known}; its events before the restart are not kept",
+                self.at
+            ),
+        }
+    }
 }
 
 impl JobRecord {
@@ -162,17 +198,25 @@ impl JobRecord {
             times: StateTimes::default(),
             events: Vec::new(),
             submission_kept: false,
+            restored: None,
             more_events: 0,
         }
     }
 
-    /// What happened to it, in order: its submission first.
+    /// What happened to it, in order: its submission first (then, for a
+    /// job restored from the state directory, that it was).
     pub fn events(&self) -> Vec<HistoryEvent> {
-        let mut events = Vec::with_capacity(self.events.len() + 1);
-        if !self.submission_kept {
-            events.push(self.submission_event());
-        }
-        events.extend(self.events.iter().cloned());
+        let mut events = Vec::with_capacity(self.events.len() + 2);
+        let kept = match self.submission_kept {
+            true => self.events.split_at(1.min(self.events.len())),
+            false => {
+                events.push(self.submission_event());
+                (&[][..], &self.events[..])
+            }
+        };
+        events.extend(kept.0.iter().cloned());
+        events.extend(self.restored.as_ref().map(|restored| restored.event()));
+        events.extend(kept.1.iter().cloned());
         events
     }
 
@@ -220,8 +264,8 @@ impl JobRecord {
     }
 
     pub(super) fn note(&mut self, at: SimTime, text: String) {
-        let submission = usize::from(!self.submission_kept);
-        if self.events.len() + submission < MAX_EVENTS {
+        let rendered = usize::from(!self.submission_kept) + usize::from(self.restored.is_some());
+        if self.events.len() + rendered < MAX_EVENTS {
             self.events.push(HistoryEvent { at, text });
         } else {
             self.more_events += 1;

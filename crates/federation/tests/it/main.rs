@@ -6,5 +6,6 @@ mod control;
 mod journal;
 mod lineage_change;
 mod live_reservations;
+mod restored_history;
 mod snapshot_slices;
 mod unsendable;

@@ -92,7 +92,36 @@ fn jobs_submitted_killed_and_finished_between_slices_are_as_at_the_end() {
 /// C1 forwarding from its send queue to `high@C2`, C2's one slot taking
 /// one job at a time: the others wait at C2, forwarded.
 pub(super) fn federation() -> [Member; 2] {
-    let (c2, subscribers) = execution_c2();
+    federation_of(execution_c2().0)
+}
+
+/// [`federation`] with `c2` as C2's configuration.
+pub(super) fn federation_of(c2: ClusterConfig) -> [Member; 2] {
+    let (_, subscribers) = execution_c2();
+    let (c1, forwarder) = submission_c1();
+    let (one, _) = Member::build(MemberSpec {
+        config: &c1,
+        forwarder: Some(&forwarder),
+        subscribers: &[],
+        collectors: &[],
+        initial_jobs: &[],
+    })
+    .expect("C1 builds");
+    let (mut two, _) = Member::build(MemberSpec {
+        config: &c2,
+        forwarder: None,
+        subscribers: &subscribers,
+        collectors: &subscribers,
+        initial_jobs: &[],
+    })
+    .expect("C2 builds");
+    two.enable_journal();
+    [one, two]
+}
+
+/// C1 of [`federation`]: its configuration (one send queue to
+/// `high@C2`) and its forwarder's.
+pub(super) fn submission_c1() -> (ClusterConfig, ForwarderConfig) {
     let mut c1 = ClusterConfig::new(name("C1"));
     c1.hosts = vec![HostConfig::new("a1", 1)];
     c1.queues = vec![{
@@ -113,24 +142,7 @@ pub(super) fn federation() -> [Member; 2] {
         max_forwards: 100,
         reachability: Default::default(),
     };
-    let (one, _) = Member::build(MemberSpec {
-        config: &c1,
-        forwarder: Some(&forwarder),
-        subscribers: &[],
-        collectors: &[],
-        initial_jobs: &[],
-    })
-    .expect("C1 builds");
-    let (mut two, _) = Member::build(MemberSpec {
-        config: &c2,
-        forwarder: None,
-        subscribers: &subscribers,
-        collectors: &subscribers,
-        initial_jobs: &[],
-    })
-    .expect("C2 builds");
-    two.enable_journal();
-    [one, two]
+    (c1, forwarder)
 }
 
 /// C2 of [`federation`]: its configuration, one slot, and its submission

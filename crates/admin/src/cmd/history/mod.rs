@@ -75,7 +75,8 @@ pub struct HistoryRow {
     pub error_file: Option<String>,
     /// `bsub -sp`.
     pub user_priority: Option<u32>,
-    /// Seconds spent in each state so far: PEND, PSUSP, RUN, USUSP, SSUSP.
+    /// Seconds spent in each state so far: PEND, PSUSP, RUN, USUSP, SSUSP,
+    /// UNKWN.
     pub times: StateSeconds,
     /// What happened, in order.
     pub events: Vec<HistoryEventRow>,
@@ -96,6 +97,10 @@ pub struct StateSeconds {
     pub ususp: f64,
     /// SSUSP.
     pub ssusp: f64,
+    /// UNKWN: time whose states are not known (before a restart from the
+    /// state directory, which keeps no events; docs/reliability.md).
+    #[serde(default)]
+    pub unkwn: f64,
     /// All of them.
     pub total: f64,
 }
@@ -182,6 +187,7 @@ pub(crate) fn history_row(record: &JobRecord, now: SimTime) -> HistoryRow {
             run: times.run.as_secs_f64(),
             ususp: times.ususp.as_secs_f64(),
             ssusp: times.ssusp.as_secs_f64(),
+            unkwn: times.unknown.as_secs_f64(),
             total: times.total().as_secs_f64(),
         },
         events: record

@@ -31,7 +31,7 @@ pub fn bhist_table(rows: &[HistoryRow]) -> Table {
                 secs(times.run),
                 secs(times.ususp),
                 secs(times.ssusp),
-                "0".to_owned(),
+                secs(times.unkwn),
                 secs(times.total),
             ]
         })
@@ -89,7 +89,7 @@ pub fn bhist_long(rows: &[HistoryRow], now: f64) -> String {
             times.run,
             times.ususp,
             times.ssusp,
-            0.0,
+            times.unkwn,
         ] {
             let cell = format!(" {}", value.round());
             pad_to(&mut text, &cell, 9);
