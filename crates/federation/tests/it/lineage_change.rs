@@ -14,7 +14,7 @@ use mcfed_federation::history::GONE;
 use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
 use mcfed_protocol::{ClusterName, Envelope, JobRecall, JobWithdraw, Message, SimTime};
 
-use super::snapshot_slices::{execution_c2, federation, job, resume, settle};
+use super::snapshot_slices::{self, execution_c2, job, resume, settle};
 
 fn name(text: &str) -> ClusterName {
     ClusterName::new(text).expect("valid")
@@ -58,13 +58,8 @@ fn forwarded_jobs(state: &DurableState) -> usize {
 /// The two-cluster federation connected (C1 at lineage 1) after C2's
 /// first counters, C2 keeping its history.
 fn connected() -> ([Member; 2], Effects) {
-    let mut members = federation();
-    let mut effects = Effects::default();
+    let (mut members, effects) = snapshot_slices::connected();
     members[1].keep_history(Duration::from_secs(3600));
-    resume(&mut members, SimTime::ZERO, 1, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
-    members[1].publish(SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
     (members, effects)
 }
 

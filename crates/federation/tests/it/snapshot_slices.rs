@@ -180,6 +180,18 @@ pub(super) fn settle(members: &mut [Member; 2], now: SimTime, effects: &mut Effe
     panic!("the federation does not settle");
 }
 
+/// C1 and C2 linked, C2's counters known to C1: where the tests that
+/// forward begin.
+pub(super) fn connected() -> ([Member; 2], Effects) {
+    let mut members = federation();
+    let mut effects = Effects::default();
+    connect(&mut members, SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    members[1].publish(SimTime::ZERO, &mut effects);
+    settle(&mut members, SimTime::ZERO, &mut effects);
+    (members, effects)
+}
+
 /// The link between C1 and C2 comes up: each says hello and resumes.
 fn connect(members: &mut [Member; 2], now: SimTime, effects: &mut Effects) {
     resume(members, now, 1, effects);
@@ -220,12 +232,7 @@ pub(super) fn resume(
 
 #[test]
 fn jobs_parked_and_put_back_between_slices_are_as_at_the_end() {
-    let mut members = federation();
-    let mut effects = Effects::default();
-    connect(&mut members, SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
-    members[1].publish(SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
+    let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
     for n in 0..12 {
         members[0]
@@ -277,12 +284,7 @@ fn jobs_parked_and_put_back_between_slices_are_as_at_the_end() {
 /// slices: the snapshot is C1's state at its end.
 #[test]
 fn send_queue_jobs_changed_between_slices_are_as_at_the_end() {
-    let mut members = federation();
-    let mut effects = Effects::default();
-    connect(&mut members, SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
-    members[1].publish(SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
+    let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
     let mut ids = Vec::new();
     for n in 0..40 {
@@ -340,12 +342,7 @@ fn send_queue_jobs_changed_between_slices_are_as_at_the_end() {
 /// move is seen) and ends, as C2's state at its end.
 #[test]
 fn a_link_flapping_between_slices_does_not_keep_the_snapshot_from_ending() {
-    let mut members = federation();
-    let mut effects = Effects::default();
-    connect(&mut members, SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
-    members[1].publish(SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
+    let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
     for n in 0..20 {
         members[0]
@@ -394,12 +391,7 @@ fn a_link_flapping_between_slices_does_not_keep_the_snapshot_from_ending() {
 /// their move is seen.
 #[test]
 fn jobs_put_back_beyond_the_walk_are_in_the_snapshot() {
-    let mut members = federation();
-    let mut effects = Effects::default();
-    connect(&mut members, SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
-    members[1].publish(SimTime::ZERO, &mut effects);
-    settle(&mut members, SimTime::ZERO, &mut effects);
+    let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
     for n in 0..12 {
         members[0]
