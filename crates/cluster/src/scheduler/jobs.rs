@@ -162,10 +162,7 @@ impl JobBook {
         let arrival = self.next_order(priority);
         let remaining = spec.run_time;
         let slot = self.slot_for(id);
-        debug_assert!(self.slots[slot].is_none(), "slot {slot} is taken");
-        // The slot is free (`None`): filled in place, where an assignment
-        // would build the job aside and copy it over.
-        self.slots[slot].get_or_insert_with(|| Job {
+        self.slots[slot] = Some(Job {
             id,
             queue,
             spec,
