@@ -350,7 +350,13 @@ impl ClusterNode {
             }
         }
         // Moved, not cloned: the buffer is emptied before its next use.
-        transitions.append(&mut self.transitions);
+        // Into an empty vector (as a driver's effects mostly are) the
+        // buffers are swapped rather than the transitions copied.
+        if transitions.is_empty() {
+            std::mem::swap(transitions, &mut self.transitions);
+        } else {
+            transitions.append(&mut self.transitions);
+        }
     }
 
     /// Takes a counter snapshot of the state at `now`, stamped `stamp` (the

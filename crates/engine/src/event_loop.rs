@@ -32,7 +32,9 @@ use mcfed_run::{RunOptions, RunOutput};
 use mcfed_scenario::Scenario;
 
 use crate::federation::Federation;
-use crate::heap::{EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT};
+use crate::heap::{
+    Event, EventHeap, EventKind, PHASE_EVENTS, PHASE_PROBE, PHASE_PUBLISH, PHASE_SUBMIT,
+};
 use crate::output::{EngineError, PROGRESS_EVERY, Progress, recorder_for};
 use crate::submissions::Streams;
 
@@ -202,12 +204,12 @@ impl<'a> EventLoop<'a> {
             if at > end || self.drained(at) {
                 break;
             }
-            let Some((at, kind)) = self.heap.pop() else {
+            let Some((at, event)) = self.heap.pop() else {
                 break;
             };
             self.now = at;
             self.recorder.event_handled();
-            self.handle(kind);
+            self.handle(event);
             let stats = self.recorder.stats();
             if stats.events % PROGRESS_EVERY == 0 {
                 observe(&Progress {
@@ -254,21 +256,25 @@ impl<'a> EventLoop<'a> {
         rule.drained(self.now, next, activity)
     }
 
-    fn handle(&mut self, kind: EventKind) {
-        match kind {
-            EventKind::Submit(index) => self.submit_scenario(index),
-            EventKind::Stream(index) => self.submit_stream(index),
-            EventKind::Action(index) => self.act(index),
-            EventKind::Deliver(envelope) => self.deliver(envelope),
-            EventKind::Wake(index) => {
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Submit(index) => self.submit_scenario(index),
+            Event::Stream(index) => self.submit_stream(index),
+            Event::Action(index) => self.act(index),
+            Event::Deliver(slot) => {
+                if let Some(envelope) = self.heap.take_envelope(slot) {
+                    self.deliver(envelope);
+                }
+            }
+            Event::Wake(index) => {
                 if self.wake_at[index] == Some(self.now) {
                     self.wake_at[index] = None;
                 }
                 self.touch(index);
             }
-            EventKind::Publish(index) => self.publish(index),
-            EventKind::Sample => self.sample(),
-            EventKind::Probe => self.probe(),
+            Event::Publish(index) => self.publish(index),
+            Event::Sample => self.sample(),
+            Event::Probe => self.probe(),
         }
     }
 

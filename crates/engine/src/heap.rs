@@ -7,10 +7,10 @@ use std::collections::BinaryHeap;
 
 use mcfed_protocol::{Envelope, SimTime};
 
-/// What an event does. Only passed in and out of the heap: the heap keeps a
-/// small [`Key`] per event and the envelopes of deliveries in its slab, so
-/// the size of `Deliver` costs one move in and one out, not a move per
-/// sift of the heap or per other event.
+/// What an event does, as it is pushed. The heap keeps a small [`Event`]
+/// per event and the envelopes of deliveries in its slab, so the size of
+/// `Deliver` costs one move in and one out, not a move per sift of the
+/// heap or per other event.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum EventKind {
     /// Submit the scenario's submission at this index.
@@ -42,12 +42,15 @@ impl EventKind {
             | EventKind::Stream(_)
             | EventKind::Action(_)
             | EventKind::Wake(_) => true,
-            EventKind::Deliver(envelope) => {
-                !matches!(envelope.message, mcfed_protocol::Message::CounterUpdate(_))
-            }
+            EventKind::Deliver(envelope) => is_work(envelope),
             EventKind::Publish(_) | EventKind::Sample | EventKind::Probe => false,
         }
     }
+}
+
+/// Whether delivering `envelope` is work: anything but a counter update.
+fn is_work(envelope: &Envelope) -> bool {
+    !matches!(envelope.message, mcfed_protocol::Message::CounterUpdate(_))
 }
 
 /// The scenario's submissions and actions, first at their instant.
@@ -61,26 +64,39 @@ pub(crate) const PHASE_PUBLISH: u8 = 3;
 /// Probes, last.
 pub(crate) const PHASE_PROBE: u8 = 4;
 
-/// What an entry of the heap holds: the event itself, or for a delivery
-/// the slab slot of its envelope — so the heap and the events that are not
-/// deliveries (most of a replay's) never move an envelope.
+/// What an entry of the heap holds, and what [`EventHeap::pop`] gives: the
+/// event itself, or for a delivery the slab slot of its envelope
+/// ([`EventHeap::take_envelope`]) — so the heap and the events that are not
+/// deliveries (most of a replay's) never move an envelope, in or out.
 #[derive(Clone, Copy)]
-enum Key {
+pub(crate) enum Event {
+    /// Submit the scenario's submission at this index.
     Submit(usize),
+    /// Give the scenario's `[[action]]` at this index.
     Action(usize),
+    /// Submit the next job of the workload at this index.
     Stream(usize),
-    Deliver(u32),
+    /// Deliver the envelope in this slot.
+    Deliver(EnvelopeSlot),
+    /// Wake the member at this index.
     Wake(usize),
+    /// The member at this index publishes its counters.
     Publish(usize),
+    /// Sample slot usage.
     Sample,
+    /// Take a snapshot for expectations and `--show`.
     Probe,
 }
+
+/// Where the heap keeps a delivery's envelope until it is taken.
+#[derive(Clone, Copy)]
+pub(crate) struct EnvelopeSlot(u32);
 
 struct Entry {
     at: SimTime,
     phase: u8,
     seq: u64,
-    key: Key,
+    key: Event,
 }
 
 impl PartialEq for Entry {
@@ -131,14 +147,14 @@ impl EventHeap {
     fn insert(&mut self, at: SimTime, phase: u8, seq: u64, kind: EventKind) {
         self.work += usize::from(kind.is_work());
         let key = match kind {
-            EventKind::Submit(index) => Key::Submit(index),
-            EventKind::Action(index) => Key::Action(index),
-            EventKind::Stream(index) => Key::Stream(index),
-            EventKind::Deliver(envelope) => Key::Deliver(self.store(envelope)),
-            EventKind::Wake(index) => Key::Wake(index),
-            EventKind::Publish(index) => Key::Publish(index),
-            EventKind::Sample => Key::Sample,
-            EventKind::Probe => Key::Probe,
+            EventKind::Submit(index) => Event::Submit(index),
+            EventKind::Action(index) => Event::Action(index),
+            EventKind::Stream(index) => Event::Stream(index),
+            EventKind::Deliver(envelope) => Event::Deliver(EnvelopeSlot(self.store(envelope))),
+            EventKind::Wake(index) => Event::Wake(index),
+            EventKind::Publish(index) => Event::Publish(index),
+            EventKind::Sample => Event::Sample,
+            EventKind::Probe => Event::Probe,
         };
         self.heap.push(Entry {
             at,
@@ -166,30 +182,34 @@ impl EventHeap {
         self.heap.peek().map(|entry| (entry.at, entry.phase))
     }
 
-    /// Takes the next event.
-    pub(crate) fn pop(&mut self) -> Option<(SimTime, EventKind)> {
+    /// Takes the next event (a delivery's envelope stays in the slab until
+    /// [`EventHeap::take_envelope`]).
+    pub(crate) fn pop(&mut self) -> Option<(SimTime, Event)> {
         loop {
             let entry = self.heap.pop()?;
-            let kind = match entry.key {
-                Key::Submit(index) => EventKind::Submit(index),
-                Key::Action(index) => EventKind::Action(index),
-                Key::Stream(index) => EventKind::Stream(index),
-                Key::Deliver(slot) => {
-                    let envelope = self.envelopes.get_mut(slot as usize).and_then(Option::take);
-                    self.free_slots.push(slot);
-                    match envelope {
-                        Some(envelope) => EventKind::Deliver(envelope),
-                        None => continue,
+            let work = match entry.key {
+                Event::Submit(_) | Event::Action(_) | Event::Stream(_) | Event::Wake(_) => true,
+                Event::Deliver(EnvelopeSlot(slot)) => {
+                    match self.envelopes.get(slot as usize).and_then(Option::as_ref) {
+                        Some(envelope) => is_work(envelope),
+                        None => {
+                            self.free_slots.push(slot);
+                            continue;
+                        }
                     }
                 }
-                Key::Wake(index) => EventKind::Wake(index),
-                Key::Publish(index) => EventKind::Publish(index),
-                Key::Sample => EventKind::Sample,
-                Key::Probe => EventKind::Probe,
+                Event::Publish(_) | Event::Sample | Event::Probe => false,
             };
-            self.work -= usize::from(kind.is_work());
-            return Some((entry.at, kind));
+            self.work -= usize::from(work);
+            return Some((entry.at, entry.key));
         }
+    }
+
+    /// The envelope of a delivery [`EventHeap::pop`] gave, taken out of
+    /// the slab (its slot is free again).
+    pub(crate) fn take_envelope(&mut self, EnvelopeSlot(slot): EnvelopeSlot) -> Option<Envelope> {
+        self.free_slots.push(slot);
+        self.envelopes.get_mut(slot as usize).and_then(Option::take)
     }
 
     /// Whether any work event is still to happen.

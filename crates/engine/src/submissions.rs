@@ -43,9 +43,11 @@ impl Streams {
 
     /// Takes the next submission of workload `index`.
     pub(crate) fn take(&mut self, index: usize) -> Option<Submission> {
-        let head = self.streams.get_mut(index)?.next()?;
+        let stream = self.streams.get_mut(index)?;
+        stream.peek()?;
         self.submitted[index] += 1;
-        Some(head)
+        // Taken last, so the submission moves straight to the caller.
+        stream.next()
     }
 
     /// What each workload read and skipped, for the run's output.

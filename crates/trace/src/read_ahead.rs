@@ -148,11 +148,15 @@ impl Iterator for ReadAhead {
     type Item = Submission;
 
     fn next(&mut self) -> Option<Submission> {
-        let submission = self.current.next()?;
-        if self.current.as_slice().is_empty() {
-            self.refill();
+        if self.current.as_slice().len() > 1 {
+            return self.current.next();
         }
-        Some(submission)
+        // The batch's last: the next batch is taken first, so that `peek`
+        // sees it. Either way the submission is moved once, straight to
+        // the caller (a move before a call that may unwind is a copy more).
+        let mut last = std::mem::replace(&mut self.current, Vec::new().into_iter());
+        self.refill();
+        last.next()
     }
 }
 

@@ -15,6 +15,17 @@ use rustc_hash::FxHashMap;
 
 use crate::job::{Job, JobId, JobOrigin, JobState, PendingReason, QueueIndex, UserId, order_key};
 
+/// How a job leaves the book, for its counts.
+#[derive(Clone, Copy)]
+enum Leaving {
+    /// It ran its time.
+    Finished,
+    /// It was killed.
+    Exited,
+    /// It was taken out (recalled, withdrawn, parked): not counted.
+    Removed,
+}
+
 /// The cluster's jobs.
 #[derive(Clone, Debug)]
 pub(crate) struct JobBook {
@@ -107,12 +118,18 @@ impl JobBook {
         slot as usize
     }
 
-    /// Takes job `id` out of its slot.
-    fn take(&mut self, id: JobId) -> Option<Job> {
+    /// Takes job `id` out of its slot, counting it as `leaving` says. The
+    /// job is moved last, straight to the caller (a job moved before a
+    /// call that may unwind is copied once more).
+    fn take(&mut self, id: JobId, leaving: Leaving) -> Option<Job> {
         let slot = self.slot_of.remove(&id)?;
-        let job = self.slots[slot as usize].take();
         self.free.push(slot);
-        job
+        match leaving {
+            Leaving::Finished => self.finished += 1,
+            Leaving::Exited => self.exited += 1,
+            Leaving::Removed => {}
+        }
+        self.slots[slot as usize].take()
     }
 
     /// The next job id, taken (the forwarder numbers the jobs of send
@@ -199,21 +216,17 @@ impl JobBook {
 
     /// Takes job `id` out of the book.
     pub(crate) fn remove(&mut self, id: JobId) -> Option<Job> {
-        self.take(id)
+        self.take(id, Leaving::Removed)
     }
 
     /// Takes finished job `id` out of the book, counting it.
     pub(crate) fn remove_finished(&mut self, id: JobId) -> Option<Job> {
-        let job = self.take(id)?;
-        self.finished += 1;
-        Some(job)
+        self.take(id, Leaving::Finished)
     }
 
     /// Takes killed job `id` out of the book, counting it.
     pub(crate) fn remove_exited(&mut self, id: JobId) -> Option<Job> {
-        let job = self.take(id)?;
-        self.exited += 1;
-        Some(job)
+        self.take(id, Leaving::Exited)
     }
 
     /// How many jobs have finished.
