@@ -326,14 +326,11 @@ impl Cluster {
                 reason: block.reason,
                 slots_alone: false,
             },
-            None => match self.find_placement(queue, id, now, PlaceMode::Normal) {
+            None => match self.find_placement_of(queue, job, now, PlaceMode::Normal) {
                 Ok(placement) => {
+                    let has_options = job.spec.options.is_some();
                     self.start(id, placement, now, transitions);
-                    if self
-                        .jobs
-                        .get(id)
-                        .is_some_and(|job| job.spec.options.is_some())
-                    {
+                    if has_options {
                         self.grow_at_start(queue, id, now, transitions);
                     }
                     if self.queues[queue]

@@ -75,6 +75,19 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return Err(PlacementFailure::SHORTAGE);
         };
+        self.find_placement_of(queue, job, now, mode)
+    }
+
+    /// [`Cluster::find_placement`] for a job the caller holds already (the
+    /// pass tries several a job, and each would look it up again).
+    pub(crate) fn find_placement_of(
+        &self,
+        queue: QueueIndex,
+        job: &Job,
+        now: SimTime,
+        mode: PlaceMode,
+    ) -> Result<Vec<Placement>, PlacementFailure> {
+        let id = job.id;
         let host_set = self.queues[queue].host_set;
         let set = self.hosts.set(host_set);
         let binding = if mode == PlaceMode::Normal && !self.reservations.is_empty() {
