@@ -326,14 +326,11 @@ impl Cluster {
                 reason: block.reason,
                 slots_alone: false,
             },
-            None => match self.find_placement(queue, id, now, PlaceMode::Normal) {
+            None => match self.find_placement_of(queue, job, now, PlaceMode::Normal) {
                 Ok(placement) => {
+                    let has_options = job.spec.options.is_some();
                     self.start(id, placement, now, transitions);
-                    if self
-                        .jobs
-                        .get(id)
-                        .is_some_and(|job| job.spec.options.is_some())
-                    {
+                    if has_options {
                         self.grow_at_start(queue, id, now, transitions);
                     }
                     if self.queues[queue]
@@ -351,28 +348,46 @@ impl Cluster {
         if can_preempt && self.preempt_for(queue, id, now, transitions) {
             return Outcome::Started;
         }
-        // Placement reads reservations through the job's own place in the
-        // queue and run limit, and a shortage may make the job reserve:
-        // then the failure is this job's alone.
         let reserves = self.queues[queue].config.slot_reserve.is_some() && slots >= 2;
-        let placed_alike = !can_preempt
-            && self.reservations.is_empty()
-            && self.advance.is_empty()
-            && !(reserves && failure.reason == PendingReason::NotEnoughSlots);
-        if failure.reason == PendingReason::NotEnoughSlots {
+        let scope = self.placement_failure_scope(host_set, can_preempt, reserves, failure);
+        // A job reserves only in a SLOT_RESERVE queue, or renews the
+        // reservation it holds: with neither, there is nothing to look up.
+        let may_reserve = reserves || !self.reservations.is_empty();
+        if failure.reason == PendingReason::NotEnoughSlots && may_reserve {
             self.reserve_slots(queue, id, now, false);
         }
         if failure.slots_alone && plain {
             turn.smallest_failure = turn.smallest_failure.min(slots);
         }
-        let scope = if self.hosts.set(host_set).free_slots == 0 && !can_preempt {
+        failed(failure.reason, scope)
+    }
+
+    /// Which pending jobs a placement `failure` in host set `host_set`
+    /// stands for, read before the job may reserve: the whole queue when
+    /// its hosts have no free slot and it cannot preempt; the job's bucket
+    /// when placement read nothing of the job's own — no preemption, no
+    /// slot or advance reservations (they read its place in the queue and
+    /// its run limit), and no shortage that makes it reserve (`reserves`);
+    /// else the job alone.
+    fn placement_failure_scope(
+        &self,
+        host_set: usize,
+        can_preempt: bool,
+        reserves: bool,
+        failure: PlacementFailure,
+    ) -> Scope {
+        if can_preempt {
+            Scope::Job
+        } else if self.hosts.set(host_set).free_slots == 0 {
             Scope::Queue
-        } else if placed_alike {
+        } else if self.reservations.is_empty()
+            && self.advance.is_empty()
+            && !(reserves && failure.reason == PendingReason::NotEnoughSlots)
+        {
             Scope::Class
         } else {
             Scope::Job
-        };
-        failed(failure.reason, scope)
+        }
     }
 
     /// The queue-level limit that holds back a job of `user` asking for

@@ -57,6 +57,9 @@ struct Search<'a> {
     check_limits: bool,
     /// What advance reservations allow the job.
     advance: ReservationBounds,
+    /// They take none of any host's free slots from it (read once rather
+    /// than the bounds on every host).
+    advance_takes_nothing: bool,
 }
 
 impl Cluster {
@@ -72,6 +75,19 @@ impl Cluster {
         let Some(job) = self.jobs.get(id) else {
             return Err(PlacementFailure::SHORTAGE);
         };
+        self.find_placement_of(queue, job, now, mode)
+    }
+
+    /// [`Cluster::find_placement`] for a job the caller holds already (the
+    /// pass tries several a job, and each would look it up again).
+    pub(crate) fn find_placement_of(
+        &self,
+        queue: QueueIndex,
+        job: &Job,
+        now: SimTime,
+        mode: PlaceMode,
+    ) -> Result<Vec<Placement>, PlacementFailure> {
+        let id = job.id;
         let host_set = self.queues[queue].host_set;
         let set = self.hosts.set(host_set);
         let binding = if mode == PlaceMode::Normal && !self.reservations.is_empty() {
@@ -84,6 +100,13 @@ impl Cluster {
             .any(|&r| self.reservations[r].host_set == host_set)
         {
             return Err(PlacementFailure::blocked(PendingReason::SlotsReserved));
+        }
+        // A job asking for no resources names no advance reservation, so
+        // only a shortage can refuse it before the reservations' bounds.
+        let mut needed = job.spec.slots;
+        let plain = job.spec.resources.is_empty();
+        if mode != PlaceMode::Optimistic && plain && set.free_slots < u64::from(needed) {
+            return Err(PlacementFailure::SHORTAGE);
         }
         let advance = self.reservation_bounds(job, now);
         match &advance {
@@ -104,11 +127,6 @@ impl Cluster {
             }
             _ => {}
         }
-        let mut needed = job.spec.slots;
-        let plain = job.spec.resources.is_empty();
-        if mode != PlaceMode::Optimistic && plain && set.free_slots < u64::from(needed) {
-            return Err(PlacementFailure::SHORTAGE);
-        }
         let optimistic = mode == PlaceMode::Optimistic;
         let search = Search {
             job,
@@ -116,6 +134,10 @@ impl Cluster {
             binding: &binding,
             mode,
             check_limits: self.tallies.tracking().any_host_limit() || !self.limit_book.is_empty(),
+            advance_takes_nothing: !matches!(
+                advance,
+                ReservationBounds::Held(_) | ReservationBounds::Within { .. }
+            ),
             advance,
         };
         // Limit sections counting hosts together: what each lets the job
@@ -203,23 +225,10 @@ impl Cluster {
         {
             return Err(Some(PendingReason::SlotsReserved));
         }
-        let free = match &search.advance {
-            ReservationBounds::Free | ReservationBounds::Closed | ReservationBounds::Missing => {
-                free
-            }
-            ReservationBounds::Held(held) => match free.saturating_sub(held[host]) {
-                0 => return Err(Some(PendingReason::AdvanceReserved)),
-                room => room,
-            },
-            ReservationBounds::Within { hosts, held, .. } => {
-                if !hosts.contains(&host) {
-                    return Err(None);
-                }
-                match free.saturating_sub(held[host]) {
-                    0 => return Err(Some(PendingReason::AdvanceReserved)),
-                    room => room,
-                }
-            }
+        let free = if search.advance_takes_nothing {
+            free
+        } else {
+            room_under_reservations(&search.advance, host, free)?
         };
         if !search.check_limits {
             return Ok(free);
@@ -232,5 +241,31 @@ impl Cluster {
             .per_host_limit_room(host, search.queue, search.job.user, (false, optimistic))
             .ok_or(Some(PendingReason::ResourceLimit))?;
         Ok(free.min(room).min(limit))
+    }
+}
+
+/// What advance reservations' `bounds` leave a job of the `free` slots of
+/// `host`: `Err(None)` for a host outside the reservation it names,
+/// `Err(Some(AdvanceReserved))` when they hold every free slot.
+fn room_under_reservations(
+    bounds: &ReservationBounds,
+    host: HostIndex,
+    free: u32,
+) -> Result<u32, Option<PendingReason>> {
+    let held = match bounds {
+        ReservationBounds::Free | ReservationBounds::Closed | ReservationBounds::Missing => {
+            return Ok(free);
+        }
+        ReservationBounds::Held(held) => held,
+        ReservationBounds::Within { hosts, held, .. } => {
+            if !hosts.contains(&host) {
+                return Err(None);
+            }
+            held
+        }
+    };
+    match free.saturating_sub(held[host]) {
+        0 => Err(Some(PendingReason::AdvanceReserved)),
+        room => Ok(room),
     }
 }
