@@ -212,13 +212,19 @@ fn framed(payload: &[u8], out: &mut Vec<u8>) {
     mcfed_journal::format::encode_frame(payload, out);
 }
 
-/// The journal seeds: records and a snapshot with jobs killed away, and a
+/// The journal seeds: records (jobs killed away, an end a sync forgot, a
+/// job parked or put back) and a snapshot with jobs killed away, and a
 /// snapshot made in slices while the member took jobs.
 fn journal_seeds() -> Vec<(String, Vec<u8>)> {
     let records = [
         JournalRecord::Source(Box::new(killed_away(4, Some(21)))),
         JournalRecord::Source(Box::new(killed_away(5, None))),
         JournalRecord::SourceGone { id: 4 },
+        JournalRecord::EndForgotten {
+            from: name("Cluster2"),
+            source_job: 7,
+        },
+        JournalRecord::JobMoved { id: 3 },
     ];
     let mut body = Vec::new();
     for record in &records {
