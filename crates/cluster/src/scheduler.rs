@@ -46,7 +46,7 @@ pub(crate) use adjustment::Adjustment;
 pub use control::ControlError;
 pub use host_failure::HostEvent;
 pub(crate) use hosts::{Host, HostBook};
-pub(crate) use jobs::JobBook;
+pub(crate) use jobs::{JobBook, Leaving};
 pub(crate) use limit_book::{Limit, LimitBook, LimitKey};
 pub(crate) use pending::{BucketIndex, PendingJobs};
 pub(crate) use queues::{Pool, Queue, QueueBook, QueueFairshare, Stop, victim_key};

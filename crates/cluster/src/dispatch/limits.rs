@@ -38,8 +38,24 @@ impl Cluster {
     /// The first cluster-wide user limit (the user's or one of its groups'
     /// MAX_JOBS) that `slots` more slots would pass, and whether it is
     /// already reached. With `resuming`, the slots are a suspended job's,
-    /// already counted by limits that count suspended jobs.
+    /// already counted by limits that count suspended jobs. Answered by
+    /// one flag while no user or group has a MAX_JOBS (every try asks).
+    #[inline]
     pub(crate) fn cluster_limit_block(
+        &self,
+        user: UserId,
+        slots: u32,
+        resuming: bool,
+    ) -> Option<(PendingReason, bool)> {
+        if !self.users.any_max_jobs() {
+            return None;
+        }
+        self.max_jobs_block(user, slots, resuming)
+    }
+
+    /// [`Cluster::cluster_limit_block`] when some user or group has a
+    /// MAX_JOBS: the user's, then its groups', in order.
+    fn max_jobs_block(
         &self,
         user: UserId,
         slots: u32,

@@ -21,7 +21,7 @@ use crate::job::{
 
 use super::accounting::Holding;
 use super::lifecycle::reset_priority;
-use super::{Cluster, Transition};
+use super::{Cluster, Leaving, Transition};
 
 /// Why a job control command was refused, in LSF's words where LSF has
 /// them.
@@ -112,10 +112,11 @@ impl Cluster {
             _ => (Vec::new(), false),
         };
         self.release(id, now);
-        if let Some(job) = self.jobs.get(id) {
-            transitions.push(Transition::of(job, event, now, None, &self.queues));
-        }
-        self.jobs.remove_exited(id);
+        let queues = &self.queues;
+        let ended = self.jobs.end(id, Leaving::Exited, |job| {
+            Transition::ended(job, event, now, queues)
+        });
+        transitions.extend(ended);
         self.cycle.dirty = true;
         if !placement.is_empty() {
             self.chunk_runner_gone(id, placement, now, transitions);

@@ -11,7 +11,7 @@ use crate::job::JobId;
 
 use super::accounting::Holding;
 use super::control::ControlError;
-use super::{Cluster, Transition};
+use super::{Cluster, Leaving, Transition};
 
 /// What happens to a host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -106,16 +106,11 @@ impl Cluster {
                 ));
             }
         } else {
-            if let Some(job) = self.jobs.get(id) {
-                transitions.push(Transition::of(
-                    job,
-                    JobEvent::Killed,
-                    now,
-                    None,
-                    &self.queues,
-                ));
-            }
-            self.jobs.remove_exited(id);
+            let queues = &self.queues;
+            let ended = self.jobs.end(id, Leaving::Exited, |job| {
+                Transition::ended(job, JobEvent::Killed, now, queues)
+            });
+            transitions.extend(ended);
         }
         self.break_chunk(id, now, transitions);
         rerun

@@ -9,7 +9,7 @@ use crate::job::{Job, JobId, JobOrigin, JobState, Placement, QueueIndex};
 
 use super::accounting::Holding;
 use super::queues::QueueBook;
-use super::{Cluster, Transition};
+use super::{Cluster, Leaving, Transition};
 
 impl Transition {
     /// `event` happened to `job` at `at`.
@@ -20,11 +20,32 @@ impl Transition {
         preempted_by: Option<JobId>,
         queues: &QueueBook,
     ) -> Self {
+        Transition::with_origin(job, job.origin.clone(), event, at, preempted_by, queues)
+    }
+
+    /// `event` ended `job`, leaving the cluster, at `at`: its origin moves
+    /// to the transition (the job is dropped next).
+    #[inline(always)]
+    pub(crate) fn ended(job: &mut Job, event: JobEvent, at: SimTime, queues: &QueueBook) -> Self {
+        let origin = std::mem::replace(&mut job.origin, JobOrigin::Local);
+        Transition::with_origin(job, origin, event, at, None, queues)
+    }
+
+    /// `event` happened to `job`, from `origin`, at `at`.
+    #[inline(always)]
+    fn with_origin(
+        job: &Job,
+        origin: JobOrigin,
+        event: JobEvent,
+        at: SimTime,
+        preempted_by: Option<JobId>,
+        queues: &QueueBook,
+    ) -> Self {
         Transition {
             job: job.id,
             event,
             at,
-            origin: job.origin.clone(),
+            origin,
             preempted_by,
             name: job.spec.name.clone(),
             queue: queues[job.queue].config.name.clone(),
@@ -301,40 +322,27 @@ impl Cluster {
             return;
         };
         let ran = job.ran_before() + at.saturating_since(job.running_since);
-        let limited = ran < job.spec.run_time;
-        self.account(id, Holding::Running, Holding::Nothing, at);
-        let removed = if limited {
-            self.jobs.remove_exited(id)
+        let (event, leaving) = if ran < job.spec.run_time {
+            (JobEvent::RunLimit, Leaving::Exited)
         } else {
-            self.jobs.remove_finished(id)
+            (JobEvent::Finished, Leaving::Finished)
         };
-        let Some(job) = removed else {
+        self.account(id, Holding::Running, Holding::Nothing, at);
+        let (queues, chunked) = (&self.queues, !self.chunks.is_empty());
+        // The transition is pushed from within: returned, it was copied
+        // twice more.
+        let ended = self.jobs.end(id, leaving, |job| {
+            transitions.push(Transition::ended(job, event, at, queues));
+            if chunked {
+                std::mem::take(&mut job.placement)
+            } else {
+                Vec::new()
+            }
+        });
+        let Some(placement) = ended else {
             return;
         };
         self.cycle.dirty = true;
-        let placement = if self.chunks.is_empty() {
-            Vec::new()
-        } else {
-            job.placement.clone()
-        };
-        transitions.push(Transition {
-            job: id,
-            event: if limited {
-                JobEvent::RunLimit
-            } else {
-                JobEvent::Finished
-            },
-            at,
-            origin: job.origin,
-            preempted_by: None,
-            name: job.spec.name,
-            queue: self.queues[job.queue].config.name.clone(),
-            submitted_at: job.submitted_at,
-            first_submitted_at: job.first_submitted_at,
-            started_at: job.started_at,
-            slots: job.spec.slots,
-            first_start: false,
-        });
         if !placement.is_empty() {
             self.chunk_runner_gone(id, placement, at, transitions);
         }

@@ -60,6 +60,10 @@ pub(crate) struct UserBook {
     named_limits: FxHashMap<String, UserLimits>,
     /// lsb.users limits of `default`: every user not named.
     default_limits: UserLimits,
+    /// Whether some user or group has a MAX_JOBS. The limits are set when
+    /// the book is made and never change (no `&mut` reaches them after):
+    /// one flag answers every dispatch try while no MAX_JOBS is set.
+    any_max_jobs: bool,
 }
 
 impl UserBook {
@@ -70,11 +74,16 @@ impl UserBook {
         named_limits: FxHashMap<String, UserLimits>,
         default_limits: UserLimits,
     ) -> Self {
+        let max_jobs = |limits: &UserLimits| limits.max_jobs.is_some();
+        let any_max_jobs = max_jobs(&default_limits)
+            || named_limits.values().any(max_jobs)
+            || groups.iter().any(|group| max_jobs(&group.limits));
         UserBook {
             groups,
             directory,
             named_limits,
             default_limits,
+            any_max_jobs,
             ..UserBook::default()
         }
     }
@@ -110,6 +119,13 @@ impl UserBook {
         set(&self.default_limits)
             || self.named_limits.values().any(set)
             || self.groups.iter().any(|group| set(&group.limits))
+    }
+
+    /// Whether some user or group has a MAX_JOBS (lsb.users): without
+    /// one, no cluster-wide user limit can hold a job back.
+    #[inline]
+    pub(crate) fn any_max_jobs(&self) -> bool {
+        self.any_max_jobs
     }
 
     /// The user numbered `id`.
@@ -207,5 +223,45 @@ mod tests {
         assert_eq!(book.intern(&alice), (0, false));
         assert_eq!(book.id_of("bob"), Some(1));
         assert_eq!(&*book[1].name, "bob");
+    }
+
+    #[test]
+    fn any_max_jobs_answers_for_default_named_users_and_groups_alike() {
+        let max_jobs = UserLimits {
+            max_jobs: Some(3),
+            slots_per_processor: None,
+        };
+        let per_processor_only = UserLimits {
+            max_jobs: None,
+            slots_per_processor: Some(1.0),
+        };
+        let group = |limits| Group {
+            name: "staff".into(),
+            limits,
+            held: Held::default(),
+        };
+        let named = |limits| FxHashMap::from_iter([("alice".to_string(), limits)]);
+        let book = |groups, named, default| {
+            UserBook::new(groups, GroupDirectory::default(), named, default).any_max_jobs()
+        };
+        assert!(!UserBook::default().any_max_jobs());
+        assert!(!book(
+            vec![group(per_processor_only)],
+            named(per_processor_only),
+            per_processor_only
+        ));
+        assert!(book(Vec::new(), FxHashMap::default(), max_jobs), "default");
+        assert!(
+            book(Vec::new(), named(max_jobs), UserLimits::default()),
+            "named"
+        );
+        assert!(
+            book(
+                vec![group(max_jobs)],
+                FxHashMap::default(),
+                UserLimits::default()
+            ),
+            "group"
+        );
     }
 }

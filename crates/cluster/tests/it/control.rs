@@ -105,6 +105,59 @@ fn bkill_ends_a_running_job_with_exit_and_frees_its_slots() {
 }
 
 #[test]
+fn a_job_ends_finished_at_its_time_or_exited_at_its_run_limit_with_its_name_and_origin() {
+    let mut c = cluster(2, None);
+    let forwarded = JobOrigin::Forwarded {
+        from: ClusterName::new("C0").expect("valid"),
+        source_job: 7,
+    };
+    let mut spec = JobSpec::simple("limited", "alice", Duration::from_secs(60 * 60));
+    spec.run_limit = Some(Duration::from_secs(30 * 60));
+    let limited = c
+        .submit(SimTime::ZERO, "normal", spec, forwarded.clone())
+        .expect("accepted");
+    let done = submit(&mut c, SimTime::ZERO, "done", 1, 20);
+    advance(&mut c, SimTime::ZERO);
+    let ended = advance(&mut c, minutes(40));
+    let summary: Vec<_> = ended
+        .iter()
+        .map(|t| (t.job, t.event, t.at, &*t.name, t.origin.clone()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                done,
+                JobEvent::Finished,
+                minutes(20),
+                "done",
+                JobOrigin::Local
+            ),
+            (
+                limited,
+                JobEvent::RunLimit,
+                minutes(30),
+                "limited",
+                forwarded.clone()
+            ),
+        ]
+    );
+    assert_eq!((c.finished_jobs(), c.exited_jobs()), (1, 1));
+    // bkill hands the origin over too.
+    let spec = JobSpec::simple("killed", "alice", Duration::from_secs(60 * 60));
+    let killed = c
+        .submit(minutes(41), "normal", spec, forwarded.clone())
+        .expect("accepted");
+    advance(&mut c, minutes(41));
+    let made = control(&mut c, minutes(42), killed, JobAction::Kill).expect("killed");
+    assert_eq!(
+        (made[0].event, &*made[0].name, made[0].origin.clone()),
+        (JobEvent::Killed, "killed", forwarded)
+    );
+    assert_eq!((c.finished_jobs(), c.exited_jobs()), (1, 2));
+}
+
+#[test]
 fn bstop_keeps_a_running_jobs_slots_and_bresume_runs_out_its_time() {
     let mut c = cluster(1, None);
     let first = submit(&mut c, SimTime::ZERO, "first", 1, 60);
