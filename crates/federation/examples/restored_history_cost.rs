@@ -13,10 +13,11 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig};
+use mcfed_federation::Member;
 use mcfed_federation::history::JobRecord;
-use mcfed_federation::{Effects, Member, MemberSpec};
-use mcfed_protocol::{ClusterName, JobSpec, QueueName, SimTime};
+use mcfed_protocol::SimTime;
+
+mod common;
 
 fn main() {
     let jobs: usize = match std::env::args().nth(1).map(|arg| arg.parse()) {
@@ -27,14 +28,15 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let config = config();
-    let state = held(&config, jobs).durable_state();
+    let config = common::config();
+    let state = common::held(&config, jobs, false).durable_state();
     let mut out = std::io::stdout().lock();
     for _ in 0..3 {
-        let restored = Member::restore(spec(&config), state.clone(), SimTime::from_secs(60))
-            .expect("restores");
+        let restored =
+            Member::restore(common::spec(&config), state.clone(), SimTime::from_secs(60))
+                .expect("restores");
         let (took, kept) = keep(restored);
-        let unrestored = held(&config, jobs);
+        let unrestored = common::held(&config, jobs, false);
         let (took_before, _) = keep(unrestored);
         writeln!(
             out,
@@ -53,39 +55,4 @@ fn keep(mut member: Member) -> (Duration, usize) {
     let took = start.elapsed();
     let kept = member.history().map_or(0, |history| history.len());
     (took, kept)
-}
-
-fn config() -> ClusterConfig {
-    let mut config = ClusterConfig::new(ClusterName::new("Held").expect("valid"));
-    config.hosts = vec![HostConfig::new("h", 1)];
-    config.queues = vec![QueueConfig::new(QueueName::new("normal").expect("valid"))];
-    config
-}
-
-fn spec(config: &ClusterConfig) -> MemberSpec<'_> {
-    MemberSpec {
-        config,
-        forwarder: None,
-        subscribers: &[],
-        collectors: &[],
-        initial_jobs: &[],
-    }
-}
-
-/// A one-slot cluster holding `jobs` jobs of 100 hours.
-fn held(config: &ClusterConfig, jobs: usize) -> Member {
-    let (mut member, _) = Member::build(spec(config)).expect("builds");
-    let mut effects = Effects::default();
-    for n in 0..jobs {
-        let job = JobSpec::simple(format!("held{n}"), "root", Duration::from_secs(360_000));
-        member
-            .submit(SimTime::ZERO, "normal", job, &mut effects)
-            .expect("accepted");
-        if n % 10_000 == 0 {
-            member.step(SimTime::ZERO, &mut effects);
-            effects.clear();
-        }
-    }
-    member.step(SimTime::ZERO, &mut effects);
-    member
 }

@@ -19,9 +19,9 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use mcfed_cluster::{ClusterConfig, HostConfig, QueueConfig};
-use mcfed_federation::{Effects, Member, MemberSpec, SnapshotBuilder};
-use mcfed_protocol::{ClusterName, JobSpec, QueueName, SimTime};
+use mcfed_federation::SnapshotBuilder;
+
+mod common;
 
 fn main() {
     let jobs: usize = match std::env::args().nth(1).map(|arg| arg.parse()) {
@@ -32,7 +32,7 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let member = held(jobs);
+    let member = common::held(&common::config(), jobs, true);
     let mut out = std::io::stdout().lock();
     for _ in 0..3 {
         let start = Instant::now();
@@ -76,36 +76,4 @@ fn main() {
         )
         .expect("stdout");
     }
-}
-
-/// A journaled one-slot cluster holding `jobs` jobs of 100 hours.
-fn held(jobs: usize) -> Member {
-    let mut config = ClusterConfig::new(ClusterName::new("Held").expect("valid"));
-    config.hosts = vec![HostConfig::new("h", 1)];
-    config.queues = vec![QueueConfig::new(QueueName::new("normal").expect("valid"))];
-    let spec = MemberSpec {
-        config: &config,
-        forwarder: None,
-        subscribers: &[],
-        collectors: &[],
-        initial_jobs: &[],
-    };
-    let (mut member, _) = Member::build(spec).expect("builds");
-    member.keep_history(Duration::from_secs(3600));
-    member.enable_journal();
-    let mut effects = Effects::default();
-    for n in 0..jobs {
-        let job = JobSpec::simple(format!("held{n}"), "root", Duration::from_secs(360_000));
-        member
-            .submit(SimTime::ZERO, "normal", job, &mut effects)
-            .expect("accepted");
-        if n % 10_000 == 0 {
-            member.step(SimTime::ZERO, &mut effects);
-            effects.clear();
-            member.take_journal();
-        }
-    }
-    member.step(SimTime::ZERO, &mut effects);
-    member.take_journal();
-    member
 }
