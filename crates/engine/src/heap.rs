@@ -31,28 +31,6 @@ pub(crate) enum EventKind {
     Probe,
 }
 
-impl EventKind {
-    /// Whether the event is work that can change a job's fate (as opposed
-    /// to periodic publishing, sampling and probes).
-    /// Counter updates are periodic, not work: a federation whose only
-    /// traffic is updates is idle (see `EventLoop::drained`).
-    fn is_work(&self) -> bool {
-        match self {
-            EventKind::Submit(_)
-            | EventKind::Stream(_)
-            | EventKind::Action(_)
-            | EventKind::Wake(_) => true,
-            EventKind::Deliver(envelope) => is_work(envelope),
-            EventKind::Publish(_) | EventKind::Sample | EventKind::Probe => false,
-        }
-    }
-}
-
-/// Whether delivering `envelope` is work: anything but a counter update.
-fn is_work(envelope: &Envelope) -> bool {
-    !matches!(envelope.message, mcfed_protocol::Message::CounterUpdate(_))
-}
-
 /// The scenario's submissions and actions, first at their instant.
 pub(crate) const PHASE_SUBMIT: u8 = 0;
 /// The workloads' jobs, workload by workload ([`EventHeap::push_ranked`]).
@@ -125,7 +103,7 @@ pub(crate) struct EventHeap {
     envelopes: Vec<Option<Envelope>>,
     free_slots: Vec<u32>,
     next_seq: u64,
-    /// Events in the heap that are work ([`EventKind::is_work`]).
+    /// Events in the heap that are work ([`EventHeap::is_work`]).
     work: usize,
 }
 
@@ -145,7 +123,6 @@ impl EventHeap {
     }
 
     fn insert(&mut self, at: SimTime, phase: u8, seq: u64, kind: EventKind) {
-        self.work += usize::from(kind.is_work());
         let key = match kind {
             EventKind::Submit(index) => Event::Submit(index),
             EventKind::Action(index) => Event::Action(index),
@@ -156,6 +133,7 @@ impl EventHeap {
             EventKind::Sample => Event::Sample,
             EventKind::Probe => Event::Probe,
         };
+        self.work += usize::from(self.is_work(&key));
         self.heap.push(Entry {
             at,
             phase,
@@ -187,21 +165,35 @@ impl EventHeap {
     pub(crate) fn pop(&mut self) -> Option<(SimTime, Event)> {
         loop {
             let entry = self.heap.pop()?;
-            let work = match entry.key {
-                Event::Submit(_) | Event::Action(_) | Event::Stream(_) | Event::Wake(_) => true,
-                Event::Deliver(EnvelopeSlot(slot)) => {
-                    match self.envelopes.get(slot as usize).and_then(Option::as_ref) {
-                        Some(envelope) => is_work(envelope),
-                        None => {
-                            self.free_slots.push(slot);
-                            continue;
-                        }
-                    }
-                }
-                Event::Publish(_) | Event::Sample | Event::Probe => false,
-            };
-            self.work -= usize::from(work);
+            if let Event::Deliver(EnvelopeSlot(slot)) = entry.key
+                && self
+                    .envelopes
+                    .get(slot as usize)
+                    .is_none_or(Option::is_none)
+            {
+                self.free_slots.push(slot);
+                continue;
+            }
+            self.work -= usize::from(self.is_work(&entry.key));
             return Some((entry.at, entry.key));
+        }
+    }
+
+    /// Whether `event` is work that can change a job's fate (as opposed
+    /// to periodic publishing, sampling and probes). Counter updates are
+    /// periodic, not work: a federation whose only traffic is updates is
+    /// idle (see `EventLoop::drained`). A delivery is read in its slot.
+    fn is_work(&self, event: &Event) -> bool {
+        match event {
+            Event::Submit(_) | Event::Action(_) | Event::Stream(_) | Event::Wake(_) => true,
+            Event::Deliver(EnvelopeSlot(slot)) => self
+                .envelopes
+                .get(*slot as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|envelope| {
+                    !matches!(envelope.message, mcfed_protocol::Message::CounterUpdate(_))
+                }),
+            Event::Publish(_) | Event::Sample | Event::Probe => false,
         }
     }
 
