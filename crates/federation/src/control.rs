@@ -258,6 +258,7 @@ impl Member {
                 &mut effects.transitions,
             )
             .map_err(|error| error.to_string())?;
+        self.note_changes(&effects.transitions[first..]);
         if let Some(history) = self.history.as_mut() {
             for transition in &effects.transitions[first..] {
                 if transition.event == JobEvent::Killed {

@@ -11,7 +11,7 @@
 
 use mcfed_cluster::{JobId, JobOrigin, RestoredNode, Transition};
 use mcfed_forwarder::RestoredForwarder;
-use mcfed_protocol::{ClusterName, JobEvent, Message, SimTime};
+use mcfed_protocol::{ClusterName, Message, SimTime};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::build::{BuildError, MemberSpec};
@@ -72,8 +72,11 @@ impl Member {
         let mut seen = FxHashSet::default();
         let mut ids = Vec::new();
         for transition in transitions {
-            if let (JobEvent::Finished, JobOrigin::Forwarded { from, source_job }) =
-                (transition.event, &transition.origin)
+            // Whatever ended it (finished, killed, its run limit, its
+            // reservation's end): the node keeps the end for the
+            // submission cluster's next sync, and so must a replay.
+            if let (true, JobOrigin::Forwarded { from, source_job }) =
+                (transition.event.ends_job(), &transition.origin)
             {
                 finished.insert(transition.job, (from.clone(), *source_job));
             }

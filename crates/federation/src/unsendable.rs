@@ -46,6 +46,7 @@ impl Member {
         forwarder
             .control(local, id, &JobAction::Kill, &mut never_sent)
             .ok()?;
+        self.note_changes(&[]);
         let reason = format!(
             "its forward to cluster <{}> cannot be sent: {why}",
             envelope.to

@@ -4,6 +4,7 @@ mod aps_journal;
 mod aps_send;
 mod control;
 mod journal;
+mod journaled_inputs;
 mod lineage_change;
 mod live_reservations;
 mod restored_history;
