@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use mcfed_federation::{Effects, JobRef};
+use mcfed_federation::JobRef;
 use mcfed_protocol::{JobAction, SimTime};
 
 use super::snapshot_slices::{connected, job, settle};
