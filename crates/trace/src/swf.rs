@@ -21,10 +21,14 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use mcfed_protocol::bounds::{ReadError, SCENARIO_TIME, TRACE_FILE};
+use mcfed_protocol::bounds::{SCENARIO_TIME, TRACE_FILE};
 
+mod error;
+mod fields;
 pub(crate) mod order;
 
+pub use error::SwfError;
+use fields::{Tokens, parse_field};
 pub use order::{DEFAULT_SORT_WINDOW, SubmitOrder};
 use order::{Held, Window};
 
@@ -161,110 +165,6 @@ impl Header {
             .find(|(name, _)| name.eq_ignore_ascii_case(key))
             .map(|(_, value)| value.as_str())
     }
-}
-
-/// Why a trace could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum SwfError {
-    /// The file could not be opened or read.
-    #[error("{file}: {source}")]
-    Io {
-        /// The file.
-        file: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The path is not a regular file (a device, a FIFO, a link to one).
-    #[error(transparent)]
-    NotAFile(#[from] ReadError),
-    /// Reading failed past the start: the trace ends here.
-    #[error("{file}:{line}: {source} (the trace ends here: is it cut short?)")]
-    Read {
-        /// The file.
-        file: String,
-        /// The line reading stopped in.
-        line: u64,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// More than [`MAX_UNBROKEN_BYTES`] bytes without a line break: not a
-    /// trace; the read ends.
-    #[error(
-        "{file}:{line}: more than {MAX_UNBROKEN_BYTES} bytes without a line break: not an SWF trace"
-    )]
-    NotText {
-        /// The file.
-        file: String,
-        /// The line.
-        line: u64,
-    },
-    /// A submit time past the bound.
-    #[error(
-        "{file}:{line}: field 2 (submit time): {seconds} s is out of bounds: mcfed accepts 0 to {max} s (a hundred years of emulated time)"
-    )]
-    SubmitTooLate {
-        /// The file.
-        file: String,
-        /// The line.
-        line: u64,
-        /// The time, as read.
-        seconds: f64,
-        /// The bound, in seconds.
-        max: u64,
-    },
-    /// A submit time earlier than one already read (with
-    /// [`SubmitOrder::Refuse`]) or let out (beyond the sorting window).
-    #[error(
-        "{file}:{line}: field 2 (submit time): {seconds} s is earlier than {previous} s on line {previous_line}{hint}: refused (submit times must not go backwards)"
-    )]
-    SubmitBackwards {
-        /// The file.
-        file: String,
-        /// The line.
-        line: u64,
-        /// Its submit time.
-        seconds: f64,
-        /// The later time already read or let out.
-        previous: f64,
-        /// Its line.
-        previous_line: u64,
-        /// Why it could not be sorted, if sorting.
-        hint: String,
-    },
-    /// A line is longer than [`MAX_LINE_BYTES`].
-    #[error("{file}:{line}: line longer than {MAX_LINE_BYTES} bytes")]
-    LineTooLong {
-        /// The file.
-        file: String,
-        /// The line number (from 1).
-        line: u64,
-    },
-    /// A job line has the wrong number of fields.
-    #[error("{file}:{line}: {found} fields, an SWF job line has 18")]
-    FieldCount {
-        /// The file.
-        file: String,
-        /// The line number.
-        line: u64,
-        /// How many there were.
-        found: usize,
-    },
-    /// A field is not a number.
-    #[error("{file}:{line}: field {index} ({name}): `{text}` is not a number")]
-    Field {
-        /// The file.
-        file: String,
-        /// The line number.
-        line: u64,
-        /// The field's position (from 1).
-        index: usize,
-        /// The field's name.
-        name: &'static str,
-        /// What was there.
-        text: String,
-    },
 }
 
 /// Opens a trace file for reading: gzip when it starts with gzip's magic
@@ -457,66 +357,6 @@ impl<R: BufRead> SwfReader<R> {
             preceding_job: int(16),
             think_time: values[17],
         })
-    }
-}
-
-/// A field's value: a finite number (integers and decimals both occur).
-/// Integers — nearly every field of nearly every trace — take a fast path.
-fn parse_field(token: &[u8]) -> Option<f64> {
-    let (negative, digits) = match token.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, token),
-    };
-    if !digits.is_empty() && digits.len() <= 15 {
-        // One pass: accumulate while every byte is a digit. In `i64`
-        // (at most 15 bytes of at most 255 cannot overflow it), which
-        // x86-64 turns into an `f64` in one instruction, where a `u64`
-        // takes a dozen: exact either way below 10^15.
-        let mut value = 0i64;
-        let mut integer = true;
-        for &byte in digits {
-            let digit = byte.wrapping_sub(b'0');
-            integer &= digit < 10;
-            value = value * 10 + i64::from(digit);
-        }
-        if integer {
-            let value = value as f64;
-            return Some(if negative { -value } else { value });
-        }
-    }
-    std::str::from_utf8(token)
-        .ok()?
-        .parse::<f64>()
-        .ok()
-        .filter(|value| value.is_finite())
-}
-
-/// The whitespace-separated tokens of a line, by a plain byte scan (the
-/// reader's hot loop: a million-job trace has 18 million of them).
-struct Tokens<'a> {
-    line: &'a [u8],
-    position: usize,
-}
-
-impl<'a> Tokens<'a> {
-    fn next_token(&mut self) -> Option<&'a [u8]> {
-        let line = self.line;
-        let mut position = self.position;
-        // Any control byte or space separates fields (SWF uses spaces and
-        // tabs); one comparison per byte.
-        while position < line.len() && line[position] <= b' ' {
-            position += 1;
-        }
-        if position == line.len() {
-            self.position = position;
-            return None;
-        }
-        let start = position;
-        while position < line.len() && line[position] > b' ' {
-            position += 1;
-        }
-        self.position = position;
-        Some(&line[start..position])
     }
 }
 
