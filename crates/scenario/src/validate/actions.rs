@@ -15,6 +15,43 @@ use crate::format::RawAction;
 use crate::locate::FieldPath;
 use crate::model::{Action, ActionKind, ClusterSpec};
 
+/// The keys a job's command takes beyond `job` (`bmod`'s, `bswitch`'s
+/// queue, `bresize`'s release), `job` first: none of them belongs in a
+/// host's or a reservation's action.
+pub(super) fn job_keys(raw: &RawAction) -> [(&'static str, bool); 9] {
+    [
+        ("job", raw.job.is_some()),
+        ("queue", raw.queue.is_some()),
+        ("run_limit", raw.run_limit.is_some()),
+        ("no_run_limit", raw.no_run_limit.is_some()),
+        ("slots", raw.slots.is_some()),
+        ("priority", raw.priority.is_some()),
+        ("aps", raw.aps.is_some()),
+        ("apsn", raw.apsn.is_some()),
+        ("release", raw.release.is_some()),
+    ]
+}
+
+impl Checker<'_> {
+    /// A problem at each of `keys` that is set: it does not belong in a
+    /// `command` action.
+    pub(super) fn foreign_keys(
+        &mut self,
+        path: &FieldPath,
+        command: &str,
+        keys: impl IntoIterator<Item = (&'static str, bool)>,
+    ) {
+        for (key, set) in keys {
+            if set {
+                self.problem(
+                    path.key(key),
+                    format!("`{key}` does not belong in a `{command}` action"),
+                );
+            }
+        }
+    }
+}
+
 /// The commands an action may give.
 const COMMANDS: [&str; 12] = [
     "bkill",
@@ -118,24 +155,7 @@ impl Checker<'_> {
         cluster: Option<&ClusterSpec>,
     ) -> Option<Action> {
         self.no_reservation_keys(path, raw, command);
-        for (key, set) in [
-            ("job", raw.job.is_some()),
-            ("queue", raw.queue.is_some()),
-            ("run_limit", raw.run_limit.is_some()),
-            ("no_run_limit", raw.no_run_limit.is_some()),
-            ("slots", raw.slots.is_some()),
-            ("priority", raw.priority.is_some()),
-            ("aps", raw.aps.is_some()),
-            ("apsn", raw.apsn.is_some()),
-            ("release", raw.release.is_some()),
-        ] {
-            if set {
-                self.problem(
-                    path.key(key),
-                    format!("`{key}` does not belong in a `{command}` action"),
-                );
-            }
-        }
+        self.foreign_keys(path, command, job_keys(raw));
         let host = self.needed(path, "host", raw.host.clone())?;
         let cluster = cluster?;
         if !cluster.config.hosts.iter().any(|h| h.name == host) {
@@ -205,14 +225,6 @@ impl Checker<'_> {
         cluster: Option<&ClusterSpec>,
         specs: &[ClusterSpec],
     ) -> Option<JobAction> {
-        let modify_keys = [
-            ("run_limit", raw.run_limit.is_some()),
-            ("no_run_limit", raw.no_run_limit.is_some()),
-            ("slots", raw.slots.is_some()),
-            ("priority", raw.priority.is_some()),
-            ("aps", raw.aps.is_some()),
-            ("apsn", raw.apsn.is_some()),
-        ];
         let allowed: &[&str] = match command {
             "bswitch" => &["queue"],
             "bresize" => &["release"],
@@ -226,17 +238,12 @@ impl Checker<'_> {
             ],
             _ => &[],
         };
-        for (key, set) in modify_keys.into_iter().chain([
-            ("queue", raw.queue.is_some()),
-            ("release", raw.release.is_some()),
-        ]) {
-            if set && !allowed.contains(&key) {
-                self.problem(
-                    path.key(key),
-                    format!("`{key}` does not belong in a `{command}` action"),
-                );
-            }
-        }
+        let keys = job_keys(raw).into_iter().skip(1);
+        self.foreign_keys(
+            path,
+            command,
+            keys.filter(|(key, _)| !allowed.contains(key)),
+        );
         match command {
             "bkill" => Some(JobAction::Kill),
             "bstop" => Some(JobAction::Stop),

@@ -15,6 +15,8 @@ use crate::format::RawAction;
 use crate::locate::FieldPath;
 use crate::model::{Action, ActionKind, ClusterSpec};
 
+use super::actions::job_keys;
+
 /// The reservation commands.
 pub(super) const COMMANDS: [&str; 2] = ["brsvadd", "brsvdel"];
 
@@ -39,32 +41,14 @@ impl Checker<'_> {
         at: Option<SimTime>,
         cluster: Option<&ClusterSpec>,
     ) -> Option<Action> {
-        let job_keys = [
-            ("job", raw.job.is_some()),
-            ("queue", raw.queue.is_some()),
-            ("run_limit", raw.run_limit.is_some()),
-            ("no_run_limit", raw.no_run_limit.is_some()),
-            ("priority", raw.priority.is_some()),
-            ("aps", raw.aps.is_some()),
-            ("apsn", raw.apsn.is_some()),
-            ("release", raw.release.is_some()),
-            ("host", raw.host.is_some()),
-        ];
         let deleting = command == "brsvdel";
-        let foreign = job_keys.into_iter().chain(
-            add_keys(raw)
-                .into_iter()
-                .chain([("slots", raw.slots.is_some())])
-                .filter(|_| deleting),
-        );
-        for (key, set) in foreign {
-            if set {
-                self.problem(
-                    path.key(key),
-                    format!("`{key}` does not belong in a `{command}` action"),
-                );
-            }
-        }
+        let slots = [("slots", raw.slots.is_some())];
+        let keys = job_keys(raw)
+            .into_iter()
+            .filter(|(key, _)| *key != "slots")
+            .chain([("host", raw.host.is_some())])
+            .chain(add_keys(raw).into_iter().chain(slots).filter(|_| deleting));
+        self.foreign_keys(path, command, keys);
         let name = self.needed(path, "reservation", raw.reservation.clone());
         let by = raw.user.clone();
         let kind = if deleting {
@@ -136,13 +120,6 @@ impl Checker<'_> {
             ("reservation", raw.reservation.is_some()),
             ("user", raw.user.is_some()),
         ]);
-        for (key, set) in keys {
-            if set {
-                self.problem(
-                    path.key(key),
-                    format!("`{key}` does not belong in a `{command}` action"),
-                );
-            }
-        }
+        self.foreign_keys(path, command, keys);
     }
 }

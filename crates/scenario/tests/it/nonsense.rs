@@ -192,6 +192,31 @@ job = \"job1\"
             "does not belong in a `bkill` action",
         ),
         (
+            "command = \"bswitch\"\njob = \"job1\"\nqueue = \"normal\"\nrelease = \"h1\"\n",
+            "action[0].release",
+            "does not belong in a `bswitch` action",
+        ),
+        (
+            "command = \"host_fail\"\nhost = \"h1\"\nslots = 2\n",
+            "action[0].slots",
+            "does not belong in a `host_fail` action",
+        ),
+        (
+            "command = \"brsvadd\"\nreservation = \"r\"\njob = \"job1\"\n",
+            "action[0].job",
+            "does not belong in a `brsvadd` action",
+        ),
+        (
+            "command = \"brsvdel\"\nreservation = \"r\"\nhosts = \"h1\"\n",
+            "action[0].hosts",
+            "does not belong in a `brsvdel` action",
+        ),
+        (
+            "command = \"bkill\"\njob = \"job1\"\nuser = \"alice\"\n",
+            "action[0].user",
+            "does not belong in a `bkill` action",
+        ),
+        (
             "command = \"bswitch\"\njob = \"job1\"\n",
             "action[0].queue",
             "needs `queue`",
