@@ -14,7 +14,7 @@ use mcfed_federation::history::GONE;
 use mcfed_federation::{DurableState, Effects, JournalRecord, Member, MemberSpec};
 use mcfed_protocol::{ClusterName, Envelope, JobRecall, JobWithdraw, Message, SimTime};
 
-use super::snapshot_slices::{self, execution_c2, job, resume, settle};
+use super::snapshot_slices::{self, execution_c2, job, resume, settle, submit_jobs};
 
 fn name(text: &str) -> ClusterName {
     ClusterName::new(text).expect("valid")
@@ -74,11 +74,7 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
         .submit(now, "send", job(0, 5), &mut effects)
         .expect("accepted");
     settle(&mut members, now, &mut effects);
-    for n in 1..8 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 1..8, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     now += Duration::from_secs(10);
     settle(&mut members, now, &mut effects);
@@ -170,11 +166,7 @@ fn jobs_parked_when_their_submission_cluster_lost_its_state_stay_gone_after_a_re
 fn jobs_parked_while_their_submission_cluster_reconnects_with_its_lineage_are_not_gone() {
     let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
-    for n in 0..6 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 0..6, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     now += Duration::from_secs(10);
     members[1].link(now, &name("C1"), false);
@@ -221,11 +213,7 @@ fn jobs_parked_while_their_submission_cluster_reconnects_with_its_lineage_are_no
 fn a_job_recalled_or_withdrawn_by_its_submission_cluster_is_sent_back_in_its_history() {
     let (mut members, mut effects) = connected();
     let now = SimTime::from_secs(10);
-    for n in 0..4 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 0..4, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     // C2's pending jobs of C1: (C2's id, C1's id).
     let pending: Vec<(u64, u64)> = members[1]
@@ -283,14 +271,8 @@ fn a_job_recalled_or_withdrawn_by_its_submission_cluster_is_sent_back_in_its_his
 fn a_sync_naming_some_of_many_jobs_sends_back_exactly_the_others() {
     let (mut members, mut effects) = connected();
     let now = SimTime::from_secs(10);
-    for n in 0..40 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-        members[1]
-            .submit(now, "normal", job(100 + n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 0..40, 3600, &mut effects);
+    submit_jobs(&mut members[1], now, "normal", 100..140, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     // C2's jobs of C1: (C2's id, C1's id, the forward).
     let forwarded: Vec<(u64, u64, u64)> = members[1]
@@ -370,11 +352,7 @@ fn an_end_a_sync_no_longer_lists_stays_forgotten_after_a_restart() {
     let (mut members, mut effects) = connected();
     let mut records = members[1].take_journal();
     let mut now = SimTime::from_secs(10);
-    for n in 0..3 {
-        members[0]
-            .submit(now, "send", job(n, 5), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 0..3, 5, &mut effects);
     settle(&mut members, now, &mut effects);
     // The jobs run one after the other and end; C1 hears of each.
     for _ in 0..3 {

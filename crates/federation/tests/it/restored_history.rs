@@ -13,7 +13,9 @@ use mcfed_federation::history::{JobRecord, RecordOrigin};
 use mcfed_federation::{Effects, JobRef, Member, MemberSpec};
 use mcfed_protocol::{ClusterName, JobAction, QueueName, SimTime};
 
-use super::snapshot_slices::{execution_c2, federation_of, job, resume, settle, submission_c1};
+use super::snapshot_slices::{
+    execution_c2, federation_of, job, resume, settle, submission_c1, submit_jobs,
+};
 
 fn name(text: &str) -> ClusterName {
     ClusterName::new(text).expect("valid")
@@ -109,11 +111,7 @@ fn lived() -> ([Member; 2], Local, SimTime) {
     let preempted = submit_local(&mut members[1], now, "normal", 0);
     let running = submit_local(&mut members[1], now, "other", 1);
     let stopped = submit_local(&mut members[1], now, "other", 2);
-    for n in 3..5 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 3..5, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     now += Duration::from_secs(5);
     let pending = submit_local(&mut members[1], now, "other", 5);

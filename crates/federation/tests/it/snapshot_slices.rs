@@ -27,6 +27,26 @@ pub(super) fn job(n: u64, run_secs: u64) -> JobSpec {
     JobSpec::simple(format!("job{n}"), "alice", Duration::from_secs(run_secs))
 }
 
+/// Submits jobs `numbers` ([`job`], each running `run_secs`) to `queue`
+/// of `member` at `now`; their ids there, in order.
+pub(super) fn submit_jobs(
+    member: &mut Member,
+    now: SimTime,
+    queue: &str,
+    numbers: std::ops::Range<u64>,
+    run_secs: u64,
+    effects: &mut Effects,
+) -> Vec<u64> {
+    numbers
+        .map(|n| {
+            member
+                .submit(now, queue, job(n, run_secs), effects)
+                .expect("accepted")
+                .job_id
+        })
+        .collect()
+}
+
 /// The snapshot `building` makes of `member` now, read back, which must
 /// be the member's state copied in one go.
 fn finish_and_compare(building: SnapshotBuilder, member: &Member) {
@@ -56,11 +76,14 @@ fn jobs_submitted_killed_and_finished_between_slices_are_as_at_the_end() {
     .expect("builds");
     member.enable_journal();
     let mut effects = Effects::default();
-    for n in 0..60 {
-        member
-            .submit(SimTime::ZERO, "normal", job(n, 100), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(
+        &mut member,
+        SimTime::ZERO,
+        "normal",
+        0..60,
+        100,
+        &mut effects,
+    );
     member.step(SimTime::ZERO, &mut effects);
     member.take_journal();
 
@@ -234,16 +257,8 @@ pub(super) fn resume(
 fn jobs_parked_and_put_back_between_slices_are_as_at_the_end() {
     let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
-    for n in 0..12 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-    }
-    for n in 0..12 {
-        members[1]
-            .submit(now, "normal", job(50 + n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 0..12, 3600, &mut effects);
+    submit_jobs(&mut members[1], now, "normal", 50..62, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     members[1].take_journal();
     let forwarded = members[1]
@@ -287,22 +302,26 @@ fn send_queue_jobs_changed_between_slices_are_as_at_the_end() {
     let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
     let mut ids = Vec::new();
-    for n in 0..40 {
-        let submitted = members[0]
-            .submit(now, "send", job(n, 20), &mut effects)
-            .expect("accepted");
-        ids.push(submitted.job_id);
-    }
+    ids.extend(submit_jobs(
+        &mut members[0],
+        now,
+        "send",
+        0..40,
+        20,
+        &mut effects,
+    ));
     settle(&mut members, now, &mut effects);
     // Journaled from here, holding them (as a restored member is); more
     // come before the snapshot begins.
     members[0].enable_journal();
-    for n in 40..50 {
-        let submitted = members[0]
-            .submit(now, "send", job(n, 20), &mut effects)
-            .expect("accepted");
-        ids.push(submitted.job_id);
-    }
+    ids.extend(submit_jobs(
+        &mut members[0],
+        now,
+        "send",
+        40..50,
+        20,
+        &mut effects,
+    ));
     settle(&mut members, now, &mut effects);
     members[0].take_journal();
     let held = members[0].durable_state().sources.len();
@@ -344,14 +363,8 @@ fn send_queue_jobs_changed_between_slices_are_as_at_the_end() {
 fn a_link_flapping_between_slices_does_not_keep_the_snapshot_from_ending() {
     let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
-    for n in 0..20 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-        members[1]
-            .submit(now, "normal", job(50 + n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 0..20, 3600, &mut effects);
+    submit_jobs(&mut members[1], now, "normal", 50..70, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     members[1].take_journal();
     let held = members[1].durable_state().jobs.len();
@@ -393,11 +406,7 @@ fn a_link_flapping_between_slices_does_not_keep_the_snapshot_from_ending() {
 fn jobs_put_back_beyond_the_walk_are_in_the_snapshot() {
     let (mut members, mut effects) = connected();
     let mut now = SimTime::from_secs(10);
-    for n in 0..12 {
-        members[0]
-            .submit(now, "send", job(n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(&mut members[0], now, "send", 0..12, 3600, &mut effects);
     settle(&mut members, now, &mut effects);
     members[1].take_journal();
 
@@ -408,11 +417,14 @@ fn jobs_put_back_beyond_the_walk_are_in_the_snapshot() {
     members[0].link(now, &name("C2"), false);
     let parked = members[1].node().parked_jobs().count();
     assert!(parked >= 8, "{parked} jobs parked");
-    for n in 0..parked as u64 {
-        members[1]
-            .submit(now, "normal", job(50 + n, 3600), &mut effects)
-            .expect("accepted");
-    }
+    submit_jobs(
+        &mut members[1],
+        now,
+        "normal",
+        50..50 + parked as u64,
+        3600,
+        &mut effects,
+    );
     members[1].step(now, &mut effects);
     effects.clear();
     journal(&mut members[1], &mut building);
