@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::common;
 use common::federation::{Host, Queue, three_clusters};
 use common::live::{Federation, ask, federation_of, links_up_with_updates};
-use common::{eventually, mcfed};
+use common::{eventually, mcfed, mcfed_at};
 
 /// Cluster1 runs `normal` on one one-slot host and sends `send` to
 /// Cluster2 (16 slots) and Cluster3 (5 slots); job priorities are on.
@@ -29,17 +29,7 @@ fn scenario() -> String {
 
 /// Runs `mcfed COMMAND ARGS --cluster CLUSTER ...` against the federation.
 fn run(fed: &Federation, cluster: &str, command: &[&str]) -> Output {
-    let address = fed.address(cluster);
-    let mut args = command.to_vec();
-    args.extend_from_slice(&[
-        "--cluster",
-        cluster,
-        "--address",
-        &address,
-        "--certs",
-        fed.certs.to_str().expect("utf-8"),
-    ]);
-    mcfed(&args)
+    mcfed_at(cluster, &fed.address(cluster), &fed.certs, command)
 }
 
 /// Its standard output, which must come with success.

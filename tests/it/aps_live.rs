@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::common;
 use common::federation::{Cluster, Queue, Scenario};
 use common::live::{Federation, ask, federation_of};
-use common::{eventually, mcfed};
+use common::{eventually, mcfed_at};
 
 /// One one-slot host; `normal` orders its pending jobs by JPRIORITY.
 fn scenario() -> String {
@@ -34,17 +34,7 @@ const JPRIORITY: &str = "WEIGHT[[JPRIORITY, 1]]";
 
 /// Runs `mcfed COMMAND ... --cluster Cluster1 ...` against the process.
 fn run(fed: &Federation, command: &[&str]) -> Output {
-    let address = fed.address("Cluster1");
-    let mut args = command.to_vec();
-    args.extend_from_slice(&[
-        "--cluster",
-        "Cluster1",
-        "--address",
-        &address,
-        "--certs",
-        fed.certs.to_str().expect("utf-8"),
-    ]);
-    mcfed(&args)
+    mcfed_at("Cluster1", &fed.address("Cluster1"), &fed.certs, command)
 }
 
 fn ok(output: Output) -> String {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::common;
 use common::journaled::Live;
-use common::mcfed;
+use common::mcfed_at;
 
 /// One cluster of two 4-slot hosts; `maint` configured on a1; policy
 /// `lab` lets alice reserve a2 from 0:00 to 12:00.
@@ -42,17 +42,7 @@ TIME_WINDOW = "0:00-12:00"
 
 /// Runs `mcfed ARGS` against Cluster1.
 fn run(live: &Live, command: &[&str]) -> Output {
-    let address = live.address("Cluster1");
-    let mut args = command.to_vec();
-    args.extend_from_slice(&[
-        "--cluster",
-        "Cluster1",
-        "--address",
-        &address,
-        "--certs",
-        live.certs.to_str().expect("utf-8"),
-    ]);
-    mcfed(&args)
+    mcfed_at("Cluster1", &live.address("Cluster1"), &live.certs, command)
 }
 
 /// The reservations `brsvs` lists, by name.

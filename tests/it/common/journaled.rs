@@ -221,20 +221,9 @@ impl Live {
         cluster: &str,
         extra: &[&str],
     ) -> Result<Value, String> {
-        let address = self.address(cluster);
-        let mut args = vec![
-            command,
-            "--cluster",
-            cluster,
-            "--address",
-            &address,
-            "--certs",
-            self.certs.to_str().expect("utf-8"),
-            "-o",
-            "json",
-        ];
+        let mut args = vec![command, "-o", "json"];
         args.extend_from_slice(extra);
-        let output = mcfed(&args);
+        let output = super::mcfed_at(cluster, &self.address(cluster), &self.certs, &args);
         if !output.status.success() {
             return Err(String::from_utf8_lossy(&output.stderr).into_owned());
         }

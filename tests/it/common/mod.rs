@@ -34,6 +34,22 @@ pub(crate) fn mcfed(args: &[&str]) -> Output {
     Mcfed::new(args).run()
 }
 
+/// Runs `mcfed COMMAND ... --cluster CLUSTER --address ADDRESS --certs
+/// CERTS` against a running cluster process (a command's own arguments
+/// first, as a user types them).
+pub(crate) fn mcfed_at(cluster: &str, address: &str, certs: &Path, command: &[&str]) -> Output {
+    let mut args = command.to_vec();
+    args.extend_from_slice(&[
+        "--cluster",
+        cluster,
+        "--address",
+        address,
+        "--certs",
+        certs.to_str().expect("utf-8"),
+    ]);
+    mcfed(&args)
+}
+
 /// One `mcfed` invocation, for what [`mcfed`] does not give: another
 /// directory, environment variables, a standard input.
 pub(crate) struct Mcfed {
